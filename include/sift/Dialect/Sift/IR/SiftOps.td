@@ -1,0 +1,513 @@
+//===- SiftOps.td - Operations of the sift dialect ---------*- tablegen -*-===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SIFT_DIALECT_SIFT_IR_SIFTOPS_TD
+#define SIFT_DIALECT_SIFT_IR_SIFTOPS_TD
+
+include "sift/Dialect/Sift/IR/SiftDialect.td"
+include "sift/Dialect/Sift/IR/SiftAttrs.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class Sift_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Sift_Dialect, mnemonic, traits>;
+
+// Shorthands for the operand kinds of the contract.
+def Sift_NumericTensor : RankedTensorOf<[AnySignlessInteger, AnyFloat]>;
+def Sift_MaskTensor : RankedTensorOf<[I1]>;
+def Sift_I64Tensor : RankedTensorOf<[I64]>;
+def Sift_IntTensor : RankedTensorOf<[AnySignlessInteger]>;
+def Sift_FloatTensor : RankedTensorOf<[AnyFloat]>;
+
+// Ops that work along one axis (`dim`, negative counts from the end).
+class Sift_AxisOp<string mnemonic, list<Trait> traits = []>
+    : Sift_Op<mnemonic, traits> {
+  code extraAxisDecl = [{
+    /// The `dim` attribute made non-negative (it is verified in range).
+    int64_t getAxis() {
+      int64_t rank = ::llvm::cast<::mlir::RankedTensorType>(
+          getInput().getType()).getRank();
+      int64_t dim = static_cast<int64_t>(getDim());
+      return dim < 0 ? dim + rank : dim;
+    }
+  }];
+  let extraClassDeclaration = extraAxisDecl;
+}
+
+//===----------------------------------------------------------------------===//
+// Data-dependent ops: their result shapes depend on the values of operands.
+//===----------------------------------------------------------------------===//
+
+def Sift_NonzeroOp : Sift_Op<"nonzero", [Pure, InferTypeOpAdaptor]> {
+  let summary = "indices of the non-zero elements (data-dependent size)";
+  let description = [{
+    Returns the indices of the elements of `input` that are not zero (`true`
+    for `i1`), in row-major order, as `torch.nonzero` and `numpy.nonzero` do.
+    For a 1-D input the result is `tensor<?xi64>`; for an input of rank `R`
+    it is `tensor<?xRxi64>`, one row of coordinates per element. The number
+    of rows depends on the data: `--sift-staticize` rewrites it into
+    `sift.compact` (a static padded tensor plus a count).
+
+    A floating-point NaN is non-zero. An input with no non-zero element gives
+    an empty result.
+
+    Example:
+
+    ```mlir
+    %idx = sift.nonzero %mask : tensor<1000xi1> -> tensor<?xi64>
+    %coords = sift.nonzero %img : tensor<32x32xf32> -> tensor<?x2xi64>
+    ```
+  }];
+  let arguments = (ins Sift_NumericTensor:$input);
+  let results = (outs Sift_I64Tensor:$result);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasCanonicalizer = 1;
+}
+
+def Sift_UniqueOp : Sift_Op<"unique", [Pure, AttrSizedResultSegments,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "sorted unique values, with optional inverse and counts";
+  let description = [{
+    Returns the distinct values of the flattened `input` in ascending order,
+    as `torch.unique(x, sorted=True)` and `numpy.unique`. With `inverse`, a
+    second result of the input's shape holds, for each element, the position
+    of its value in the unique values; with `counts`, a last result holds how
+    often each unique value occurs. All NaNs count as one value, sorted
+    last (as `numpy.unique` with `equal_nan=True`). The number of unique
+    values depends on the data; an empty input gives empty results.
+
+    Example:
+
+    ```mlir
+    %u = sift.unique %labels : tensor<100xi64> -> tensor<?xi64>
+    %u2, %inv, %cnt = sift.unique %labels inverse counts
+        : tensor<100xi64> -> tensor<?xi64>, tensor<100xi64>, tensor<?xi64>
+    ```
+  }];
+  let arguments = (ins Sift_NumericTensor:$input);
+  let results = (outs RankedTensorOf<[AnySignlessInteger, AnyFloat]>:$values,
+                      Optional<Sift_I64Tensor>:$inverse,
+                      Optional<Sift_I64Tensor>:$counts);
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "bool":$withInverse,
+                   "bool":$withCounts)>
+  ];
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+}
+
+def Sift_MaskedSelectOp : Sift_Op<"masked_select", [Pure, InferTypeOpAdaptor]> {
+  let summary = "elements (or rows) where a mask is true (data-dependent size)";
+  let description = [{
+    Boolean-mask indexing, `input[mask]` in PyTorch and NumPy. The mask's
+    shape must equal the leading dimensions of `input`; the result stacks the
+    selected sub-tensors in row-major order of the mask. With a mask of the
+    input's full shape this is `torch.masked_select` (a 1-D result); with a
+    mask over the first dimension it selects rows. The number of selected
+    elements depends on the data; nothing selected gives an empty result.
+
+    Example:
+
+    ```mlir
+    %vals = sift.masked_select %scores, %keep
+        : tensor<1000xf32>, tensor<1000xi1> -> tensor<?xf32>
+    %boxes = sift.masked_select %all_boxes, %keep
+        : tensor<1000x4xf32>, tensor<1000xi1> -> tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, Sift_MaskTensor:$mask);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $mask attr-dict `:` type($input) `,` type($mask)
+    `->` type($result)
+  }];
+}
+
+def Sift_RandpermOp : Sift_Op<"randperm", [Pure]> {
+  let summary = "random permutation of 0..n-1 (n may be dynamic)";
+  let description = [{
+    A random permutation of the integers `0 .. n-1`, as `torch.randperm(n)`.
+    The stream is counter-based and reproducible: the permutation is the
+    stable `argsort` of `sift.random_bits` (32-bit words) drawn with the same
+    `seed` and `offset` for `n` elements, so the same seed gives the same
+    permutation on every target. `n` is an `index`; when it is not a constant
+    the result is `tensor<?xi64>`. When `n` is a constant the result may be
+    static and must then have `n` elements. `offset` defaults to zero.
+
+    Example:
+
+    ```mlir
+    %perm = sift.randperm %n, %seed : tensor<?xi64>
+    %perm2 = sift.randperm %c16, %seed offset %off : tensor<16xi64>
+    ```
+  }];
+  let arguments = (ins Index:$n, I64:$seed, Optional<I64>:$offset);
+  let results = (outs 1DTensorOf<[I64]>:$result);
+  let assemblyFormat = [{
+    $n `,` $seed (`offset` $offset^)? attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Static primitives.
+//===----------------------------------------------------------------------===//
+
+def Sift_CountOp : Sift_Op<"count", [Pure, InferTypeOpAdaptor]> {
+  let summary = "number of non-zero elements along the last axis";
+  let description = [{
+    `torch.count_nonzero(x, dim=-1)`: counts the non-zero (`true`) elements
+    along the last axis. Leading dimensions are batch dimensions: an input of
+    shape `[B..., N]` gives a count of shape `[B...]` (a rank-0 tensor for a
+    1-D input). NaN counts as non-zero. A count of a constant folds.
+
+    Example:
+
+    ```mlir
+    %n = sift.count %mask : tensor<1000xi1> -> tensor<i64>
+    %per_row = sift.count %masks : tensor<32x1000xi1> -> tensor<32xi64>
+    ```
+  }];
+  let arguments = (ins Sift_NumericTensor:$input);
+  let results = (outs Sift_I64Tensor:$result);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Sift_CompactOp : Sift_Op<"compact", [Pure,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "stream compaction: indices of true lanes, padded, plus count";
+  let description = [{
+    The static form of `nonzero` (like `torch.nonzero_static`): along the last
+    axis of `mask`, writes the indices of the `true` lanes in increasing order
+    into the first lanes of `indices`, fills the remaining lanes with `fill`
+    (default -1), and returns in `count` how many lanes are valid. The result
+    width `K` is static and chosen by the user or by `--sift-staticize`; when
+    more than `K` lanes are true only the first `K` are kept and `count` is
+    `K`. Leading dimensions are batch dimensions: a mask `[B..., N]` gives
+    indices `[B..., K]` and a count `[B...]`.
+
+    Example:
+
+    ```mlir
+    %idx, %n = sift.compact %mask : tensor<1000xi1> -> tensor<1000xi64>, tensor<i64>
+    %idx2, %n2 = sift.compact %masks {fill = 0 : i64}
+        : tensor<8x100xi1> -> tensor<8x16xi64>, tensor<8xi64>
+    ```
+  }];
+  let arguments = (ins Sift_MaskTensor:$mask,
+                       DefaultValuedAttr<I64Attr, "-1">:$fill);
+  let results = (outs Sift_I64Tensor:$indices, Sift_I64Tensor:$count);
+  let assemblyFormat = [{
+    $mask attr-dict `:` type($mask) `->` type($indices) `,` type($count)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Sift_CumsumOp : Sift_AxisOp<"cumsum", [Pure]> {
+  let summary = "inclusive or exclusive prefix sum along an axis";
+  let description = [{
+    `torch.cumsum(x, dim)`: element `i` along `dim` is the sum of elements
+    `0..i` (inclusive) or `0..i-1` (`exclusive`, the first being zero). The
+    result has the input's shape. Its element type equals the input's, or,
+    for an `i1` mask, is any wider integer type, so that the exclusive sum of
+    a mask gives each selected lane its output position. Integer sums wrap
+    around on overflow.
+
+    Example:
+
+    ```mlir
+    %pos = sift.cumsum %mask exclusive : tensor<1000xi1> -> tensor<1000xi64>
+    %acc = sift.cumsum %x {dim = 0 : i64} : tensor<4x8xf32> -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Sift_NumericTensor:$input,
+                       DefaultValuedAttr<I64Attr, "-1">:$dim,
+                       UnitAttr:$exclusive);
+  let results = (outs Sift_NumericTensor:$result);
+  let assemblyFormat = [{
+    $input (`exclusive` $exclusive^)? attr-dict `:` type($input) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Sift_SortOp : Sift_AxisOp<"sort", [Pure, InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "stable sort along an axis: values and their indices";
+  let description = [{
+    `torch.sort(x, dim, descending, stable=True)`: sorts along `dim` and
+    returns the sorted values and, for each, its index in the input. The
+    sort is stable: equal values keep their input order (in both directions).
+    NaN sorts as larger than every number (last ascending, first descending);
+    -0.0 and +0.0 are equal. Sorting a constant folds.
+
+    Example:
+
+    ```mlir
+    %v, %i = sift.sort %scores descending
+        : tensor<1000xf32> -> tensor<1000xf32>, tensor<1000xi64>
+    ```
+  }];
+  let arguments = (ins Sift_NumericTensor:$input,
+                       DefaultValuedAttr<I64Attr, "-1">:$dim,
+                       UnitAttr:$descending);
+  let results = (outs Sift_NumericTensor:$values, Sift_I64Tensor:$indices);
+  let assemblyFormat = [{
+    $input (`descending` $descending^)? attr-dict `:` type($input) `->`
+    type($values) `,` type($indices)
+  }];
+  let hasFolder = 1;
+}
+
+def Sift_ArgsortOp : Sift_AxisOp<"argsort", [Pure, InferTypeOpAdaptor]> {
+  let summary = "stable argsort along an axis";
+  let description = [{
+    `torch.argsort(x, dim, descending, stable=True)`: the indices that sort
+    `input` along `dim`, with the ordering rules of `sift.sort` (stable, NaN
+    largest). Argsort of a constant folds.
+
+    Example:
+
+    ```mlir
+    %order = sift.argsort %keys : tensor<1000xi32> -> tensor<1000xi64>
+    ```
+  }];
+  let arguments = (ins Sift_NumericTensor:$input,
+                       DefaultValuedAttr<I64Attr, "-1">:$dim,
+                       UnitAttr:$descending);
+  let results = (outs Sift_I64Tensor:$result);
+  let assemblyFormat = [{
+    $input (`descending` $descending^)? attr-dict `:` type($input) `->`
+    type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Sift_TopkOp : Sift_AxisOp<"topk", [Pure, InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "k largest (or smallest) elements along an axis";
+  let description = [{
+    `torch.topk(x, k, dim, largest, sorted)`: the `k` largest elements along
+    `dim` (the `k` smallest with `smallest`) and their indices. Ties are
+    broken by the lower index first, so the result is fully determined. With
+    the default ordering the values are sorted (largest first, or smallest
+    first with `smallest`); with `unsorted` the same set is returned in an
+    order the implementation chooses. NaN is larger than every number. `k`
+    must not exceed the size of the axis; `k = 0` gives empty results.
+
+    Example:
+
+    ```mlir
+    %v, %i = sift.topk %scores k(100)
+        : tensor<1000xf32> -> tensor<100xf32>, tensor<100xi64>
+    %lv, %li = sift.topk %costs k(5) smallest {dim = 1 : i64}
+        : tensor<8x64xf32> -> tensor<8x5xf32>, tensor<8x5xi64>
+    ```
+  }];
+  let arguments = (ins Sift_NumericTensor:$input,
+                       I64Attr:$k,
+                       DefaultValuedAttr<I64Attr, "-1">:$dim,
+                       UnitAttr:$smallest,
+                       UnitAttr:$unsorted);
+  let results = (outs Sift_NumericTensor:$values, Sift_I64Tensor:$indices);
+  let assemblyFormat = [{
+    $input `k` `(` $k `)` (`smallest` $smallest^)? (`unsorted` $unsorted^)?
+    attr-dict `:` type($input) `->` type($values) `,` type($indices)
+  }];
+}
+
+def Sift_GatherOp : Sift_Op<"gather", [Pure, InferTypeOpAdaptor]> {
+  let summary = "batched take along an axis, with a fill for invalid lanes";
+  let description = [{
+    Gathers slices of `source` along axis `batch_dims` (as `tf.gather` with
+    `axis = batch_dims`): the first `batch_dims` dimensions of `source` and
+    `indices` are batch dimensions and must agree; then
+
+    ```
+    result[b..., i..., d...] = source[b..., indices[b..., i...], d...]
+    ```
+
+    so the result's shape is `indices.shape ++ source.shape[batch_dims+1:]`.
+    This covers `x[idx]` (rows of a matrix), `torch.take_along_dim` on the
+    last axis and their batched forms. An index outside `[0, n)` (for
+    instance the -1 padding of `sift.compact`) marks an invalid lane whose
+    result is `fill` (zero by default). Gathering by the identity `iota`
+    folds away.
+
+    Example:
+
+    ```mlir
+    %rows = sift.gather %feats[%idx]
+        : tensor<10000x16xf32>, tensor<1000xi64> -> tensor<1000x16xf32>
+    %lab = sift.gather %labels[%idx] {batch_dims = 1 : i64, fill = -1 : i64}
+        : tensor<32x10000xi64>, tensor<32x1000xi64> -> tensor<32x1000xi64>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$source,
+                       Sift_I64Tensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$batch_dims,
+                       OptionalAttr<TypedAttrInterface>:$fill);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $source `[` $indices `]` attr-dict `:` type($source) `,` type($indices)
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Sift_RandomUniformOp : Sift_Op<"random_uniform", [Pure]> {
+  let summary = "counter-based uniform random floats in [0, 1)";
+  let description = [{
+    Fills a static tensor with uniform floats in `[0, 1)` from the
+    Philox4x32-10 stream of `sift.random_bits`: element `i` (row-major) takes
+    the 32-bit word `i` of the stream and keeps its top 24 bits (`f32`,
+    `f16`, `bf16`: `(w >> 8) * 2^-24`, rounded down to the type) or, for
+    `f64`, the words `2i` and `2i+1` give 53 bits. The same `seed` and
+    `offset` give bit-identical tensors on every target.
+
+    Example:
+
+    ```mlir
+    %r = sift.random_uniform %seed : tensor<32x10000xf32>
+    %r2 = sift.random_uniform %seed offset %step : tensor<16xf64>
+    ```
+  }];
+  let arguments = (ins I64:$seed, Optional<I64>:$offset);
+  let results = (outs Sift_FloatTensor:$result);
+  let assemblyFormat = [{
+    $seed (`offset` $offset^)? attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Sift_RandomBitsOp : Sift_Op<"random_bits", [Pure]> {
+  let summary = "counter-based random bits (Philox4x32-10)";
+  let description = [{
+    Fills a static tensor with random bits from Philox4x32-10 with 10 rounds
+    (Salmon et al., SC'11). The 64-bit `seed` is the key (low word first).
+    Block `j` of the stream is Philox applied to the 128-bit counter
+    `(lo(j), hi(j), lo(offset), hi(offset))` and yields four 32-bit words;
+    the stream is the concatenation of the blocks. Element `i` (row-major) of
+    an `i32` result is word `i`; of an `i64` result, words `2i` (low half)
+    and `2i+1` (high half). `offset` (default 0) selects an independent
+    stream, for instance per batch row or per training step.
+
+    Example:
+
+    ```mlir
+    %bits = sift.random_bits %seed : tensor<1024xi32>
+    ```
+  }];
+  let arguments = (ins I64:$seed, Optional<I64>:$offset);
+  let results = (outs RankedTensorOf<[I32, I64]>:$result);
+  let assemblyFormat = [{
+    $seed (`offset` $offset^)? attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Sampling and loss ops.
+//===----------------------------------------------------------------------===//
+
+def Sift_SampleBalancedOp : Sift_Op<"sample_balanced", [Pure,
+    InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "balanced positive/negative sampling (Detectron2 semantics)";
+  let description = [{
+    Detectron2's `subsample_labels` over the last axis of `labels`: a label
+    equal to `ignore_label` (default -1) is never sampled, one equal to
+    `negative_label` (default 0) is a negative, any other label is a
+    positive. With `P` positives and `Q` negatives in a row,
+
+    ```
+    num_pos = min(P, floor(num_samples * positive_fraction))
+    num_neg = min(Q, num_samples - num_pos)
+    ```
+
+    so negatives fill up when positives are short. The op returns a static
+    `[B..., num_samples]` tensor of item indices, the `num_pos` positives
+    first then the `num_neg` negatives, each group in random order, the
+    remaining lanes -1, and `count = num_pos + num_neg` of shape `[B...]`.
+
+    The choice is reproducible: every item draws a 32-bit key from
+    `sift.random_bits` (the row's items in order, row `r` of a batch using
+    stream `offset + r`); each group takes its items with the smallest keys,
+    ties by the lower index, in increasing key order.
+
+    Example:
+
+    ```mlir
+    %idx, %n = sift.sample_balanced %labels, %seed
+        {num_samples = 512 : i64, positive_fraction = 2.500000e-01 : f64}
+        : tensor<8x20000xi64> -> tensor<8x512xi64>, tensor<8xi64>
+    ```
+  }];
+  let arguments = (ins Sift_IntTensor:$labels, I64:$seed,
+                       Optional<I64>:$offset,
+                       I64Attr:$num_samples,
+                       DefaultValuedAttr<F64Attr, "0.5">:$positive_fraction,
+                       DefaultValuedAttr<I64Attr, "-1">:$ignore_label,
+                       DefaultValuedAttr<I64Attr, "0">:$negative_label);
+  let results = (outs Sift_I64Tensor:$indices, Sift_I64Tensor:$count);
+  let assemblyFormat = [{
+    $labels `,` $seed (`offset` $offset^)? attr-dict `:` type($labels) `->`
+    type($indices) `,` type($count)
+  }];
+  let hasVerifier = 1;
+}
+
+def Sift_CrossEntropyOp : Sift_Op<"cross_entropy", [Pure, InferTypeOpAdaptor]> {
+  let summary = "cross-entropy of logits against class targets";
+  let description = [{
+    `torch.nn.functional.cross_entropy` with the class dimension last:
+    `logits` is `[N..., C]`, `targets` is `[N...]` of class indices. With
+    `label_smoothing = s` the target distribution is `(1-s)` on the class
+    plus `s/C` everywhere; optional class `weight` (`[C]`) scales each
+    element by the weight of its target class. Targets equal to
+    `ignore_index` (default -100) contribute zero and are left out of the
+    mean. `reduction` is `none` (a loss per element, shape `[N...]`),
+    `sum`, or `mean`: the sum divided by the sum of the weights of the
+    non-ignored targets, so a mean over only ignored targets is NaN, as in
+    PyTorch. A target outside `[0, C)` that is not `ignore_index` is an
+    error at run time. Log-sum-exp is computed stably (max-shifted).
+
+    Example:
+
+    ```mlir
+    %loss = sift.cross_entropy %logits, %targets reduction = mean
+        : tensor<32x10xf32>, tensor<32xi64> -> tensor<f32>
+    %each = sift.cross_entropy %logits, %targets weight(%w : tensor<10xf32>)
+        reduction = none {label_smoothing = 1.000000e-01 : f64}
+        : tensor<32x10xf32>, tensor<32xi64> -> tensor<32xf32>
+    ```
+  }];
+  let arguments = (ins Sift_FloatTensor:$logits, Sift_IntTensor:$targets,
+                       Optional<Sift_FloatTensor>:$weight,
+                       Sift_Reduction:$reduction,
+                       DefaultValuedAttr<I64Attr, "-100">:$ignore_index,
+                       DefaultValuedAttr<F64Attr, "0.0">:$label_smoothing);
+  let results = (outs Sift_FloatTensor:$result);
+  let assemblyFormat = [{
+    $logits `,` $targets (`weight` `(` $weight^ `:` type($weight) `)`)?
+    `reduction` `=` $reduction attr-dict `:` type($logits) `,` type($targets)
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // SIFT_DIALECT_SIFT_IR_SIFTOPS_TD

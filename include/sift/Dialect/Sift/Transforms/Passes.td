@@ -1,0 +1,33 @@
+//===- Passes.td - Passes of the sift dialect --------------*- tablegen -*-===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SIFT_DIALECT_SIFT_TRANSFORMS_PASSES_TD
+#define SIFT_DIALECT_SIFT_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def SiftVerifyStatic : Pass<"sift-verify-static", "ModuleOp"> {
+  let summary = "Fail on any data-dependent dynamic shape or host sync left";
+  let description = [{
+    Checks that a module is fully static, as `--sift-staticize` should leave
+    it, and reports with the op's location everything that is not:
+
+    - an op whose result shape depends on data (`sift.nonzero`,
+      `sift.unique`, `sift.masked_select`, a `sift.randperm` of a
+      non-constant length);
+    - any value (op result or block argument) of a tensor or memref type with
+      a dynamic dimension, or of an unranked type;
+    - host control flow whose condition or bounds are read out of tensor data
+      (`scf.if`, `scf.for`, `scf.while`, `cf.cond_br`, `cf.switch` fed by a
+      `tensor.extract` or a `memref.load`): on a GPU each is a device-to-host
+      sync.
+
+    The pass changes nothing; it fails when it found anything.
+  }];
+  let dependentDialects = [];
+}
+
+#endif // SIFT_DIALECT_SIFT_TRANSFORMS_PASSES_TD

@@ -1,0 +1,807 @@
+//===- SiftOps.cpp - Operations of the sift dialect -------------*- C++ -*-===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+// Type inference, verifiers, folders and canonicalizations of the sift ops.
+// Shape rules that determine a result type live in `inferReturnTypes` (and
+// report through `emitOptionalError`); the remaining rules in `verify`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sift/Dialect/Sift/IR/SiftOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::sift;
+
+#include "sift/Dialect/Sift/IR/SiftEnums.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// Checks `dim` against `rank` (negative counts from the end) and returns the
+/// normalized axis.
+static FailureOr<int64_t> checkAxis(std::optional<Location> loc, int64_t dim,
+                                    int64_t rank) {
+  if (rank < 1)
+    return emitOptionalError(loc, "expects an input of rank >= 1");
+  if (dim < -rank || dim >= rank)
+    return emitOptionalError(loc, "dim ", dim, " is out of range for rank ",
+                             rank, " (expected -", rank, " <= dim < ", rank,
+                             ")");
+  return dim < 0 ? dim + rank : dim;
+}
+
+/// Two dimension sizes agree when either is dynamic or both are equal.
+static bool dimsAgree(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+static RankedTensorType i64Tensor(MLIRContext *ctx, ArrayRef<int64_t> shape) {
+  return RankedTensorType::get(shape, IntegerType::get(ctx, 64));
+}
+
+/// A compile-time element of an int or float constant.
+namespace {
+struct ConstElem {
+  APInt i;
+  APFloat f = APFloat(0.0);
+  bool isFloat = false;
+
+  bool isNonZero() const { return isFloat ? !f.isZero() : !i.isZero(); }
+};
+} // namespace
+
+static SmallVector<ConstElem> getConstElems(DenseElementsAttr attr) {
+  SmallVector<ConstElem> elems;
+  elems.reserve(attr.getNumElements());
+  if (isa<FloatType>(attr.getElementType())) {
+    for (APFloat v : attr.getValues<APFloat>()) {
+      ConstElem e;
+      e.f = v;
+      e.isFloat = true;
+      elems.push_back(e);
+    }
+  } else {
+    for (APInt v : attr.getValues<APInt>()) {
+      ConstElem e;
+      e.i = v;
+      elems.push_back(e);
+    }
+  }
+  return elems;
+}
+
+/// The total order of sift.sort: signed integers (i1 as 0 < 1); floats with
+/// -0.0 == +0.0 and NaN above every number (NaNs equal to each other).
+static bool constLess(const ConstElem &a, const ConstElem &b) {
+  if (!a.isFloat) {
+    if (a.i.getBitWidth() == 1)
+      return a.i.ult(b.i);
+    return a.i.slt(b.i);
+  }
+  if (a.f.isNaN())
+    return false;
+  if (b.f.isNaN())
+    return true;
+  return a.f.compare(b.f) == APFloat::cmpLessThan;
+}
+
+/// Calls `fn(positions)` for every line of `shape` along `axis`, with the
+/// row-major linear positions of that line's elements.
+static void forEachLine(ArrayRef<int64_t> shape, int64_t axis,
+                        function_ref<void(ArrayRef<int64_t>)> fn) {
+  int64_t n = shape[axis];
+  int64_t inner = 1;
+  for (int64_t d = axis + 1, e = shape.size(); d < e; ++d)
+    inner *= shape[d];
+  int64_t outer = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= shape[d];
+  SmallVector<int64_t> pos(n);
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t in = 0; in < inner; ++in) {
+      for (int64_t j = 0; j < n; ++j)
+        pos[j] = (o * n + j) * inner + in;
+      fn(pos);
+    }
+  }
+}
+
+/// Stable sort order of `elems` along `axis`: for each line, the positions
+/// within the line in sorted order.
+static SmallVector<int64_t> stableOrder(ArrayRef<ConstElem> elems,
+                                        ArrayRef<int64_t> shape, int64_t axis,
+                                        bool descending,
+                                        SmallVectorImpl<int64_t> &srcPos) {
+  SmallVector<int64_t> order(elems.size());
+  srcPos.assign(elems.size(), 0);
+  forEachLine(shape, axis, [&](ArrayRef<int64_t> pos) {
+    SmallVector<int64_t> perm(pos.size());
+    std::iota(perm.begin(), perm.end(), 0);
+    std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) {
+      const ConstElem &x = elems[pos[a]], &y = elems[pos[b]];
+      return descending ? constLess(y, x) : constLess(x, y);
+    });
+    for (size_t j = 0; j < pos.size(); ++j) {
+      order[pos[j]] = perm[j];
+      srcPos[pos[j]] = pos[perm[j]];
+    }
+  });
+  return order;
+}
+
+static DenseElementsAttr elemsToAttr(ShapedType type,
+                                     ArrayRef<ConstElem> elems) {
+  if (isa<FloatType>(type.getElementType())) {
+    SmallVector<APFloat> vals;
+    for (const ConstElem &e : elems)
+      vals.push_back(e.f);
+    return DenseElementsAttr::get(type, vals);
+  }
+  SmallVector<APInt> vals;
+  for (const ConstElem &e : elems)
+    vals.push_back(e.i);
+  return DenseElementsAttr::get(type, vals);
+}
+
+//===----------------------------------------------------------------------===//
+// NonzeroOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult NonzeroOp::inferReturnTypes(MLIRContext *ctx,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  auto type = cast<RankedTensorType>(adaptor.getInput().getType());
+  if (type.getRank() < 1)
+    return emitOptionalError(loc, "expects an input of rank >= 1");
+  if (type.getRank() == 1)
+    inferred.push_back(i64Tensor(ctx, {ShapedType::kDynamic}));
+  else
+    inferred.push_back(i64Tensor(ctx, {ShapedType::kDynamic, type.getRank()}));
+  return success();
+}
+
+namespace {
+/// nonzero(constant) -> tensor.cast(constant coordinates).
+struct FoldConstantNonzero : OpRewritePattern<NonzeroOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(NonzeroOp op,
+                                PatternRewriter &rewriter) const override {
+    DenseElementsAttr attr;
+    if (!matchPattern(op.getInput(), m_Constant(&attr)))
+      return failure();
+    auto type = cast<RankedTensorType>(attr.getType());
+    SmallVector<ConstElem> elems = getConstElems(attr);
+    ArrayRef<int64_t> shape = type.getShape();
+    SmallVector<APInt> coords;
+    int64_t found = 0;
+    for (auto [linear, e] : llvm::enumerate(elems)) {
+      if (!e.isNonZero())
+        continue;
+      ++found;
+      SmallVector<int64_t> c(shape.size());
+      int64_t rest = linear;
+      for (int64_t d = shape.size() - 1; d >= 0; --d) {
+        c[d] = rest % shape[d];
+        rest /= shape[d];
+      }
+      for (int64_t v : c)
+        coords.push_back(APInt(64, v, /*isSigned=*/true));
+    }
+    SmallVector<int64_t> staticShape = {found};
+    if (type.getRank() > 1)
+      staticShape.push_back(type.getRank());
+    auto staticType = i64Tensor(getContext(), staticShape);
+    Value cst = arith::ConstantOp::create(
+        rewriter, op.getLoc(), DenseElementsAttr::get(staticType, coords));
+    rewriter.replaceOpWithNewOp<tensor::CastOp>(op, op.getType(), cst);
+    return success();
+  }
+};
+} // namespace
+
+void NonzeroOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                            MLIRContext *ctx) {
+  results.add<FoldConstantNonzero>(ctx);
+}
+
+//===----------------------------------------------------------------------===//
+// UniqueOp
+//===----------------------------------------------------------------------===//
+
+void UniqueOp::build(OpBuilder &builder, OperationState &state, Value input,
+                     bool withInverse, bool withCounts) {
+  auto type = cast<RankedTensorType>(input.getType());
+  MLIRContext *ctx = builder.getContext();
+  state.addOperands(input);
+  state.addTypes(
+      RankedTensorType::get({ShapedType::kDynamic}, type.getElementType()));
+  if (withInverse)
+    state.addTypes(i64Tensor(ctx, type.getShape()));
+  if (withCounts)
+    state.addTypes(i64Tensor(ctx, {ShapedType::kDynamic}));
+  state.getOrAddProperties<Properties>().resultSegmentSizes = {
+      1, withInverse ? 1 : 0, withCounts ? 1 : 0};
+}
+
+ParseResult UniqueOp::parse(OpAsmParser &parser, OperationState &result) {
+  OpAsmParser::UnresolvedOperand input;
+  Type inputType;
+  SmallVector<Type> resultTypes;
+  if (parser.parseOperand(input))
+    return failure();
+  bool withInverse = succeeded(parser.parseOptionalKeyword("inverse"));
+  bool withCounts = succeeded(parser.parseOptionalKeyword("counts"));
+  SMLoc typesLoc;
+  if (parser.parseOptionalAttrDict(result.attributes) || parser.parseColon() ||
+      parser.parseType(inputType) || parser.parseArrow() ||
+      parser.getCurrentLocation(&typesLoc) || parser.parseTypeList(resultTypes))
+    return failure();
+  size_t expected = 1 + withInverse + withCounts;
+  if (resultTypes.size() != expected)
+    return parser.emitError(typesLoc, "expected ")
+           << expected << " result types (values"
+           << (withInverse ? ", inverse" : "") << (withCounts ? ", counts" : "")
+           << "), got " << resultTypes.size();
+  result.getOrAddProperties<Properties>().resultSegmentSizes = {
+      1, withInverse ? 1 : 0, withCounts ? 1 : 0};
+  result.addTypes(resultTypes);
+  return parser.resolveOperand(input, inputType, result.operands);
+}
+
+void UniqueOp::print(OpAsmPrinter &p) {
+  p << ' ' << getInput();
+  if (getInverse())
+    p << " inverse";
+  if (getCounts())
+    p << " counts";
+  p.printOptionalAttrDict((*this)->getAttrs(),
+                          /*elidedAttrs=*/{getResultSegmentSizeAttr()});
+  p << " : " << getInput().getType() << " -> ";
+  llvm::interleaveComma(getResultTypes(), p);
+}
+
+LogicalResult UniqueOp::verify() {
+  auto inType = cast<RankedTensorType>(getInput().getType());
+  auto valuesType = cast<RankedTensorType>(getValues().getType());
+  if (valuesType.getRank() != 1)
+    return emitOpError("expects 1-D unique values, got ") << valuesType;
+  if (valuesType.getElementType() != inType.getElementType())
+    return emitOpError("expects unique values of the input's element type ")
+           << inType.getElementType() << ", got "
+           << valuesType.getElementType();
+  if (Value inv = getInverse()) {
+    auto invType = cast<RankedTensorType>(inv.getType());
+    if (invType.getShape() != inType.getShape())
+      return emitOpError("expects inverse indices of the input's shape, got ")
+             << invType;
+  }
+  if (Value counts = getCounts()) {
+    auto cType = cast<RankedTensorType>(counts.getType());
+    if (cType.getRank() != 1 ||
+        !dimsAgree(cType.getDimSize(0), valuesType.getDimSize(0)))
+      return emitOpError("expects 1-D counts with one per unique value, got ")
+             << cType;
+  }
+  return success();
+}
+
+void UniqueOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getValues(), "unique");
+  if (getInverse())
+    setNameFn(getInverse(), "inverse");
+  if (getCounts())
+    setNameFn(getCounts(), "counts");
+}
+
+//===----------------------------------------------------------------------===//
+// MaskedSelectOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+MaskedSelectOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
+                                 Adaptor adaptor,
+                                 SmallVectorImpl<Type> &inferred) {
+  auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
+  auto maskType = cast<RankedTensorType>(adaptor.getMask().getType());
+  int64_t r = maskType.getRank();
+  if (r < 1)
+    return emitOptionalError(loc, "expects a mask of rank >= 1");
+  if (r > inType.getRank())
+    return emitOptionalError(loc, "expects a mask of rank <= the input's (",
+                             inType.getRank(), "), got ", r);
+  for (int64_t d = 0; d < r; ++d)
+    if (!dimsAgree(maskType.getDimSize(d), inType.getDimSize(d)))
+      return emitOptionalError(loc, "mask dimension ", d, " (",
+                               maskType.getDimSize(d),
+                               ") does not match input dimension ", d, " (",
+                               inType.getDimSize(d), ")");
+  SmallVector<int64_t> shape = {ShapedType::kDynamic};
+  llvm::append_range(shape, inType.getShape().drop_front(r));
+  inferred.push_back(RankedTensorType::get(shape, inType.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// RandpermOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult RandpermOp::verify() {
+  int64_t size = getType().getDimSize(0);
+  APInt n;
+  if (!matchPattern(getN(), m_ConstantInt(&n))) {
+    if (!ShapedType::isDynamic(size))
+      return emitOpError("expects a dynamic result size when n is not a "
+                         "constant, got ")
+             << getType();
+    return success();
+  }
+  if (n.isNegative())
+    return emitOpError("expects a non-negative n, got ") << n.getSExtValue();
+  if (!ShapedType::isDynamic(size) && size != n.getSExtValue())
+    return emitOpError("result has ")
+           << size << " elements but n is " << n.getSExtValue();
+  return success();
+}
+
+namespace {
+/// randperm(constant n) : tensor<?xi64> -> cast(randperm : tensor<nxi64>).
+struct StaticizeConstantRandperm : OpRewritePattern<RandpermOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RandpermOp op,
+                                PatternRewriter &rewriter) const override {
+    APInt n;
+    if (!op.getType().isDynamicDim(0) ||
+        !matchPattern(op.getN(), m_ConstantInt(&n)) || n.isNegative())
+      return failure();
+    auto staticType = i64Tensor(getContext(), {n.getSExtValue()});
+    auto perm = RandpermOp::create(rewriter, op.getLoc(), staticType, op.getN(),
+                                   op.getSeed(), op.getOffset());
+    rewriter.replaceOpWithNewOp<tensor::CastOp>(op, op.getType(), perm);
+    return success();
+  }
+};
+} // namespace
+
+void RandpermOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                             MLIRContext *ctx) {
+  results.add<StaticizeConstantRandperm>(ctx);
+}
+
+//===----------------------------------------------------------------------===//
+// CountOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CountOp::inferReturnTypes(MLIRContext *ctx,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &inferred) {
+  auto type = cast<RankedTensorType>(adaptor.getInput().getType());
+  if (type.getRank() < 1)
+    return emitOptionalError(loc, "expects an input of rank >= 1");
+  inferred.push_back(i64Tensor(ctx, type.getShape().drop_back()));
+  return success();
+}
+
+OpFoldResult CountOp::fold(FoldAdaptor adaptor) {
+  auto attr = dyn_cast_if_present<DenseElementsAttr>(adaptor.getInput());
+  if (!attr)
+    return {};
+  auto type = cast<RankedTensorType>(attr.getType());
+  SmallVector<ConstElem> elems = getConstElems(attr);
+  int64_t n = type.getShape().back();
+  auto resultType = cast<ShapedType>(getType());
+  SmallVector<APInt> counts;
+  for (int64_t row = 0, rows = resultType.getNumElements(); row < rows; ++row) {
+    int64_t c = 0;
+    for (int64_t j = 0; j < n; ++j)
+      c += elems[row * n + j].isNonZero();
+    counts.push_back(APInt(64, c));
+  }
+  return DenseElementsAttr::get(resultType, counts);
+}
+
+//===----------------------------------------------------------------------===//
+// CompactOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CompactOp::verify() {
+  auto maskType = cast<RankedTensorType>(getMask().getType());
+  auto idxType = cast<RankedTensorType>(getIndices().getType());
+  auto countType = cast<RankedTensorType>(getCount().getType());
+  if (maskType.getRank() < 1)
+    return emitOpError("expects a mask of rank >= 1");
+  if (idxType.getRank() != maskType.getRank())
+    return emitOpError("expects indices of the mask's rank (")
+           << maskType.getRank() << "), got " << idxType;
+  if (idxType.isDynamicDim(idxType.getRank() - 1))
+    return emitOpError("expects a static width for the indices, got ")
+           << idxType;
+  for (int64_t d = 0, e = maskType.getRank() - 1; d < e; ++d)
+    if (!dimsAgree(maskType.getDimSize(d), idxType.getDimSize(d)))
+      return emitOpError("indices batch dimension ")
+             << d << " (" << idxType.getDimSize(d)
+             << ") does not match the mask's (" << maskType.getDimSize(d)
+             << ")";
+  if (countType.getRank() != maskType.getRank() - 1 ||
+      llvm::any_of(llvm::seq<int64_t>(0, countType.getRank()), [&](int64_t d) {
+        return !dimsAgree(countType.getDimSize(d), maskType.getDimSize(d));
+      }))
+    return emitOpError("expects a count of the mask's batch shape, got ")
+           << countType;
+  return success();
+}
+
+LogicalResult CompactOp::fold(FoldAdaptor adaptor,
+                              SmallVectorImpl<OpFoldResult> &results) {
+  auto attr = dyn_cast_if_present<DenseElementsAttr>(adaptor.getMask());
+  auto idxType = cast<RankedTensorType>(getIndices().getType());
+  auto countType = cast<RankedTensorType>(getCount().getType());
+  if (!attr || !idxType.hasStaticShape() || !countType.hasStaticShape())
+    return failure();
+  auto mask = llvm::to_vector(attr.getValues<bool>());
+  int64_t n = attr.getType().getShape().back();
+  int64_t k = idxType.getShape().back();
+  int64_t rows = countType.getNumElements();
+  SmallVector<APInt> idx(rows * k, APInt(64, getFill(), /*isSigned=*/true));
+  SmallVector<APInt> counts;
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t c = 0;
+    for (int64_t j = 0; j < n && c < k; ++j)
+      if (mask[r * n + j])
+        idx[r * k + c++] = APInt(64, j);
+    counts.push_back(APInt(64, c));
+  }
+  results.push_back(DenseElementsAttr::get(idxType, idx));
+  results.push_back(DenseElementsAttr::get(countType, counts));
+  return success();
+}
+
+void CompactOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getIndices(), "indices");
+  setNameFn(getCount(), "count");
+}
+
+//===----------------------------------------------------------------------===//
+// CumsumOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CumsumOp::verify() {
+  auto inType = cast<RankedTensorType>(getInput().getType());
+  auto outType = cast<RankedTensorType>(getResult().getType());
+  if (failed(checkAxis(getLoc(), static_cast<int64_t>(getDim()),
+                       inType.getRank())))
+    return failure();
+  if (inType.getShape() != outType.getShape())
+    return emitOpError("expects a result of the input's shape, got ")
+           << outType;
+  Type inElem = inType.getElementType(), outElem = outType.getElementType();
+  if (inElem.isInteger(1)) {
+    if (!outElem.isSignlessInteger() || outElem.isInteger(1))
+      return emitOpError("expects an integer result wider than i1 for a mask "
+                         "input, got ")
+             << outElem;
+    return success();
+  }
+  if (inElem != outElem)
+    return emitOpError("expects the result element type ")
+           << inElem << " of the input, got " << outElem;
+  return success();
+}
+
+OpFoldResult CumsumOp::fold(FoldAdaptor adaptor) {
+  // Integer sums fold exactly; float sums are left to run time, whose
+  // summation order the folder could not reproduce bit for bit.
+  auto attr = dyn_cast_if_present<DenseElementsAttr>(adaptor.getInput());
+  auto outType = cast<RankedTensorType>(getResult().getType());
+  if (!attr || !outType.getElementType().isSignlessInteger())
+    return {};
+  unsigned width = outType.getElementTypeBitWidth();
+  bool isMask = attr.getElementType().isInteger(1);
+  SmallVector<APInt> in;
+  for (APInt v : attr.getValues<APInt>())
+    in.push_back(isMask ? v.zext(width) : v);
+  SmallVector<APInt> out(in.size(), APInt(width, 0));
+  forEachLine(outType.getShape(), getAxis(), [&](ArrayRef<int64_t> pos) {
+    APInt acc(width, 0);
+    for (int64_t p : pos) {
+      if (getExclusive()) {
+        out[p] = acc;
+        acc += in[p];
+      } else {
+        acc += in[p];
+        out[p] = acc;
+      }
+    }
+  });
+  return DenseElementsAttr::get(outType, out);
+}
+
+//===----------------------------------------------------------------------===//
+// SortOp and ArgsortOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SortOp::inferReturnTypes(MLIRContext *ctx,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &inferred) {
+  auto type = cast<RankedTensorType>(adaptor.getInput().getType());
+  if (failed(checkAxis(loc, static_cast<int64_t>(adaptor.getDim()),
+                       type.getRank())))
+    return failure();
+  inferred.push_back(type);
+  inferred.push_back(i64Tensor(ctx, type.getShape()));
+  return success();
+}
+
+/// Folds a sort of a constant: the values and/or the indices.
+static LogicalResult foldSort(Attribute input, ShapedType valuesType,
+                              ShapedType indicesType, int64_t axis,
+                              bool descending, DenseElementsAttr *values,
+                              DenseElementsAttr *indices) {
+  auto attr = dyn_cast_if_present<DenseElementsAttr>(input);
+  if (!attr)
+    return failure();
+  SmallVector<ConstElem> elems = getConstElems(attr);
+  ArrayRef<int64_t> shape = attr.getType().getShape();
+  SmallVector<int64_t> srcPos;
+  SmallVector<int64_t> order =
+      stableOrder(elems, shape, axis, descending, srcPos);
+  if (values) {
+    SmallVector<ConstElem> sorted;
+    for (int64_t p : srcPos)
+      sorted.push_back(elems[p]);
+    *values = elemsToAttr(valuesType, sorted);
+  }
+  if (indices) {
+    SmallVector<APInt> idx;
+    for (int64_t o : order)
+      idx.push_back(APInt(64, o));
+    *indices = DenseElementsAttr::get(indicesType, idx);
+  }
+  return success();
+}
+
+LogicalResult SortOp::fold(FoldAdaptor adaptor,
+                           SmallVectorImpl<OpFoldResult> &results) {
+  DenseElementsAttr values, indices;
+  if (failed(foldSort(adaptor.getInput(), getValues().getType(),
+                      getIndices().getType(), getAxis(), getDescending(),
+                      &values, &indices)))
+    return failure();
+  results.push_back(values);
+  results.push_back(indices);
+  return success();
+}
+
+void SortOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getValues(), "sorted");
+  setNameFn(getIndices(), "indices");
+}
+
+LogicalResult ArgsortOp::inferReturnTypes(MLIRContext *ctx,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  auto type = cast<RankedTensorType>(adaptor.getInput().getType());
+  if (failed(checkAxis(loc, static_cast<int64_t>(adaptor.getDim()),
+                       type.getRank())))
+    return failure();
+  inferred.push_back(i64Tensor(ctx, type.getShape()));
+  return success();
+}
+
+OpFoldResult ArgsortOp::fold(FoldAdaptor adaptor) {
+  DenseElementsAttr indices;
+  if (failed(foldSort(adaptor.getInput(), {}, getType(), getAxis(),
+                      getDescending(), nullptr, &indices)))
+    return {};
+  return indices;
+}
+
+//===----------------------------------------------------------------------===//
+// TopkOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TopkOp::inferReturnTypes(MLIRContext *ctx,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &inferred) {
+  auto type = cast<RankedTensorType>(adaptor.getInput().getType());
+  FailureOr<int64_t> axis =
+      checkAxis(loc, static_cast<int64_t>(adaptor.getDim()), type.getRank());
+  if (failed(axis))
+    return failure();
+  int64_t k = static_cast<int64_t>(adaptor.getK());
+  if (k < 0)
+    return emitOptionalError(loc, "expects k >= 0, got ", k);
+  int64_t n = type.getDimSize(*axis);
+  if (!ShapedType::isDynamic(n) && k > n)
+    return emitOptionalError(loc, "k (", k, ") exceeds the size (", n,
+                             ") of dimension ", *axis);
+  SmallVector<int64_t> shape(type.getShape());
+  shape[*axis] = k;
+  inferred.push_back(RankedTensorType::get(shape, type.getElementType()));
+  inferred.push_back(i64Tensor(ctx, shape));
+  return success();
+}
+
+void TopkOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getValues(), "topk");
+  setNameFn(getIndices(), "indices");
+}
+
+//===----------------------------------------------------------------------===//
+// GatherOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *ctx,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto srcType = cast<RankedTensorType>(adaptor.getSource().getType());
+  auto idxType = cast<RankedTensorType>(adaptor.getIndices().getType());
+  int64_t bd = static_cast<int64_t>(adaptor.getBatchDims());
+  if (bd < 0 || bd >= srcType.getRank())
+    return emitOptionalError(loc, "batch_dims (", bd,
+                             ") must be in [0, source rank ", srcType.getRank(),
+                             ")");
+  if (idxType.getRank() < bd)
+    return emitOptionalError(loc, "expects indices of rank >= batch_dims (", bd,
+                             "), got rank ", idxType.getRank());
+  for (int64_t d = 0; d < bd; ++d)
+    if (!dimsAgree(srcType.getDimSize(d), idxType.getDimSize(d)))
+      return emitOptionalError(loc, "batch dimension ", d, " of the indices (",
+                               idxType.getDimSize(d),
+                               ") does not match the source's (",
+                               srcType.getDimSize(d), ")");
+  SmallVector<int64_t> shape(idxType.getShape());
+  llvm::append_range(shape, srcType.getShape().drop_front(bd + 1));
+  inferred.push_back(RankedTensorType::get(shape, srcType.getElementType()));
+  return success();
+}
+
+LogicalResult GatherOp::verify() {
+  if (std::optional<TypedAttr> fill = getFill()) {
+    Type elem = getSource().getType().getElementType();
+    if (fill->getType() != elem)
+      return emitOpError("fill value type ")
+             << fill->getType() << " does not match the source element type "
+             << elem;
+  }
+  return success();
+}
+
+OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
+  // Gathering by the identity permutation along the gathered axis returns
+  // the source unchanged (no lane can be invalid).
+  auto idx = dyn_cast_if_present<DenseIntElementsAttr>(adaptor.getIndices());
+  if (!idx || getResult().getType() != getSource().getType())
+    return {};
+  auto idxType = cast<RankedTensorType>(idx.getType());
+  if (idxType.getRank() != static_cast<int64_t>(getBatchDims()) + 1)
+    return {};
+  int64_t n = idxType.getShape().back();
+  for (auto [pos, v] : llvm::enumerate(idx.getValues<APInt>()))
+    if (n == 0 || v.getSExtValue() != static_cast<int64_t>(pos) % n)
+      return {};
+  return getSource();
+}
+
+//===----------------------------------------------------------------------===//
+// Random ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult RandomUniformOp::verify() {
+  if (!getType().hasStaticShape())
+    return emitOpError("expects a static result shape, got ") << getType();
+  return success();
+}
+
+LogicalResult RandomBitsOp::verify() {
+  if (!getType().hasStaticShape())
+    return emitOpError("expects a static result shape, got ") << getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SampleBalancedOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+SampleBalancedOp::inferReturnTypes(MLIRContext *ctx,
+                                   std::optional<Location> loc, Adaptor adaptor,
+                                   SmallVectorImpl<Type> &inferred) {
+  auto type = cast<RankedTensorType>(adaptor.getLabels().getType());
+  if (type.getRank() < 1)
+    return emitOptionalError(loc, "expects labels of rank >= 1");
+  int64_t k = static_cast<int64_t>(adaptor.getNumSamples());
+  if (k < 0)
+    return emitOptionalError(loc, "expects num_samples >= 0, got ", k);
+  SmallVector<int64_t> batch(type.getShape().drop_back());
+  SmallVector<int64_t> sampled = batch;
+  sampled.push_back(k);
+  inferred.push_back(i64Tensor(ctx, sampled));
+  inferred.push_back(i64Tensor(ctx, batch));
+  return success();
+}
+
+LogicalResult SampleBalancedOp::verify() {
+  double fraction = getPositiveFraction().convertToDouble();
+  if (!(fraction >= 0.0 && fraction <= 1.0))
+    return emitOpError("expects positive_fraction in [0, 1], got ") << fraction;
+  if (getIgnoreLabel() == getNegativeLabel())
+    return emitOpError("ignore_label and negative_label must differ (both ")
+           << static_cast<int64_t>(getIgnoreLabel()) << ")";
+  return success();
+}
+
+void SampleBalancedOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getIndices(), "sampled");
+  setNameFn(getCount(), "count");
+}
+
+//===----------------------------------------------------------------------===//
+// CrossEntropyOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+CrossEntropyOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
+                                 Adaptor adaptor,
+                                 SmallVectorImpl<Type> &inferred) {
+  auto logits = cast<RankedTensorType>(adaptor.getLogits().getType());
+  auto targets = cast<RankedTensorType>(adaptor.getTargets().getType());
+  if (logits.getRank() < 1)
+    return emitOptionalError(loc, "expects logits of rank >= 1 ([N..., C])");
+  if (targets.getRank() != logits.getRank() - 1)
+    return emitOptionalError(loc, "expects targets of rank ",
+                             logits.getRank() - 1,
+                             " (the logits' without "
+                             "the class dimension), got ",
+                             targets.getRank());
+  for (int64_t d = 0, e = targets.getRank(); d < e; ++d)
+    if (!dimsAgree(targets.getDimSize(d), logits.getDimSize(d)))
+      return emitOptionalError(
+          loc, "targets dimension ", d, " (", targets.getDimSize(d),
+          ") does not match the logits' (", logits.getDimSize(d), ")");
+  if (Value weight = adaptor.getWeight()) {
+    auto wType = cast<RankedTensorType>(weight.getType());
+    int64_t c = logits.getShape().back();
+    if (wType.getRank() != 1 || !dimsAgree(wType.getDimSize(0), c))
+      return emitOptionalError(loc, "expects a weight of shape [", c,
+                               "] (one per class), got ", wType);
+    if (wType.getElementType() != logits.getElementType())
+      return emitOptionalError(loc,
+                               "expects a weight of the logits' element "
+                               "type ",
+                               logits.getElementType(), ", got ",
+                               wType.getElementType());
+  }
+  Type elem = logits.getElementType();
+  if (adaptor.getReduction() == Reduction::None)
+    inferred.push_back(RankedTensorType::get(targets.getShape(), elem));
+  else
+    inferred.push_back(RankedTensorType::get({}, elem));
+  return success();
+}
+
+LogicalResult CrossEntropyOp::verify() {
+  double s = getLabelSmoothing().convertToDouble();
+  if (!(s >= 0.0 && s <= 1.0))
+    return emitOpError("expects label_smoothing in [0, 1], got ") << s;
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "sift/Dialect/Sift/IR/SiftOps.cpp.inc"

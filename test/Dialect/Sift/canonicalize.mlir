@@ -1,0 +1,173 @@
+// Folds and canonicalizations of the sift ops.
+// RUN: tensor-opt %s -canonicalize -split-input-file | FileCheck %s
+
+// CHECK-LABEL: func @count_constant
+func.func @count_constant() -> (tensor<i64>, tensor<2xi64>) {
+  %m = arith.constant dense<[true, false, true, true, false]> : tensor<5xi1>
+  %x = arith.constant dense<[[0.0, 1.0, 0x7FC00000], [0.0, -0.0, 0.0]]> : tensor<2x3xf32>
+  // CHECK-DAG: %[[A:.*]] = arith.constant dense<3> : tensor<i64>
+  // CHECK-DAG: %[[B:.*]] = arith.constant dense<[2, 0]> : tensor<2xi64>
+  // CHECK-NOT: sift.count
+  // CHECK: return %[[A]], %[[B]]
+  %0 = sift.count %m : tensor<5xi1> -> tensor<i64>
+  %1 = sift.count %x : tensor<2x3xf32> -> tensor<2xi64>
+  return %0, %1 : tensor<i64>, tensor<2xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func @count_not_constant
+func.func @count_not_constant(%m: tensor<5xi1>) -> tensor<i64> {
+  // CHECK: sift.count
+  %0 = sift.count %m : tensor<5xi1> -> tensor<i64>
+  return %0 : tensor<i64>
+}
+
+// -----
+
+// CHECK-LABEL: func @compact_constant
+func.func @compact_constant() -> (tensor<2x3xi64>, tensor<2xi64>) {
+  %m = arith.constant dense<[[false, true, false, true, true], [false, false, false, false, true]]> : tensor<2x5xi1>
+  // CHECK-DAG: %[[I:.*]] = arith.constant dense<{{\[\[}}1, 3, 4], [4, -1, -1]]> : tensor<2x3xi64>
+  // CHECK-DAG: %[[C:.*]] = arith.constant dense<[3, 1]> : tensor<2xi64>
+  // CHECK: return %[[I]], %[[C]]
+  %i, %c = sift.compact %m : tensor<2x5xi1> -> tensor<2x3xi64>, tensor<2xi64>
+  return %i, %c : tensor<2x3xi64>, tensor<2xi64>
+}
+
+// -----
+
+// More true lanes than the width: the first K are kept and the count is K.
+// CHECK-LABEL: func @compact_constant_truncates
+func.func @compact_constant_truncates() -> (tensor<2xi64>, tensor<i64>) {
+  %m = arith.constant dense<true> : tensor<4xi1>
+  // CHECK-DAG: arith.constant dense<[0, 1]> : tensor<2xi64>
+  // CHECK-DAG: arith.constant dense<2> : tensor<i64>
+  %i, %c = sift.compact %m {fill = 7 : i64} : tensor<4xi1> -> tensor<2xi64>, tensor<i64>
+  return %i, %c : tensor<2xi64>, tensor<i64>
+}
+
+// -----
+
+// CHECK-LABEL: func @cumsum_constant
+func.func @cumsum_constant() -> (tensor<5xi64>, tensor<2x2xi32>, tensor<3xf32>) {
+  %m = arith.constant dense<[true, false, true, true, false]> : tensor<5xi1>
+  %x = arith.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi32>
+  %f = arith.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  // CHECK-DAG: arith.constant dense<[0, 1, 1, 2, 3]> : tensor<5xi64>
+  // CHECK-DAG: arith.constant dense<{{\[\[}}1, 2], [4, 6]]> : tensor<2x2xi32>
+  %0 = sift.cumsum %m exclusive : tensor<5xi1> -> tensor<5xi64>
+  %1 = sift.cumsum %x {dim = 0 : i64} : tensor<2x2xi32> -> tensor<2x2xi32>
+  // Float sums are left to run time.
+  // CHECK: sift.cumsum %{{.*}} : tensor<3xf32> -> tensor<3xf32>
+  %2 = sift.cumsum %f : tensor<3xf32> -> tensor<3xf32>
+  return %0, %1, %2 : tensor<5xi64>, tensor<2x2xi32>, tensor<3xf32>
+}
+
+// -----
+
+// Stable in both directions: equal keys keep their input order.
+// CHECK-LABEL: func @sort_constant
+func.func @sort_constant() -> (tensor<5xi32>, tensor<5xi64>, tensor<5xi32>, tensor<5xi64>) {
+  %x = arith.constant dense<[3, 1, 3, -2, 1]> : tensor<5xi32>
+  // CHECK-DAG: arith.constant dense<[-2, 1, 1, 3, 3]> : tensor<5xi32>
+  // CHECK-DAG: arith.constant dense<[3, 1, 4, 0, 2]> : tensor<5xi64>
+  // CHECK-DAG: arith.constant dense<[3, 3, 1, 1, -2]> : tensor<5xi32>
+  // CHECK-DAG: arith.constant dense<[0, 2, 1, 4, 3]> : tensor<5xi64>
+  // CHECK-NOT: sift.sort
+  %v, %i = sift.sort %x : tensor<5xi32> -> tensor<5xi32>, tensor<5xi64>
+  %dv, %di = sift.sort %x descending : tensor<5xi32> -> tensor<5xi32>, tensor<5xi64>
+  return %v, %i, %dv, %di : tensor<5xi32>, tensor<5xi64>, tensor<5xi32>, tensor<5xi64>
+}
+
+// -----
+
+// Sorting a sorted constant gives it back with the identity permutation.
+// CHECK-LABEL: func @sort_sorted_constant
+func.func @sort_sorted_constant() -> (tensor<4xf32>, tensor<4xi64>) {
+  // CHECK: %[[X:.*]] = arith.constant dense<[-1.000000e+00, 0.000000e+00, 2.500000e+00, 7.000000e+00]>
+  // CHECK: %[[I:.*]] = arith.constant dense<[0, 1, 2, 3]> : tensor<4xi64>
+  // CHECK: return %[[X]], %[[I]]
+  %x = arith.constant dense<[-1.0, 0.0, 2.5, 7.0]> : tensor<4xf32>
+  %v, %i = sift.sort %x : tensor<4xf32> -> tensor<4xf32>, tensor<4xi64>
+  return %v, %i : tensor<4xf32>, tensor<4xi64>
+}
+
+// -----
+
+// NaN sorts above +inf; -0.0 and +0.0 are equal (stable).
+// CHECK-LABEL: func @argsort_constant_nan
+func.func @argsort_constant_nan() -> (tensor<5xi64>, tensor<2x3xi64>) {
+  %x = arith.constant dense<[0x7FC00000, 0x7F800000, 0.0, -0.0, -1.0]> : tensor<5xf32>
+  %y = arith.constant dense<[[5, 4, 6], [1, 9, 0]]> : tensor<2x3xi64>
+  // CHECK-DAG: arith.constant dense<[4, 2, 3, 1, 0]> : tensor<5xi64>
+  // CHECK-DAG: arith.constant dense<{{\[\[}}1, 0, 1], [0, 1, 0]]> : tensor<2x3xi64>
+  %0 = sift.argsort %x : tensor<5xf32> -> tensor<5xi64>
+  %1 = sift.argsort %y {dim = 0 : i64} : tensor<2x3xi64> -> tensor<2x3xi64>
+  return %0, %1 : tensor<5xi64>, tensor<2x3xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func @nonzero_constant
+func.func @nonzero_constant() -> (tensor<?xi64>, tensor<?x2xi64>) {
+  %m = arith.constant dense<[false, true, true, false]> : tensor<4xi1>
+  %x = arith.constant dense<[[0, 3], [5, 0]]> : tensor<2x2xi32>
+  // CHECK-DAG: %[[A:.*]] = arith.constant dense<[1, 2]> : tensor<2xi64>
+  // CHECK-DAG: %[[B:.*]] = arith.constant dense<{{\[\[}}0, 1], [1, 0]]> : tensor<2x2xi64>
+  // CHECK-DAG: %[[CA:.*]] = tensor.cast %[[A]] : tensor<2xi64> to tensor<?xi64>
+  // CHECK-DAG: %[[CB:.*]] = tensor.cast %[[B]] : tensor<2x2xi64> to tensor<?x2xi64>
+  // CHECK: return %[[CA]], %[[CB]]
+  %0 = sift.nonzero %m : tensor<4xi1> -> tensor<?xi64>
+  %1 = sift.nonzero %x : tensor<2x2xi32> -> tensor<?x2xi64>
+  return %0, %1 : tensor<?xi64>, tensor<?x2xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func @nonzero_none_selected
+func.func @nonzero_none_selected() -> tensor<?xi64> {
+  // CHECK: %[[E:.*]] = arith.constant dense<> : tensor<0xi64>
+  // CHECK: tensor.cast %[[E]] : tensor<0xi64> to tensor<?xi64>
+  %m = arith.constant dense<false> : tensor<4xi1>
+  %0 = sift.nonzero %m : tensor<4xi1> -> tensor<?xi64>
+  return %0 : tensor<?xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func @randperm_constant_n
+// CHECK-SAME: %[[SEED:.*]]: i64
+func.func @randperm_constant_n(%seed: i64) -> tensor<?xi64> {
+  // CHECK: %[[P:.*]] = sift.randperm %{{.*}}, %[[SEED]] : tensor<16xi64>
+  // CHECK: tensor.cast %[[P]] : tensor<16xi64> to tensor<?xi64>
+  %n = arith.constant 16 : index
+  %0 = sift.randperm %n, %seed : tensor<?xi64>
+  return %0 : tensor<?xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func @gather_iota
+// CHECK-SAME: %[[X:.*]]: tensor<4x3xf32>, %[[Y:.*]]: tensor<2x3xi64>
+func.func @gather_iota(%x: tensor<4x3xf32>, %y: tensor<2x3xi64>)
+    -> (tensor<4x3xf32>, tensor<2x3xi64>) {
+  %iota = arith.constant dense<[0, 1, 2, 3]> : tensor<4xi64>
+  %rows = arith.constant dense<[[0, 1, 2], [0, 1, 2]]> : tensor<2x3xi64>
+  // CHECK-NOT: sift.gather
+  // CHECK: return %[[X]], %[[Y]]
+  %0 = sift.gather %x[%iota] : tensor<4x3xf32>, tensor<4xi64> -> tensor<4x3xf32>
+  %1 = sift.gather %y[%rows] {batch_dims = 1 : i64}
+      : tensor<2x3xi64>, tensor<2x3xi64> -> tensor<2x3xi64>
+  return %0, %1 : tensor<4x3xf32>, tensor<2x3xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func @gather_not_iota
+func.func @gather_not_iota(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %idx = arith.constant dense<[0, 1, 3, 2]> : tensor<4xi64>
+  // CHECK: sift.gather
+  %0 = sift.gather %x[%idx] : tensor<4xf32>, tensor<4xi64> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

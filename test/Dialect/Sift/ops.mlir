@@ -1,0 +1,180 @@
+// Round-trip of every sift op, in the custom form and in the generic form.
+// RUN: tensor-opt %s | tensor-opt | FileCheck %s
+// RUN: tensor-opt %s --mlir-print-op-generic | tensor-opt | FileCheck %s
+
+// CHECK-LABEL: func @nonzero
+// CHECK-SAME: %[[M:.*]]: tensor<8xi1>, %[[X:.*]]: tensor<4x5xf32>
+func.func @nonzero(%m: tensor<8xi1>, %x: tensor<4x5xf32>)
+    -> (tensor<?xi64>, tensor<?x2xi64>) {
+  // CHECK: sift.nonzero %[[M]] : tensor<8xi1> -> tensor<?xi64>
+  %0 = sift.nonzero %m : tensor<8xi1> -> tensor<?xi64>
+  // CHECK: sift.nonzero %[[X]] : tensor<4x5xf32> -> tensor<?x2xi64>
+  %1 = sift.nonzero %x : tensor<4x5xf32> -> tensor<?x2xi64>
+  return %0, %1 : tensor<?xi64>, tensor<?x2xi64>
+}
+
+// CHECK-LABEL: func @nonzero_dynamic_input
+func.func @nonzero_dynamic_input(%m: tensor<?xi64>) -> tensor<?xi64> {
+  // CHECK: sift.nonzero %{{.*}} : tensor<?xi64> -> tensor<?xi64>
+  %0 = sift.nonzero %m : tensor<?xi64> -> tensor<?xi64>
+  return %0 : tensor<?xi64>
+}
+
+// CHECK-LABEL: func @unique
+// CHECK-SAME: %[[L:.*]]: tensor<100xi64>
+func.func @unique(%l: tensor<100xi64>, %x: tensor<4x4xf32>) {
+  // CHECK: sift.unique %[[L]] : tensor<100xi64> -> tensor<?xi64>
+  %0 = sift.unique %l : tensor<100xi64> -> tensor<?xi64>
+  // CHECK: sift.unique %[[L]] inverse counts : tensor<100xi64> -> tensor<?xi64>, tensor<100xi64>, tensor<?xi64>
+  %1:3 = sift.unique %l inverse counts
+      : tensor<100xi64> -> tensor<?xi64>, tensor<100xi64>, tensor<?xi64>
+  // CHECK: sift.unique %{{.*}} inverse : tensor<4x4xf32> -> tensor<?xf32>, tensor<4x4xi64>
+  %2:2 = sift.unique %x inverse : tensor<4x4xf32> -> tensor<?xf32>, tensor<4x4xi64>
+  // CHECK: sift.unique %[[L]] counts : tensor<100xi64> -> tensor<?xi64>, tensor<?xi64>
+  %3:2 = sift.unique %l counts : tensor<100xi64> -> tensor<?xi64>, tensor<?xi64>
+  return
+}
+
+// CHECK-LABEL: func @masked_select
+func.func @masked_select(%x: tensor<1000x4xf32>, %rows: tensor<1000xi1>,
+                         %all: tensor<1000x4xi1>)
+    -> (tensor<?x4xf32>, tensor<?xf32>) {
+  // CHECK: sift.masked_select %{{.*}}, %{{.*}} : tensor<1000x4xf32>, tensor<1000xi1> -> tensor<?x4xf32>
+  %0 = sift.masked_select %x, %rows
+      : tensor<1000x4xf32>, tensor<1000xi1> -> tensor<?x4xf32>
+  // CHECK: sift.masked_select %{{.*}}, %{{.*}} : tensor<1000x4xf32>, tensor<1000x4xi1> -> tensor<?xf32>
+  %1 = sift.masked_select %x, %all
+      : tensor<1000x4xf32>, tensor<1000x4xi1> -> tensor<?xf32>
+  return %0, %1 : tensor<?x4xf32>, tensor<?xf32>
+}
+
+// CHECK-LABEL: func @randperm
+// CHECK-SAME: %[[N:.*]]: index, %[[SEED:.*]]: i64, %[[OFF:.*]]: i64
+func.func @randperm(%n: index, %seed: i64, %off: i64)
+    -> (tensor<?xi64>, tensor<?xi64>, tensor<16xi64>) {
+  // CHECK: sift.randperm %[[N]], %[[SEED]] : tensor<?xi64>
+  %0 = sift.randperm %n, %seed : tensor<?xi64>
+  // CHECK: sift.randperm %[[N]], %[[SEED]] offset %[[OFF]] : tensor<?xi64>
+  %1 = sift.randperm %n, %seed offset %off : tensor<?xi64>
+  %c16 = arith.constant 16 : index
+  // CHECK: sift.randperm %{{.*}}, %[[SEED]] : tensor<16xi64>
+  %2 = sift.randperm %c16, %seed : tensor<16xi64>
+  return %0, %1, %2 : tensor<?xi64>, tensor<?xi64>, tensor<16xi64>
+}
+
+// CHECK-LABEL: func @count
+func.func @count(%m: tensor<1000xi1>, %b: tensor<32x1000xf32>)
+    -> (tensor<i64>, tensor<32xi64>) {
+  // CHECK: sift.count %{{.*}} : tensor<1000xi1> -> tensor<i64>
+  %0 = sift.count %m : tensor<1000xi1> -> tensor<i64>
+  // CHECK: sift.count %{{.*}} : tensor<32x1000xf32> -> tensor<32xi64>
+  %1 = sift.count %b : tensor<32x1000xf32> -> tensor<32xi64>
+  return %0, %1 : tensor<i64>, tensor<32xi64>
+}
+
+// CHECK-LABEL: func @compact
+func.func @compact(%m: tensor<1000xi1>, %b: tensor<8x100xi1>) {
+  // CHECK: sift.compact %{{.*}} : tensor<1000xi1> -> tensor<1000xi64>, tensor<i64>
+  %0:2 = sift.compact %m : tensor<1000xi1> -> tensor<1000xi64>, tensor<i64>
+  // CHECK: sift.compact %{{.*}} {fill = 0 : i64} : tensor<8x100xi1> -> tensor<8x16xi64>, tensor<8xi64>
+  %1:2 = sift.compact %b {fill = 0 : i64}
+      : tensor<8x100xi1> -> tensor<8x16xi64>, tensor<8xi64>
+  return
+}
+
+// CHECK-LABEL: func @cumsum
+func.func @cumsum(%m: tensor<1000xi1>, %x: tensor<4x8xf32>) {
+  // CHECK: sift.cumsum %{{.*}} exclusive : tensor<1000xi1> -> tensor<1000xi64>
+  %0 = sift.cumsum %m exclusive : tensor<1000xi1> -> tensor<1000xi64>
+  // CHECK: sift.cumsum %{{.*}} {dim = 0 : i64} : tensor<4x8xf32> -> tensor<4x8xf32>
+  %1 = sift.cumsum %x {dim = 0 : i64} : tensor<4x8xf32> -> tensor<4x8xf32>
+  // CHECK: sift.cumsum %{{.*}} : tensor<4x8xf32> -> tensor<4x8xf32>
+  %2 = sift.cumsum %x : tensor<4x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// CHECK-LABEL: func @sort
+func.func @sort(%x: tensor<1000xf32>, %y: tensor<4x8xi32>) {
+  // CHECK: sift.sort %{{.*}} descending : tensor<1000xf32> -> tensor<1000xf32>, tensor<1000xi64>
+  %0:2 = sift.sort %x descending
+      : tensor<1000xf32> -> tensor<1000xf32>, tensor<1000xi64>
+  // CHECK: sift.sort %{{.*}} {dim = 0 : i64} : tensor<4x8xi32> -> tensor<4x8xi32>, tensor<4x8xi64>
+  %1:2 = sift.sort %y {dim = 0 : i64}
+      : tensor<4x8xi32> -> tensor<4x8xi32>, tensor<4x8xi64>
+  // CHECK: sift.argsort %{{.*}} : tensor<4x8xi32> -> tensor<4x8xi64>
+  %2 = sift.argsort %y : tensor<4x8xi32> -> tensor<4x8xi64>
+  // CHECK: sift.argsort %{{.*}} descending {dim = -2 : i64} : tensor<4x8xi32> -> tensor<4x8xi64>
+  %3 = sift.argsort %y descending {dim = -2 : i64}
+      : tensor<4x8xi32> -> tensor<4x8xi64>
+  return
+}
+
+// CHECK-LABEL: func @topk
+func.func @topk(%x: tensor<1000xf32>, %y: tensor<8x64xf32>, %d: tensor<?xf32>) {
+  // CHECK: sift.topk %{{.*}} k(100) : tensor<1000xf32> -> tensor<100xf32>, tensor<100xi64>
+  %0:2 = sift.topk %x k(100)
+      : tensor<1000xf32> -> tensor<100xf32>, tensor<100xi64>
+  // CHECK: sift.topk %{{.*}} k(5) smallest unsorted {dim = 1 : i64} : tensor<8x64xf32> -> tensor<8x5xf32>, tensor<8x5xi64>
+  %1:2 = sift.topk %y k(5) smallest unsorted {dim = 1 : i64}
+      : tensor<8x64xf32> -> tensor<8x5xf32>, tensor<8x5xi64>
+  // CHECK: sift.topk %{{.*}} k(0) : tensor<?xf32> -> tensor<0xf32>, tensor<0xi64>
+  %2:2 = sift.topk %d k(0) : tensor<?xf32> -> tensor<0xf32>, tensor<0xi64>
+  return
+}
+
+// CHECK-LABEL: func @gather
+func.func @gather(%feats: tensor<10000x16xf32>, %idx: tensor<1000xi64>,
+                  %labels: tensor<32x10000xi64>, %bidx: tensor<32x1000xi64>) {
+  // CHECK: sift.gather %{{.*}}[%{{.*}}] : tensor<10000x16xf32>, tensor<1000xi64> -> tensor<1000x16xf32>
+  %0 = sift.gather %feats[%idx]
+      : tensor<10000x16xf32>, tensor<1000xi64> -> tensor<1000x16xf32>
+  // CHECK: sift.gather %{{.*}}[%{{.*}}] {batch_dims = 1 : i64, fill = -1 : i64} : tensor<32x10000xi64>, tensor<32x1000xi64> -> tensor<32x1000xi64>
+  %1 = sift.gather %labels[%bidx] {batch_dims = 1 : i64, fill = -1 : i64}
+      : tensor<32x10000xi64>, tensor<32x1000xi64> -> tensor<32x1000xi64>
+  return
+}
+
+// CHECK-LABEL: func @random
+// CHECK-SAME: %[[SEED:.*]]: i64, %[[OFF:.*]]: i64
+func.func @random(%seed: i64, %off: i64) {
+  // CHECK: sift.random_uniform %[[SEED]] : tensor<32x10000xf32>
+  %0 = sift.random_uniform %seed : tensor<32x10000xf32>
+  // CHECK: sift.random_uniform %[[SEED]] offset %[[OFF]] : tensor<16xf64>
+  %1 = sift.random_uniform %seed offset %off : tensor<16xf64>
+  // CHECK: sift.random_bits %[[SEED]] : tensor<1024xi32>
+  %2 = sift.random_bits %seed : tensor<1024xi32>
+  // CHECK: sift.random_bits %[[SEED]] offset %[[OFF]] : tensor<8xi64>
+  %3 = sift.random_bits %seed offset %off : tensor<8xi64>
+  return
+}
+
+// CHECK-LABEL: func @sample_balanced
+func.func @sample_balanced(%labels: tensor<8x20000xi64>, %l1: tensor<100xi64>,
+                           %seed: i64, %off: i64) {
+  // CHECK: sift.sample_balanced %{{.*}}, %{{.*}} {num_samples = 512 : i64, positive_fraction = 2.500000e-01 : f64} : tensor<8x20000xi64> -> tensor<8x512xi64>, tensor<8xi64>
+  %0:2 = sift.sample_balanced %labels, %seed
+      {num_samples = 512 : i64, positive_fraction = 2.500000e-01 : f64}
+      : tensor<8x20000xi64> -> tensor<8x512xi64>, tensor<8xi64>
+  // CHECK: sift.sample_balanced %{{.*}}, %{{.*}} offset %{{.*}} {ignore_label = -2 : i64, negative_label = 3 : i64, num_samples = 10 : i64} : tensor<100xi64> -> tensor<10xi64>, tensor<i64>
+  %1:2 = sift.sample_balanced %l1, %seed offset %off
+      {num_samples = 10 : i64, ignore_label = -2 : i64, negative_label = 3 : i64}
+      : tensor<100xi64> -> tensor<10xi64>, tensor<i64>
+  return
+}
+
+// CHECK-LABEL: func @cross_entropy
+func.func @cross_entropy(%logits: tensor<32x10xf32>, %t: tensor<32xi64>,
+                         %w: tensor<10xf32>, %seg: tensor<2x8x8x5xf16>,
+                         %segt: tensor<2x8x8xi64>) {
+  // CHECK: sift.cross_entropy %{{.*}}, %{{.*}} reduction = mean : tensor<32x10xf32>, tensor<32xi64> -> tensor<f32>
+  %0 = sift.cross_entropy %logits, %t reduction = mean
+      : tensor<32x10xf32>, tensor<32xi64> -> tensor<f32>
+  // CHECK: sift.cross_entropy %{{.*}}, %{{.*}} weight(%{{.*}} : tensor<10xf32>) reduction = none {label_smoothing = 1.000000e-01 : f64} : tensor<32x10xf32>, tensor<32xi64> -> tensor<32xf32>
+  %1 = sift.cross_entropy %logits, %t weight(%w : tensor<10xf32>)
+      reduction = none {label_smoothing = 1.000000e-01 : f64}
+      : tensor<32x10xf32>, tensor<32xi64> -> tensor<32xf32>
+  // CHECK: sift.cross_entropy %{{.*}}, %{{.*}} reduction = sum {ignore_index = 255 : i64} : tensor<2x8x8x5xf16>, tensor<2x8x8xi64> -> tensor<f16>
+  %2 = sift.cross_entropy %seg, %segt reduction = sum {ignore_index = 255 : i64}
+      : tensor<2x8x8x5xf16>, tensor<2x8x8xi64> -> tensor<f16>
+  return
+}
