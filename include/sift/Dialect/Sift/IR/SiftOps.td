@@ -135,9 +135,10 @@ def Sift_RandpermOp : Sift_Op<"randperm", [Pure]> {
   let description = [{
     A random permutation of the integers `0 .. n-1`, as `torch.randperm(n)`.
     The stream is counter-based and reproducible: the permutation is the
-    stable `argsort` of `sift.random_bits` (32-bit words) drawn with the same
-    `seed` and `offset` for `n` elements, so the same seed gives the same
-    permutation on every target. `n` is an `index`; when it is not a constant
+    stable ascending argsort of the first `n` words of the `sift.random_bits`
+    stream of the same `seed` and `offset`, the words compared as unsigned
+    32-bit integers, so the same seed gives the same permutation on every
+    target. `n` is an `index`; when it is not a constant
     the result is `tensor<?xi64>`. When `n` is a constant the result may be
     static and must then have `n` elements. `offset` defaults to zero.
 
@@ -374,10 +375,11 @@ def Sift_RandomUniformOp : Sift_Op<"random_uniform", [Pure]> {
   let description = [{
     Fills a static tensor with uniform floats in `[0, 1)` from the
     Philox4x32-10 stream of `sift.random_bits`: element `i` (row-major) takes
-    the 32-bit word `i` of the stream and keeps its top 24 bits (`f32`,
-    `f16`, `bf16`: `(w >> 8) * 2^-24`, rounded down to the type) or, for
-    `f64`, the words `2i` and `2i+1` give 53 bits. The same `seed` and
-    `offset` give bit-identical tensors on every target.
+    the 32-bit word `w = word[i]` of the stream and keeps its top 24 bits:
+    `(w >> 8) * 2^-24` for `f32`, rounded toward zero for `f16` and `bf16`.
+    For `f64` it takes `lo = word[2i]` and `hi = word[2i+1]` and returns
+    `((hi >> 11) * 2^32 + lo) * 2^-53` (53 bits). 1.0 is never produced. The
+    same `seed` and `offset` give bit-identical tensors on every target.
 
     Example:
 
@@ -444,10 +446,10 @@ def Sift_SampleBalancedOp : Sift_Op<"sample_balanced", [Pure,
     first then the `num_neg` negatives, each group in random order, the
     remaining lanes -1, and `count = num_pos + num_neg` of shape `[B...]`.
 
-    The choice is reproducible: every item draws a 32-bit key from
-    `sift.random_bits` (the row's items in order, row `r` of a batch using
-    stream `offset + r`); each group takes its items with the smallest keys,
-    ties by the lower index, in increasing key order.
+    The choice is reproducible: item `j` of a row is keyed by word `j` of the
+    `sift.random_bits` stream (row `r` of a batch uses stream `offset + r`),
+    keys compared as unsigned 32-bit integers; each group takes its items
+    with the smallest keys, ties by the lower index, in increasing key order.
 
     Example:
 
@@ -476,9 +478,11 @@ def Sift_CrossEntropyOp : Sift_Op<"cross_entropy", [Pure, InferTypeOpAdaptor]> {
   let description = [{
     `torch.nn.functional.cross_entropy` with the class dimension last:
     `logits` is `[N..., C]`, `targets` is `[N...]` of class indices. With
-    `label_smoothing = s` the target distribution is `(1-s)` on the class
-    plus `s/C` everywhere; optional class `weight` (`[C]`) scales each
-    element by the weight of its target class. Targets equal to
+    `lse = log(sum_c exp(x_c))`, `label_smoothing = s` and optional class
+    weights `w` (`[C]`, all ones when absent), an element with target `t`
+    has the loss
+    `(1-s) * w[t] * (lse - x_t) + (s/C) * sum_c w[c] * (lse - x_c)`,
+    exactly PyTorch's. Targets equal to
     `ignore_index` (default -100) contribute zero and are left out of the
     mean. `reduction` is `none` (a loss per element, shape `[N...]`),
     `sum`, or `mean`: the sum divided by the sum of the weights of the
