@@ -1,0 +1,1 @@
+"""Independent reference implementations of sift op semantics, for tests."""
