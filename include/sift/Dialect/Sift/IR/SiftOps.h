@@ -13,6 +13,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "sift/Dialect/Sift/IR/SiftDialect.h"
 
 #include "sift/Dialect/Sift/IR/SiftEnums.h.inc"

@@ -13,6 +13,11 @@ include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ValueBoundsOpInterface.td"
+
+// Ops whose result dimensions are bounded by (or equal to) their operands'.
+def Sift_ShapeBounds : DeclareOpInterfaceMethods<ValueBoundsOpInterface,
+    ["populateBoundsForShapedValueDim"]>;
 
 class Sift_Op<string mnemonic, list<Trait> traits = []>
     : Op<Sift_Dialect, mnemonic, traits>;
@@ -43,7 +48,8 @@ class Sift_AxisOp<string mnemonic, list<Trait> traits = []>
 // Data-dependent ops: their result shapes depend on the values of operands.
 //===----------------------------------------------------------------------===//
 
-def Sift_NonzeroOp : Sift_Op<"nonzero", [Pure, InferTypeOpAdaptor]> {
+def Sift_NonzeroOp : Sift_Op<"nonzero",
+    [Sift_ShapeBounds, Pure, InferTypeOpAdaptor]> {
   let summary = "indices of the non-zero elements (data-dependent size)";
   let description = [{
     Returns the indices of the elements of `input` that are not zero (`true`
@@ -71,7 +77,8 @@ def Sift_NonzeroOp : Sift_Op<"nonzero", [Pure, InferTypeOpAdaptor]> {
   let hasCanonicalizer = 1;
 }
 
-def Sift_UniqueOp : Sift_Op<"unique", [Pure, AttrSizedResultSegments,
+def Sift_UniqueOp : Sift_Op<"unique",
+    [Sift_ShapeBounds, Pure, AttrSizedResultSegments,
     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
   let summary = "sorted unique values, with optional inverse and counts";
   let description = [{
@@ -103,7 +110,8 @@ def Sift_UniqueOp : Sift_Op<"unique", [Pure, AttrSizedResultSegments,
   let hasVerifier = 1;
 }
 
-def Sift_MaskedSelectOp : Sift_Op<"masked_select", [Pure, InferTypeOpAdaptor]> {
+def Sift_MaskedSelectOp : Sift_Op<"masked_select",
+    [Sift_ShapeBounds, Pure, InferTypeOpAdaptor]> {
   let summary = "elements (or rows) where a mask is true (data-dependent size)";
   let description = [{
     Boolean-mask indexing, `input[mask]` in PyTorch and NumPy. The mask's
@@ -130,7 +138,7 @@ def Sift_MaskedSelectOp : Sift_Op<"masked_select", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
-def Sift_RandpermOp : Sift_Op<"randperm", [Pure]> {
+def Sift_RandpermOp : Sift_Op<"randperm", [Sift_ShapeBounds, Pure]> {
   let summary = "random permutation of 0..n-1 (n may be dynamic)";
   let description = [{
     A random permutation of the integers `0 .. n-1`, as `torch.randperm(n)`.
@@ -216,7 +224,7 @@ def Sift_CompactOp : Sift_Op<"compact", [Pure,
   let hasFolder = 1;
 }
 
-def Sift_CumsumOp : Sift_AxisOp<"cumsum", [Pure]> {
+def Sift_CumsumOp : Sift_AxisOp<"cumsum", [Sift_ShapeBounds, Pure]> {
   let summary = "inclusive or exclusive prefix sum along an axis";
   let description = [{
     `torch.cumsum(x, dim)`: element `i` along `dim` is the sum of elements
@@ -245,7 +253,8 @@ def Sift_CumsumOp : Sift_AxisOp<"cumsum", [Pure]> {
   let hasFolder = 1;
 }
 
-def Sift_SortOp : Sift_AxisOp<"sort", [Pure, InferTypeOpAdaptor,
+def Sift_SortOp : Sift_AxisOp<"sort",
+    [Sift_ShapeBounds, Pure, InferTypeOpAdaptor,
     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
   let summary = "stable sort along an axis: values and their indices";
   let description = [{
@@ -273,7 +282,8 @@ def Sift_SortOp : Sift_AxisOp<"sort", [Pure, InferTypeOpAdaptor,
   let hasFolder = 1;
 }
 
-def Sift_ArgsortOp : Sift_AxisOp<"argsort", [Pure, InferTypeOpAdaptor]> {
+def Sift_ArgsortOp : Sift_AxisOp<"argsort",
+    [Sift_ShapeBounds, Pure, InferTypeOpAdaptor]> {
   let summary = "stable argsort along an axis";
   let description = [{
     `torch.argsort(x, dim, descending, stable=True)`: the indices that sort
@@ -297,7 +307,8 @@ def Sift_ArgsortOp : Sift_AxisOp<"argsort", [Pure, InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
-def Sift_TopkOp : Sift_AxisOp<"topk", [Pure, InferTypeOpAdaptor,
+def Sift_TopkOp : Sift_AxisOp<"topk",
+    [Sift_ShapeBounds, Pure, InferTypeOpAdaptor,
     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
   let summary = "k largest (or smallest) elements along an axis";
   let description = [{
@@ -330,7 +341,8 @@ def Sift_TopkOp : Sift_AxisOp<"topk", [Pure, InferTypeOpAdaptor,
   }];
 }
 
-def Sift_GatherOp : Sift_Op<"gather", [Pure, InferTypeOpAdaptor]> {
+def Sift_GatherOp : Sift_Op<"gather",
+    [Sift_ShapeBounds, Pure, InferTypeOpAdaptor]> {
   let summary = "batched take along an axis, with a fill for invalid lanes";
   let description = [{
     Gathers slices of `source` along axis `batch_dims` (as `tf.gather` with

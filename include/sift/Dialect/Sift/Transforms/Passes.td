@@ -30,4 +30,19 @@ def SiftVerifyStatic : Pass<"sift-verify-static", "ModuleOp"> {
   let dependentDialects = [];
 }
 
+def SiftReportBounds : Pass<"sift-report-bounds", "ModuleOp"> {
+  let summary = "Report the static upper bound of every dynamic dimension";
+  let description = [{
+    For every op result of a ranked tensor type, and every dynamic dimension
+    of it, derives a constant upper bound from the program with MLIR's
+    `ValueBoundsConstraintSet` (the sift ops implement
+    `ValueBoundsOpInterface`: a selection has at most as many rows as it has
+    candidates, a permutation of `n` has `n` elements, gathers and sorts keep
+    their operands' sizes) and reports it as a remark at the op:
+    `result #0 dim 0 <= 1000`. A dimension with no derivable bound gets a
+    warning. These are the bounds `--sift-staticize` pads to. The pass
+    changes nothing.
+  }];
+}
+
 #endif // SIFT_DIALECT_SIFT_TRANSFORMS_PASSES_TD
