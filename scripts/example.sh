@@ -7,10 +7,12 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${SIFT_BUILD_DIR:-$root/build}"
 
-"$root/scripts/build.sh" > "$build.log" 2>&1 || {
-  cat "$build.log"
+log="$(mktemp)"
+"$root/scripts/build.sh" > "$log" 2>&1 || {
+  cat "$log"
   exit 1
 }
+rm -f "$log"
 opt="$build/bin/tensor-opt"
 example="$root/examples/sampler.mlir"
 
@@ -20,6 +22,10 @@ echo "=== examples/sampler.mlir as written (parsed and verified) ==="
 echo
 echo "=== after --canonicalize --cse ==="
 "$opt" "$example" --canonicalize --cse
+
+echo
+echo "=== --sift-report-bounds: static upper bounds derived so far ==="
+"$opt" "$example" --sift-report-bounds -o /dev/null 2>&1 | grep -E "remark|warning" | sed "s|$root/||"
 
 echo
 echo "=== --sift-verify-static: what still has a data-dependent shape ==="
