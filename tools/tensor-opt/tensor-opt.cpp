@@ -15,6 +15,7 @@
 
 #include "sift/Dialect/Sift/IR/SiftDialect.h"
 #include "sift/Dialect/Sift/Transforms/Passes.h"
+#include "sift/Pipelines/Pipelines.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
@@ -24,6 +25,7 @@ int main(int argc, char **argv) {
 
   registry.insert<mlir::sift::SiftDialect>();
   mlir::sift::registerSiftPasses();
+  mlir::sift::registerSiftPipelines();
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv,

@@ -1,0 +1,52 @@
+//===- Pipelines.cpp - End-to-end sift pipelines ----------------*- C++ -*-===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sift/Pipelines/Pipelines.h"
+
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::sift;
+
+/// Appends a textual pipeline fragment; the fragments below are fixed, so a
+/// parse failure is a bug in this file.
+static void addPasses(OpPassManager &pm, StringRef pipeline) {
+  std::string error;
+  llvm::raw_string_ostream os(error);
+  if (failed(parsePassPipeline(pipeline, pm, os)))
+    llvm::report_fatal_error(llvm::Twine("sift: bad built-in pipeline '") +
+                             pipeline + "': " + error);
+}
+
+void mlir::sift::buildCpuPipeline(OpPassManager &pm,
+                                  const CpuPipelineOptions &options) {
+  // Fold what is constant before anything grows.
+  addPasses(pm, "canonicalize,cse");
+  // Tensors to buffers in one analysis over the whole module, function
+  // boundaries included, so no copies are made at calls; identity layouts at
+  // the boundary keep the C interface simple (dense row-major memrefs).
+  addPasses(pm, "one-shot-bufferize{bufferize-function-boundaries "
+                "function-boundary-type-conversion=identity-layout-map}");
+  // Frees every temporary and makes returned memrefs caller-owned.
+  addPasses(pm, "buffer-deallocation-pipeline");
+  // Structured ops to loops, loops to branches.
+  addPasses(pm, "convert-linalg-to-loops,lower-affine,convert-scf-to-cf");
+  // Memref descriptors, then every dialect to LLVM.
+  addPasses(pm, "expand-strided-metadata,finalize-memref-to-llvm,"
+                "convert-math-to-llvm,convert-math-to-libm,"
+                "convert-arith-to-llvm,convert-index-to-llvm");
+  addPasses(pm, "func.func(llvm-request-c-wrappers),convert-func-to-llvm,"
+                "convert-cf-to-llvm,reconcile-unrealized-casts");
+}
+
+void mlir::sift::registerSiftPipelines() {
+  PassPipelineRegistration<CpuPipelineOptions>(
+      "sift-cpu-pipeline",
+      "Lower sift and upstream tensor ops to the LLVM dialect for the CPU",
+      buildCpuPipeline);
+}
