@@ -1,8 +1,10 @@
-// examples/sampler.mlir parses and verifies, keeps its dynamic structure, and
-// --sift-verify-static reports every data-dependent op in it (until
-// --sift-staticize exists to rewrite them).
+// examples/sampler.mlir parses and verifies with its dynamic structure;
+// --sift-verify-static reports what is data-dependent in it; after
+// --sift-staticize it is fully static (no dynamic dimension anywhere) and
+// --sift-verify-static passes.
 // RUN: tensor-opt %sift_src_root/examples/sampler.mlir | FileCheck %s
 // RUN: not tensor-opt %sift_src_root/examples/sampler.mlir --sift-verify-static 2>&1 | FileCheck %s --check-prefix=DYN
+// RUN: tensor-opt %sift_src_root/examples/sampler.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=STATIC --implicit-check-not='tensor<?' --implicit-check-not=sift.nonzero --implicit-check-not=sift.randperm
 
 // CHECK-LABEL: func.func @sampler
 // CHECK-SAME: tensor<10000x16xf32>, %{{.*}}: tensor<10000xi64>, %{{.*}}: i64) -> (tensor<?x16xf32>, tensor<?xi64>)
@@ -19,3 +21,19 @@
 // DYN-DAG: error: data-dependent result shape remains: 'sift.nonzero'
 // DYN-DAG: error: data-dependent result shape remains: 'sift.randperm'
 // DYN-DAG: error: result #0 has a dynamic shape 'tensor<?xi64>'
+
+// The ABI of the static sampler: each bounded result padded, then its count.
+// The two label groups are padded to K = 1000 rows each (min(len, K/2) and
+// K - min(len, K/2) are both at most K), their concatenation to 2000.
+// STATIC-LABEL: func.func @sampler
+// STATIC-SAME: -> (tensor<2000x16xf32>, tensor<i64>, tensor<2000xi64>, tensor<i64>)
+// STATIC-COUNT-2: sift.compact %{{.*}} : tensor<10000xi1> -> tensor<10000xi64>, tensor<i64>
+// STATIC: sift.random_bits %{{.*}} : tensor<10000xi32>
+// STATIC: sift.argsort %{{.*}} : tensor<10000xi64> -> tensor<10000xi64>
+// STATIC: sift.gather %{{.*}} : tensor<10000xi64>, tensor<1000xi64> -> tensor<1000xi64>
+// STATIC: sift.random_bits %{{.*}} offset %{{.*}} : tensor<10000xi32>
+// STATIC: tensor.concat dim(0) %{{.*}}, %{{.*}} : (tensor<1000xi64>, tensor<1000xi64>) -> tensor<2000xi64>
+// STATIC: sift.random_bits %{{.*}} offset %{{.*}} : tensor<2000xi32>
+// STATIC: sift.argsort %{{.*}} : tensor<2000xi64> -> tensor<2000xi64>
+// STATIC: sift.gather %{{.*}} : tensor<10000x16xf32>, tensor<2000xi64> -> tensor<2000x16xf32>
+// STATIC: return

@@ -9,6 +9,40 @@
 
 include "mlir/Pass/PassBase.td"
 
+def SiftStaticize : Pass<"sift-staticize", "ModuleOp"> {
+  let summary = "Rewrite data-dependent shapes into static padded tensors "
+                "plus counts";
+  let description = [{
+    For every tensor whose leading dimension depends on data, derives a
+    static upper bound from the program (ValueBoundsOpInterface of the sift
+    and upstream ops, then interval evaluation of the size arithmetic), and
+    rewrites the tensor into a static tensor padded to that bound plus a
+    validity count, and every consumer so that the first `count` rows of
+    each result are exactly what the dynamic program computes:
+    `sift.nonzero` and `sift.masked_select` become `sift.compact` (+ gather),
+    `sift.randperm` of a dynamic `n` an argsort of Philox keys with the
+    invalid lanes last, slices and concatenations gathers, `tensor.dim` the
+    count. A bounded function result becomes its padded tensor followed by
+    its count as a `tensor<i64>`. See docs/Staticize.md for the rules, the
+    ABI and what is not supported yet. A size with no derivable bound is an
+    error at the op, saying how to supply one.
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark with the bound of every rewritten value">
+  ];
+  let statistics = [
+    Statistic<"numRewritten", "rewritten-values",
+              "Data-dependent values rewritten into padded form">,
+    Statistic<"numSyncsRemoved", "syncs-removed",
+              "Host-synchronizing ops (nonzero, masked_select, randperm of a "
+              "dynamic n) removed">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def SiftVerifyStatic : Pass<"sift-verify-static", "ModuleOp"> {
   let summary = "Fail on any data-dependent dynamic shape or host sync left";
   let description = [{

@@ -1,0 +1,26 @@
+// Real patterns from detection, segmentation and recommendation code
+// (examples/patterns/) become fully static under --sift-staticize.
+// RUN: tensor-opt %sift_src_root/examples/patterns/rpn_positive_l1.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=RPN --implicit-check-not='tensor<?'
+// RUN: tensor-opt %sift_src_root/examples/patterns/ssd_hard_negatives.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=SSD --implicit-check-not='tensor<?'
+// RUN: tensor-opt %sift_src_root/examples/patterns/seg_valid_pixels_loss.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=SEG --implicit-check-not='tensor<?'
+// RUN: tensor-opt %sift_src_root/examples/patterns/recsys_dedupe.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=REC --implicit-check-not='tensor<?'
+// RUN: tensor-opt %sift_src_root/examples/patterns/det_postprocess_topn.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=DET --implicit-check-not='tensor<?'
+
+// RPN: func.func @positive_l1({{.*}}) -> tensor<f32>
+// RPN: sift.compact %{{.*}} : tensor<512xi1> -> tensor<512xi64>, tensor<i64>
+// RPN: linalg.reduce ins(%{{.*}} : tensor<512x4xf32>)
+
+// SSD: func.func @hard_negatives({{.*}}) -> tensor<f32>
+// SSD: sift.sort %{{.*}} descending : tensor<1000xf32>
+// k = min(3 * len(pos), len(neg)) <= len(neg) <= 1000:
+// SSD: sift.gather %{{.*}} : tensor<1000xf32>, tensor<1000xi64> -> tensor<1000xf32>
+// SSD: linalg.reduce ins(%{{.*}} : tensor<1000xf32>)
+
+// SEG: func.func @valid_pixels_loss({{.*}}) -> tensor<f32>
+// SEG: sift.cross_entropy %{{.*}}, %{{.*}} reduction = mean : tensor<4096x21xf32>, tensor<4096xi64> -> tensor<f32>
+
+// REC: func.func @dedupe({{.*}}) -> (tensor<256x8xf32>, tensor<i64>, tensor<256xi64>, tensor<i64>, tensor<256xi64>)
+// REC: sift.sort %{{.*}} : tensor<256xi64>
+
+// DET: func.func @postprocess({{.*}}) -> (tensor<100x4xf32>, tensor<i64>, tensor<100xf32>, tensor<i64>)
+// DET: sift.argsort %{{.*}} descending : tensor<2000xf32> -> tensor<2000xi64>

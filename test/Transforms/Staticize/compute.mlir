@@ -1,0 +1,86 @@
+// Elementwise ops on bounded tensors run on the padded form; reductions
+// over bounded rows see the combiner's identity in the padding rows; sorts
+// key the padding rows so that they come last; losses ignore them.
+// RUN: tensor-opt %s --sift-staticize --sift-verify-static | FileCheck %s
+
+// CHECK-LABEL: func @elementwise
+// CHECK-SAME: -> (tensor<32x4xf32>, tensor<i64>)
+func.func @elementwise(%m: tensor<32xi1>, %x: tensor<32x4xf32>) -> tensor<?x4xf32> {
+  %rows = sift.masked_select %x, %m : tensor<32x4xf32>, tensor<32xi1> -> tensor<?x4xf32>
+  // CHECK: %[[E:.*]] = math.exp %{{.*}} : tensor<32x4xf32>
+  // CHECK: %[[A:.*]] = arith.addf %[[E]], %{{.*}} : tensor<32x4xf32>
+  %e = math.exp %rows : tensor<?x4xf32>
+  %a = arith.addf %e, %rows : tensor<?x4xf32>
+  return %a : tensor<?x4xf32>
+}
+
+// CHECK-LABEL: func @sum_and_max
+func.func @sum_and_max(%m: tensor<32xi1>, %x: tensor<32xf32>) -> (tensor<f32>, tensor<f32>) {
+  %v = sift.masked_select %x, %m : tensor<32xf32>, tensor<32xi1> -> tensor<?xf32>
+  %zero = arith.constant 0.0 : f32
+  %init = tensor.empty() : tensor<f32>
+  %acc = linalg.fill ins(%zero : f32) outs(%init : tensor<f32>) -> tensor<f32>
+  // CHECK: %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : tensor<32xf32>
+  // CHECK: %[[VALID:.*]] = linalg.generic
+  // CHECK: linalg.index 0
+  // CHECK: arith.cmpi slt
+  // CHECK: %[[S_IN:.*]] = arith.select %[[VALID]], %{{.*}}, %[[ZEROS]]
+  // CHECK: linalg.reduce ins(%[[S_IN]] : tensor<32xf32>)
+  // CHECK: arith.addf
+  %sum = linalg.reduce ins(%v : tensor<?xf32>) outs(%acc : tensor<f32>) dimensions = [0]
+    (%a: f32, %b: f32) {
+      %s = arith.addf %a, %b : f32
+      linalg.yield %s : f32
+    }
+  %ninf = arith.constant 0xFF800000 : f32
+  %acc2 = linalg.fill ins(%ninf : f32) outs(%init : tensor<f32>) -> tensor<f32>
+  // CHECK: %[[NINF:.*]] = arith.constant dense<0xFF800000> : tensor<32xf32>
+  // CHECK: %[[M_IN:.*]] = arith.select %{{.*}}, %{{.*}}, %[[NINF]]
+  // CHECK: linalg.reduce ins(%[[M_IN]] : tensor<32xf32>)
+  // CHECK: arith.maximumf
+  %max = linalg.reduce ins(%v : tensor<?xf32>) outs(%acc2 : tensor<f32>) dimensions = [0]
+    (%a: f32, %b: f32) {
+      %s = arith.maximumf %a, %b : f32
+      linalg.yield %s : f32
+    }
+  return %sum, %max : tensor<f32>, tensor<f32>
+}
+
+// Descending sort: padding rows get -inf (and stay behind a real -inf,
+// the sort being stable); ascending argsort of integers: the largest value.
+// CHECK-LABEL: func @sorts
+func.func @sorts(%m: tensor<16xi1>, %x: tensor<16xf32>, %l: tensor<16xi64>)
+    -> (tensor<?xf32>, tensor<?xi64>, tensor<3xf32>, tensor<?xi64>) {
+  %v = sift.masked_select %x, %m : tensor<16xf32>, tensor<16xi1> -> tensor<?xf32>
+  %w = sift.masked_select %l, %m : tensor<16xi64>, tensor<16xi1> -> tensor<?xi64>
+  // CHECK: %[[NINF:.*]] = arith.constant dense<0xFF800000> : tensor<16xf32>
+  // CHECK: %[[K1:.*]] = arith.select %{{.*}}, %{{.*}}, %[[NINF]]
+  // CHECK: sift.sort %[[K1]] descending : tensor<16xf32> -> tensor<16xf32>, tensor<16xi64>
+  %s:2 = sift.sort %v descending : tensor<?xf32> -> tensor<?xf32>, tensor<?xi64>
+  // CHECK: %[[IMAX:.*]] = arith.constant dense<9223372036854775807> : tensor<16xi64>
+  // CHECK: %[[K2:.*]] = arith.select %{{.*}}, %{{.*}}, %[[IMAX]]
+  // CHECK: sift.argsort %[[K2]] : tensor<16xi64> -> tensor<16xi64>
+  %o = sift.argsort %w : tensor<?xi64> -> tensor<?xi64>
+  // topk largest: padding is the smallest value.
+  // CHECK: %[[K3:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<16xi1>, tensor<16xf32>
+  // CHECK: sift.topk %[[K3]] k(3) : tensor<16xf32> -> tensor<3xf32>, tensor<3xi64>
+  %t:2 = sift.topk %v k(3) : tensor<?xf32> -> tensor<3xf32>, tensor<3xi64>
+  // A scan needs no reset: the valid prefix does not see the padding.
+  // CHECK: sift.cumsum %{{.*}} : tensor<16xi64> -> tensor<16xi64>
+  %c = sift.cumsum %w : tensor<?xi64> -> tensor<?xi64>
+  return %s#0, %o, %t#0, %c : tensor<?xf32>, tensor<?xi64>, tensor<3xf32>, tensor<?xi64>
+}
+
+// Cross-entropy over selected rows: padding rows become ignore_index, which
+// PyTorch's semantics leave out of the sum and of the mean.
+// CHECK-LABEL: func @loss_on_selected
+// CHECK-SAME: -> tensor<f32>
+func.func @loss_on_selected(%logits: tensor<64x10xf32>, %t: tensor<64xi64>, %m: tensor<64xi1>) -> tensor<f32> {
+  %x = sift.masked_select %logits, %m : tensor<64x10xf32>, tensor<64xi1> -> tensor<?x10xf32>
+  %y = sift.masked_select %t, %m : tensor<64xi64>, tensor<64xi1> -> tensor<?xi64>
+  // CHECK: %[[IGN:.*]] = arith.constant dense<-100> : tensor<64xi64>
+  // CHECK: %[[T:.*]] = arith.select %{{.*}}, %{{.*}}, %[[IGN]] : tensor<64xi1>, tensor<64xi64>
+  // CHECK: sift.cross_entropy %{{.*}}, %[[T]] reduction = mean : tensor<64x10xf32>, tensor<64xi64> -> tensor<f32>
+  %l = sift.cross_entropy %x, %y reduction = mean : tensor<?x10xf32>, tensor<?xi64> -> tensor<f32>
+  return %l : tensor<f32>
+}

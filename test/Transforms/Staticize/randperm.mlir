@@ -1,0 +1,32 @@
+// randperm of a data-dependent n: the argsort of the Philox keys of the
+// bound's length, with the lanes at or past n keyed 2^32 so that they sort
+// after every valid lane; the first n lanes are exactly randperm(n).
+// RUN: tensor-opt %s --sift-staticize --sift-verify-static | FileCheck %s
+
+// CHECK-LABEL: func @randperm_of_count
+// CHECK-SAME: %[[M:.*]]: tensor<50xi1>, %[[SEED:.*]]: i64
+func.func @randperm_of_count(%m: tensor<50xi1>, %seed: i64) -> tensor<?xi64> {
+  %c0 = arith.constant 0 : index
+  %c7 = arith.constant 7 : i64
+  %idx = sift.nonzero %m : tensor<50xi1> -> tensor<?xi64>
+  %n = tensor.dim %idx, %c0 : tensor<?xi64>
+  // CHECK: %[[BITS:.*]] = sift.random_bits %[[SEED]] offset %{{.*}} : tensor<50xi32>
+  // CHECK: %[[KEYS:.*]] = arith.extui %[[BITS]] : tensor<50xi32> to tensor<50xi64>
+  // CHECK: %[[PAST:.*]] = arith.constant dense<4294967296> : tensor<50xi64>
+  // CHECK: %[[VALID:.*]] = arith.cmpi slt
+  // CHECK: %[[MASKED:.*]] = arith.select %[[VALID]], %[[KEYS]], %[[PAST]]
+  // CHECK: %[[PERM:.*]] = sift.argsort %[[MASKED]] : tensor<50xi64> -> tensor<50xi64>
+  // CHECK: return %[[PERM]]
+  %p = sift.randperm %n, %seed offset %c7 : tensor<?xi64>
+  return %p : tensor<?xi64>
+}
+
+// A size argument with a user-supplied bound.
+// CHECK-LABEL: func @randperm_annotated
+// CHECK: sift.random_bits %{{.*}} : tensor<64xi32>
+// CHECK: sift.argsort %{{.*}} : tensor<64xi64> -> tensor<64xi64>
+func.func @randperm_annotated(%n: index {sift.bound = 64 : i64}, %seed: i64)
+    -> tensor<?xi64> {
+  %p = sift.randperm %n, %seed : tensor<?xi64>
+  return %p : tensor<?xi64>
+}

@@ -1,0 +1,36 @@
+// unique = stable sort, "differs from the previous value" flags (NaNs are
+// one value), compaction of the flags; counts are the differences of group
+// starts; the inverse is the group id sent back through the inverse
+// permutation (the argsort of the sort indices).
+// RUN: tensor-opt %s --sift-staticize --sift-verify-static | FileCheck %s
+
+// CHECK-LABEL: func @unique_all
+// CHECK-SAME: -> (tensor<8xi64>, tensor<i64>, tensor<2x4xi64>, tensor<8xi64>, tensor<i64>)
+func.func @unique_all(%x: tensor<2x4xi64>) -> (tensor<?xi64>, tensor<2x4xi64>, tensor<?xi64>) {
+  // CHECK: %[[FLAT:.*]] = tensor.collapse_shape
+  // CHECK: %[[SORTED:.*]], %[[PERM:.*]] = sift.sort %[[FLAT]] : tensor<8xi64> -> tensor<8xi64>, tensor<8xi64>
+  // CHECK: %[[PREV:.*]] = sift.gather %[[SORTED]][%{{.*}}] : tensor<8xi64>, tensor<8xi64> -> tensor<8xi64>
+  // CHECK: %[[NE:.*]] = arith.cmpi ne, %[[SORTED]], %[[PREV]] : tensor<8xi64>
+  // CHECK: %[[FLAGS:.*]] = arith.ori %[[NE]], %{{.*}} : tensor<8xi1>
+  // CHECK: %[[STARTS:.*]], %[[N:.*]] = sift.compact %[[FLAGS]] : tensor<8xi1> -> tensor<8xi64>, tensor<i64>
+  // CHECK: %[[VALUES:.*]] = sift.gather %[[SORTED]][%[[STARTS]]]
+  // CHECK: %[[COUNTS:.*]] = arith.subi %{{.*}}, %[[STARTS]] : tensor<8xi64>
+  // CHECK: %[[GROUP:.*]] = sift.cumsum %[[FLAGS]] : tensor<8xi1> -> tensor<8xi64>
+  // CHECK: %[[BACK:.*]] = sift.argsort %[[PERM]] : tensor<8xi64> -> tensor<8xi64>
+  // CHECK: %[[INV:.*]] = sift.gather %{{.*}}[%[[BACK]]]
+  // CHECK: %[[INV2:.*]] = tensor.expand_shape %[[INV]] {{\[\[}}0, 1]] output_shape [2, 4] : tensor<8xi64> into tensor<2x4xi64>
+  // CHECK: return %[[VALUES]], %{{.*}}, %[[INV2]], %[[COUNTS]], %{{.*}}
+  %u, %inv, %cnt = sift.unique %x inverse counts : tensor<2x4xi64> -> tensor<?xi64>, tensor<2x4xi64>, tensor<?xi64>
+  return %u, %inv, %cnt : tensor<?xi64>, tensor<2x4xi64>, tensor<?xi64>
+}
+
+// Floats: a NaN equals the NaN before it.
+// CHECK-LABEL: func @unique_float
+// CHECK: arith.cmpf une
+// CHECK: arith.cmpf ord
+// CHECK: arith.cmpf uno
+// CHECK: sift.compact
+func.func @unique_float(%x: tensor<16xf32>) -> tensor<?xf32> {
+  %u = sift.unique %x : tensor<16xf32> -> tensor<?xf32>
+  return %u : tensor<?xf32>
+}
