@@ -3,9 +3,10 @@
 // Part of the sift project: static masked rewrites of data-dependent tensors.
 //
 // What each sift op tells ValueBoundsConstraintSet about the dimensions of
-// its results: an upper bound for the data-dependent ones (nonzero, unique,
-// masked_select select at most every element), an equality for the others.
-// These are the facts --sift-staticize turns into static sizes.
+// its results (an upper bound for the data-dependent ones: nonzero, unique,
+// masked_select select at most every element; an equality for the others),
+// and what count-producing ops tell integer range analysis about their
+// values. These are the facts --sift-staticize turns into static sizes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -118,4 +119,32 @@ void TopkOp::populateBoundsForShapedValueDim(Value value, int64_t dim,
     cstr.bound(value)[dim] == static_cast<int64_t>(getK());
   else
     sameShapeAsInput(getInput(), value, dim, cstr);
+}
+
+/// The range [0, n] as signed 64-bit integers (n = -1: unknown, [0, max]).
+static ConstantIntRanges countRange(int64_t n) {
+  APInt lo(64, 0);
+  APInt hi = n < 0 ? APInt::getSignedMaxValue(64) : APInt(64, n);
+  return ConstantIntRanges::fromSigned(lo, hi);
+}
+
+void CountOp::inferResultRanges(ArrayRef<ConstantIntRanges> argRanges,
+                                SetIntRangeFn setResultRange) {
+  int64_t n = getInput().getType().getShape().back();
+  setResultRange(getResult(), countRange(ShapedType::isDynamic(n) ? -1 : n));
+}
+
+void CompactOp::inferResultRanges(ArrayRef<ConstantIntRanges> argRanges,
+                                  SetIntRangeFn setResultRange) {
+  int64_t k = getIndices().getType().getShape().back();
+  int64_t n = getMask().getType().getShape().back();
+  setResultRange(getCount(),
+                 countRange(ShapedType::isDynamic(n) ? k : std::min(n, k)));
+  // Valid lanes hold positions in [0, n); padding lanes hold `fill`.
+  int64_t fill = getFill();
+  int64_t hi =
+      ShapedType::isDynamic(n) ? INT64_MAX : std::max<int64_t>(n - 1, 0);
+  setResultRange(getIndices(), ConstantIntRanges::fromSigned(
+                                   APInt(64, std::min<int64_t>(fill, 0), true),
+                                   APInt(64, std::max(fill, hi), true)));
 }

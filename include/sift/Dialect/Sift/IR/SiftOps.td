@@ -11,6 +11,7 @@ include "sift/Dialect/Sift/IR/SiftDialect.td"
 include "sift/Dialect/Sift/IR/SiftAttrs.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"
+include "mlir/Interfaces/InferIntRangeInterface.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ValueBoundsOpInterface.td"
@@ -170,7 +171,9 @@ def Sift_RandpermOp : Sift_Op<"randperm", [Sift_ShapeBounds, Pure]> {
 // Static primitives.
 //===----------------------------------------------------------------------===//
 
-def Sift_CountOp : Sift_Op<"count", [Pure, InferTypeOpAdaptor]> {
+def Sift_CountOp : Sift_Op<"count", [Pure, InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<InferIntRangeInterface,
+                              ["inferResultRanges"]>]> {
   let summary = "number of non-zero elements along the last axis";
   let description = [{
     `torch.count_nonzero(x, dim=-1)`: counts the non-zero (`true`) elements
@@ -194,6 +197,7 @@ def Sift_CountOp : Sift_Op<"count", [Pure, InferTypeOpAdaptor]> {
 }
 
 def Sift_CompactOp : Sift_Op<"compact", [Pure,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRanges"]>,
     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
   let summary = "stream compaction: indices of true lanes, padded, plus count";
   let description = [{
