@@ -6,6 +6,8 @@
 
 #include "sift/Pipelines/Pipelines.h"
 
+#include "sift/Conversion/Passes.h"
+
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/raw_ostream.h"
@@ -25,6 +27,13 @@ static void addPasses(OpPassManager &pm, StringRef pipeline) {
 
 void mlir::sift::buildCpuPipeline(OpPassManager &pm,
                                   const CpuPipelineOptions &options) {
+  // Every sift op becomes linalg/scf/arith/math/tensor code on tensors
+  // (sorts, scans and selections as real algorithms), so the rest of the
+  // pipeline only sees upstream dialects.
+  pm.addPass(createConvertSiftToLinalg());
+  // Element-wise arith/math ops on tensors become linalg.generic, which
+  // bufferizes (arith on tensors does not).
+  addPasses(pm, "func.func(convert-elementwise-to-linalg)");
   // Fold what is constant before anything grows.
   addPasses(pm, "canonicalize,cse");
   // Tensors to buffers in one analysis over the whole module, function
@@ -34,10 +43,17 @@ void mlir::sift::buildCpuPipeline(OpPassManager &pm,
                 "function-boundary-type-conversion=identity-layout-map}");
   // Frees every temporary and makes returned memrefs caller-owned.
   addPasses(pm, "buffer-deallocation-pipeline");
-  // Structured ops to loops, loops to branches.
+  // The deallocation pipeline leaves bufferization.clone (a returned constant
+  // becomes a caller-owned copy); lower it to memref.alloc + memref.copy.
+  addPasses(pm, "convert-bufferization-to-memref");
+  // Structured ops to loops, loops to branches (a bufferized `scf.forall`
+  // in the input becomes an `scf.parallel` first).
+  addPasses(pm, "scf-forall-to-parallel");
   addPasses(pm, "convert-linalg-to-loops,lower-affine,convert-scf-to-cf");
   // Memref descriptors, then every dialect to LLVM.
-  addPasses(pm, "expand-strided-metadata,finalize-memref-to-llvm,"
+  // (expand-strided-metadata makes affine.apply for dynamic subview offsets,
+  // as the bufferized line slices of the sift lowering have.)
+  addPasses(pm, "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
                 "convert-math-to-llvm,convert-math-to-libm,"
                 "convert-arith-to-llvm,convert-index-to-llvm");
   addPasses(pm, "func.func(llvm-request-c-wrappers),convert-func-to-llvm,"

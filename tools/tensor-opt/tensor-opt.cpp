@@ -13,6 +13,7 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+#include "sift/Conversion/Passes.h"
 #include "sift/Dialect/Sift/IR/SiftDialect.h"
 #include "sift/Dialect/Sift/Transforms/Passes.h"
 #include "sift/Pipelines/Pipelines.h"
@@ -25,6 +26,7 @@ int main(int argc, char **argv) {
 
   registry.insert<mlir::sift::SiftDialect>();
   mlir::sift::registerSiftPasses();
+  mlir::sift::registerSiftConversionPasses();
   mlir::sift::registerSiftPipelines();
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(

@@ -1,0 +1,43 @@
+//===- Passes.td - Conversion passes of sift ---------------*- tablegen -*-===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SIFT_CONVERSION_PASSES_TD
+#define SIFT_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertSiftToLinalg : Pass<"convert-sift-to-linalg", "ModuleOp"> {
+  let summary = "Lower every sift op to linalg, scf, arith, math and tensor";
+  let description = [{
+    Rewrites each sift op into upstream ops on tensors that one-shot
+    bufferization handles: `linalg.generic` for element-wise and reduction
+    work (Philox streams, counts, gathers), a loop over the independent
+    lines of an axis op (one line per batch row; `tensor.extract_slice` in,
+    `tensor.insert_slice` out), and sequential `scf.for` scans inside a line (prefix sums, compaction, LSD
+    radix sort on an order-preserving unsigned key with an index payload).
+
+    - `random_bits`, `random_uniform`, `randperm`: Philox4x32-10 with
+      `arith.mului_extended`, bit for bit as the dialect's contract.
+    - `sort`, `argsort`, `topk`, `unique`, `randperm`, `sample_balanced`:
+      a stable 8-bit-digit LSD radix sort (floats: -0.0 is +0.0, every NaN
+      one largest key; descending inverts the key, which stays stable).
+    - `cross_entropy`: max-shifted log-sum-exp; an out-of-range target calls
+      the runtime's `sift_rt_error(code, value)` (see
+      `sift/Runtime/SiftRuntime.h`) and yields NaN for its element.
+
+    An op (or element type) that has no lowering is reported as an error.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+#endif // SIFT_CONVERSION_PASSES_TD

@@ -1,0 +1,288 @@
+//===- Loss.cpp - Lowering of the sift loss ops -----------------*- C++ -*-===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+// `cross_entropy`: one line per element (the class axis), each with
+// a max-shifted log-sum-exp that propagates NaN and infinities as PyTorch's
+// log_softmax does. A target outside [0, C) that is not `ignore_index` calls
+// the runtime's `sift_rt_error(code, target)` and gives NaN for its element;
+// the other elements are unaffected. Reductions sum sequentially.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PopulatePatterns.h"
+
+#include "sift/Dialect/Sift/IR/SiftOps.h"
+#include "sift/Runtime/SiftRuntime.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::sift;
+using namespace mlir::sift::lowering;
+
+namespace {
+
+constexpr StringLiteral kErrorFn = "sift_rt_error";
+
+/// Declares `func.func private @sift_rt_error(i64, i64)` in the module of
+/// `op` unless it is there.
+static LogicalResult declareErrorFn(PatternRewriter &rewriter, Operation *op) {
+  auto module = op->getParentOfType<ModuleOp>();
+  if (!module)
+    return op->emitOpError("must be inside a module to be lowered");
+  if (auto existing = module.lookupSymbol<func::FuncOp>(kErrorFn)) {
+    Type i64 = rewriter.getI64Type();
+    if (existing.getFunctionType() != rewriter.getFunctionType({i64, i64}, {}))
+      return existing.emitOpError("conflicts with the sift runtime's ")
+             << kErrorFn;
+    return success();
+  }
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(module.getBody());
+  Type i64 = rewriter.getI64Type();
+  auto fn = func::FuncOp::create(rewriter, module.getLoc(), kErrorFn,
+                                 rewriter.getFunctionType({i64, i64}, {}));
+  fn.setPrivate();
+  return success();
+}
+
+static Value floatConst(OpBuilder &b, Location loc, Type type, double value) {
+  return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
+}
+
+struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CrossEntropyOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto logitsType = cast<RankedTensorType>(op.getLogits().getType());
+    auto floatType = cast<FloatType>(logitsType.getElementType());
+    if (!floatType.isF16() && !floatType.isBF16() && !floatType.isF32() &&
+        !floatType.isF64())
+      return op.emitOpError("has no CPU lowering for element type ")
+             << floatType;
+    if (failed(declareErrorFn(rewriter, op)))
+      return failure();
+    // Half types compute in f32.
+    Type ct = floatType.getWidth() < 32 ? b.getF32Type() : Type(floatType);
+    Type i64 = b.getI64Type();
+    int64_t rank = logitsType.getRank();
+    double smoothing = op.getLabelSmoothing().convertToDouble();
+    int64_t ignoreIndex = op.getIgnoreIndex();
+    Value weight = op.getWeight();
+
+    // Rows: logits [M, C], targets [M].
+    Value logits = op.getLogits();
+    Value rows;
+    if (rank == 1) {
+      rows = tensor::ExpandShapeOp::create(
+          b, loc,
+          RankedTensorType::get({1, logitsType.getDimSize(0)}, floatType),
+          logits, ArrayRef<ReassociationIndices>{{0, 1}},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1),
+                                 tensor::getMixedSize(b, loc, logits, 0)});
+    } else if (rank == 2) {
+      rows = logits;
+    } else {
+      ReassociationIndices leading;
+      for (int64_t d = 0; d + 1 < rank; ++d)
+        leading.push_back(d);
+      rows = tensor::CollapseShapeOp::create(
+          b, loc, logits, ArrayRef<ReassociationIndices>{leading, {rank - 1}});
+    }
+    Value targets = flatten(b, loc, op.getTargets());
+    auto toI64 = [&](OpBuilder &b, Location loc, Value t) -> Value {
+      unsigned width = t.getType().getIntOrFloatBitWidth();
+      if (width == 64)
+        return t;
+      if (width == 1)
+        return arith::ExtUIOp::create(b, loc, i64, t);
+      if (width < 64)
+        return arith::ExtSIOp::create(b, loc, i64, t);
+      return arith::TruncIOp::create(b, loc, i64, t);
+    };
+
+    SmallVector<Value> perRow = buildLineLoop(
+        b, loc, rows, /*axis=*/1, {{ct, OpFoldResult()}, {ct, OpFoldResult()}},
+        [&](OpBuilder &b, Location loc, ValueRange lines, Value row) {
+          Value line = lines[0];
+          Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+          Value numClasses = dimValue(b, loc, line, 0);
+          Value zero = floatConst(b, loc, ct, 0.0);
+          Value nan =
+              floatConst(b, loc, ct, std::numeric_limits<double>::quiet_NaN());
+          auto load = [&](OpBuilder &b, Location loc, Value tensor,
+                          Value i) -> Value {
+            Value x = tensor::ExtractOp::create(b, loc, tensor, ValueRange{i});
+            if (x.getType() != ct)
+              x = arith::ExtFOp::create(b, loc, ct, x);
+            return x;
+          };
+
+          Value t = toI64(
+              b, loc,
+              tensor::ExtractOp::create(b, loc, targets, ValueRange{row}));
+          Value ignored =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, t,
+                                    constInt(b, loc, i64, ignoreIndex));
+          Value inRange = arith::AndIOp::create(
+              b, loc,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, t,
+                                    constInt(b, loc, i64, 0)),
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, t,
+                                    indexToI64(b, loc, numClasses)));
+          Value valid = arith::AndIOp::create(
+              b, loc, inRange,
+              arith::XOrIOp::create(b, loc, ignored,
+                                    constInt(b, loc, b.getI1Type(), 1)));
+          Value bad = arith::AndIOp::create(
+              b, loc,
+              arith::XOrIOp::create(b, loc, ignored,
+                                    constInt(b, loc, b.getI1Type(), 1)),
+              arith::XOrIOp::create(b, loc, inRange,
+                                    constInt(b, loc, b.getI1Type(), 1)));
+          scf::IfOp::create(b, loc, bad, [&](OpBuilder &b, Location loc) {
+            func::CallOp::create(
+                b, loc, kErrorFn, TypeRange{},
+                ValueRange{
+                    constInt(b, loc, i64, SIFT_RT_ERROR_TARGET_OUT_OF_RANGE),
+                    t});
+            scf::YieldOp::create(b, loc);
+          });
+
+          // lse = m + log(sum exp(x - m)); NaN and +-inf propagate.
+          auto maxLoop = scf::ForOp::create(
+              b, loc, c0, numClasses, c1,
+              ValueRange{floatConst(b, loc, ct,
+                                    -std::numeric_limits<double>::infinity())},
+              [&](OpBuilder &b, Location loc, Value c, ValueRange it) {
+                Value x = load(b, loc, line, c);
+                scf::YieldOp::create(
+                    b, loc,
+                    ValueRange{arith::MaximumFOp::create(b, loc, it[0], x)});
+              });
+          Value m = maxLoop.getResult(0);
+          auto sumLoop = scf::ForOp::create(
+              b, loc, c0, numClasses, c1, ValueRange{zero},
+              [&](OpBuilder &b, Location loc, Value c, ValueRange it) {
+                Value x = load(b, loc, line, c);
+                Value e = math::ExpOp::create(
+                    b, loc, arith::SubFOp::create(b, loc, x, m));
+                scf::YieldOp::create(
+                    b, loc,
+                    ValueRange{arith::AddFOp::create(b, loc, it[0], e)});
+              });
+          Value lse = arith::AddFOp::create(
+              b, loc, m, math::LogOp::create(b, loc, sumLoop.getResult(0)));
+
+          // The target's terms, read only when the target is valid.
+          Value safeT =
+              i64ToIndex(b, loc,
+                         arith::SelectOp::create(b, loc, valid, t,
+                                                 constInt(b, loc, i64, 0)));
+          auto ifValid = [&](function_ref<Value(OpBuilder &, Location)> fn,
+                             Value otherwise) -> Value {
+            auto ifOp = scf::IfOp::create(
+                b, loc, valid,
+                [&](OpBuilder &b, Location loc) {
+                  scf::YieldOp::create(b, loc, fn(b, loc));
+                },
+                [&](OpBuilder &b, Location loc) {
+                  scf::YieldOp::create(b, loc, otherwise);
+                });
+            return ifOp.getResult(0);
+          };
+          Value xt =
+              ifValid([&](OpBuilder &b,
+                          Location loc) { return load(b, loc, line, safeT); },
+                      nan);
+          Value wt = weight ? ifValid(
+                                  [&](OpBuilder &b, Location loc) {
+                                    return load(b, loc, weight, safeT);
+                                  },
+                                  zero)
+                            : floatConst(b, loc, ct, 1.0);
+          Value loss = arith::MulFOp::create(
+              b, loc, wt, arith::SubFOp::create(b, loc, lse, xt));
+          if (smoothing > 0.0) {
+            // (1-s) * w_t * (lse - x_t) + (s/C) * sum_c w_c * (lse - x_c).
+            auto smooth = scf::ForOp::create(
+                b, loc, c0, numClasses, c1, ValueRange{zero},
+                [&](OpBuilder &b, Location loc, Value c, ValueRange it) {
+                  Value term =
+                      arith::SubFOp::create(b, loc, lse, load(b, loc, line, c));
+                  if (weight)
+                    term = arith::MulFOp::create(b, loc,
+                                                 load(b, loc, weight, c), term);
+                  scf::YieldOp::create(
+                      b, loc,
+                      ValueRange{arith::AddFOp::create(b, loc, it[0], term)});
+                });
+            Value cf = arith::UIToFPOp::create(b, loc, ct,
+                                               indexToI64(b, loc, numClasses));
+            Value scale = arith::DivFOp::create(
+                b, loc, floatConst(b, loc, ct, smoothing), cf);
+            loss = arith::AddFOp::create(
+                b, loc,
+                arith::MulFOp::create(
+                    b, loc, floatConst(b, loc, ct, 1.0 - smoothing), loss),
+                arith::MulFOp::create(b, loc, scale, smooth.getResult(0)));
+          }
+          loss = arith::SelectOp::create(b, loc, valid, loss, nan);
+          loss = arith::SelectOp::create(b, loc, ignored, zero, loss);
+          Value w = arith::SelectOp::create(b, loc, valid, wt, zero);
+          return SmallVector<Value>{loss, w};
+        });
+
+    auto resultType = cast<RankedTensorType>(op.getResult().getType());
+    auto toResultElt = [&](OpBuilder &b, Location loc, Value v) -> Value {
+      if (v.getType() == floatType)
+        return v;
+      return arith::TruncFOp::create(b, loc, floatType, v);
+    };
+    Value result;
+    if (op.getReduction() == Reduction::None) {
+      Value losses = perRow[0];
+      if (ct != floatType)
+        losses = mapLine(b, loc, losses, floatType,
+                         [&](OpBuilder &b, Location loc, Value v, Value) {
+                           return toResultElt(b, loc, v);
+                         });
+      result = unflatten(b, loc, losses, resultType,
+                         tensor::getMixedSizes(b, loc, op.getTargets()));
+    } else {
+      Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+      Value zero = floatConst(b, loc, ct, 0.0);
+      Value numRows = dimValue(b, loc, perRow[0], 0);
+      auto sums = scf::ForOp::create(
+          b, loc, c0, numRows, c1, ValueRange{zero, zero},
+          [&](OpBuilder &b, Location loc, Value r, ValueRange it) {
+            Value l = tensor::ExtractOp::create(b, loc, perRow[0], r);
+            Value w = tensor::ExtractOp::create(b, loc, perRow[1], r);
+            scf::YieldOp::create(
+                b, loc,
+                ValueRange{arith::AddFOp::create(b, loc, it[0], l),
+                           arith::AddFOp::create(b, loc, it[1], w)});
+          });
+      Value total = sums.getResult(0);
+      if (op.getReduction() == Reduction::Mean)
+        total = arith::DivFOp::create(b, loc, total, sums.getResult(1));
+      result = tensor::FromElementsOp::create(
+          b, loc, resultType, ValueRange{toResultElt(b, loc, total)});
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void lowering::populateLossPatterns(RewritePatternSet &patterns) {
+  patterns.add<CrossEntropyLowering>(patterns.getContext());
+}

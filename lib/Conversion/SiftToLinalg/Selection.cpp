@@ -1,0 +1,487 @@
+//===- Selection.cpp - Lowering of counting and selection ops ---*- C++ -*-===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+// `count` is a `linalg.generic` reduction and `gather` a `linalg.generic`
+// over its result. The scans (`cumsum`, `compact`, `sample_balanced`) run
+// sequentially inside each line; lines are independent. The data-dependent
+// ops (`nonzero`, `masked_select`) count first, allocate the exact result,
+// then fill it in one sequential pass in row-major order.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PopulatePatterns.h"
+
+#include "sift/Dialect/Sift/IR/SiftOps.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::sift;
+using namespace mlir::sift::lowering;
+
+namespace {
+
+/// `then ? thenValue() : elseValue` as an `scf.if`, for values whose
+/// computation must not run (out-of-bounds reads) or that are tensors.
+static Value ifThenElse(OpBuilder &b, Location loc, Value cond,
+                        function_ref<Value(OpBuilder &, Location)> thenValue,
+                        Value elseValue) {
+  auto ifOp = scf::IfOp::create(
+      b, loc, cond,
+      [&](OpBuilder &b, Location loc) {
+        scf::YieldOp::create(b, loc, thenValue(b, loc));
+      },
+      [&](OpBuilder &b, Location loc) {
+        scf::YieldOp::create(b, loc, elseValue);
+      });
+  return ifOp.getResult(0);
+}
+
+/// Number of non-zero elements of a 1-D tensor, as an index.
+static Value countNonZero(OpBuilder &b, Location loc, Value flat) {
+  Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+  Value n = dimValue(b, loc, flat, 0);
+  auto loop = scf::ForOp::create(
+      b, loc, c0, n, c1, ValueRange{c0},
+      [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
+        Value x = tensor::ExtractOp::create(b, loc, flat, ValueRange{i});
+        Value add = arith::SelectOp::create(b, loc, isNonZero(b, loc, x), c1,
+                                            constIndex(b, loc, 0));
+        scf::YieldOp::create(
+            b, loc, ValueRange{arith::AddIOp::create(b, loc, it[0], add)});
+      });
+  return loop.getResult(0);
+}
+
+struct CountLowering : OpRewritePattern<CountOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CountOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Value input = op.getInput();
+    int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, input);
+    sizes.pop_back();
+    Value init = emptyTensor(b, loc, sizes, b.getI64Type(),
+                             constInt(b, loc, b.getI64Type(), 0));
+    SmallVector<utils::IteratorType> iterators(rank - 1,
+                                               utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+    AffineMap inMap = b.getMultiDimIdentityMap(rank);
+    // (d0, ..., dR-1) -> (d0, ..., dR-2); getMajorSubMap(0) would be null.
+    AffineMap outMap = AffineMap::get(
+        rank, 0, inMap.getResults().take_front(rank - 1), b.getContext());
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{init.getType()}, ValueRange{input}, ValueRange{init},
+        ArrayRef<AffineMap>{inMap, outMap}, iterators,
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value one = arith::ExtUIOp::create(b, loc, b.getI64Type(),
+                                             isNonZero(b, loc, args[0]));
+          linalg::YieldOp::create(
+              b, loc, ValueRange{arith::AddIOp::create(b, loc, args[1], one)});
+        });
+    rewriter.replaceOp(op, castTo(b, loc, generic.getResult(0), op.getType()));
+    return success();
+  }
+};
+
+struct CompactLowering : OpRewritePattern<CompactOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CompactOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto indicesType = cast<RankedTensorType>(op.getIndices().getType());
+    int64_t k = indicesType.getShape().back();
+    int64_t axis = indicesType.getRank() - 1;
+    int64_t fill = op.getFill();
+    Type i64 = rewriter.getI64Type();
+    SmallVector<Value> results = buildLineLoop(
+        rewriter, loc, op.getMask(), axis,
+        {{i64, rewriter.getIndexAttr(k)}, {i64, OpFoldResult()}},
+        [&](OpBuilder &b, Location loc, ValueRange lines, Value) {
+          Value mask = lines[0];
+          Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+          Value n = dimValue(b, loc, mask, 0);
+          Value kVal = constInt(b, loc, i64, k);
+          Value init = emptyTensor(b, loc, {b.getIndexAttr(k)}, i64,
+                                   constInt(b, loc, i64, fill));
+          auto loop = scf::ForOp::create(
+              b, loc, c0, n, c1, ValueRange{init, constInt(b, loc, i64, 0)},
+              [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
+                Value m = tensor::ExtractOp::create(b, loc, mask, i);
+                Value room = arith::CmpIOp::create(
+                    b, loc, arith::CmpIPredicate::slt, it[1], kVal);
+                Value take = arith::AndIOp::create(b, loc, m, room);
+                Value out = ifThenElse(
+                    b, loc, take,
+                    [&](OpBuilder &b, Location loc) -> Value {
+                      return tensor::InsertOp::create(
+                          b, loc, indexToI64(b, loc, i), it[0],
+                          ValueRange{i64ToIndex(b, loc, it[1])});
+                    },
+                    it[0]);
+                Value pos = arith::AddIOp::create(
+                    b, loc, it[1], arith::ExtUIOp::create(b, loc, i64, take));
+                scf::YieldOp::create(b, loc, ValueRange{out, pos});
+              });
+          return SmallVector<Value>{loop.getResult(0), loop.getResult(1)};
+        });
+    rewriter.replaceOp(
+        op, {castTo(rewriter, loc, results[0], op.getIndices().getType()),
+             castTo(rewriter, loc, results[1], op.getCount().getType())});
+    return success();
+  }
+};
+
+struct CumsumLowering : OpRewritePattern<CumsumOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CumsumOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t axis = op.getAxis();
+    bool exclusive = op.getExclusive();
+    Type resultElt =
+        cast<RankedTensorType>(op.getResult().getType()).getElementType();
+    bool isFloat = isa<FloatType>(resultElt);
+    OpFoldResult n = tensor::getMixedSize(rewriter, loc, op.getInput(), axis);
+    SmallVector<LineResult> specs = {{resultElt, n}};
+    SmallVector<Value> results = buildLineLoop(
+        rewriter, loc, op.getInput(), axis, specs,
+        [&](OpBuilder &b, Location loc, ValueRange lines, Value) {
+          Value line = lines[0];
+          Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+          Value len = dimValue(b, loc, line, 0);
+          Value zero = isFloat ? Value(arith::ConstantOp::create(
+                                     b, loc, b.getFloatAttr(resultElt, 0.0)))
+                               : constInt(b, loc, resultElt, 0);
+          Value init = emptyTensor(b, loc, {getAsOpFoldResult(len)}, resultElt);
+          auto loop = scf::ForOp::create(
+              b, loc, c0, len, c1, ValueRange{init, zero},
+              [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
+                Value x = tensor::ExtractOp::create(b, loc, line, i);
+                if (x.getType() != resultElt)
+                  x = arith::ExtUIOp::create(b, loc, resultElt, x);
+                Value acc =
+                    isFloat ? Value(arith::AddFOp::create(b, loc, it[1], x))
+                            : Value(arith::AddIOp::create(b, loc, it[1], x));
+                Value out = tensor::InsertOp::create(
+                    b, loc, exclusive ? it[1] : acc, it[0], ValueRange{i});
+                scf::YieldOp::create(b, loc, ValueRange{out, acc});
+              });
+          return SmallVector<Value>{loop.getResult(0)};
+        });
+    rewriter.replaceOp(op, castTo(rewriter, loc, results[0], op.getType()));
+    return success();
+  }
+};
+
+struct GatherLowering : OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Value source = op.getSource(), indices = op.getIndices();
+    auto sourceType = cast<RankedTensorType>(source.getType());
+    auto indicesType = cast<RankedTensorType>(indices.getType());
+    Type elementType = sourceType.getElementType();
+    TypedAttr fillAttr;
+    if (std::optional<TypedAttr> fill = op.getFill())
+      fillAttr = *fill;
+    else if (isa<IntegerType, FloatType, IndexType>(elementType))
+      fillAttr = cast<TypedAttr>(b.getZeroAttr(elementType));
+    if (!fillAttr)
+      return op.emitOpError("has no CPU lowering for element type ")
+             << elementType << " without a fill";
+    int64_t batch = static_cast<int64_t>(op.getBatchDims());
+    int64_t indicesRank = indicesType.getRank();
+    int64_t sourceRank = sourceType.getRank();
+
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, indices);
+    SmallVector<OpFoldResult> sourceSizes =
+        tensor::getMixedSizes(b, loc, source);
+    sizes.append(sourceSizes.begin() + batch + 1, sourceSizes.end());
+    int64_t rank = sizes.size();
+    Value init = emptyTensor(b, loc, sizes, elementType);
+    Value n = indexToI64(b, loc, dimValue(b, loc, source, batch));
+    Value fillValue = arith::ConstantOp::create(b, loc, fillAttr);
+
+    AffineMap outMap = b.getMultiDimIdentityMap(rank);
+    AffineMap idxMap = AffineMap::get(
+        rank, 0, outMap.getResults().take_front(indicesRank), b.getContext());
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{init.getType()}, ValueRange{indices},
+        ValueRange{init}, ArrayRef<AffineMap>{idxMap, outMap}, iterators,
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value idx = args[0];
+          Value zero = constInt(b, loc, b.getI64Type(), 0);
+          Value valid = arith::AndIOp::create(
+              b, loc,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, idx,
+                                    zero),
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, idx, n));
+          // linalg.index must sit directly in the generic: read them here.
+          SmallVector<Value> coords;
+          for (int64_t d = 0; d < batch; ++d)
+            coords.push_back(linalg::IndexOp::create(b, loc, d));
+          coords.push_back(Value());
+          for (int64_t d = batch + 1; d < sourceRank; ++d)
+            coords.push_back(
+                linalg::IndexOp::create(b, loc, indicesRank + d - batch - 1));
+          Value v = ifThenElse(
+              b, loc, valid,
+              [&](OpBuilder &b, Location loc) -> Value {
+                coords[batch] = i64ToIndex(b, loc, idx);
+                return tensor::ExtractOp::create(b, loc, source, coords);
+              },
+              fillValue);
+          linalg::YieldOp::create(b, loc, v);
+        });
+    rewriter.replaceOp(op, castTo(b, loc, generic.getResult(0), op.getType()));
+    return success();
+  }
+};
+
+struct NonzeroLowering : OpRewritePattern<NonzeroOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(NonzeroOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Type i64 = b.getI64Type();
+    Value input = op.getInput();
+    int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+    SmallVector<Value> dims;
+    for (int64_t d = 0; d < rank; ++d)
+      dims.push_back(dimValue(b, loc, input, d));
+    Value flat = flatten(b, loc, input);
+    Value total = dimValue(b, loc, flat, 0);
+    Value count = countNonZero(b, loc, flat);
+    SmallVector<OpFoldResult> sizes = {getAsOpFoldResult(count)};
+    if (rank > 1)
+      sizes.push_back(b.getIndexAttr(rank));
+    Value init = emptyTensor(b, loc, sizes, i64);
+    Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+    auto loop = scf::ForOp::create(
+        b, loc, c0, total, c1, ValueRange{init, c0},
+        [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
+          Value x = tensor::ExtractOp::create(b, loc, flat, ValueRange{i});
+          Value nz = isNonZero(b, loc, x);
+          Value out = ifThenElse(
+              b, loc, nz,
+              [&](OpBuilder &b, Location loc) -> Value {
+                // Row-major coordinates of element i.
+                Value rest = i, result = it[0];
+                for (int64_t d = rank - 1; d >= 0; --d) {
+                  Value c = arith::RemUIOp::create(b, loc, rest, dims[d]);
+                  rest = arith::DivUIOp::create(b, loc, rest, dims[d]);
+                  SmallVector<Value> at = {it[1]};
+                  if (rank > 1)
+                    at.push_back(constIndex(b, loc, d));
+                  result = tensor::InsertOp::create(
+                      b, loc, indexToI64(b, loc, c), result, at);
+                }
+                return result;
+              },
+              it[0]);
+          Value pos = arith::AddIOp::create(
+              b, loc, it[1], arith::SelectOp::create(b, loc, nz, c1, c0));
+          scf::YieldOp::create(b, loc, ValueRange{out, pos});
+        });
+    rewriter.replaceOp(op, castTo(b, loc, loop.getResult(0), op.getType()));
+    return success();
+  }
+};
+
+struct MaskedSelectLowering : OpRewritePattern<MaskedSelectOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MaskedSelectOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Value input = op.getInput(), mask = op.getMask();
+    auto inType = cast<RankedTensorType>(input.getType());
+    int64_t rank = inType.getRank();
+    int64_t maskRank = cast<RankedTensorType>(mask.getType()).getRank();
+    // Each selected mask position copies a sub-tensor of `inner` elements.
+    Value inner = constIndex(b, loc, 1);
+    SmallVector<OpFoldResult> resultSizes;
+    resultSizes.push_back(OpFoldResult());
+    for (int64_t d = maskRank; d < rank; ++d) {
+      Value size = dimValue(b, loc, input, d);
+      inner = arith::MulIOp::create(b, loc, inner, size);
+      resultSizes.push_back(tensor::getMixedSize(b, loc, input, d));
+    }
+    Value flatIn = flatten(b, loc, input);
+    Value flatMask = flatten(b, loc, mask);
+    Value numRows = dimValue(b, loc, flatMask, 0);
+    Value count = countNonZero(b, loc, flatMask);
+    resultSizes[0] = getAsOpFoldResult(count);
+    Value total = arith::MulIOp::create(b, loc, count, inner);
+    Value init = emptyTensor(b, loc, {getAsOpFoldResult(total)},
+                             inType.getElementType());
+    Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+    auto sliceType =
+        RankedTensorType::get({ShapedType::kDynamic}, inType.getElementType());
+    auto loop = scf::ForOp::create(
+        b, loc, c0, numRows, c1, ValueRange{init, c0},
+        [&](OpBuilder &b, Location loc, Value m, ValueRange it) {
+          Value take = tensor::ExtractOp::create(b, loc, flatMask, m);
+          Value out = ifThenElse(
+              b, loc, take,
+              [&](OpBuilder &b, Location loc) -> Value {
+                Value from = arith::MulIOp::create(b, loc, m, inner);
+                Value to = arith::MulIOp::create(b, loc, it[1], inner);
+                Value piece = tensor::ExtractSliceOp::create(
+                    b, loc, sliceType, flatIn, ArrayRef<OpFoldResult>{from},
+                    ArrayRef<OpFoldResult>{inner},
+                    ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+                return tensor::InsertSliceOp::create(
+                    b, loc, piece, it[0], ArrayRef<OpFoldResult>{to},
+                    ArrayRef<OpFoldResult>{inner},
+                    ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+              },
+              it[0]);
+          Value pos = arith::AddIOp::create(
+              b, loc, it[1], arith::SelectOp::create(b, loc, take, c1, c0));
+          scf::YieldOp::create(b, loc, ValueRange{out, pos});
+        });
+    SmallVector<int64_t> shape = {ShapedType::kDynamic};
+    for (int64_t d = maskRank; d < rank; ++d)
+      shape.push_back(inType.getDimSize(d));
+    Value result = unflatten(
+        b, loc, loop.getResult(0),
+        RankedTensorType::get(shape, inType.getElementType()), resultSizes);
+    rewriter.replaceOp(op, castTo(b, loc, result, op.getType()));
+    return success();
+  }
+};
+
+/// Detectron2's subsample_labels per row: count positives and negatives, then
+/// walk the items in order of their (unsigned key, index) and take each
+/// group's first items.
+struct SampleBalancedLowering : OpRewritePattern<SampleBalancedOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SampleBalancedOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type i64 = rewriter.getI64Type();
+    auto labelsType = cast<RankedTensorType>(op.getLabels().getType());
+    Type labelType = labelsType.getElementType();
+    int64_t axis = labelsType.getRank() - 1;
+    int64_t numSamples = static_cast<int64_t>(op.getNumSamples());
+    int64_t posCap = static_cast<int64_t>(
+        std::floor(static_cast<double>(numSamples) *
+                   op.getPositiveFraction().convertToDouble()));
+    int64_t ignoreLabel = op.getIgnoreLabel();
+    int64_t negativeLabel = op.getNegativeLabel();
+    Value seed = op.getSeed();
+    Value offset =
+        op.getOffset() ? op.getOffset() : constInt(rewriter, loc, i64, 0);
+    SmallVector<Value> results = buildLineLoop(
+        rewriter, loc, op.getLabels(), axis,
+        {{i64, rewriter.getIndexAttr(numSamples)}, {i64, OpFoldResult()}},
+        [&](OpBuilder &b, Location loc, ValueRange lines, Value row) {
+          Value labels = lines[0];
+          Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+          Value zero = constInt(b, loc, i64, 0);
+          Value n = dimValue(b, loc, labels, 0);
+          Value ignore = constInt(b, loc, labelType, ignoreLabel);
+          Value negative = constInt(b, loc, labelType, negativeLabel);
+          auto classify = [&](OpBuilder &b, Location loc,
+                              Value label) -> std::pair<Value, Value> {
+            Value isNeg = arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::eq, label, negative);
+            Value notIgnored = arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::ne, label, ignore);
+            Value notNeg = arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::ne, label, negative);
+            Value isPos = arith::AndIOp::create(b, loc, notIgnored, notNeg);
+            return {isPos, isNeg};
+          };
+          // P and Q.
+          auto counts = scf::ForOp::create(
+              b, loc, c0, n, c1, ValueRange{zero, zero},
+              [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
+                Value label = tensor::ExtractOp::create(b, loc, labels, i);
+                auto [isPos, isNeg] = classify(b, loc, label);
+                Value p = arith::AddIOp::create(
+                    b, loc, it[0], arith::ExtUIOp::create(b, loc, i64, isPos));
+                Value q = arith::AddIOp::create(
+                    b, loc, it[1], arith::ExtUIOp::create(b, loc, i64, isNeg));
+                scf::YieldOp::create(b, loc, ValueRange{p, q});
+              });
+          Value numPos = arith::MinSIOp::create(b, loc, counts.getResult(0),
+                                                constInt(b, loc, i64, posCap));
+          Value numNeg = arith::MinSIOp::create(
+              b, loc, counts.getResult(1),
+              arith::SubIOp::create(b, loc, constInt(b, loc, i64, numSamples),
+                                    numPos));
+          // Keys: words of stream offset + row, as unsigned 32-bit integers.
+          Value stream =
+              arith::AddIOp::create(b, loc, offset, indexToI64(b, loc, row));
+          Value keys = generateLine(b, loc, n, b.getI32Type(),
+                                    [&](OpBuilder &b, Location loc, Value i) {
+                                      return philoxWord(b, loc, seed, stream,
+                                                        indexToI64(b, loc, i));
+                                    });
+          Value perm = radixArgsort(b, loc, keys, n, 32).second;
+          Value init = emptyTensor(b, loc, {b.getIndexAttr(numSamples)}, i64,
+                                   constInt(b, loc, i64, -1));
+          auto pick = scf::ForOp::create(
+              b, loc, c0, n, c1, ValueRange{init, zero, zero},
+              [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
+                Value j = tensor::ExtractOp::create(b, loc, perm, i);
+                Value label = tensor::ExtractOp::create(
+                    b, loc, labels, ValueRange{i64ToIndex(b, loc, j)});
+                auto [isPos, isNeg] = classify(b, loc, label);
+                Value takePos = arith::AndIOp::create(
+                    b, loc, isPos,
+                    arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                          it[1], numPos));
+                Value takeNeg = arith::AndIOp::create(
+                    b, loc, isNeg,
+                    arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                          it[2], numNeg));
+                Value take = arith::OrIOp::create(b, loc, takePos, takeNeg);
+                Value at = arith::SelectOp::create(
+                    b, loc, takePos, it[1],
+                    arith::AddIOp::create(b, loc, numPos, it[2]));
+                Value out = ifThenElse(
+                    b, loc, take,
+                    [&](OpBuilder &b, Location loc) -> Value {
+                      return tensor::InsertOp::create(
+                          b, loc, j, it[0], ValueRange{i64ToIndex(b, loc, at)});
+                    },
+                    it[0]);
+                Value pc = arith::AddIOp::create(
+                    b, loc, it[1],
+                    arith::ExtUIOp::create(b, loc, i64, takePos));
+                Value nc = arith::AddIOp::create(
+                    b, loc, it[2],
+                    arith::ExtUIOp::create(b, loc, i64, takeNeg));
+                scf::YieldOp::create(b, loc, ValueRange{out, pc, nc});
+              });
+          Value count = arith::AddIOp::create(b, loc, numPos, numNeg);
+          return SmallVector<Value>{pick.getResult(0), count};
+        });
+    rewriter.replaceOp(
+        op, {castTo(rewriter, loc, results[0], op.getIndices().getType()),
+             castTo(rewriter, loc, results[1], op.getCount().getType())});
+    return success();
+  }
+};
+
+} // namespace
+
+void lowering::populateSelectionPatterns(RewritePatternSet &patterns) {
+  patterns.add<CountLowering, CompactLowering, CumsumLowering, GatherLowering,
+               NonzeroLowering, MaskedSelectLowering, SampleBalancedLowering>(
+      patterns.getContext());
+}

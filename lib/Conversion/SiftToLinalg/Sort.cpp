@@ -1,0 +1,244 @@
+//===- Sort.cpp - Lowering of the sift sorting ops --------------*- C++ -*-===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+// `sort`, `argsort`, `topk` and `unique` share one algorithm: every element
+// becomes an unsigned key whose order is the dialect's total order (see
+// `toSortKey`), and a stable LSD radix argsort (8-bit digits) sorts each line
+// along the axis with its indices as payload. Descending order inverts the
+// key, which keeps equal values in input order. Lines are independent.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PopulatePatterns.h"
+
+#include "sift/Dialect/Sift/IR/SiftOps.h"
+
+using namespace mlir;
+using namespace mlir::sift;
+using namespace mlir::sift::lowering;
+
+namespace {
+
+/// The stable permutation that sorts a 1-D `line`, as i64 indices.
+static Value argsortLine(OpBuilder &b, Location loc, Value line,
+                         const SortKeyInfo &info, bool descending) {
+  Value n = dimValue(b, loc, line, 0);
+  Value keys = mapLine(b, loc, line, b.getIntegerType(info.keyBits),
+                       [&](OpBuilder &b, Location loc, Value x, Value) {
+                         return toSortKey(b, loc, x, info, descending);
+                       });
+  return radixArgsort(b, loc, keys, n, info.sortBits).second;
+}
+
+/// `line[perm[i]]` for every i.
+static Value permuteLine(OpBuilder &b, Location loc, Value line, Value perm) {
+  Type elementType = cast<RankedTensorType>(line.getType()).getElementType();
+  return mapLine(b, loc, perm, elementType,
+                 [&](OpBuilder &b, Location loc, Value p, Value) {
+                   return Value(tensor::ExtractOp::create(
+                       b, loc, line, ValueRange{i64ToIndex(b, loc, p)}));
+                 });
+}
+
+/// The key layout of `op`'s element type, or an error at the op.
+static FailureOr<SortKeyInfo> keyInfoOrError(Operation *op, Value input) {
+  Type elementType = cast<RankedTensorType>(input.getType()).getElementType();
+  FailureOr<SortKeyInfo> info = getSortKeyInfo(elementType);
+  if (failed(info))
+    op->emitOpError("has no CPU lowering for element type ") << elementType;
+  return info;
+}
+
+struct SortLowering : OpRewritePattern<SortOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SortOp op,
+                                PatternRewriter &rewriter) const override {
+    FailureOr<SortKeyInfo> info = keyInfoOrError(op, op.getInput());
+    if (failed(info))
+      return failure();
+    Location loc = op.getLoc();
+    int64_t axis = op.getAxis();
+    bool descending = op.getDescending();
+    auto inType = cast<RankedTensorType>(op.getInput().getType());
+    OpFoldResult n = tensor::getMixedSize(rewriter, loc, op.getInput(), axis);
+    SmallVector<Value> results = buildLineLoop(
+        rewriter, loc, op.getInput(), axis,
+        {{inType.getElementType(), n}, {rewriter.getI64Type(), n}},
+        [&](OpBuilder &b, Location loc, ValueRange lines, Value) {
+          Value perm = argsortLine(b, loc, lines[0], *info, descending);
+          return SmallVector<Value>{permuteLine(b, loc, lines[0], perm), perm};
+        });
+    rewriter.replaceOp(
+        op, {castTo(rewriter, loc, results[0], op.getValues().getType()),
+             castTo(rewriter, loc, results[1], op.getIndices().getType())});
+    return success();
+  }
+};
+
+struct ArgsortLowering : OpRewritePattern<ArgsortOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ArgsortOp op,
+                                PatternRewriter &rewriter) const override {
+    FailureOr<SortKeyInfo> info = keyInfoOrError(op, op.getInput());
+    if (failed(info))
+      return failure();
+    Location loc = op.getLoc();
+    int64_t axis = op.getAxis();
+    bool descending = op.getDescending();
+    OpFoldResult n = tensor::getMixedSize(rewriter, loc, op.getInput(), axis);
+    SmallVector<Value> results = buildLineLoop(
+        rewriter, loc, op.getInput(), axis, {{rewriter.getI64Type(), n}},
+        [&](OpBuilder &b, Location loc, ValueRange lines, Value) {
+          return SmallVector<Value>{
+              argsortLine(b, loc, lines[0], *info, descending)};
+        });
+    rewriter.replaceOp(op, castTo(rewriter, loc, results[0], op.getType()));
+    return success();
+  }
+};
+
+struct TopkLowering : OpRewritePattern<TopkOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TopkOp op,
+                                PatternRewriter &rewriter) const override {
+    FailureOr<SortKeyInfo> info = keyInfoOrError(op, op.getInput());
+    if (failed(info))
+      return failure();
+    Location loc = op.getLoc();
+    int64_t axis = op.getAxis();
+    int64_t k = static_cast<int64_t>(op.getK());
+    // Largest first is a stable descending sort: ties keep the lower index
+    // first, NaN (the largest key) comes first. `unsorted` returns the same
+    // sorted order.
+    bool descending = !op.getSmallest();
+    auto inType = cast<RankedTensorType>(op.getInput().getType());
+    OpFoldResult kSize = rewriter.getIndexAttr(k);
+    SmallVector<Value> results = buildLineLoop(
+        rewriter, loc, op.getInput(), axis,
+        {{inType.getElementType(), kSize}, {rewriter.getI64Type(), kSize}},
+        [&](OpBuilder &b, Location loc, ValueRange lines, Value) {
+          Value perm = argsortLine(b, loc, lines[0], *info, descending);
+          Value best = tensor::ExtractSliceOp::create(
+              b, loc, RankedTensorType::get({k}, b.getI64Type()), perm,
+              ArrayRef<OpFoldResult>{b.getIndexAttr(0)},
+              ArrayRef<OpFoldResult>{b.getIndexAttr(k)},
+              ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+          return SmallVector<Value>{permuteLine(b, loc, lines[0], best), best};
+        });
+    rewriter.replaceOp(
+        op, {castTo(rewriter, loc, results[0], op.getValues().getType()),
+             castTo(rewriter, loc, results[1], op.getIndices().getType())});
+    return success();
+  }
+};
+
+/// unique = sort + adjacent difference + compaction, in one sequential scan
+/// over the sorted keys (equal keys are equal values, NaNs included).
+struct UniqueLowering : OpRewritePattern<UniqueOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(UniqueOp op,
+                                PatternRewriter &rewriter) const override {
+    FailureOr<SortKeyInfo> info = keyInfoOrError(op, op.getInput());
+    if (failed(info))
+      return failure();
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Type i64 = b.getI64Type();
+    auto inType = cast<RankedTensorType>(op.getInput().getType());
+    Type elementType = inType.getElementType();
+    Value flat = flatten(b, loc, op.getInput());
+    if (inType.hasStaticShape() && inType.getNumElements() == 0) {
+      // Statically empty: empty results (a slice of a 0-sized tensor does
+      // not verify).
+      SmallVector<Value> results;
+      for (Value result : op->getResults()) {
+        auto type = cast<RankedTensorType>(result.getType());
+        SmallVector<int64_t> shape = llvm::to_vector(type.getShape());
+        for (int64_t &size : shape)
+          if (ShapedType::isDynamic(size))
+            size = 0;
+        results.push_back(castTo(
+            b, loc,
+            tensor::EmptyOp::create(b, loc, shape, type.getElementType()),
+            type));
+      }
+      rewriter.replaceOp(op, results);
+      return success();
+    }
+    Value n = dimValue(b, loc, flat, 0);
+    OpFoldResult nSize = getAsOpFoldResult(n);
+    Value keys = mapLine(b, loc, flat, b.getIntegerType(info->keyBits),
+                         [&](OpBuilder &b, Location loc, Value x, Value) {
+                           return toSortKey(b, loc, x, *info, false);
+                         });
+    auto [sortedKeys, perm] = radixArgsort(b, loc, keys, n, info->sortBits);
+
+    Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+    Value zero64 = constInt(b, loc, i64, 0), one64 = constInt(b, loc, i64, 1);
+    Value values0 = emptyTensor(b, loc, {nSize}, elementType);
+    Value counts0 = emptyTensor(b, loc, {nSize}, i64);
+    Value inverse0 = emptyTensor(b, loc, {nSize}, i64);
+    auto scan = scf::ForOp::create(
+        b, loc, c0, n, c1,
+        ValueRange{values0, counts0, inverse0, constInt(b, loc, i64, -1)},
+        [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
+          Value isFirst =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, i, c0);
+          Value prevI = arith::SelectOp::create(
+              b, loc, isFirst, c0, arith::SubIOp::create(b, loc, i, c1));
+          Value key = tensor::ExtractOp::create(b, loc, sortedKeys, i);
+          Value prev = tensor::ExtractOp::create(b, loc, sortedKeys, prevI);
+          Value differs = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::ne, key, prev);
+          Value newGroup = arith::OrIOp::create(b, loc, isFirst, differs);
+          Value group = arith::AddIOp::create(
+              b, loc, it[3], arith::ExtUIOp::create(b, loc, i64, newGroup));
+          Value g = i64ToIndex(b, loc, group);
+          Value p = i64ToIndex(
+              b, loc, tensor::ExtractOp::create(b, loc, perm, ValueRange{i}));
+          // The value of a group is its first element in sorted order.
+          Value v = tensor::ExtractOp::create(b, loc, flat, ValueRange{p});
+          Value oldV = tensor::ExtractOp::create(b, loc, it[0], ValueRange{g});
+          Value values = tensor::InsertOp::create(
+              b, loc, arith::SelectOp::create(b, loc, newGroup, v, oldV), it[0],
+              ValueRange{g});
+          Value oldC = tensor::ExtractOp::create(b, loc, it[1], ValueRange{g});
+          Value c = arith::AddIOp::create(
+              b, loc, arith::SelectOp::create(b, loc, newGroup, zero64, oldC),
+              one64);
+          Value counts = tensor::InsertOp::create(b, loc, c, it[1], g);
+          Value inverse = tensor::InsertOp::create(b, loc, group, it[2], p);
+          scf::YieldOp::create(b, loc,
+                               ValueRange{values, counts, inverse, group});
+        });
+    Value numUnique = i64ToIndex(
+        b, loc, arith::AddIOp::create(b, loc, scan.getResult(3), one64));
+    auto prefix = [&](Value full) -> Value {
+      Type elt = cast<RankedTensorType>(full.getType()).getElementType();
+      return tensor::ExtractSliceOp::create(
+          b, loc, RankedTensorType::get({ShapedType::kDynamic}, elt), full,
+          ArrayRef<OpFoldResult>{b.getIndexAttr(0)},
+          ArrayRef<OpFoldResult>{getAsOpFoldResult(numUnique)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+    };
+    SmallVector<Value> results = {
+        castTo(b, loc, prefix(scan.getResult(0)), op.getValues().getType())};
+    if (Value inverse = op.getInverse())
+      results.push_back(unflatten(
+          b, loc, scan.getResult(2), cast<RankedTensorType>(inverse.getType()),
+          tensor::getMixedSizes(b, loc, op.getInput())));
+    if (Value counts = op.getCounts())
+      results.push_back(
+          castTo(b, loc, prefix(scan.getResult(1)), counts.getType()));
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+} // namespace
+
+void lowering::populateSortPatterns(RewritePatternSet &patterns) {
+  patterns.add<SortLowering, ArgsortLowering, TopkLowering, UniqueLowering>(
+      patterns.getContext());
+}

@@ -1,0 +1,468 @@
+//===- Utils.cpp - Building blocks of the sift lowering ---------*- C++ -*-===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PopulatePatterns.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/ADT/APFloat.h"
+
+using namespace mlir;
+using namespace mlir::sift;
+using namespace mlir::sift::lowering;
+
+//===----------------------------------------------------------------------===//
+// Scalars and tensors
+//===----------------------------------------------------------------------===//
+
+Value lowering::constIndex(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+Value lowering::constInt(OpBuilder &b, Location loc, Type type, int64_t value) {
+  if (type.isIndex())
+    return constIndex(b, loc, value);
+  unsigned width = type.getIntOrFloatBitWidth();
+  APInt bits(width, static_cast<uint64_t>(value), /*isSigned=*/true,
+             /*implicitTrunc=*/true);
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, bits));
+}
+
+Value lowering::indexToI64(OpBuilder &b, Location loc, Value value) {
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), value);
+}
+
+Value lowering::i64ToIndex(OpBuilder &b, Location loc, Value value) {
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), value);
+}
+
+Value lowering::emptyTensor(OpBuilder &b, Location loc,
+                            ArrayRef<OpFoldResult> sizes, Type elementType,
+                            Value fillValue) {
+  Value empty = tensor::EmptyOp::create(b, loc, sizes, elementType);
+  if (!fillValue)
+    return empty;
+  return linalg::FillOp::create(b, loc, ValueRange{fillValue},
+                                ValueRange{empty})
+      .getResult(0);
+}
+
+Value lowering::dimValue(OpBuilder &b, Location loc, Value tensor,
+                         int64_t dim) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  if (!type.isDynamicDim(dim))
+    return constIndex(b, loc, type.getDimSize(dim));
+  return tensor::DimOp::create(b, loc, tensor, dim);
+}
+
+Value lowering::isNonZero(OpBuilder &b, Location loc, Value scalar) {
+  Type type = scalar.getType();
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    Value zero =
+        arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, 0.0));
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, scalar,
+                                 zero);
+  }
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, scalar,
+                               constInt(b, loc, type, 0));
+}
+
+Value lowering::castTo(OpBuilder &b, Location loc, Value value, Type type) {
+  if (value.getType() == type)
+    return value;
+  return tensor::CastOp::create(b, loc, type, value);
+}
+
+Value lowering::flatten(OpBuilder &b, Location loc, Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  if (type.getRank() == 1)
+    return tensor;
+  if (type.getRank() == 0)
+    return tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({1}, type.getElementType()), tensor,
+        ArrayRef<ReassociationIndices>{},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+  ReassociationIndices all;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    all.push_back(d);
+  return tensor::CollapseShapeOp::create(b, loc, tensor,
+                                         ArrayRef<ReassociationIndices>{all});
+}
+
+Value lowering::unflatten(OpBuilder &b, Location loc, Value flat,
+                          RankedTensorType type, ArrayRef<OpFoldResult> sizes) {
+  Type elementType = type.getElementType();
+  if (type.getRank() == 1)
+    return castTo(b, loc, flat, type);
+  if (type.getRank() == 0) {
+    flat = castTo(b, loc, flat, RankedTensorType::get({1}, elementType));
+    return tensor::CollapseShapeOp::create(b, loc, type, flat,
+                                           ArrayRef<ReassociationIndices>{});
+  }
+  int64_t total =
+      type.hasStaticShape() ? type.getNumElements() : ShapedType::kDynamic;
+  flat = castTo(b, loc, flat, RankedTensorType::get({total}, elementType));
+  ReassociationIndices all;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    all.push_back(d);
+  return tensor::ExpandShapeOp::create(
+      b, loc, type, flat, ArrayRef<ReassociationIndices>{all}, sizes);
+}
+
+//===----------------------------------------------------------------------===//
+// Loops
+//===----------------------------------------------------------------------===//
+
+SmallVector<Value> lowering::buildLineLoop(OpBuilder &b, Location loc,
+                                           ValueRange inputs, int64_t axis,
+                                           ArrayRef<LineResult> results,
+                                           LineBodyFn body) {
+  Value first = inputs.front();
+  auto inType = cast<RankedTensorType>(first.getType());
+  int64_t rank = inType.getRank();
+  SmallVector<OpFoldResult> inSizes = tensor::getMixedSizes(b, loc, first);
+  SmallVector<OpFoldResult> batchSizes;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis)
+      batchSizes.push_back(inSizes[d]);
+
+  // The full type of each result and the type of one line of it.
+  SmallVector<SmallVector<OpFoldResult>> resultSizes;
+  SmallVector<RankedTensorType> resultTypes, lineTypes;
+  for (const LineResult &result : results) {
+    SmallVector<OpFoldResult> sizes = batchSizes;
+    if (result.axisSize) {
+      sizes = inSizes;
+      sizes[axis] = result.axisSize;
+    }
+    SmallVector<int64_t> shape;
+    for (OpFoldResult size : sizes)
+      shape.push_back(getConstantIntValue(size).value_or(ShapedType::kDynamic));
+    resultSizes.push_back(sizes);
+    resultTypes.push_back(RankedTensorType::get(shape, result.elementType));
+    SmallVector<int64_t> lineShape;
+    if (result.axisSize)
+      lineShape.push_back(shape[axis]);
+    lineTypes.push_back(RankedTensorType::get(lineShape, result.elementType));
+  }
+
+  // A 1-D input is a single line: no loop.
+  if (batchSizes.empty()) {
+    SmallVector<Value> lines(inputs.begin(), inputs.end());
+    SmallVector<Value> outs = body(b, loc, lines, constIndex(b, loc, 0));
+    for (auto [i, result] : llvm::enumerate(results)) {
+      if (!result.axisSize)
+        outs[i] = tensor::FromElementsOp::create(b, loc, lineTypes[i],
+                                                 ValueRange{outs[i]});
+      outs[i] = castTo(b, loc, outs[i], resultTypes[i]);
+    }
+    return outs;
+  }
+
+  SmallVector<Value> inits;
+  for (auto [i, result] : llvm::enumerate(results))
+    inits.push_back(emptyTensor(b, loc, resultSizes[i], result.elementType));
+  // One loop over the row-major line number; each line is read with an
+  // extract_slice and written back with an insert_slice into the results.
+  Value numLines = constIndex(b, loc, 1);
+  SmallVector<Value> batchValues;
+  for (OpFoldResult size : batchSizes) {
+    batchValues.push_back(getValueOrCreateConstantIndexOp(b, loc, size));
+    numLines = arith::MulIOp::create(b, loc, numLines, batchValues.back());
+  }
+  auto loop = scf::ForOp::create(
+      b, loc, constIndex(b, loc, 0), numLines, constIndex(b, loc, 1), inits,
+      [&](OpBuilder &b, Location loc, Value lineNumber, ValueRange iter) {
+        // Batch coordinates of the line.
+        SmallVector<Value> ivs(batchValues.size());
+        Value rest = lineNumber;
+        for (int64_t k = batchValues.size() - 1; k >= 0; --k) {
+          ivs[k] = arith::RemUIOp::create(b, loc, rest, batchValues[k]);
+          rest = arith::DivUIOp::create(b, loc, rest, batchValues[k]);
+        }
+        auto sliceOf = [&](OpFoldResult axisExtent, bool withAxis,
+                           SmallVector<OpFoldResult> &offsets,
+                           SmallVector<OpFoldResult> &sizes,
+                           SmallVector<OpFoldResult> &strides) {
+          size_t k = 0;
+          for (int64_t d = 0; d < rank; ++d) {
+            if (d == axis) {
+              if (!withAxis)
+                continue;
+              offsets.push_back(b.getIndexAttr(0));
+              sizes.push_back(axisExtent);
+            } else {
+              offsets.push_back(ivs[k++]);
+              sizes.push_back(b.getIndexAttr(1));
+            }
+            strides.push_back(b.getIndexAttr(1));
+          }
+        };
+        SmallVector<Value> lines;
+        for (Value input : inputs) {
+          auto type = cast<RankedTensorType>(input.getType());
+          SmallVector<OpFoldResult> offsets, sizes, strides;
+          sliceOf(inSizes[axis], /*withAxis=*/true, offsets, sizes, strides);
+          auto lineType = RankedTensorType::get({type.getDimSize(axis)},
+                                                type.getElementType());
+          lines.push_back(tensor::ExtractSliceOp::create(
+              b, loc, lineType, input, offsets, sizes, strides));
+        }
+        SmallVector<Value> outs = body(b, loc, lines, lineNumber);
+        SmallVector<Value> yields;
+        for (auto [i, result] : llvm::enumerate(results)) {
+          Value out = outs[i];
+          if (!result.axisSize)
+            out = tensor::FromElementsOp::create(b, loc, lineTypes[i],
+                                                 ValueRange{out});
+          out = castTo(b, loc, out, lineTypes[i]);
+          SmallVector<OpFoldResult> offsets, sizes, strides;
+          sliceOf(result.axisSize, /*withAxis=*/bool(result.axisSize), offsets,
+                  sizes, strides);
+          yields.push_back(tensor::InsertSliceOp::create(
+              b, loc, out, iter[i], offsets, sizes, strides));
+        }
+        scf::YieldOp::create(b, loc, yields);
+      });
+  return llvm::to_vector_of<Value>(loop.getResults());
+}
+
+Value lowering::mapLine(
+    OpBuilder &b, Location loc, Value input, Type elementType,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> fn) {
+  Value init =
+      emptyTensor(b, loc, tensor::getMixedSizes(b, loc, input), elementType);
+  AffineMap id = b.getMultiDimIdentityMap(1);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{input}, ValueRange{init},
+      ArrayRef<AffineMap>{id, id},
+      ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value i = linalg::IndexOp::create(nb, nloc, 0);
+        linalg::YieldOp::create(nb, nloc, fn(nb, nloc, args[0], i));
+      });
+  return generic.getResult(0);
+}
+
+Value lowering::generateLine(
+    OpBuilder &b, Location loc, Value size, Type elementType,
+    function_ref<Value(OpBuilder &, Location, Value)> fn) {
+  Value init = emptyTensor(b, loc, {getAsOpFoldResult(size)}, elementType);
+  AffineMap id = b.getMultiDimIdentityMap(1);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
+      ArrayRef<AffineMap>{id},
+      ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
+      [&](OpBuilder &nb, Location nloc, ValueRange) {
+        Value i = linalg::IndexOp::create(nb, nloc, 0);
+        linalg::YieldOp::create(nb, nloc, fn(nb, nloc, i));
+      });
+  return generic.getResult(0);
+}
+
+//===----------------------------------------------------------------------===//
+// Philox4x32-10
+//===----------------------------------------------------------------------===//
+
+// Multipliers and Weyl key increments of Philox4x32 (Salmon et al., SC'11).
+static constexpr int64_t kPhiloxM0 = 0xD2511F53;
+static constexpr int64_t kPhiloxM1 = 0xCD9E8D57;
+static constexpr int64_t kPhiloxW0 = 0x9E3779B9;
+static constexpr int64_t kPhiloxW1 = 0xBB67AE85;
+
+std::array<Value, 4> lowering::philoxBlock(OpBuilder &b, Location loc,
+                                           Value seed, Value offset,
+                                           Value block) {
+  Type i32 = b.getI32Type();
+  Value c32 = constInt(b, loc, b.getI64Type(), 32);
+  auto lo = [&](Value v) -> Value {
+    return arith::TruncIOp::create(b, loc, i32, v);
+  };
+  auto hi = [&](Value v) -> Value {
+    return lo(arith::ShRUIOp::create(b, loc, v, c32));
+  };
+  Value k0 = lo(seed), k1 = hi(seed);
+  Value c0 = lo(block), c1 = hi(block), c2 = lo(offset), c3 = hi(offset);
+  Value m0 = constInt(b, loc, i32, kPhiloxM0);
+  Value m1 = constInt(b, loc, i32, kPhiloxM1);
+  Value w0 = constInt(b, loc, i32, kPhiloxW0);
+  Value w1 = constInt(b, loc, i32, kPhiloxW1);
+  for (int round = 0; round < 10; ++round) {
+    if (round) {
+      k0 = arith::AddIOp::create(b, loc, k0, w0);
+      k1 = arith::AddIOp::create(b, loc, k1, w1);
+    }
+    auto p0 = arith::MulUIExtendedOp::create(b, loc, m0, c0);
+    auto p1 = arith::MulUIExtendedOp::create(b, loc, m1, c2);
+    Value n0 = arith::XOrIOp::create(
+        b, loc, arith::XOrIOp::create(b, loc, p1.getHigh(), c1), k0);
+    Value n2 = arith::XOrIOp::create(
+        b, loc, arith::XOrIOp::create(b, loc, p0.getHigh(), c3), k1);
+    c0 = n0;
+    c1 = p1.getLow();
+    c2 = n2;
+    c3 = p0.getLow();
+  }
+  return {c0, c1, c2, c3};
+}
+
+Value lowering::philoxWord(OpBuilder &b, Location loc, Value seed, Value offset,
+                           Value word) {
+  Type i64 = b.getI64Type();
+  Value block = arith::ShRUIOp::create(b, loc, word, constInt(b, loc, i64, 2));
+  Value lane = arith::AndIOp::create(b, loc, word, constInt(b, loc, i64, 3));
+  std::array<Value, 4> words = philoxBlock(b, loc, seed, offset, block);
+  Value result = words[3];
+  for (int k = 2; k >= 0; --k) {
+    Value is = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                                     constInt(b, loc, i64, k));
+    result = arith::SelectOp::create(b, loc, is, words[k], result);
+  }
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Sorting
+//===----------------------------------------------------------------------===//
+
+FailureOr<SortKeyInfo> lowering::getSortKeyInfo(Type elementType) {
+  unsigned width = 0;
+  if (auto floatType = dyn_cast<FloatType>(elementType)) {
+    if (!floatType.isF16() && !floatType.isBF16() && !floatType.isF32() &&
+        !floatType.isF64())
+      return failure();
+    width = floatType.getWidth();
+  } else if (auto intType = dyn_cast<IntegerType>(elementType)) {
+    width = intType.getWidth();
+    if (width > 64)
+      return failure();
+  } else {
+    return failure();
+  }
+  return SortKeyInfo{width <= 32 ? 32u : 64u, width};
+}
+
+static Value constAPInt(OpBuilder &b, Location loc, Type type,
+                        const APInt &value) {
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, value));
+}
+
+Value lowering::toSortKey(OpBuilder &b, Location loc, Value scalar,
+                          const SortKeyInfo &info, bool descending) {
+  unsigned width = info.sortBits;
+  Type bitsType = b.getIntegerType(width);
+  Type keyType = b.getIntegerType(info.keyBits);
+  Value bits = scalar;
+  if (auto floatType = dyn_cast<FloatType>(scalar.getType())) {
+    // -0.0 becomes +0.0 and every NaN one quiet NaN, then the sign-magnitude
+    // pattern becomes an unsigned order: negatives are inverted, the sign bit
+    // of the others is set.
+    bits = arith::BitcastOp::create(b, loc, bitsType, scalar);
+    Value zero =
+        arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, 0.0));
+    Value isZero =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, scalar, zero);
+    Value isNan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
+                                        scalar, scalar);
+    APInt nan =
+        APFloat::getQNaN(floatType.getFloatSemantics()).bitcastToAPInt();
+    bits = arith::SelectOp::create(b, loc, isZero,
+                                   constInt(b, loc, bitsType, 0), bits);
+    bits = arith::SelectOp::create(b, loc, isNan,
+                                   constAPInt(b, loc, bitsType, nan), bits);
+    Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                           bits, constInt(b, loc, bitsType, 0));
+    Value mask = arith::SelectOp::create(
+        b, loc, negative, constInt(b, loc, bitsType, -1),
+        constAPInt(b, loc, bitsType, APInt::getSignMask(width)));
+    bits = arith::XOrIOp::create(b, loc, bits, mask);
+  } else if (width > 1) {
+    // Signed order: flip the sign bit. (`i1` is false < true as it is.)
+    bits = arith::XOrIOp::create(
+        b, loc, bits, constAPInt(b, loc, bitsType, APInt::getSignMask(width)));
+  }
+  Value key = width < info.keyBits
+                  ? Value(arith::ExtUIOp::create(b, loc, keyType, bits))
+                  : bits;
+  if (descending)
+    key = arith::XOrIOp::create(
+        b, loc, key,
+        constAPInt(b, loc, keyType,
+                   APInt::getLowBitsSet(info.keyBits, info.sortBits)));
+  return key;
+}
+
+std::pair<Value, Value> lowering::radixArgsort(OpBuilder &b, Location loc,
+                                               Value keys, Value n,
+                                               unsigned sortBits) {
+  Type keyType = cast<RankedTensorType>(keys.getType()).getElementType();
+  Type i64 = b.getI64Type();
+  Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+  Value c256 = constIndex(b, loc, 256);
+  Value zero64 = constInt(b, loc, i64, 0), one64 = constInt(b, loc, i64, 1);
+  Value iota =
+      generateLine(b, loc, n, i64, [](OpBuilder &b, Location loc, Value i) {
+        return indexToI64(b, loc, i);
+      });
+  // One stable counting-sort pass per 8-bit digit, least significant first.
+  // The passes are unrolled: each reads the previous pass's tensors and
+  // writes fresh ones, so bufferization needs no loop-carried buffer swap.
+  Value inKeys = keys, inIdx = iota;
+  for (unsigned shiftBits = 0; shiftBits < sortBits; shiftBits += 8) {
+    Value shift = constInt(b, loc, keyType, shiftBits);
+    Value digitMask = constInt(b, loc, keyType, 255);
+    auto digitOf = [&](OpBuilder &b, Location loc, Value key) -> Value {
+      Value d = arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, key, shift), digitMask);
+      return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), d);
+    };
+
+    // Histogram of the digit.
+    Value hist0 = emptyTensor(b, loc, {b.getIndexAttr(256)}, i64, zero64);
+    auto hist = scf::ForOp::create(
+        b, loc, c0, n, c1, ValueRange{hist0},
+        [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
+          Value key = tensor::ExtractOp::create(b, loc, inKeys, i);
+          Value d = digitOf(b, loc, key);
+          Value c = tensor::ExtractOp::create(b, loc, it[0], d);
+          c = arith::AddIOp::create(b, loc, c, one64);
+          Value h = tensor::InsertOp::create(b, loc, c, it[0], d);
+          scf::YieldOp::create(b, loc, h);
+        });
+
+    // Exclusive prefix sum: where each digit's run starts.
+    Value starts0 = emptyTensor(b, loc, {b.getIndexAttr(256)}, i64);
+    auto starts = scf::ForOp::create(
+        b, loc, c0, c256, c1, ValueRange{starts0, zero64},
+        [&](OpBuilder &b, Location loc, Value d, ValueRange it) {
+          Value c = tensor::ExtractOp::create(b, loc, hist.getResult(0), d);
+          Value s = tensor::InsertOp::create(b, loc, it[1], it[0], d);
+          Value acc = arith::AddIOp::create(b, loc, it[1], c);
+          scf::YieldOp::create(b, loc, ValueRange{s, acc});
+        });
+
+    // Stable scatter in input order.
+    Value outKeys0 = emptyTensor(b, loc, {getAsOpFoldResult(n)}, keyType);
+    Value outIdx0 = emptyTensor(b, loc, {getAsOpFoldResult(n)}, i64);
+    auto scatter = scf::ForOp::create(
+        b, loc, c0, n, c1, ValueRange{outKeys0, outIdx0, starts.getResult(0)},
+        [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
+          Value key = tensor::ExtractOp::create(b, loc, inKeys, i);
+          Value idx = tensor::ExtractOp::create(b, loc, inIdx, i);
+          Value d = digitOf(b, loc, key);
+          Value pos = tensor::ExtractOp::create(b, loc, it[2], d);
+          Value at = i64ToIndex(b, loc, pos);
+          Value ok = tensor::InsertOp::create(b, loc, key, it[0], at);
+          Value oi = tensor::InsertOp::create(b, loc, idx, it[1], at);
+          Value next = arith::AddIOp::create(b, loc, pos, one64);
+          Value s = tensor::InsertOp::create(b, loc, next, it[2], d);
+          scf::YieldOp::create(b, loc, ValueRange{ok, oi, s});
+        });
+    inKeys = scatter.getResult(0);
+    inIdx = scatter.getResult(1);
+  }
+  return {inKeys, inIdx};
+}
