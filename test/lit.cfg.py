@@ -20,6 +20,17 @@ llvm_config.use_default_substitutions()
 config.substitutions.append(("%sift_src_root", config.sift_src_root))
 
 tool_dirs = [config.sift_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["tensor-opt", "FileCheck", "not",
-                                    "count"], tool_dirs)
+llvm_config.add_tool_substitutions(["tensor-opt", "tensor-run", "FileCheck",
+                                    "not", "count"], tool_dirs)
 llvm_config.with_environment("PATH", config.sift_tools_dir, append_path=True)
+
+# Integration tests run the lowered code with mlir-runner, the MLIR runner
+# utilities (printMemref*) and the sift runtime (sift_rt_error & co).
+llvm_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
+config.substitutions.append(
+    ("%mlir_runner", os.path.join(config.llvm_tools_dir, "mlir-runner")))
+config.substitutions.append(("%shlibs", ",".join([
+    os.path.join(llvm_lib_dir, "libmlir_runner_utils.so"),
+    os.path.join(llvm_lib_dir, "libmlir_c_runner_utils.so"),
+    os.path.join(config.sift_obj_root, "lib", "libsift_runtime.so"),
+])))

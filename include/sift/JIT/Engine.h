@@ -1,0 +1,165 @@
+//===- Engine.h - The sift JIT embedding API --------------------*- C++ -*-===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+// Compiles a module of sift and upstream tensor ops for the host CPU and calls
+// its functions on host tensors:
+//
+//   auto engine = jit::Engine::compileFile("model.mlir", {});
+//   if (!engine) { report(engine.takeError()); ... }
+//   float x[4] = {1, 2, 3, 4};
+//   auto results = (*engine)->call(
+//       "double_it", {jit::TensorView(x, jit::DType::F32, {4})});
+//   if (!results) { ... }            // every mismatch is an error, not a crash
+//   const float *y = (*results)[0].data<float>();
+//
+// Every failure is an llvm::Error carrying a jit::JitError (an ErrorCode and
+// a message naming the function, the argument and what was expected).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SIFT_JIT_ENGINE_H
+#define SIFT_JIT_ENGINE_H
+
+#include "sift/JIT/Tensor.h"
+
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class MemoryBuffer;
+} // namespace llvm
+
+namespace mlir {
+namespace sift {
+namespace jit {
+
+/// What went wrong. The numbering is part of the C API (`sift_status_t`):
+/// append only.
+enum class ErrorCode : int {
+  Ok = 0,
+  InvalidArgument = 1, // a call's arguments do not match the signature
+  NotFound = 2,        // no such function or file
+  ParseError = 3,      // the source does not parse or verify
+  CompileError = 4,    // the pipeline or the JIT failed
+  Unsupported = 5,     // a target, type or option this build cannot handle
+  RuntimeError = 6,    // compiled code reported an error through the runtime
+};
+
+/// The error payload of every failure of this API.
+class JitError : public llvm::ErrorInfo<JitError> {
+public:
+  static char ID;
+  JitError(ErrorCode code, std::string message)
+      : code(code), message(std::move(message)) {}
+  void log(llvm::raw_ostream &os) const override;
+  std::error_code convertToErrorCode() const override;
+  ErrorCode getCode() const { return code; }
+  const std::string &getMessage() const { return message; }
+
+private:
+  ErrorCode code;
+  std::string message;
+};
+
+/// Makes an llvm::Error holding a JitError.
+llvm::Error makeError(ErrorCode code, const llvm::Twine &message);
+
+/// Splits an error into its code and message (consumes it). Errors that are
+/// not JitErrors get ErrorCode::CompileError.
+ErrorCode consumeError(llvm::Error error, std::string *message = nullptr);
+
+enum class Target { CPU, CUDA };
+
+struct CompileOptions {
+  Target target = Target::CPU;
+  /// LLVM optimization level 0-3 (IR passes and code generation).
+  unsigned optLevel = 2;
+  /// A textual pass pipeline that replaces the CPU pipeline, e.g.
+  /// "builtin.module(sift-cpu-pipeline)" or "canonicalize,...". It must end in
+  /// the LLVM dialect with the standard function calling convention.
+  std::string pipeline;
+};
+
+/// The type of one parameter or result, read from the source func.func.
+struct ValueType {
+  bool isTensor = false;
+  DType dtype = DType::F32;
+  /// Static extents; kDynamic for `?`. Empty for scalars.
+  llvm::SmallVector<int64_t, 4> shape;
+  static constexpr int64_t kDynamic = -1;
+
+  /// "tensor<4x?xf32>" or "f32".
+  std::string str() const;
+};
+
+struct FunctionSignature {
+  std::string name;
+  std::vector<ValueType> inputs;
+  std::vector<ValueType> results;
+};
+
+class Engine;
+
+/// A function of a compiled module. The Engine must outlive it.
+class Function {
+public:
+  const FunctionSignature &signature() const { return sig; }
+  llvm::StringRef name() const { return sig.name; }
+
+  /// Calls the function. Scalar results come back as rank-0 tensors.
+  llvm::Expected<std::vector<Tensor>> call(llvm::ArrayRef<Argument> args) const;
+
+private:
+  friend class Engine;
+  Function(const Engine *engine, FunctionSignature sig, void (*packed)(void **))
+      : engine(engine), sig(std::move(sig)), packed(packed) {}
+  const Engine *engine;
+  FunctionSignature sig;
+  void (*packed)(void **);
+};
+
+/// A compiled module. Calls on one Engine may run concurrently only when the
+/// compiled code and the runtime error hook allow it; serialize otherwise.
+class Engine {
+public:
+  ~Engine();
+  Engine(const Engine &) = delete;
+  Engine &operator=(const Engine &) = delete;
+
+  /// Compiles MLIR source text. `bufferName` names it in diagnostics.
+  static llvm::Expected<std::unique_ptr<Engine>>
+  compileSource(llvm::StringRef source, const CompileOptions &options = {},
+                llvm::StringRef bufferName = "<source>");
+  /// Compiles the MLIR file at `path`.
+  static llvm::Expected<std::unique_ptr<Engine>>
+  compileFile(llvm::StringRef path, const CompileOptions &options = {});
+
+  /// The callable functions (public func.func definitions), in source order.
+  llvm::ArrayRef<FunctionSignature> functions() const { return signatures; }
+
+  /// Looks up a function by name.
+  llvm::Expected<Function> lookup(llvm::StringRef name) const;
+
+  /// lookup(name), then call(args).
+  llvm::Expected<std::vector<Tensor>> call(llvm::StringRef name,
+                                           llvm::ArrayRef<Argument> args) const;
+
+private:
+  struct Impl;
+  explicit Engine(std::unique_ptr<Impl> impl);
+  static llvm::Expected<std::unique_ptr<Engine>>
+  compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
+          const CompileOptions &options);
+  std::unique_ptr<Impl> impl;
+  std::vector<FunctionSignature> signatures;
+};
+
+} // namespace jit
+} // namespace sift
+} // namespace mlir
+
+#endif // SIFT_JIT_ENGINE_H

@@ -1,0 +1,646 @@
+//===- Engine.cpp - The sift JIT embedding API ------------------*- C++ -*-===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+// Parse -> read the signatures -> CPU pipeline -> mlir::ExecutionEngine (the
+// steps of mlir/examples/toy/Ch6/toyc.cpp runJit). Calls use the packed
+// wrappers the ExecutionEngine generates for every function (`_mlir_<name>`),
+// over the expanded memref calling convention of convert-func-to-llvm: each
+// memref argument is (allocated ptr, aligned ptr, offset, sizes[rank],
+// strides[rank]) field by field, and the results come back as one LLVM value
+// (a descriptor struct, a scalar, or a struct of those) stored through the
+// pointer after the arguments.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sift/JIT/Engine.h"
+
+#include "sift/Dialect/Sift/IR/SiftDialect.h"
+#include "sift/Dialect/Sift/Transforms/Passes.h"
+#include "sift/Pipelines/Pipelines.h"
+
+#ifdef SIFT_JIT_HAS_RUNTIME
+#include "sift/Runtime/SiftRuntime.h"
+#endif
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/CRunnerUtils.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+#include <mutex>
+
+namespace jit = mlir::sift::jit;
+using jit::Argument;
+using jit::DType;
+using jit::ErrorCode;
+using jit::FunctionSignature;
+using jit::Tensor;
+using jit::TensorView;
+using jit::ValueType;
+using llvm::Expected;
+using llvm::StringRef;
+using llvm::Twine;
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+char jit::JitError::ID = 0;
+
+void jit::JitError::log(llvm::raw_ostream &os) const { os << message; }
+
+std::error_code jit::JitError::convertToErrorCode() const {
+  return llvm::inconvertibleErrorCode();
+}
+
+llvm::Error jit::makeError(ErrorCode code, const Twine &message) {
+  return llvm::make_error<JitError>(code, message.str());
+}
+
+ErrorCode jit::consumeError(llvm::Error error, std::string *message) {
+  ErrorCode code = ErrorCode::Ok;
+  std::string text;
+  llvm::handleAllErrors(
+      std::move(error),
+      [&](const JitError &e) {
+        if (code == ErrorCode::Ok)
+          code = e.getCode();
+        text += (text.empty() ? "" : "; ") + e.getMessage();
+      },
+      [&](const llvm::ErrorInfoBase &e) {
+        if (code == ErrorCode::Ok)
+          code = ErrorCode::CompileError;
+        text += (text.empty() ? "" : "; ") + e.message();
+      });
+  if (message)
+    *message = std::move(text);
+  return code;
+}
+
+//===----------------------------------------------------------------------===//
+// Signatures
+//===----------------------------------------------------------------------===//
+
+std::string ValueType::str() const {
+  if (!isTensor)
+    return dtypeName(dtype).str();
+  std::string s = "tensor<";
+  for (int64_t d : shape)
+    s += (d < 0 ? std::string("?") : std::to_string(d)) + "x";
+  return s + dtypeName(dtype).str() + ">";
+}
+
+/// The DType of an MLIR element or scalar type, if this API supports it.
+static std::optional<DType> dtypeOf(mlir::Type type) {
+  if (type.isIndex())
+    return DType::I64;
+  if (auto intType = llvm::dyn_cast<mlir::IntegerType>(type)) {
+    if (intType.isUnsigned() && intType.getWidth() == 8)
+      return DType::U8;
+    if (intType.isUnsigned())
+      return std::nullopt;
+    switch (intType.getWidth()) {
+    case 1:
+      return DType::Bool;
+    case 8:
+      return DType::I8;
+    case 16:
+      return DType::I16;
+    case 32:
+      return DType::I32;
+    case 64:
+      return DType::I64;
+    default:
+      return std::nullopt;
+    }
+  }
+  if (type.isF32())
+    return DType::F32;
+  if (type.isF64())
+    return DType::F64;
+  return std::nullopt;
+}
+
+static std::string typeString(mlir::Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  type.print(os);
+  return s;
+}
+
+/// Converts a parameter or result type; on failure returns why.
+static Expected<ValueType> convertType(mlir::Type type) {
+  ValueType vt;
+  if (auto tensorType = llvm::dyn_cast<mlir::RankedTensorType>(type)) {
+    if (tensorType.getEncoding())
+      return jit::makeError(ErrorCode::Unsupported,
+                            "tensors with an encoding are not supported: " +
+                                typeString(type));
+    std::optional<DType> dt = dtypeOf(tensorType.getElementType());
+    if (!dt)
+      return jit::makeError(ErrorCode::Unsupported,
+                            "unsupported element type in " + typeString(type));
+    vt.isTensor = true;
+    vt.dtype = *dt;
+    for (int64_t d : tensorType.getShape())
+      vt.shape.push_back(mlir::ShapedType::isDynamic(d) ? ValueType::kDynamic
+                                                        : d);
+    return vt;
+  }
+  if (std::optional<DType> dt = dtypeOf(type)) {
+    vt.dtype = *dt;
+    return vt;
+  }
+  return jit::makeError(ErrorCode::Unsupported,
+                        "unsupported type " + typeString(type) +
+                            " (ranked tensors and i1/i8/i16/i32/i64/index/"
+                            "f32/f64 scalars are)");
+}
+
+//===----------------------------------------------------------------------===//
+// Engine
+//===----------------------------------------------------------------------===//
+
+struct jit::Engine::Impl {
+  std::unique_ptr<mlir::ExecutionEngine> engine;
+  /// Functions whose signature this API cannot call, with the reason.
+  llvm::StringMap<std::string> unsupported;
+};
+
+jit::Engine::Engine(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
+jit::Engine::~Engine() = default;
+
+/// One-time global set-up: the native target and the pass registry (for
+/// textual pipeline overrides).
+static void initializeOnce() {
+  static std::once_flag flag;
+  std::call_once(flag, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    mlir::registerAllPasses();
+    mlir::sift::registerSiftPasses();
+    mlir::sift::registerSiftPipelines();
+  });
+}
+
+/// Symbols the compiled code may call that the JIT must resolve even when the
+/// process does not export them globally (e.g. loaded with RTLD_LOCAL).
+static llvm::orc::SymbolMap
+runtimeSymbols(llvm::orc::MangleAndInterner mangle) {
+  llvm::orc::SymbolMap map;
+  auto add = [&](StringRef name, void *ptr) {
+    map[mangle(name)] = llvm::orc::ExecutorSymbolDef(
+        llvm::orc::ExecutorAddr::fromPtr(ptr), llvm::JITSymbolFlags::Exported);
+  };
+  add("memrefCopy", reinterpret_cast<void *>(&memrefCopy));
+#ifdef SIFT_JIT_HAS_RUNTIME
+  // The CPU pipeline requests C interfaces for every func.func, declarations
+  // included, so a call to `func.func private @sift_rt_error(i64, i64)` goes
+  // to `_mlir_ciface_sift_rt_error`; with scalar arguments only, both names
+  // have the same ABI.
+  add("sift_rt_error", reinterpret_cast<void *>(&sift_rt_error));
+  add("_mlir_ciface_sift_rt_error", reinterpret_cast<void *>(&sift_rt_error));
+#endif
+  return map;
+}
+
+Expected<std::unique_ptr<jit::Engine>>
+jit::Engine::compileSource(StringRef source, const CompileOptions &options,
+                           StringRef bufferName) {
+  return compile(llvm::MemoryBuffer::getMemBufferCopy(source, bufferName),
+                 options);
+}
+
+Expected<std::unique_ptr<jit::Engine>>
+jit::Engine::compileFile(StringRef path, const CompileOptions &options) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer)
+    return makeError(ErrorCode::NotFound, "cannot open '" + path + "': " +
+                                              buffer.getError().message());
+  return compile(std::move(*buffer), options);
+}
+
+Expected<std::unique_ptr<jit::Engine>>
+jit::Engine::compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
+                     const CompileOptions &options) {
+  if (options.target == jit::Target::CUDA)
+    return jit::makeError(ErrorCode::Unsupported,
+                          "target 'cuda' is not available: no CUDA support in "
+                          "this build/no GPU (use target 'cpu')");
+  if (options.optLevel > 3)
+    return jit::makeError(ErrorCode::InvalidArgument,
+                          "optimization level must be 0-3, got " +
+                              Twine(options.optLevel));
+  initializeOnce();
+
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  registry.insert<mlir::sift::SiftDialect>();
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+  mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
+
+  // Every diagnostic (parser, verifier, passes) goes into `diagnostics` with
+  // its location and source line, and becomes part of the error message.
+  std::string diagnostics;
+  llvm::raw_string_ostream diagOS(diagnostics);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
+
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return jit::makeError(ErrorCode::ParseError,
+                          "failed to parse MLIR source:\n" + diagnostics);
+
+  // Signatures come from the source functions, before lowering.
+  auto impl = std::make_unique<jit::Engine::Impl>();
+  std::vector<FunctionSignature> signatures;
+  for (auto func : module->getOps<mlir::func::FuncOp>()) {
+    if (func.isDeclaration() || !func.isPublic())
+      continue;
+    FunctionSignature sig;
+    sig.name = func.getSymName().str();
+    std::string why;
+    auto collect = [&](llvm::ArrayRef<mlir::Type> types,
+                       std::vector<ValueType> &out, StringRef what) {
+      for (auto [i, type] : llvm::enumerate(types)) {
+        Expected<ValueType> vt = convertType(type);
+        if (!vt) {
+          std::string msg;
+          jit::consumeError(vt.takeError(), &msg);
+          if (why.empty())
+            why = (what + " " + Twine(i) + ": " + msg).str();
+          continue;
+        }
+        out.push_back(*vt);
+      }
+    };
+    collect(func.getArgumentTypes(), sig.inputs, "argument");
+    collect(func.getResultTypes(), sig.results, "result");
+    if (!why.empty()) {
+      impl->unsupported[sig.name] = why;
+      continue;
+    }
+    // Inputs are host memory the caller still owns: compiled code must copy
+    // before writing, never write in place.
+    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+      if (llvm::isa<mlir::TensorType>(type))
+        func.setArgAttr(
+            i, mlir::bufferization::BufferizationDialect::kWritableAttrName,
+            mlir::BoolAttr::get(&context, false));
+    signatures.push_back(std::move(sig));
+  }
+
+  mlir::PassManager pm(&context, mlir::ModuleOp::getOperationName());
+  if (options.pipeline.empty()) {
+    mlir::sift::buildCpuPipeline(pm, mlir::sift::CpuPipelineOptions());
+  } else {
+    StringRef text = StringRef(options.pipeline).trim();
+    if (text.consume_front("builtin.module(") && !text.consume_back(")"))
+      text = options.pipeline;
+    std::string error;
+    llvm::raw_string_ostream errorOS(error);
+    if (mlir::failed(mlir::parsePassPipeline(text, pm, errorOS)))
+      return jit::makeError(ErrorCode::InvalidArgument, "bad pipeline '" +
+                                                            options.pipeline +
+                                                            "': " + error);
+  }
+  if (mlir::failed(pm.run(*module)))
+    return jit::makeError(ErrorCode::CompileError,
+                          "lowering to the LLVM dialect failed:\n" +
+                              diagnostics);
+
+  mlir::ExecutionEngineOptions engineOptions;
+  auto transformer = mlir::makeOptimizingTransformer(
+      options.optLevel, /*sizeLevel=*/0, /*targetMachine=*/nullptr);
+  engineOptions.transformer = transformer;
+  static const llvm::CodeGenOptLevel levels[] = {
+      llvm::CodeGenOptLevel::None, llvm::CodeGenOptLevel::Less,
+      llvm::CodeGenOptLevel::Default, llvm::CodeGenOptLevel::Aggressive};
+  engineOptions.jitCodeGenOptLevel = levels[options.optLevel];
+  // The MLIR runner utilities (printMemref*, printF32, ...) so that modules
+  // written for mlir-runner also run here; loaded only where they exist.
+  llvm::SmallVector<StringRef> sharedLibs;
+#ifdef SIFT_MLIR_RUNNER_UTILS
+  if (llvm::sys::fs::exists(SIFT_MLIR_RUNNER_UTILS))
+    sharedLibs.push_back(SIFT_MLIR_RUNNER_UTILS);
+#endif
+  engineOptions.sharedLibPaths = sharedLibs;
+  engineOptions.enableGDBNotificationListener = false;
+  engineOptions.enablePerfNotificationListener = false;
+  Expected<std::unique_ptr<mlir::ExecutionEngine>> engine =
+      mlir::ExecutionEngine::create(*module, engineOptions);
+  if (!engine) {
+    std::string msg = llvm::toString(engine.takeError());
+    return jit::makeError(ErrorCode::CompileError,
+                          "JIT compilation failed: " + msg + "\n" +
+                              diagnostics);
+  }
+  (*engine)->registerSymbols(runtimeSymbols);
+  (*engine)->initialize();
+  impl->engine = std::move(*engine);
+  std::unique_ptr<Engine> result(new Engine(std::move(impl)));
+  result->signatures = std::move(signatures);
+  return result;
+}
+
+Expected<jit::Function> jit::Engine::lookup(StringRef name) const {
+  auto it = llvm::find_if(signatures, [&](const FunctionSignature &sig) {
+    return sig.name == name;
+  });
+  if (it == signatures.end()) {
+    auto bad = impl->unsupported.find(name);
+    if (bad != impl->unsupported.end())
+      return makeError(ErrorCode::Unsupported,
+                       "function '" + name +
+                           "' cannot be called from the "
+                           "host: " +
+                           bad->second);
+    std::string names;
+    for (const FunctionSignature &sig : signatures)
+      names += (names.empty() ? "" : ", ") + sig.name;
+    return makeError(ErrorCode::NotFound,
+                     "no function '" + name + "' in the module (functions: " +
+                         (names.empty() ? std::string("none") : names) + ")");
+  }
+  Expected<void (*)(void **)> packed = impl->engine->lookupPacked(name);
+  if (!packed) {
+    std::string msg = llvm::toString(packed.takeError());
+    return makeError(ErrorCode::CompileError,
+                     "function '" + name + "' failed to link: " + msg);
+  }
+  return Function(this, *it, *packed);
+}
+
+Expected<std::vector<Tensor>>
+jit::Engine::call(StringRef name, llvm::ArrayRef<Argument> args) const {
+  Expected<Function> fn = lookup(name);
+  if (!fn)
+    return fn.takeError();
+  return fn->call(args);
+}
+
+//===----------------------------------------------------------------------===//
+// Calls
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Size and alignment of a value of `type` in the LLVM struct the compiled
+/// function returns (x86-64/AArch64 data layouts: natural alignment).
+struct FieldLayout {
+  size_t size;
+  size_t align;
+};
+} // namespace
+
+static FieldLayout layoutOf(const ValueType &type) {
+  if (type.isTensor)
+    return {8 * (3 + 2 * type.shape.size()), 8};
+  size_t size = dtypeSize(type.dtype);
+  return {size, size};
+}
+
+static size_t alignTo(size_t offset, size_t align) {
+  return (offset + align - 1) / align * align;
+}
+
+/// Whether an integer fits in a dtype.
+static bool fitsIn(int64_t v, DType dtype) {
+  switch (dtype) {
+  case DType::Bool:
+    return v == 0 || v == 1;
+  case DType::I8:
+    return v >= INT8_MIN && v <= INT8_MAX;
+  case DType::U8:
+    return v >= 0 && v <= UINT8_MAX;
+  case DType::I16:
+    return v >= INT16_MIN && v <= INT16_MAX;
+  case DType::I32:
+    return v >= INT32_MIN && v <= INT32_MAX;
+  default:
+    return true;
+  }
+}
+
+/// Stores a scalar in the low bytes of an 8-byte slot (little-endian).
+static void storeScalar(uint64_t &slot, const jit::Scalar &s, DType to) {
+  slot = 0;
+  switch (to) {
+  case DType::F32: {
+    float f = jit::isFloat(s.dtype) ? static_cast<float>(s.f)
+                                    : static_cast<float>(s.i);
+    std::memcpy(&slot, &f, sizeof(f));
+    return;
+  }
+  case DType::F64: {
+    double d = jit::isFloat(s.dtype) ? s.f : static_cast<double>(s.i);
+    std::memcpy(&slot, &d, sizeof(d));
+    return;
+  }
+  default: {
+    int64_t v = s.i;
+    std::memcpy(&slot, &v, dtypeSize(to));
+    return;
+  }
+  }
+}
+
+Expected<std::vector<Tensor>>
+jit::Function::call(llvm::ArrayRef<Argument> args) const {
+  auto fail = [&](const Twine &msg) {
+    return makeError(ErrorCode::InvalidArgument,
+                     "function '" + sig.name + "': " + msg);
+  };
+  if (args.size() != sig.inputs.size())
+    return fail("expected " + Twine(sig.inputs.size()) + " argument(s), got " +
+                Twine(args.size()));
+
+  // Count the 8-byte slots of the expanded arguments so that `slots` never
+  // reallocates (the packed argument array points into it).
+  size_t numSlots = 0;
+  for (const ValueType &in : sig.inputs)
+    numSlots += in.isTensor ? 3 + 2 * in.shape.size() : 1;
+  std::vector<uint64_t> slots(numSlots, 0);
+  llvm::SmallVector<void *> packedArgs;
+  packedArgs.reserve(numSlots + 1);
+  std::vector<Tensor> copies; // contiguous copies of strided inputs
+  size_t slot = 0;
+  auto push = [&](uint64_t value) {
+    slots[slot] = value;
+    packedArgs.push_back(&slots[slot]);
+    ++slot;
+  };
+  // Pointers that stand in for null data of empty tensors.
+  static char emptyData[16];
+
+  for (auto [i, arg] : llvm::enumerate(args)) {
+    const ValueType &want = sig.inputs[i];
+    std::string where = "argument " + std::to_string(i);
+    if (!want.isTensor) {
+      if (arg.isTensor())
+        return fail(where + ": expected a scalar " + want.str() +
+                    ", got a tensor");
+      const Scalar &s = arg.scalar();
+      // Float parameters take any scalar (integers convert); integer
+      // parameters take integers that fit.
+      if (!jit::isFloat(want.dtype)) {
+        if (jit::isFloat(s.dtype))
+          return fail(where + ": expected an integer (" + want.str() +
+                      "), got " + dtypeName(s.dtype));
+        if (!fitsIn(s.i, want.dtype))
+          return fail(where + ": value " + Twine(s.i) + " does not fit in " +
+                      want.str());
+      }
+      uint64_t value;
+      storeScalar(value, s, want.dtype);
+      push(value);
+      continue;
+    }
+
+    if (!arg.isTensor())
+      return fail(where + ": expected " + want.str() + ", got a scalar " +
+                  dtypeName(arg.scalar().dtype));
+    const TensorView &view = arg.view();
+    bool dtypeOk = view.dtype == want.dtype ||
+                   (want.dtype == DType::I8 && view.dtype == DType::U8);
+    if (!dtypeOk)
+      return fail(where + ": expected element type " + dtypeName(want.dtype) +
+                  " (" + want.str() + "), got " + dtypeName(view.dtype));
+    if (view.rank() != static_cast<int64_t>(want.shape.size()))
+      return fail(where + ": expected rank " + Twine(want.shape.size()) + " (" +
+                  want.str() + "), got rank " + Twine(view.rank()) +
+                  " with shape " + formatShape(view.shape));
+    for (int64_t d = 0; d < view.rank(); ++d) {
+      if (view.shape[d] < 0)
+        return fail(where + ": negative extent " + Twine(view.shape[d]) +
+                    " in dimension " + Twine(d));
+      if (want.shape[d] != ValueType::kDynamic &&
+          want.shape[d] != view.shape[d])
+        return fail(where + ": expected shape " + formatShape(want.shape) +
+                    " (" + want.str() + "), got " + formatShape(view.shape) +
+                    " (dimension " + Twine(d) + ")");
+    }
+    if (!view.strides.empty() &&
+        view.strides.size() != static_cast<size_t>(view.rank()))
+      return fail(where + ": " + Twine(view.strides.size()) +
+                  " strides given for rank " + Twine(view.rank()));
+    const void *data = view.data;
+    if (!data) {
+      if (view.numElements() != 0)
+        return fail(where + ": null data pointer");
+      data = emptyData;
+    }
+    if (!view.isContiguous() && view.numElements() > 0) {
+      copies.push_back(Tensor::copyOf(view));
+      data = copies.back().data();
+    }
+    uint64_t ptr = reinterpret_cast<uintptr_t>(data);
+    push(ptr); // allocated
+    push(ptr); // aligned
+    push(0);   // offset
+    for (int64_t d : view.shape)
+      push(static_cast<uint64_t>(d));
+    for (int64_t s : contiguousStrides(view.shape))
+      push(static_cast<uint64_t>(s));
+  }
+
+  // The result storage: one struct (or a single value) in the natural layout.
+  llvm::SmallVector<size_t> offsets;
+  size_t size = 0, align = 1;
+  for (const ValueType &out : sig.results) {
+    FieldLayout l = layoutOf(out);
+    size = alignTo(size, l.align);
+    offsets.push_back(size);
+    size += l.size;
+    align = std::max(align, l.align);
+  }
+  std::vector<uint64_t> resultStorage(alignTo(size, 8) / 8 + 1, 0);
+  char *results = reinterpret_cast<char *>(resultStorage.data());
+  if (!sig.results.empty())
+    packedArgs.push_back(results);
+
+#ifdef SIFT_JIT_HAS_RUNTIME
+  int64_t staleValue = 0;
+  (void)sift_rt_take_error(&staleValue);
+#endif
+  packed(packedArgs.data());
+
+  // Adopt the returned buffers first, so that they are freed on every path.
+  // Results may share a buffer; each allocation gets one owner.
+  std::vector<Tensor> outputs;
+  llvm::DenseMap<void *, std::shared_ptr<void>> owners;
+  std::string resultError;
+  for (auto [r, out] : llvm::enumerate(sig.results)) {
+    char *base = results + offsets[r];
+    if (!out.isTensor) {
+      Tensor t = Tensor::zeros(out.dtype, {});
+      std::memcpy(t.data(), base, dtypeSize(out.dtype));
+      outputs.push_back(std::move(t));
+      continue;
+    }
+    size_t rank = out.shape.size();
+    void *allocated, *aligned;
+    int64_t offset;
+    std::memcpy(&allocated, base, 8);
+    std::memcpy(&aligned, base + 8, 8);
+    std::memcpy(&offset, base + 16, 8);
+    llvm::SmallVector<int64_t> shape(rank), strides(rank);
+    std::memcpy(shape.data(), base + 24, 8 * rank);
+    std::memcpy(strides.data(), base + 24 + 8 * rank, 8 * rank);
+    std::shared_ptr<void> &owner = owners[allocated];
+    if (!owner && allocated)
+      owner = std::shared_ptr<void>(allocated, [](void *p) { std::free(p); });
+    char *data = static_cast<char *>(aligned) + offset * dtypeSize(out.dtype);
+    TensorView view(data, out.dtype, shape, strides);
+    if (!aligned && view.numElements() > 0) {
+      resultError = "result " + std::to_string(r) + " has a null buffer";
+      continue;
+    }
+    if (view.isContiguous())
+      outputs.push_back(Tensor::share(owner, data, out.dtype, shape));
+    else
+      outputs.push_back(Tensor::copyOf(view));
+  }
+  owners.clear();
+
+#ifdef SIFT_JIT_HAS_RUNTIME
+  int64_t value = 0;
+  if (int64_t code = sift_rt_take_error(&value)) {
+    const char *text = sift_rt_error_message(code);
+    return makeError(ErrorCode::RuntimeError,
+                     "function '" + sig.name + "': runtime error " +
+                         Twine(code) + ": " + (text ? text : "unknown error") +
+                         " (value " + Twine(value) + ")");
+  }
+#endif
+  if (!resultError.empty())
+    return makeError(ErrorCode::RuntimeError,
+                     "function '" + sig.name + "': " + resultError);
+  return outputs;
+}

@@ -1,0 +1,219 @@
+//===- Tensor.cpp - Tensors exchanged with compiled sift code ---*- C++ -*-===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sift/JIT/Tensor.h"
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/ErrorHandling.h"
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace mlir::sift::jit;
+
+size_t mlir::sift::jit::dtypeSize(DType dtype) {
+  switch (dtype) {
+  case DType::Bool:
+  case DType::I8:
+  case DType::U8:
+    return 1;
+  case DType::I16:
+    return 2;
+  case DType::I32:
+  case DType::F32:
+    return 4;
+  case DType::I64:
+  case DType::F64:
+    return 8;
+  }
+  llvm_unreachable("unknown dtype");
+}
+
+llvm::StringRef mlir::sift::jit::dtypeName(DType dtype) {
+  switch (dtype) {
+  case DType::Bool:
+    return "i1";
+  case DType::I8:
+    return "i8";
+  case DType::I16:
+    return "i16";
+  case DType::I32:
+    return "i32";
+  case DType::I64:
+    return "i64";
+  case DType::U8:
+    return "u8";
+  case DType::F32:
+    return "f32";
+  case DType::F64:
+    return "f64";
+  }
+  llvm_unreachable("unknown dtype");
+}
+
+std::optional<DType> mlir::sift::jit::parseDType(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<DType>>(name)
+      .Cases({"i1", "bool"}, DType::Bool)
+      .Case("i8", DType::I8)
+      .Case("i16", DType::I16)
+      .Case("i32", DType::I32)
+      .Cases({"i64", "index"}, DType::I64)
+      .Case("u8", DType::U8)
+      .Case("f32", DType::F32)
+      .Case("f64", DType::F64)
+      .Default(std::nullopt);
+}
+
+bool mlir::sift::jit::isFloat(DType dtype) {
+  return dtype == DType::F32 || dtype == DType::F64;
+}
+
+std::string mlir::sift::jit::formatShape(llvm::ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i)
+      s += ", ";
+    s += shape[i] < 0 ? std::string("?") : std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+int64_t mlir::sift::jit::numElements(llvm::ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+llvm::SmallVector<int64_t>
+mlir::sift::jit::contiguousStrides(llvm::ArrayRef<int64_t> shape) {
+  llvm::SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * std::max<int64_t>(shape[i + 1], 1);
+  return strides;
+}
+
+llvm::SmallVector<int64_t> TensorView::effectiveStrides() const {
+  if (strides.empty())
+    return contiguousStrides(shape);
+  return llvm::SmallVector<int64_t>(strides.begin(), strides.end());
+}
+
+bool TensorView::isContiguous() const {
+  if (strides.empty())
+    return true;
+  if (strides.size() != shape.size())
+    return false;
+  // Extents of 0 or 1 make their stride irrelevant.
+  int64_t expected = 1;
+  for (int64_t i = rank() - 1; i >= 0; --i) {
+    if (shape[i] > 1 && strides[i] != expected)
+      return false;
+    expected *= std::max<int64_t>(shape[i], 1);
+  }
+  return true;
+}
+
+namespace {
+struct FreeDeleter {
+  void operator()(void *p) const { std::free(p); }
+};
+} // namespace
+
+Tensor Tensor::zeros(DType dtype, llvm::ArrayRef<int64_t> shape) {
+  size_t bytes = jit::numElements(shape) * dtypeSize(dtype);
+  // calloc(0) may return null; always hand out a valid pointer.
+  void *p = std::calloc(bytes ? bytes : 1, 1);
+  if (!p)
+    llvm::report_bad_alloc_error("sift: out of memory allocating a tensor");
+  return adoptMalloced(p, p, dtype, shape);
+}
+
+Tensor Tensor::copyOf(const TensorView &view) {
+  Tensor t = zeros(view.dtype, view.shape);
+  int64_t n = view.numElements();
+  if (n == 0)
+    return t;
+  size_t esize = dtypeSize(view.dtype);
+  const char *src = static_cast<const char *>(view.data);
+  char *dst = static_cast<char *>(t.data_);
+  if (view.isContiguous()) {
+    std::memcpy(dst, src, n * esize);
+    return t;
+  }
+  // Walk the index space in row-major order with an odometer.
+  llvm::SmallVector<int64_t> strides = view.effectiveStrides();
+  llvm::SmallVector<int64_t> index(view.rank(), 0);
+  int64_t offset = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    std::memcpy(dst + i * esize, src + offset * static_cast<int64_t>(esize),
+                esize);
+    for (int64_t d = view.rank() - 1; d >= 0; --d) {
+      ++index[d];
+      offset += strides[d];
+      if (index[d] < view.shape[d])
+        break;
+      offset -= strides[d] * index[d];
+      index[d] = 0;
+    }
+  }
+  return t;
+}
+
+Tensor Tensor::adoptMalloced(void *allocated, void *data, DType dtype,
+                             llvm::ArrayRef<int64_t> shape) {
+  return share(std::shared_ptr<void>(allocated, FreeDeleter()), data, dtype,
+               shape);
+}
+
+Tensor Tensor::share(std::shared_ptr<void> owner, void *data, DType dtype,
+                     llvm::ArrayRef<int64_t> shape) {
+  Tensor t;
+  t.owner_ = std::move(owner);
+  t.data_ = data;
+  t.dtype_ = dtype;
+  t.shape_.assign(shape.begin(), shape.end());
+  return t;
+}
+
+template <typename T> static T load(const void *base, int64_t i) {
+  T v;
+  std::memcpy(&v, static_cast<const char *>(base) + i * sizeof(T), sizeof(T));
+  return v;
+}
+
+double Tensor::getAsDouble(int64_t i) const {
+  switch (dtype_) {
+  case DType::F32:
+    return load<float>(data_, i);
+  case DType::F64:
+    return load<double>(data_, i);
+  default:
+    return static_cast<double>(getAsInt(i));
+  }
+}
+
+int64_t Tensor::getAsInt(int64_t i) const {
+  switch (dtype_) {
+  case DType::Bool:
+    return load<uint8_t>(data_, i) != 0;
+  case DType::I8:
+    return load<int8_t>(data_, i);
+  case DType::U8:
+    return load<uint8_t>(data_, i);
+  case DType::I16:
+    return load<int16_t>(data_, i);
+  case DType::I32:
+    return load<int32_t>(data_, i);
+  case DType::I64:
+    return load<int64_t>(data_, i);
+  case DType::F32:
+    return static_cast<int64_t>(load<float>(data_, i));
+  case DType::F64:
+    return static_cast<int64_t>(load<double>(data_, i));
+  }
+  llvm_unreachable("unknown dtype");
+}

@@ -1,0 +1,620 @@
+//===- EngineTest.cpp - Tests of the C++ embedding API ----------*- C++ -*-===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+// Small upstream-only programs compiled with the CPU pipeline and called on
+// host buffers; expected values are computed here, independently. Every error
+// path of compile, lookup and call is checked for its code and message.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sift/JIT/Engine.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+using namespace mlir::sift::jit;
+
+namespace {
+
+const char *kProgram = R"mlir(
+func.func @add(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %r = linalg.add ins(%a, %b : tensor<4xf32>, tensor<4xf32>)
+                  outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+func.func @sum(%a: tensor<?xf32>) -> f32 {
+  %zero = arith.constant 0.0 : f32
+  %init = tensor.empty() : tensor<f32>
+  %fill = linalg.fill ins(%zero : f32) outs(%init : tensor<f32>) -> tensor<f32>
+  %r = linalg.reduce ins(%a : tensor<?xf32>) outs(%fill : tensor<f32>)
+         dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  %v = tensor.extract %r[] : tensor<f32>
+  return %v : f32
+}
+
+func.func @row_sums(%a: tensor<?x3xf64>) -> tensor<?xf64> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f64
+  %n = tensor.dim %a, %c0 : tensor<?x3xf64>
+  %init = tensor.empty(%n) : tensor<?xf64>
+  %fill = linalg.fill ins(%zero : f64) outs(%init : tensor<?xf64>)
+            -> tensor<?xf64>
+  %r = linalg.reduce ins(%a : tensor<?x3xf64>) outs(%fill : tensor<?xf64>)
+         dimensions = [1]
+    (%in: f64, %acc: f64) {
+      %s = arith.addf %in, %acc : f64
+      linalg.yield %s : f64
+    }
+  return %r : tensor<?xf64>
+}
+
+func.func @add_mul(%a: tensor<2x3xi64>, %b: tensor<2x3xi64>)
+    -> (tensor<2x3xi64>, tensor<2x3xi64>) {
+  %e = tensor.empty() : tensor<2x3xi64>
+  %s = linalg.add ins(%a, %b : tensor<2x3xi64>, tensor<2x3xi64>)
+                  outs(%e : tensor<2x3xi64>) -> tensor<2x3xi64>
+  %p = linalg.mul ins(%a, %b : tensor<2x3xi64>, tensor<2x3xi64>)
+                  outs(%e : tensor<2x3xi64>) -> tensor<2x3xi64>
+  return %s, %p : tensor<2x3xi64>, tensor<2x3xi64>
+}
+
+func.func @scale(%a: tensor<?xf64>, %k: f64) -> tensor<?xf64> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?xf64>
+  %e = tensor.empty(%n) : tensor<?xf64>
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>,
+                                        affine_map<(i) -> (i)>],
+                       iterator_types = ["parallel"]}
+      ins(%a : tensor<?xf64>) outs(%e : tensor<?xf64>) {
+    ^bb0(%x: f64, %o: f64):
+      %m = arith.mulf %x, %k : f64
+      linalg.yield %m : f64
+  } -> tensor<?xf64>
+  return %r : tensor<?xf64>
+}
+
+func.func @iota(%n: i64, %step: i32) -> (tensor<?xi64>, i64) {
+  %len = arith.index_cast %n : i64 to index
+  %s = arith.extsi %step : i32 to i64
+  %r = tensor.generate %len {
+  ^bb0(%i: index):
+    %v = arith.index_cast %i : index to i64
+    %m = arith.muli %v, %s : i64
+    tensor.yield %m : i64
+  } : tensor<?xi64>
+  %twice = arith.muli %n, %s : i64
+  return %r, %twice : tensor<?xi64>, i64
+}
+
+func.func @positive(%a: tensor<?xf32>) -> tensor<?xi1> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xi1>
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>,
+                                        affine_map<(i) -> (i)>],
+                       iterator_types = ["parallel"]}
+      ins(%a : tensor<?xf32>) outs(%e : tensor<?xi1>) {
+    ^bb0(%x: f32, %o: i1):
+      %c = arith.cmpf ogt, %x, %zero : f32
+      linalg.yield %c : i1
+  } -> tensor<?xi1>
+  return %r : tensor<?xi1>
+}
+
+func.func @nothing(%a: tensor<2xf32>) {
+  return
+}
+
+func.func @half(%a: tensor<2xf16>) -> tensor<2xf16> {
+  %e = tensor.empty() : tensor<2xf16>
+  %r = linalg.add ins(%a, %a : tensor<2xf16>, tensor<2xf16>)
+                  outs(%e : tensor<2xf16>) -> tensor<2xf16>
+  return %r : tensor<2xf16>
+}
+
+func.func private @helper(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %e = tensor.empty() : tensor<2xf32>
+  %r = linalg.add ins(%a, %a : tensor<2xf32>, tensor<2xf32>)
+                  outs(%e : tensor<2xf32>) -> tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+)mlir";
+
+/// The code and message of an error; fails the test on success.
+template <typename T>
+std::pair<ErrorCode, std::string> errorOf(llvm::Expected<T> value) {
+  if (value) {
+    ADD_FAILURE() << "expected an error";
+    return {ErrorCode::Ok, ""};
+  }
+  std::string message;
+  ErrorCode code = consumeError(value.takeError(), &message);
+  return {code, message};
+}
+
+#define ASSERT_OK(expected)                                                    \
+  ASSERT_TRUE(static_cast<bool>(expected))                                     \
+      << llvm::toString((expected).takeError())
+
+class EngineTest : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    auto compiled = Engine::compileSource(kProgram, {}, "program.mlir");
+    if (!compiled) {
+      std::string message;
+      consumeError(compiled.takeError(), &message);
+      FAIL() << message;
+    }
+    engine = std::move(*compiled);
+  }
+  static void TearDownTestSuite() { engine.reset(); }
+
+  /// Calls `name` and returns its results; fails the test on an error.
+  std::vector<Tensor> callOk(llvm::StringRef name,
+                             llvm::ArrayRef<Argument> args) {
+    auto results = engine->call(name, args);
+    if (!results) {
+      std::string message;
+      consumeError(results.takeError(), &message);
+      ADD_FAILURE() << message;
+      return {};
+    }
+    return std::move(*results);
+  }
+
+  static std::unique_ptr<Engine> engine;
+};
+
+std::unique_ptr<Engine> EngineTest::engine;
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Correct results
+//===----------------------------------------------------------------------===//
+
+TEST_F(EngineTest, ListsPublicCallableFunctions) {
+  ASSERT_TRUE(engine);
+  std::vector<std::string> names;
+  for (const FunctionSignature &sig : engine->functions())
+    names.push_back(sig.name);
+  // `half` (f16) is not callable, `helper` is private.
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"add", "sum", "row_sums", "add_mul",
+                                      "scale", "iota", "positive", "nothing"}));
+  auto fn = engine->lookup("row_sums");
+  ASSERT_OK(fn);
+  ASSERT_EQ(fn->signature().inputs.size(), 1u);
+  EXPECT_EQ(fn->signature().inputs[0].str(), "tensor<?x3xf64>");
+  EXPECT_EQ(fn->signature().results[0].str(), "tensor<?xf64>");
+}
+
+TEST_F(EngineTest, AddsTwoVectors) {
+  float a[4] = {1, 2, 3, 4}, b[4] = {10, 20, 30, 40.5f};
+  auto results = callOk(
+      "add", {TensorView(a, DType::F32, {4}), TensorView(b, DType::F32, {4})});
+  ASSERT_EQ(results.size(), 1u);
+  const Tensor &r = results[0];
+  EXPECT_EQ(r.dtype(), DType::F32);
+  EXPECT_EQ(r.shape(), llvm::ArrayRef<int64_t>({4}));
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(r.data<float>()[i], a[i] + b[i]);
+}
+
+TEST_F(EngineTest, SumsToAScalar) {
+  std::vector<float> a(1000);
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = 0.25f * (i % 7);
+  float expected = std::accumulate(a.begin(), a.end(), 0.0f);
+  auto results = callOk("sum", {TensorView(a.data(), DType::F32, {1000})});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].rank(), 0);
+  EXPECT_EQ(results[0].dtype(), DType::F32);
+  EXPECT_FLOAT_EQ(results[0].data<float>()[0], expected);
+}
+
+TEST_F(EngineTest, SumsAnEmptyTensorWithNullData) {
+  auto results = callOk("sum", {TensorView(nullptr, DType::F32, {0})});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].data<float>()[0], 0.0f);
+}
+
+TEST_F(EngineTest, ReducesRowsWithADynamicResultShape) {
+  double a[5][3];
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 3; ++j)
+      a[i][j] = i * 10 + j * 0.5;
+  auto results = callOk("row_sums", {TensorView(a, DType::F64, {5, 3})});
+  ASSERT_EQ(results.size(), 1u);
+  ASSERT_EQ(results[0].shape(), llvm::ArrayRef<int64_t>({5}));
+  for (int i = 0; i < 5; ++i)
+    EXPECT_DOUBLE_EQ(results[0].data<double>()[i], a[i][0] + a[i][1] + a[i][2]);
+}
+
+TEST_F(EngineTest, CopiesStridedInputs) {
+  // A transposed view of a 3x5 row-major buffer is a 5x3 tensor.
+  double buf[3][5];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 5; ++j)
+      buf[i][j] = i + 100 * j;
+  TensorView transposed(buf, DType::F64, {5, 3}, {1, 5});
+  EXPECT_FALSE(transposed.isContiguous());
+  auto results = callOk("row_sums", {transposed});
+  ASSERT_EQ(results.size(), 1u);
+  for (int j = 0; j < 5; ++j)
+    EXPECT_DOUBLE_EQ(results[0].data<double>()[j],
+                     buf[0][j] + buf[1][j] + buf[2][j]);
+}
+
+TEST_F(EngineTest, ReturnsTwoTensors) {
+  int64_t a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {-1, 7, 0, 2, 3, 100};
+  auto results = callOk("add_mul", {TensorView(a, DType::I64, {2, 3}),
+                                    TensorView(b, DType::I64, {2, 3})});
+  ASSERT_EQ(results.size(), 2u);
+  for (const Tensor &r : results) {
+    EXPECT_EQ(r.dtype(), DType::I64);
+    EXPECT_EQ(r.shape(), llvm::ArrayRef<int64_t>({2, 3}));
+  }
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ(results[0].data<int64_t>()[i], a[i] + b[i]);
+    EXPECT_EQ(results[1].data<int64_t>()[i], a[i] * b[i]);
+  }
+}
+
+TEST_F(EngineTest, TakesAScalarArgument) {
+  double a[3] = {1, -2, 3.5};
+  auto results =
+      callOk("scale", {TensorView(a, DType::F64, {3}), Scalar::ofFloat(-2.0)});
+  ASSERT_EQ(results.size(), 1u);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_DOUBLE_EQ(results[0].data<double>()[i], -2.0 * a[i]);
+  // An integer scalar converts to a float parameter.
+  results = callOk("scale", {TensorView(a, DType::F64, {3}), Scalar::ofInt(3)});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_DOUBLE_EQ(results[0].data<double>()[2], 10.5);
+}
+
+TEST_F(EngineTest, ReturnsATensorAndAScalar) {
+  auto results =
+      callOk("iota", {Scalar::ofInt(6), Scalar::ofInt(3, DType::I32)});
+  ASSERT_EQ(results.size(), 2u);
+  ASSERT_EQ(results[0].shape(), llvm::ArrayRef<int64_t>({6}));
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(results[0].data<int64_t>()[i], 3 * i);
+  EXPECT_EQ(results[1].rank(), 0);
+  EXPECT_EQ(results[1].data<int64_t>()[0], 18);
+}
+
+TEST_F(EngineTest, ReturnsAnEmptyTensor) {
+  auto results = callOk("iota", {Scalar::ofInt(0), Scalar::ofInt(1)});
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].shape(), llvm::ArrayRef<int64_t>({0}));
+  EXPECT_EQ(results[0].numElements(), 0);
+}
+
+TEST_F(EngineTest, ReturnsBooleans) {
+  float a[5] = {-1, 0, 2, 0.5f, -0.1f};
+  auto results = callOk("positive", {TensorView(a, DType::F32, {5})});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].dtype(), DType::Bool);
+  for (int i = 0; i < 5; ++i)
+    EXPECT_EQ(results[0].getAsInt(i), a[i] > 0 ? 1 : 0) << i;
+}
+
+TEST_F(EngineTest, CallsAFunctionWithoutResults) {
+  float a[2] = {1, 2};
+  auto results = callOk("nothing", {TensorView(a, DType::F32, {2})});
+  EXPECT_TRUE(results.empty());
+}
+
+TEST_F(EngineTest, ResultsCanBePassedBack) {
+  float a[4] = {1, 2, 3, 4};
+  auto first = callOk(
+      "add", {TensorView(a, DType::F32, {4}), TensorView(a, DType::F32, {4})});
+  ASSERT_EQ(first.size(), 1u);
+  auto second = callOk("add", {first[0], first[0]});
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0].data<float>()[3], 16.0f);
+}
+
+//===----------------------------------------------------------------------===//
+// Call errors
+//===----------------------------------------------------------------------===//
+
+TEST_F(EngineTest, MissingFunction) {
+  auto [code, message] = errorOf(engine->lookup("subtract"));
+  EXPECT_EQ(code, ErrorCode::NotFound);
+  EXPECT_NE(message.find("no function 'subtract'"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("add, sum"), std::string::npos) << message;
+}
+
+TEST_F(EngineTest, PrivateFunctionIsNotCallable) {
+  auto [code, message] = errorOf(engine->lookup("helper"));
+  EXPECT_EQ(code, ErrorCode::NotFound);
+}
+
+TEST_F(EngineTest, UnsupportedSignature) {
+  auto [code, message] = errorOf(engine->lookup("half"));
+  EXPECT_EQ(code, ErrorCode::Unsupported);
+  EXPECT_NE(message.find("function 'half'"), std::string::npos) << message;
+  EXPECT_NE(message.find("argument 0"), std::string::npos) << message;
+  EXPECT_NE(message.find("f16"), std::string::npos) << message;
+}
+
+TEST_F(EngineTest, WrongArgumentCount) {
+  float a[4] = {};
+  auto [code, message] =
+      errorOf(engine->call("add", {TensorView(a, DType::F32, {4})}));
+  EXPECT_EQ(code, ErrorCode::InvalidArgument);
+  EXPECT_EQ(message, "function 'add': expected 2 argument(s), got 1");
+}
+
+TEST_F(EngineTest, WrongRank) {
+  float a[4] = {};
+  auto [code, message] =
+      errorOf(engine->call("add", {TensorView(a, DType::F32, {4}),
+                                   TensorView(a, DType::F32, {2, 2})}));
+  EXPECT_EQ(code, ErrorCode::InvalidArgument);
+  EXPECT_EQ(message, "function 'add': argument 1: expected rank 1 "
+                     "(tensor<4xf32>), got rank 2 with shape [2, 2]");
+}
+
+TEST_F(EngineTest, WrongShape) {
+  double a[8] = {};
+  auto [code, message] =
+      errorOf(engine->call("row_sums", {TensorView(a, DType::F64, {2, 4})}));
+  EXPECT_EQ(code, ErrorCode::InvalidArgument);
+  EXPECT_EQ(message, "function 'row_sums': argument 0: expected shape "
+                     "[?, 3] (tensor<?x3xf64>), got [2, 4] (dimension 1)");
+}
+
+TEST_F(EngineTest, WrongDType) {
+  double a[4] = {};
+  float b[4] = {};
+  auto [code, message] = errorOf(engine->call(
+      "add", {TensorView(b, DType::F32, {4}), TensorView(a, DType::F64, {4})}));
+  EXPECT_EQ(code, ErrorCode::InvalidArgument);
+  EXPECT_EQ(message, "function 'add': argument 1: expected element type f32 "
+                     "(tensor<4xf32>), got f64");
+}
+
+TEST_F(EngineTest, NullData) {
+  float a[4] = {};
+  auto [code, message] =
+      errorOf(engine->call("add", {TensorView(nullptr, DType::F32, {4}),
+                                   TensorView(a, DType::F32, {4})}));
+  EXPECT_EQ(code, ErrorCode::InvalidArgument);
+  EXPECT_EQ(message, "function 'add': argument 0: null data pointer");
+}
+
+TEST_F(EngineTest, NegativeExtent) {
+  float a[4] = {};
+  auto [code, message] =
+      errorOf(engine->call("sum", {TensorView(a, DType::F32, {-4})}));
+  EXPECT_EQ(code, ErrorCode::InvalidArgument);
+  EXPECT_EQ(message,
+            "function 'sum': argument 0: negative extent -4 in dimension 0");
+}
+
+TEST_F(EngineTest, StridesOfTheWrongLength) {
+  float a[4] = {};
+  auto [code, message] =
+      errorOf(engine->call("sum", {TensorView(a, DType::F32, {4}, {1, 1})}));
+  EXPECT_EQ(code, ErrorCode::InvalidArgument);
+  EXPECT_NE(message.find("2 strides given for rank 1"), std::string::npos)
+      << message;
+}
+
+TEST_F(EngineTest, ScalarWhereATensorIsExpected) {
+  auto [code, message] =
+      errorOf(engine->call("sum", {Scalar::ofFloat(1.0, DType::F32)}));
+  EXPECT_EQ(code, ErrorCode::InvalidArgument);
+  EXPECT_EQ(message, "function 'sum': argument 0: expected tensor<?xf32>, "
+                     "got a scalar f32");
+}
+
+TEST_F(EngineTest, TensorWhereAScalarIsExpected) {
+  double a[3] = {};
+  auto [code, message] =
+      errorOf(engine->call("scale", {TensorView(a, DType::F64, {3}),
+                                     TensorView(a, DType::F64, {3})}));
+  EXPECT_EQ(code, ErrorCode::InvalidArgument);
+  EXPECT_EQ(message, "function 'scale': argument 1: expected a scalar f64, "
+                     "got a tensor");
+}
+
+TEST_F(EngineTest, ScalarOutOfRangeOrOfTheWrongKind) {
+  auto [code, message] = errorOf(engine->call(
+      "iota", {Scalar::ofInt(3), Scalar::ofInt(int64_t(1) << 40)}));
+  EXPECT_EQ(code, ErrorCode::InvalidArgument);
+  EXPECT_EQ(message, "function 'iota': argument 1: value 1099511627776 does "
+                     "not fit in i32");
+  auto [code2, message2] =
+      errorOf(engine->call("iota", {Scalar::ofFloat(3.5), Scalar::ofInt(1)}));
+  EXPECT_EQ(code2, ErrorCode::InvalidArgument);
+  EXPECT_EQ(message2, "function 'iota': argument 0: expected an integer "
+                      "(i64), got f64");
+}
+
+//===----------------------------------------------------------------------===//
+// Compile errors
+//===----------------------------------------------------------------------===//
+
+TEST(EngineCompileTest, BadIRReportsTheDiagnostic) {
+  const char *source = "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+                       "  %r = arith.addf %a, %b : tensor<4xf32>\n"
+                       "  return %r : tensor<4xf32>\n"
+                       "}\n";
+  auto [code, message] = errorOf(Engine::compileSource(source, {}, "bad.mlir"));
+  EXPECT_EQ(code, ErrorCode::ParseError);
+  EXPECT_NE(message.find("bad.mlir:2:"), std::string::npos) << message;
+  EXPECT_NE(message.find("use of undeclared SSA value name"), std::string::npos)
+      << message;
+}
+
+TEST(EngineCompileTest, VerifierErrorIsAParseError) {
+  const char *source = "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+                       "  %r = arith.addf %a, %a : tensor<4xf32>\n"
+                       "  return %a, %r : tensor<4xf32>, tensor<4xf32>\n"
+                       "}\n";
+  auto [code, message] = errorOf(Engine::compileSource(source));
+  EXPECT_EQ(code, ErrorCode::ParseError);
+  EXPECT_NE(message.find("has 2 operands, but enclosing function"),
+            std::string::npos)
+      << message;
+}
+
+TEST(EngineCompileTest, CudaTargetIsUnsupported) {
+  CompileOptions options;
+  options.target = Target::CUDA;
+  auto [code, message] = errorOf(Engine::compileSource(kProgram, options));
+  EXPECT_EQ(code, ErrorCode::Unsupported);
+  EXPECT_NE(message.find("no CUDA support in this build/no GPU"),
+            std::string::npos)
+      << message;
+}
+
+TEST(EngineCompileTest, BadOptLevel) {
+  CompileOptions options;
+  options.optLevel = 4;
+  auto [code, message] = errorOf(Engine::compileSource(kProgram, options));
+  EXPECT_EQ(code, ErrorCode::InvalidArgument);
+  EXPECT_EQ(message, "optimization level must be 0-3, got 4");
+}
+
+TEST(EngineCompileTest, BadPipeline) {
+  CompileOptions options;
+  options.pipeline = "no-such-pass";
+  auto [code, message] = errorOf(Engine::compileSource(kProgram, options));
+  EXPECT_EQ(code, ErrorCode::InvalidArgument);
+  EXPECT_NE(message.find("bad pipeline 'no-such-pass'"), std::string::npos)
+      << message;
+}
+
+TEST(EngineCompileTest, PipelineThatDoesNotReachLLVMFails) {
+  CompileOptions options;
+  options.pipeline = "builtin.module(canonicalize)";
+  auto [code, message] = errorOf(Engine::compileSource(kProgram, options));
+  EXPECT_EQ(code, ErrorCode::CompileError);
+  EXPECT_NE(message.find("JIT compilation failed"), std::string::npos)
+      << message;
+}
+
+TEST(EngineCompileTest, MissingFile) {
+  auto [code, message] = errorOf(Engine::compileFile("/no/such/file.mlir"));
+  EXPECT_EQ(code, ErrorCode::NotFound);
+  EXPECT_NE(message.find("cannot open '/no/such/file.mlir'"), std::string::npos)
+      << message;
+}
+
+TEST(EngineCompileTest, PipelineOverrideAndOptLevels) {
+  for (unsigned level = 0; level <= 3; ++level) {
+    CompileOptions options;
+    options.optLevel = level;
+    if (level == 1)
+      options.pipeline = "builtin.module(sift-cpu-pipeline)";
+    auto compiled = Engine::compileSource(kProgram, options);
+    ASSERT_OK(compiled);
+    float a[4] = {1, 2, 3, 4};
+    auto results = (*compiled)->call("add", {TensorView(a, DType::F32, {4}),
+                                             TensorView(a, DType::F32, {4})});
+    ASSERT_OK(results);
+    EXPECT_EQ((*results)[0].data<float>()[3], 8.0f);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Results that alias arguments or constants
+//===----------------------------------------------------------------------===//
+
+// The ownership-based deallocation clones such results (bufferization.clone),
+// so the caller always owns what it gets; the pipeline must lower the clones.
+TEST(EngineAliasingTest, ReturnsArgumentsAndConstantsAsOwnedCopies) {
+  const char *source = R"mlir(
+func.func @identity(%a: tensor<3xi32>) -> tensor<3xi32> {
+  return %a : tensor<3xi32>
+}
+func.func @twice_same(%a: tensor<3xi32>) -> (tensor<3xi32>, tensor<3xi32>) {
+  return %a, %a : tensor<3xi32>, tensor<3xi32>
+}
+func.func @constant() -> tensor<3xf32> {
+  %c = arith.constant dense<[1.5, 2.5, 3.5]> : tensor<3xf32>
+  return %c : tensor<3xf32>
+}
+)mlir";
+  auto compiled = Engine::compileSource(source);
+  ASSERT_OK(compiled);
+  Engine &engine = **compiled;
+
+  int32_t a[3] = {7, 8, 9};
+  auto results = engine.call("identity", {TensorView(a, DType::I32, {3})});
+  ASSERT_OK(results);
+  EXPECT_NE((*results)[0].data(), static_cast<void *>(a));
+  a[0] = -1; // the result does not alias the input
+  EXPECT_EQ((*results)[0].data<int32_t>()[0], 7);
+  EXPECT_EQ((*results)[0].data<int32_t>()[2], 9);
+
+  results = engine.call("twice_same", {TensorView(a, DType::I32, {3})});
+  ASSERT_OK(results);
+  ASSERT_EQ(results->size(), 2u);
+  EXPECT_EQ((*results)[0].data<int32_t>()[0], -1);
+  EXPECT_EQ((*results)[1].data<int32_t>()[1], 8);
+
+  for (int repeat = 0; repeat < 2; ++repeat) {
+    results = engine.call("constant", {});
+    ASSERT_OK(results);
+    EXPECT_EQ((*results)[0].data<float>()[0], 1.5f);
+    EXPECT_EQ((*results)[0].data<float>()[2], 3.5f);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Runtime errors
+//===----------------------------------------------------------------------===//
+
+TEST(EngineRuntimeTest, RuntimeErrorBecomesAnErrorValue) {
+  const char *source = R"mlir(
+func.func private @sift_rt_error(i64, i64)
+func.func @check(%a: tensor<2xi64>, %bad: i1) -> tensor<2xi64> {
+  scf.if %bad {
+    %code = arith.constant 1 : i64
+    %value = arith.constant 42 : i64
+    func.call @sift_rt_error(%code, %value) : (i64, i64) -> ()
+  }
+  %e = tensor.empty() : tensor<2xi64>
+  %r = linalg.add ins(%a, %a : tensor<2xi64>, tensor<2xi64>)
+                  outs(%e : tensor<2xi64>) -> tensor<2xi64>
+  return %r : tensor<2xi64>
+}
+)mlir";
+  auto compiled = Engine::compileSource(source);
+  ASSERT_OK(compiled);
+  int64_t a[2] = {1, 2};
+  auto [code, message] =
+      errorOf((*compiled)->call("check", {TensorView(a, DType::I64, {2}),
+                                          Scalar::ofInt(1, DType::Bool)}));
+  EXPECT_EQ(code, ErrorCode::RuntimeError);
+  EXPECT_NE(message.find("function 'check': runtime error 1"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("(value 42)"), std::string::npos) << message;
+  // The error was cleared: the next good call succeeds.
+  auto results = (*compiled)->call(
+      "check", {TensorView(a, DType::I64, {2}), Scalar::ofInt(0, DType::Bool)});
+  ASSERT_OK(results);
+  EXPECT_EQ((*results)[0].data<int64_t>()[1], 4);
+}
