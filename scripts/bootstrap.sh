@@ -10,6 +10,24 @@ packages=(
   g++ cmake ninja-build ccache libgtest-dev clang-format python3
 )
 
+# NumPy (from PyPI) for the Python references and the conformance runner.
+# Debian's own Python refuses plain pip installs (PEP 668); then retry with
+# --break-system-packages (numpy then lives in /usr/local, apart from apt's).
+ensure_numpy() {
+  if python3 -c "import numpy" 2>/dev/null; then
+    return
+  fi
+  echo "bootstrap: installing numpy (pip)"
+  if ! python3 -m pip --version >/dev/null 2>&1; then
+    local sudo_pip=""
+    [ "$(id -u)" -ne 0 ] && sudo_pip="sudo"
+    DEBIAN_FRONTEND=noninteractive $sudo_pip apt-get install -y -q \
+      --no-install-recommends python3-pip
+  fi
+  python3 -m pip install --quiet numpy 2>/dev/null ||
+    python3 -m pip install --quiet --break-system-packages numpy
+}
+
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
@@ -19,6 +37,7 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "bootstrap: all packages present"
+  ensure_numpy
   exit 0
 fi
 
@@ -30,3 +49,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -q
 $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+ensure_numpy

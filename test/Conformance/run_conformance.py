@@ -1,0 +1,1420 @@
+#!/usr/bin/env python3
+"""Conformance of the compiled sift ops against the NumPy references.
+
+For every sift op and a set of configurations (random inputs at fixed seeds
+and edge cases), this writes a small .mlir function and its inputs as .npy,
+runs it with `tensor-run` (which applies the CPU pipeline), reads the results
+back and compares them with python/sift/reference/ops.py: exactly for integer,
+index and boolean results and for values that are only moved (sort, gather,
+...), with a tight NaN-aware tolerance for float arithmetic. The random ops
+are compared bit for bit with the Philox reference, and checked for their
+properties (permutations, distinct indices, exact label counts, seeds).
+
+It then checks `--sift-staticize`: each program of examples/patterns/ and
+examples/sampler.mlir (plus small-N variants for the edge cases) is run as
+written and after `tensor-opt --sift-staticize` on the same inputs; the first
+`count` rows of each padded result must equal the dynamic result and the
+NumPy reference of the program.
+
+A case whose op has no CPU lowering yet is reported as skipped with the
+reason tensor-run gave; it never passes silently. The last line is
+"conformance: N passed, M failed, S skipped"; the exit status is 1 when
+anything failed, 77 when nothing could run at all (numpy missing), else 0.
+
+    test/Conformance/run_conformance.py --tensor-run build/bin/tensor-run \\
+        --tensor-opt build/bin/tensor-opt [-k REGEX] [-j JOBS] [--keep DIR] [-v]
+"""
+
+import argparse
+import concurrent.futures
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+
+try:
+    import numpy as np
+except ImportError:  # pragma: no cover
+    print("conformance: skipped: numpy is not installed "
+          "(scripts/bootstrap.sh installs it)")
+    sys.exit(77)
+
+from sift.reference import ops, philox  # noqa: E402
+
+NAN = float("nan")
+INF = float("inf")
+
+# ----------------------------------------------------------------------------
+# Types and text
+# ----------------------------------------------------------------------------
+
+ELT = {
+    np.dtype(np.bool_): "i1", np.dtype(np.int8): "i8",
+    np.dtype(np.int16): "i16", np.dtype(np.int32): "i32",
+    np.dtype(np.int64): "i64", np.dtype(np.float16): "f16",
+    np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
+}
+
+
+def ttype(shape, elt):
+    """MLIR tensor type text; `elt` is an MLIR element name or a dtype;
+    a None extent prints as '?'."""
+    if not isinstance(elt, str):
+        elt = ELT[np.dtype(elt)]
+    dims = "".join(("?" if d is None else str(d)) + "x" for d in shape)
+    return "tensor<%s%s>" % (dims, elt)
+
+
+def tt(a):
+    return ttype(a.shape, a.dtype)
+
+
+def fattr(v, elt="f64"):
+    return "%s : %s" % (repr(float(v)), elt)
+
+
+def func(name, params, results, body):
+    """A func.func text. params: [(name, type)], results: [(value, type)]."""
+    ps = ", ".join("%%%s: %s" % p for p in params)
+    rs = ", ".join(t for _, t in results)
+    ret = ", ".join(v for v, _ in results)
+    if len(results) != 1:
+        rs = "(%s)" % rs
+    lines = "\n".join("  " + l for l in body)
+    return ("func.func @%s(%s) -> %s {\n%s\n  return %s : %s\n}\n"
+            % (name, ps, rs, lines, ret, ", ".join(t for _, t in results)))
+
+
+# ----------------------------------------------------------------------------
+# Comparison
+# ----------------------------------------------------------------------------
+
+def compare(got, want, what, rtol=0.0, atol=0.0):
+    """Errors (strings) comparing one result with its expected value."""
+    got = np.asarray(got)
+    want = np.asarray(want)
+    if got.shape != want.shape:
+        return ["%s: shape %s, expected %s" % (what, got.shape, want.shape)]
+    if got.dtype != want.dtype:
+        return ["%s: dtype %s, expected %s" % (what, got.dtype, want.dtype)]
+    if want.dtype.kind == "f":
+        g = got.astype(np.float64)
+        w = want.astype(np.float64)
+        gn, wn = np.isnan(g), np.isnan(w)
+        bad = gn != wn
+        fin = ~gn & ~wn
+        with np.errstate(invalid="ignore"):
+            inf_bad = fin & (np.isinf(g) | np.isinf(w)) & (g != w)
+            close = np.abs(g - w) <= atol + rtol * np.abs(w)
+        bad |= inf_bad | (fin & ~np.isinf(w) & ~close)
+    else:
+        bad = got != want
+    if np.any(bad):
+        where = np.argwhere(bad)
+        first = tuple(int(i) for i in where[0]) if bad.ndim else ()
+        return ["%s: %d of %d elements differ; first at %s: got %r, "
+                "expected %r%s" % (what, int(np.count_nonzero(bad)),
+                                   want.size, first, got[first], want[first],
+                                   "" if want.size > 16 else
+                                   "\n      got      %s\n      expected %s"
+                                   % (got.tolist(), want.tolist()))]
+    return []
+
+
+# ----------------------------------------------------------------------------
+# Running tensor-run
+# ----------------------------------------------------------------------------
+
+SKIP_PATTERNS = [
+    re.compile(r"'sift\.(\w+)' op has no CPU lowering[^\n]*"),
+    re.compile(r"failed to legalize operation 'sift\.(\w+)'[^\n]*"),
+    re.compile(r"'sift\.(\w+)' op[^\n]*(?:not|no) (?:yet )?(?:supported|lowered|"
+               r"implemented)[^\n]*"),
+]
+
+
+class Skip(Exception):
+    pass
+
+
+class Fail(Exception):
+    pass
+
+
+def arg_position(mlir, entry, name):
+    """The position of argument %name of func.func @entry in `mlir`."""
+    m = re.search(r"func\.func\s+@%s\s*\(" % re.escape(entry), mlir)
+    if not m:
+        raise Fail("no func.func @%s in the program" % entry)
+    names = re.findall(r"%([A-Za-z_][A-Za-z0-9_$.]*)\s*:",
+                       mlir[m.end():mlir.index("{", m.end())])
+    if name not in names:
+        raise Fail("@%s has no argument %%%s" % (entry, name))
+    return names.index(name)
+
+
+class Tools:
+    def __init__(self, tensor_run, tensor_opt, workdir, verbose):
+        self.tensor_run = os.path.abspath(tensor_run)
+        self.tensor_opt = os.path.abspath(tensor_opt)
+        self.workdir = workdir
+        self.verbose = verbose
+
+    def run(self, name, mlir, entry, inputs=(), args=None, timeout=300):
+        """Runs @entry of `mlir`; returns (ok, results or error text)."""
+        d = os.path.join(self.workdir, name)
+        os.makedirs(d, exist_ok=True)
+        path = os.path.join(d, "prog.mlir")
+        with open(path, "w") as f:
+            f.write(mlir)
+        cmd = [self.tensor_run, path, "-e", entry]
+        for i, a in enumerate(inputs):
+            p = os.path.join(d, "in%d.npy" % i)
+            np.save(p, np.ascontiguousarray(a))
+            cmd += ["--input", p]
+        for k, v in (args or {}).items():
+            cmd += ["--arg", "%s=%s" % (k, v)]
+        out = os.path.join(d, "out")
+        shutil.rmtree(out, ignore_errors=True)
+        cmd += ["--output-dir", out]
+        with open(os.path.join(d, "cmd.sh"), "w") as f:
+            f.write(" ".join(cmd) + "\n")
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True,
+                               timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return False, "tensor-run timed out after %d s" % timeout
+        if p.returncode < 0:
+            return False, ("tensor-run crashed (signal %d)\n" % -p.returncode
+                           + (p.stderr + p.stdout).strip())
+        if p.returncode != 0:
+            return False, (p.stderr + p.stdout).strip()
+        results = []
+        i = 0
+        while os.path.exists(os.path.join(out, "result%d.npy" % i)):
+            results.append(np.load(os.path.join(out, "result%d.npy" % i)))
+            i += 1
+        return True, results
+
+    def must_run(self, name, mlir, entry, inputs=(), args=None):
+        ok, res = self.run(name, mlir, entry, inputs, args)
+        if not ok:
+            raise_for_error(res)
+        return res
+
+    def staticize(self, name, mlir):
+        d = os.path.join(self.workdir, name)
+        os.makedirs(d, exist_ok=True)
+        src = os.path.join(d, "dynamic.mlir")
+        with open(src, "w") as f:
+            f.write(mlir)
+        p = subprocess.run([self.tensor_opt, src, "--sift-staticize",
+                            "--sift-verify-static"],
+                           capture_output=True, text=True, timeout=300)
+        if p.returncode != 0:
+            raise Fail("tensor-opt --sift-staticize failed:\n" +
+                       indent(p.stderr.strip()))
+        return p.stdout
+
+
+def indent(text, prefix="      "):
+    lines = text.splitlines()
+    if len(lines) > 25:
+        lines = lines[:25] + ["... (%d more lines)" % (len(lines) - 25)]
+    return "\n".join(prefix + l for l in lines)
+
+
+def raise_for_error(text):
+    for pat in SKIP_PATTERNS:
+        m = pat.search(text)
+        if m:
+            raise Skip("sift.%s has no CPU lowering yet (tensor-run: %s)"
+                       % (m.group(1), m.group(0).strip()))
+    # A crash: keep the message, drop the stack frames.
+    lines = [l for l in text.splitlines()
+             if not re.match(r"\s*#\d+ 0x", l) and "PLEASE submit" not in l]
+    raise Fail("tensor-run failed:\n" + indent("\n".join(lines)))
+
+
+# ----------------------------------------------------------------------------
+# Cases
+# ----------------------------------------------------------------------------
+
+class Case:
+    """One program run once and compared with expected results.
+
+    expect: expected results in order (None to skip one); tol: (rtol, atol)
+    for float results; check: extra property checks, a function of the
+    results returning a list of errors; expect_error: a regex the run must
+    fail with (a contract's run-time error)."""
+
+    def __init__(self, op, name, mlir, inputs=(), args=None, expect=None,
+                 tol=(0.0, 0.0), check=None, expect_error=None,
+                 entry="f", compare_fn=None):
+        self.op = op
+        self.name = "%s/%s" % (op, name)
+        self.mlir = mlir
+        self.inputs = list(inputs)
+        self.args = args or {}
+        self.expect = expect
+        self.tol = tol
+        self.check = check
+        self.expect_error = expect_error
+        self.entry = entry
+        self.compare_fn = compare_fn
+
+    def run(self, tools):
+        key = self.name.replace("/", "__")
+        ok, res = tools.run(key, self.mlir, self.entry, self.inputs,
+                            self.args)
+        if self.expect_error is not None:
+            if ok:
+                raise Fail("expected a run-time error matching /%s/, but it "
+                           "ran" % self.expect_error)
+            for pat in SKIP_PATTERNS:
+                if pat.search(res):
+                    raise_for_error(res)
+            if not re.search(self.expect_error, res):
+                raise Fail("failed, but not with /%s/:\n%s"
+                           % (self.expect_error, indent(res)))
+            return
+        if not ok:
+            raise_for_error(res)
+        errors = []
+        if self.expect is not None:
+            if len(res) != len(self.expect):
+                raise Fail("%d results, expected %d" % (len(res),
+                                                        len(self.expect)))
+            for i, (g, w) in enumerate(zip(res, self.expect)):
+                if w is None:
+                    continue
+                if self.compare_fn:
+                    errors += self.compare_fn(i, g, w)
+                else:
+                    errors += compare(g, w, "result %d" % i, *self.tol)
+        if self.check:
+            errors += self.check(res)
+        if errors:
+            raise Fail("\n".join(errors))
+
+
+def rng_for(name):
+    """A generator seeded from the case name (stable across runs)."""
+    h = 0
+    for ch in name:
+        h = (h * 131 + ord(ch)) & 0xFFFFFFFF
+    return np.random.default_rng(h)
+
+
+# --- data-dependent ops -----------------------------------------------------
+
+def nonzero_cases():
+    out = []
+    r = rng_for("nonzero")
+    f32 = np.float32
+    inputs = {
+        "1d_i1": r.random(200) < 0.3,
+        "1d_f32_nan_signed_zero": np.array([0.0, -0.0, NAN, 1.5, 0.0, -INF,
+                                            INF, -2.0], f32),
+        "1d_i32": r.integers(-2, 3, 64).astype(np.int32),
+        "2d_i64": r.integers(0, 3, (7, 9)).astype(np.int64),
+        "3d_f32": (r.random((3, 4, 5)) < 0.4).astype(f32) * r.standard_normal(
+            (3, 4, 5)).astype(f32),
+        "2d_i1": r.random((16, 16)) < 0.1,
+        "nothing": np.zeros(50, np.bool_),
+        "all": np.ones((4, 3), np.bool_),
+        "n1_true": np.array([True]),
+        "n1_false": np.array([False]),
+        "empty": np.zeros(0, f32),
+        "empty_2d": np.zeros((0, 3), np.int64),
+        "i8": r.integers(-1, 2, 40).astype(np.int8),
+    }
+    for name, x in inputs.items():
+        rt = ttype((None,), "i64") if x.ndim == 1 else ttype((None, x.ndim),
+                                                             "i64")
+        mlir = func("f", [("x", tt(x))], [("%r", rt)],
+                    ["%%r = sift.nonzero %%x : %s -> %s" % (tt(x), rt)])
+        out.append(Case("nonzero", name, mlir, [x], expect=[ops.nonzero(x)]))
+    return out
+
+
+def unique_cases():
+    out = []
+    r = rng_for("unique")
+    data = {
+        "i64": r.integers(-5, 20, 300).astype(np.int64),
+        "i32_2d": r.integers(0, 7, (6, 11)).astype(np.int32),
+        "f32_nan_signed_zero": np.array([NAN, 2.0, -0.0, NAN, 0.0, -1.0, 2.0,
+                                         INF, NAN, -INF, 0.0], np.float32),
+        "f64": np.round(r.standard_normal(100), 1),
+        "all_same": np.full(20, 7, np.int64),
+        "all_distinct": r.permutation(64).astype(np.int64),
+        "n1": np.array([42], np.int64),
+        "empty": np.zeros(0, np.int64),
+        "i1": r.random(30) < 0.5,
+        "all_nan": np.full(5, NAN, np.float32),
+    }
+    for name, x in data.items():
+        vt = ttype((None,), x.dtype)
+        it = ttype(x.shape, "i64")
+        ct = ttype((None,), "i64")
+        u, inv, cnt = ops.unique(x, True, True)
+        for variant, kw, types, exp in (
+                ("all", " inverse counts", [vt, it, ct], [u, inv, cnt]),
+                ("values", "", [vt], [u]),
+                ("counts", " counts", [vt, ct], [u, cnt]),
+                ("inverse", " inverse", [vt, it], [u, inv])):
+            if variant not in ("all", "values") and name not in (
+                    "i64", "f32_nan_signed_zero", "empty"):
+                continue
+            names = ["%%r%d" % i for i in range(len(types))]
+            mlir = func("f", [("x", tt(x))], list(zip(names, types)),
+                        ["%s = sift.unique %%x%s : %s -> %s"
+                         % (", ".join(names), kw, tt(x), ", ".join(types))])
+            out.append(Case("unique", "%s_%s" % (name, variant), mlir, [x],
+                            expect=exp))
+    return out
+
+
+def masked_select_cases():
+    out = []
+    r = rng_for("masked_select")
+    cfgs = [
+        ("1d_f32", r.standard_normal(100).astype(np.float32), 1, 0.5),
+        ("rows_f32", r.standard_normal((50, 4)).astype(np.float32), 1, 0.3),
+        ("full_2d_i64", r.integers(0, 100, (8, 9)).astype(np.int64), 2, 0.5),
+        ("lead2_of_3d", r.standard_normal((4, 5, 3)).astype(np.float64), 2,
+         0.4),
+        ("i1_data", r.random((20, 2)) < 0.5, 1, 0.5),
+        ("nothing", r.standard_normal((30, 4)).astype(np.float32), 1, 0.0),
+        ("all", r.integers(0, 9, (30, 2)).astype(np.int32), 1, 1.0),
+        ("n1", np.array([[1.0, 2.0]], np.float32), 1, 1.0),
+        ("n1_none", np.array([3], np.int64), 1, 0.0),
+        ("empty", np.zeros((0, 3), np.float32), 1, 0.5),
+    ]
+    for name, x, rank, p in cfgs:
+        m = r.random(x.shape[:rank]) < p
+        if p == 1.0:
+            m[...] = True
+        rt = ttype((None,) + x.shape[rank:], x.dtype)
+        mlir = func("f", [("x", tt(x)), ("m", tt(m))], [("%r", rt)],
+                    ["%%r = sift.masked_select %%x, %%m : %s, %s -> %s"
+                     % (tt(x), tt(m), rt)])
+        out.append(Case("masked_select", name, mlir, [x, m],
+                        expect=[ops.masked_select(x, m)]))
+    return out
+
+
+def is_perm(p, n, what):
+    if p.shape != (n,) or sorted(p.tolist()) != list(range(n)):
+        return ["%s is not a permutation of 0..%d" % (what, n - 1)]
+    return []
+
+
+def randperm_cases():
+    out = []
+    body = ["%r = sift.randperm %n, %seed offset %off : tensor<?xi64>"]
+    mlir = func("f", [("n", "index"), ("seed", "i64"), ("off", "i64")],
+                [("%r", "tensor<?xi64>")], body)
+    for n, seed, off in ((0, 1, 0), (1, 7, 0), (2, 7, 0), (10, 123, 5),
+                         (1000, 42, 0), (4097, -3, 1 << 40), (33, 0, -1)):
+        exp = ops.randperm(n, seed, off)
+        out.append(Case(
+            "randperm", "n%d_seed%d_off%d" % (n, seed, off), mlir,
+            args={"n": n, "seed": seed, "off": off}, expect=[exp],
+            check=lambda res, n=n: is_perm(res[0], n, "the result")))
+    # No offset operand, a static result of constant n.
+    mlir = func("f", [("seed", "i64")], [("%r", "tensor<16xi64>")],
+                ["%c16 = arith.constant 16 : index",
+                 "%r = sift.randperm %c16, %seed : tensor<16xi64>"])
+    out.append(Case("randperm", "static16_no_offset", mlir,
+                    args={"seed": 99}, expect=[ops.randperm(16, 99)]))
+    # Same seed twice, then another seed and another offset, in one call.
+    n = 500
+    mlir = func("f", [("n", "index"), ("seed", "i64"), ("seed2", "i64")],
+                [("%a", "tensor<?xi64>"), ("%b", "tensor<?xi64>"),
+                 ("%c", "tensor<?xi64>"), ("%d", "tensor<?xi64>")],
+                ["%one = arith.constant 1 : i64",
+                 "%a = sift.randperm %n, %seed : tensor<?xi64>",
+                 "%b = sift.randperm %n, %seed : tensor<?xi64>",
+                 "%c = sift.randperm %n, %seed2 : tensor<?xi64>",
+                 "%d = sift.randperm %n, %seed offset %one : tensor<?xi64>"])
+
+    def seeds(res):
+        e = []
+        if not np.array_equal(res[0], res[1]):
+            e.append("the same seed gave different permutations")
+        if np.array_equal(res[0], res[2]):
+            e.append("different seeds gave the same permutation")
+        if np.array_equal(res[0], res[3]):
+            e.append("different offsets gave the same permutation")
+        return e
+    out.append(Case("randperm", "seed_properties", mlir,
+                    args={"n": n, "seed": 5, "seed2": 6},
+                    expect=[ops.randperm(n, 5), ops.randperm(n, 5),
+                            ops.randperm(n, 6), ops.randperm(n, 5, 1)],
+                    check=seeds))
+    # Chi-square uniformity of positions: R permutations of n elements (one
+    # per offset, from an scf.for), counts of (element, position).
+    n, reps = 6, 1200
+    mlir = func("f", [("seed", "i64")], [("%all", ttype((reps, n), "i64"))], [
+        "%c0 = arith.constant 0 : index",
+        "%c1 = arith.constant 1 : index",
+        "%cr = arith.constant " + str(reps) + " : index",
+        "%cn = arith.constant " + str(n) + " : index",
+        "%init = tensor.empty() : " + ttype((reps, n), "i64"),
+        "%all = scf.for %i = %c0 to %cr step %c1 iter_args(%acc = %init) -> ("
+        + ttype((reps, n), "i64") + ") {",
+        "  %off = arith.index_cast %i : index to i64",
+        "  %p = sift.randperm %cn, %seed offset %off : " + ttype((n,), "i64"),
+        "  %ins = tensor.insert_slice %p into %acc[%i, 0] [1, " + str(n) +
+        "] [1, 1] : " + ttype((n,), "i64") + " into " + ttype((reps, n), "i64"),
+        "  scf.yield %ins : " + ttype((reps, n), "i64"),
+        "}"])
+    exp = np.stack([ops.randperm(n, 2024, o) for o in range(reps)])
+
+    def chi2(res):
+        a = res[0]
+        e = []
+        for row in range(a.shape[0]):
+            if sorted(a[row].tolist()) != list(range(n)):
+                return ["row %d is not a permutation" % row]
+        counts = np.zeros((n, n))
+        for row in a:
+            for pos, v in enumerate(row):
+                counts[v, pos] += 1
+        expected = reps / n
+        stat = float(np.sum((counts - expected) ** 2 / expected))
+        # df = (n-1)^2 = 25; the 0.999 quantile of chi2(25) is 52.62.
+        if stat > 52.62:
+            e.append("chi-square %.1f > 52.62 (df 25, p < 0.001): positions "
+                     "are not uniform" % stat)
+        return e
+    out.append(Case("randperm", "chi_square_positions", mlir,
+                    args={"seed": 2024}, expect=[exp], check=chi2))
+    return out
+
+
+# --- static primitives ------------------------------------------------------
+
+def count_cases():
+    out = []
+    r = rng_for("count")
+    data = {
+        "1d_i1": r.random(100) < 0.3,
+        "2d_f32_nan": np.where(r.random((5, 9)) < 0.3, NAN,
+                               np.where(r.random((5, 9)) < 0.5, -0.0, 1.0)
+                               ).astype(np.float32),
+        "3d_i32": r.integers(-1, 2, (2, 3, 7)).astype(np.int32),
+        "empty_axis": np.zeros((3, 0), np.float32),
+        "empty_batch": np.zeros((0, 4), np.int64),
+        "n1": np.array([5], np.int64),
+        "f64": r.integers(0, 2, (4, 6)).astype(np.float64),
+    }
+    for name, x in data.items():
+        rt = ttype(x.shape[:-1], "i64")
+        mlir = func("f", [("x", tt(x))], [("%r", rt)],
+                    ["%%r = sift.count %%x : %s -> %s" % (tt(x), rt)])
+        out.append(Case("count", name, mlir, [x], expect=[ops.count(x)]))
+    return out
+
+
+def compact_cases():
+    out = []
+    r = rng_for("compact")
+    cfgs = [
+        ("k_lt_n", r.random(100) < 0.3, 10, None),
+        ("k_eq_n", r.random(100) < 0.3, 100, None),
+        ("k_gt_n", r.random(20) < 0.5, 32, None),
+        ("fill0", r.random(40) < 0.2, 16, 0),
+        ("batched", r.random((4, 50)) < 0.2, 16, None),
+        ("batched_3d", r.random((2, 3, 30)) < 0.5, 8, 7),
+        ("nothing", np.zeros(30, np.bool_), 8, None),
+        ("all", np.ones(30, np.bool_), 8, None),
+        ("n1_true", np.array([True]), 1, None),
+        ("n1_false", np.array([False]), 2, None),
+        ("k0", r.random(10) < 0.5, 0, None),
+        ("empty", np.zeros(0, np.bool_), 4, None),
+    ]
+    for name, m, k, fill in cfgs:
+        it = ttype(m.shape[:-1] + (k,), "i64")
+        ct = ttype(m.shape[:-1], "i64")
+        attr = " {fill = %d : i64}" % fill if fill is not None else ""
+        mlir = func("f", [("m", tt(m))], [("%i", it), ("%n", ct)],
+                    ["%%i, %%n = sift.compact %%m%s : %s -> %s, %s"
+                     % (attr, tt(m), it, ct)])
+        exp = ops.compact(m, k, -1 if fill is None else fill)
+        out.append(Case("compact", name, mlir, [m], expect=list(exp)))
+    return out
+
+
+def cumsum_cases():
+    out = []
+    r = rng_for("cumsum")
+    cfgs = [
+        ("i64", r.integers(-100, 100, 50).astype(np.int64), -1, False, None),
+        ("i64_excl", r.integers(-100, 100, 50).astype(np.int64), -1, True,
+         None),
+        ("i1_to_i64", r.random(64) < 0.5, -1, False, "i64"),
+        ("i1_to_i64_excl", r.random(64) < 0.5, -1, True, "i64"),
+        ("i1_to_i32_excl_2d", r.random((3, 40)) < 0.5, 1, True, "i32"),
+        ("f32_dim0", r.standard_normal((6, 5)).astype(np.float32), 0, False,
+         None),
+        ("f32_dim_neg1", r.standard_normal((6, 5)).astype(np.float32), -1,
+         False, None),
+        ("f32_excl_dim_neg2", r.standard_normal((3, 6, 4)).astype(np.float32),
+         -2, True, None),
+        ("f64", r.standard_normal(100), -1, False, None),
+        ("i32_wraps", np.array([2**31 - 5, 3, 3, -7, 2**31 - 1], np.int32),
+         -1, False, None),
+        ("i8_wraps", np.array([100, 27, 1, 1, -128], np.int8), -1, False,
+         None),
+        ("n1", np.array([3.5], np.float32), -1, True, None),
+        ("empty_axis", np.zeros((2, 0), np.int64), -1, False, None),
+        ("inf_nan", np.array([1.0, INF, -INF, 2.0, NAN, 1.0], np.float32),
+         -1, False, None),
+    ]
+    for name, x, dim, excl, rtype in cfgs:
+        relt = rtype or ELT[x.dtype]
+        rt = ttype(x.shape, relt)
+        attrs = " {dim = %d : i64}" % dim if dim != -1 else ""
+        mlir = func("f", [("x", tt(x))], [("%r", rt)],
+                    ["%%r = sift.cumsum %%x%s%s : %s -> %s"
+                     % (" exclusive" if excl else "", attrs, tt(x), rt)])
+        exp = ops.cumsum(x, dim, excl, {"i64": np.int64, "i32": np.int32,
+                                       None: None}[rtype])
+        tol = (2e-6, 1e-5) if x.dtype.kind == "f" else (0, 0)
+        out.append(Case("cumsum", name, mlir, [x], expect=[exp], tol=tol))
+    return out
+
+
+def sort_inputs():
+    r = rng_for("sort")
+    ties = r.integers(0, 5, 64).astype(np.float32)
+    ties[ties == 4] = NAN
+    ties[::7] = -0.0
+    return [
+        ("f32_ties_nan_zero", ties, -1),
+        ("f32_random", r.standard_normal(1000).astype(np.float32), -1),
+        ("f32_2d_dim0", np.round(r.standard_normal((9, 7)), 0).astype(
+            np.float32), 0),
+        ("f32_3d_dim1", r.integers(0, 3, (2, 5, 4)).astype(np.float32), 1),
+        ("f64_inf_nan", np.array([INF, NAN, -INF, 0.0, -0.0, NAN, 1.0, INF],
+                                 np.float64), -1),
+        ("i64_ties", r.integers(-3, 3, 100).astype(np.int64), -1),
+        ("i64_extremes", np.array([0, -2**63, 2**63 - 1, -1, 2**63 - 1,
+                                   -2**63], np.int64), -1),
+        ("i32_2d", r.integers(-50, 50, (4, 33)).astype(np.int32), -1),
+        ("i8", r.integers(-128, 128, 40).astype(np.int8), -1),
+        ("i1", r.random(20) < 0.5, -1),
+        ("n1", np.array([2.0], np.float32), -1),
+        ("empty", np.zeros(0, np.float32), -1),
+    ]
+
+
+def sort_cases():
+    out = []
+    for name, x, dim in sort_inputs():
+        it = ttype(x.shape, "i64")
+        attrs = " {dim = %d : i64}" % dim if dim != -1 else ""
+        for desc in (False, True):
+            kw = " descending" if desc else ""
+            v, i = ops.sort(x, dim, desc)
+            mlir = func("f", [("x", tt(x))], [("%v", tt(x)), ("%i", it)],
+                        ["%%v, %%i = sift.sort %%x%s%s : %s -> %s, %s"
+                         % (kw, attrs, tt(x), tt(x), it)])
+            out.append(Case("sort", name + ("_desc" if desc else "_asc"),
+                            mlir, [x], expect=[v, i]))
+            mlir = func("f", [("x", tt(x))], [("%i", it)],
+                        ["%%i = sift.argsort %%x%s%s : %s -> %s"
+                         % (kw, attrs, tt(x), it)])
+            out.append(Case("argsort", name + ("_desc" if desc else "_asc"),
+                            mlir, [x], expect=[i]))
+    return out
+
+
+def topk_cases():
+    out = []
+    r = rng_for("topk")
+    ties = r.integers(0, 6, 50).astype(np.float32)
+    ties[ties == 5] = NAN
+    cfgs = [
+        ("ties_nan_k5", ties, 5, -1),
+        ("random_k100", r.standard_normal(1000).astype(np.float32), 100, -1),
+        ("k_eq_n", ties, 50, -1),
+        ("k1", ties, 1, -1),
+        ("k0", ties, 0, -1),
+        ("2d_dim1", r.integers(0, 4, (8, 64)).astype(np.float32), 5, 1),
+        ("2d_dim0", r.integers(0, 4, (10, 6)).astype(np.int64), 3, 0),
+        ("i32", r.integers(-5, 5, 40).astype(np.int32), 7, -1),
+        ("n1", np.array([1.0], np.float32), 1, -1),
+        ("inf", np.array([-INF, 1.0, INF, NAN, INF, -INF], np.float32), 4,
+         -1),
+    ]
+    for name, x, k, dim in cfgs:
+        axis = dim % x.ndim
+        kshape = list(x.shape)
+        kshape[axis] = k
+        vt = ttype(kshape, x.dtype)
+        it = ttype(kshape, "i64")
+        attrs = " {dim = %d : i64}" % dim if dim != -1 else ""
+        for mode in ("largest", "smallest", "unsorted"):
+            if mode == "unsorted" and name not in ("ties_nan_k5", "2d_dim1",
+                                                   "k_eq_n"):
+                continue
+            kw = {"largest": "", "smallest": " smallest",
+                  "unsorted": " unsorted"}[mode]
+            v, i = ops.topk(x, k, dim, smallest=(mode == "smallest"))
+            mlir = func("f", [("x", tt(x))], [("%v", vt), ("%i", it)],
+                        ["%%v, %%i = sift.topk %%x k(%d)%s%s : %s -> %s, %s"
+                         % (k, kw, attrs, tt(x), vt, it)])
+            if mode == "unsorted":
+                out.append(Case("topk", "%s_%s" % (name, mode), mlir, [x],
+                                check=unsorted_check(x, axis, v, i)))
+            else:
+                out.append(Case("topk", "%s_%s" % (name, mode), mlir, [x],
+                                expect=[v, i]))
+    return out
+
+
+def unsorted_check(x, axis, want_v, want_i):
+    """`unsorted`: per row the same set of indices as the sorted form, each
+    value paired with its index (values[j] == input[indices[j]])."""
+    def check(res):
+        if len(res) != 2:
+            return ["%d results, expected 2" % len(res)]
+        v, i = res
+        e = compare(np.sort(np.moveaxis(i, axis, -1), -1),
+                    np.sort(np.moveaxis(want_i, axis, -1), -1),
+                    "indices (as sets)")
+        if e:
+            return e
+        return compare(v, np.take_along_axis(x, i, axis),
+                       "values vs input[indices]")
+    return check
+
+
+def gather_cases():
+    out = []
+    r = rng_for("gather")
+    cfgs = [
+        ("1d_invalid", np.arange(10, 20, dtype=np.int64),
+         np.array([0, 9, -1, 10, 3, -5, 1 << 40, 2], np.int64), 0, -1),
+        ("rows_f32", r.standard_normal((100, 16)).astype(np.float32),
+         r.integers(-2, 102, 40).astype(np.int64), 0, None),
+        ("rows_f32_fill", r.standard_normal((10, 3)).astype(np.float32),
+         np.array([[0, -1], [12, 9]], np.int64), 0, 2.5),
+        ("batched", r.integers(0, 1000, (4, 50)).astype(np.int64),
+         r.integers(-1, 52, (4, 16)).astype(np.int64), 1, -1),
+        ("batched_tail", r.standard_normal((3, 8, 2)).astype(np.float64),
+         r.integers(-1, 9, (3, 2, 5)).astype(np.int64), 1, None),
+        ("i1_source", r.random(12) < 0.5,
+         np.array([0, 5, 11, 12, -1], np.int64), 0, None),
+        ("i32_source", r.integers(-9, 9, (7, 3)).astype(np.int32),
+         r.integers(0, 7, 9).astype(np.int64), 0, None),
+        ("empty_indices", r.standard_normal((5, 2)).astype(np.float32),
+         np.zeros(0, np.int64), 0, None),
+        ("empty_source", np.zeros((0, 2), np.float32),
+         np.array([0, -1, 1], np.int64), 0, 1.0),
+        ("n1", np.array([7], np.int64), np.array([0], np.int64), 0, None),
+    ]
+    for name, src, idx, b, fill in cfgs:
+        rshape = idx.shape + src.shape[b + 1:]
+        rt = ttype(rshape, src.dtype)
+        attrs = []
+        if b:
+            attrs.append("batch_dims = %d : i64" % b)
+        if fill is not None:
+            attrs.append("fill = %s : %s" % (repr(fill) if src.dtype.kind == "f"
+                                              else str(int(fill)),
+                                              ELT[src.dtype]))
+        a = " {%s}" % ", ".join(attrs) if attrs else ""
+        mlir = func("f", [("s", tt(src)), ("i", tt(idx))], [("%r", rt)],
+                    ["%%r = sift.gather %%s[%%i]%s : %s, %s -> %s"
+                     % (a, tt(src), tt(idx), rt)])
+        exp = ops.gather(src, idx, b, 0 if fill is None else fill)
+        out.append(Case("gather", name, mlir, [src, idx], expect=[exp]))
+    return out
+
+
+def random_cases():
+    out = []
+    for shape, elt, seed, off in (((4, 256), "i32", 7, 5), ((1000,), "i32", 0, 0),
+                                  ((100,), "i64", -1, 3),
+                                  ((3, 5), "i64", 1 << 62, (1 << 63) - 1),
+                                  ((1,), "i32", 12, 0), ((0,), "i32", 1, 0)):
+        rt = ttype(shape, elt)
+        mlir = func("f", [("seed", "i64"), ("off", "i64")], [("%r", rt)],
+                    ["%%r = sift.random_bits %%seed offset %%off : %s" % rt])
+        exp = ops.random_bits(seed, shape, {"i32": np.int32,
+                                            "i64": np.int64}[elt], off)
+        out.append(Case("random_bits", "%s_%s_seed%d" % (
+            elt, "x".join(map(str, shape)), seed), mlir,
+            args={"seed": seed, "off": off}, expect=[exp]))
+    # No offset operand.
+    mlir = func("f", [("seed", "i64")], [("%r", "tensor<64xi32>")],
+                ["%r = sift.random_bits %seed : tensor<64xi32>"])
+    out.append(Case("random_bits", "no_offset", mlir, args={"seed": 3},
+                    expect=[ops.random_bits(3, (64,), np.int32)]))
+
+    def in_unit(res):
+        e = []
+        for i, a in enumerate(res):
+            if a.size and not (np.all(a >= 0) and np.all(a < 1)):
+                e.append("result %d has values outside [0, 1)" % i)
+        return e
+    for shape, elt, seed, off in (((32, 100), "f32", 11, 0),
+                                  ((257,), "f64", 5, 9),
+                                  ((4000,), "f32", -7, 1)):
+        rt = ttype(shape, elt)
+        mlir = func("f", [("seed", "i64"), ("off", "i64")], [("%r", rt)],
+                    ["%%r = sift.random_uniform %%seed offset %%off : %s"
+                     % rt])
+        exp = ops.random_uniform(seed, shape, {"f32": np.float32,
+                                               "f64": np.float64}[elt], off)
+        out.append(Case("random_uniform", "%s_%s" % (
+            elt, "x".join(map(str, shape))), mlir,
+            args={"seed": seed, "off": off}, expect=[exp], check=in_unit))
+    # f16 and bf16, widened to f32 in the program (exact) for the .npy.
+    for elt, dt in (("f16", np.float16), ("bf16", "bfloat16")):
+        shape = (512,)
+        rt = ttype(shape, elt)
+        wt = ttype(shape, "f32")
+        # A linalg.generic, not arith.extf on tensors: only the op under
+        # test should decide whether the case runs.
+        mlir = func("f", [("seed", "i64")], [("%w", wt)], [
+            "%%r = sift.random_uniform %%seed : %s" % rt,
+            "%%e = tensor.empty() : %s" % wt,
+            "%%w = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, "
+            "affine_map<(d0) -> (d0)>], iterator_types = [\"parallel\"]} "
+            "ins(%%r : %s) outs(%%e : %s) {" % (rt, wt),
+            "^bb0(%%a: %s, %%b: f32):" % elt,
+            "  %%x = arith.extf %%a : %s to f32" % elt,
+            "  linalg.yield %x : f32",
+            "} -> " + wt])
+        exp = ops.random_uniform(21, shape, dt).astype(np.float32)
+        out.append(Case("random_uniform", elt + "_truncated", mlir,
+                        args={"seed": 21}, expect=[exp], check=in_unit))
+    return out
+
+
+# --- sampling and loss -------------------------------------------------------
+
+def balanced_check(labels, k, frac, ign, neg):
+    quota = int(k * frac)
+
+    def check(res):
+        idx, cnt = res[0], res[1]
+        e = []
+        lab = labels.reshape(-1, labels.shape[-1])
+        idx2 = idx.reshape(lab.shape[0], k)
+        cnt2 = cnt.reshape(-1)
+        for r in range(lab.shape[0]):
+            row = lab[r]
+            P = int(np.sum((row != ign) & (row != neg)))
+            Q = int(np.sum(row == neg))
+            npos = min(P, quota)
+            nneg = min(Q, k - npos)
+            c = int(cnt2[r])
+            if c != npos + nneg:
+                e.append("row %d: count %d, expected %d" % (r, c,
+                                                            npos + nneg))
+                continue
+            valid = idx2[r, :c]
+            if np.any(idx2[r, c:] != -1):
+                e.append("row %d: lanes past the count are not -1" % r)
+            if len(set(valid.tolist())) != c or np.any(valid < 0) or np.any(
+                    valid >= row.size):
+                e.append("row %d: indices not distinct and in range" % r)
+                continue
+            lv = row[valid]
+            if np.any((lv[:npos] == ign) | (lv[:npos] == neg)):
+                e.append("row %d: the first %d are not all positives"
+                         % (r, npos))
+            if np.any(lv[npos:] != neg):
+                e.append("row %d: lanes %d..%d are not all negatives"
+                         % (r, npos, c))
+        return e
+    return check
+
+
+def sample_balanced_cases():
+    out = []
+    r = rng_for("sample_balanced")
+
+    def labels_of(shape, p_pos, p_neg, dtype=np.int64, pos_label=1):
+        u = r.random(shape)
+        lab = np.where(u < p_pos, pos_label, np.where(u < p_pos + p_neg, 0, -1))
+        return lab.astype(dtype)
+    cfgs = [
+        ("rpn_20000_k512", labels_of((20000,), 0.01, 0.9), 512, 0.25, -1, 0,
+         77, 0),
+        ("batched_4x1000", labels_of((4, 1000), 0.05, 0.8), 64, 0.5, -1, 0,
+         1, 10),
+        ("batched_3d", labels_of((2, 2, 300), 0.1, 0.5), 32, 0.25, -1, 0, 5,
+         0),
+        ("pos_short", labels_of((200,), 0.01, 0.9), 64, 0.5, -1, 0, 3, 0),
+        ("neg_short", labels_of((200,), 0.9, 0.02), 64, 0.5, -1, 0, 3, 0),
+        ("both_short", labels_of((40,), 0.1, 0.1), 64, 0.5, -1, 0, 3, 0),
+        ("nothing_eligible", np.full((3, 50), -1, np.int64), 16, 0.5, -1, 0,
+         3, 0),
+        ("num_samples_0", labels_of((2, 30), 0.3, 0.3), 0, 0.5, -1, 0, 3, 0),
+        ("n1", np.array([1], np.int64), 1, 0.5, -1, 0, 3, 0),
+        ("n1_neg", np.array([[0], [1]], np.int64), 2, 0.5, -1, 0, 3, 0),
+        ("i32_custom_labels", labels_of((500,), 0.2, 0.5, np.int32, 4) + 1, 50,
+         0.3, 0, 1, 11, 0),
+        ("frac_1", labels_of((300,), 0.2, 0.5), 100, 1.0, -1, 0, 8, 0),
+        ("frac_0", labels_of((300,), 0.2, 0.5), 100, 0.0, -1, 0, 8, 0),
+        ("offset_big", labels_of((2, 100), 0.3, 0.5), 20, 0.5, -1, 0, 9,
+         (1 << 63) - 1),
+    ]
+    for name, lab, k, frac, ign, neg, seed, off in cfgs:
+        it = ttype(lab.shape[:-1] + (k,), "i64")
+        ct = ttype(lab.shape[:-1], "i64")
+        attrs = ["num_samples = %d : i64" % k]
+        if frac != 0.5:
+            attrs.append("positive_fraction = " + fattr(frac))
+        if ign != -1:
+            attrs.append("ignore_label = %d : i64" % ign)
+        if neg != 0:
+            attrs.append("negative_label = %d : i64" % neg)
+        mlir = func("f", [("l", tt(lab)), ("seed", "i64"), ("off", "i64")],
+                    [("%i", it), ("%n", ct)],
+                    ["%%i, %%n = sift.sample_balanced %%l, %%seed offset %%off "
+                     "{%s} : %s -> %s, %s" % (", ".join(attrs), tt(lab), it,
+                                              ct)])
+        exp = ops.sample_balanced(lab, seed, k, frac, ign, neg, off)
+        out.append(Case("sample_balanced", name, mlir, [lab],
+                        args={"seed": seed, "off": off}, expect=list(exp),
+                        check=balanced_check(lab, k, frac, ign, neg)))
+    # Seeds and rows: the same seed twice, another seed; no offset operand.
+    lab = labels_of((2, 400), 0.2, 0.6)
+    it, ct = ttype((2, 64), "i64"), ttype((2,), "i64")
+    mlir = func("f", [("l", tt(lab)), ("s1", "i64"), ("s2", "i64")],
+                [("%a", it), ("%an", ct), ("%b", it), ("%bn", ct),
+                 ("%c", it), ("%cn", ct)],
+                ["%%a, %%an = sift.sample_balanced %%l, %%s1 {num_samples = 64 "
+                 ": i64} : %s -> %s, %s" % (tt(lab), it, ct),
+                 "%%b, %%bn = sift.sample_balanced %%l, %%s1 {num_samples = 64 "
+                 ": i64} : %s -> %s, %s" % (tt(lab), it, ct),
+                 "%%c, %%cn = sift.sample_balanced %%l, %%s2 {num_samples = 64 "
+                 ": i64} : %s -> %s, %s" % (tt(lab), it, ct)])
+
+    def seeds(res):
+        e = []
+        if not (np.array_equal(res[0], res[2]) and
+                np.array_equal(res[1], res[3])):
+            e.append("the same seed gave different samples")
+        if np.array_equal(res[0], res[4]):
+            e.append("different seeds gave the same samples")
+        if np.array_equal(res[0][0], res[0][1]):
+            e.append("two batch rows with different streams are identical")
+        return e + balanced_check(lab, 64, 0.5, -1, 0)(res[:2])
+    a = ops.sample_balanced(lab, 100, 64)
+    c = ops.sample_balanced(lab, 101, 64)
+    out.append(Case("sample_balanced", "seed_properties", mlir, [lab],
+                    args={"s1": 100, "s2": 101},
+                    expect=[a[0], a[1], a[0], a[1], c[0], c[1]], check=seeds))
+    return out
+
+
+def cross_entropy_cases():
+    out = []
+    r = rng_for("cross_entropy")
+
+    def targets(shape, c, p_ignore=0.0, ignore=-100, dtype=np.int64):
+        t = r.integers(0, c, shape)
+        t[r.random(shape) < p_ignore] = ignore
+        return t.astype(dtype)
+    x32 = r.standard_normal((32, 10)).astype(np.float32) * 3
+    w10 = (r.random(10) + 0.1).astype(np.float32)
+    nonfinite = r.standard_normal((6, 4)).astype(np.float32)
+    nonfinite[0, 1] = NAN
+    nonfinite[1, 2] = INF
+    nonfinite[2, 0] = -INF
+    nonfinite[3, :] = -INF
+    nonfinite[4, 3] = -INF
+    tn = np.array([1, 0, 1, 2, 3, 0], np.int64)  # row 4 targets its -inf
+    big = np.array([[1000.0, -1000.0, 0.0], [88.0, 89.0, 90.0]], np.float32)
+    cfgs = [
+        ("basic", x32, targets(32, 10), None, 0.0, -100),
+        ("ignored_some", x32, targets(32, 10, 0.3), None, 0.0, -100),
+        ("weights", x32, targets(32, 10, 0.2), w10, 0.0, -100),
+        ("smoothing", x32, targets(32, 10, 0.2), None, 0.1, -100),
+        ("weights_smoothing", x32, targets(32, 10, 0.2), w10, 0.25, -100),
+        ("smoothing_1", x32, targets(32, 10), w10, 1.0, -100),
+        ("all_ignored", x32, np.full(32, -100, np.int64), None, 0.0, -100),
+        ("all_ignored_weights", x32, np.full(32, 3, np.int64), w10, 0.1, 3),
+        ("ignore_index_in_range", x32, targets(32, 10), None, 0.0, 0),
+        ("batched_3d", r.standard_normal((4, 5, 7)).astype(np.float32),
+         targets((4, 5), 7, 0.2), None, 0.05, -100),
+        ("f64", r.standard_normal((16, 5)), targets(16, 5, 0.1), None, 0.0,
+         -100),
+        ("i32_targets", x32, targets(32, 10, 0.1, -1, np.int32), None, 0.0,
+         -1),
+        ("c1", r.standard_normal((5, 1)).astype(np.float32),
+         np.zeros(5, np.int64), None, 0.0, -100),
+        ("n1", r.standard_normal((1, 3)).astype(np.float32),
+         np.array([2], np.int64), None, 0.0, -100),
+        ("large_logits", big, np.array([1, 0], np.int64), None, 0.0, -100),
+        ("nonfinite", nonfinite, tn, None, 0.0, -100),
+        ("nonfinite_smoothing", nonfinite, tn, None, 0.1, -100),
+        ("empty", np.zeros((0, 4), np.float32), np.zeros(0, np.int64), None,
+         0.0, -100),
+    ]
+    for name, x, t, w, s, ign in cfgs:
+        for red in ("none", "sum", "mean"):
+            rt = ttype(t.shape if red == "none" else (), x.dtype)
+            attrs = []
+            if ign != -100:
+                attrs.append("ignore_index = %d : i64" % ign)
+            if s:
+                attrs.append("label_smoothing = " + fattr(s))
+            a = " {%s}" % ", ".join(attrs) if attrs else ""
+            params = [("x", tt(x)), ("t", tt(t))]
+            inputs = [x, t]
+            wtext = ""
+            if w is not None:
+                params.append(("w", tt(w)))
+                inputs.append(w)
+                wtext = " weight(%%w : %s)" % tt(w)
+            mlir = func("f", params, [("%r", rt)],
+                        ["%%r = sift.cross_entropy %%x, %%t%s reduction = %s%s"
+                         " : %s, %s -> %s" % (wtext, red, a, tt(x), tt(t), rt)])
+            exp = ops.cross_entropy(x, t, w, red, ign, s)
+            tol = (1e-5, 1e-5) if x.dtype == np.float32 else (1e-12, 1e-12)
+            if red != "none":
+                tol = (1e-4, 1e-4) if x.dtype == np.float32 else tol
+            out.append(Case("cross_entropy", "%s_%s" % (name, red), mlir,
+                            inputs, expect=[exp], tol=tol))
+    # A target outside [0, C) that is not ignore_index: a run-time error.
+    x = r.standard_normal((4, 3)).astype(np.float32)
+    for name, t in (("target_too_big", np.array([0, 3, 1, 2], np.int64)),
+                    ("target_negative", np.array([0, -1, 1, 2], np.int64))):
+        mlir = func("f", [("x", tt(x)), ("t", tt(t))], [("%r", "tensor<f32>")],
+                    ["%%r = sift.cross_entropy %%x, %%t reduction = sum : %s, "
+                     "%s -> tensor<f32>" % (tt(x), tt(t))])
+        out.append(Case("cross_entropy", name + "_is_error", mlir, [x, t],
+                        expect_error=r"(?i)target|range|bound|abort|error"))
+    return out
+
+
+# ----------------------------------------------------------------------------
+# --sift-staticize: dynamic vs static vs NumPy
+# ----------------------------------------------------------------------------
+
+def result_types(mlir, entry):
+    """The result types of @entry in the source text."""
+    m = re.search(r"func\.func @%s\((.*?)\)\s*->\s*" % re.escape(entry), mlir,
+                  re.S)
+    rest = mlir[m.end():]
+    if rest.startswith("("):
+        depth, i = 0, 0
+        for i, ch in enumerate(rest):
+            depth += ch in "(<[" and 1 or 0
+            depth -= ch in ")>]" and 1 or 0
+            if depth == 0:
+                break
+        text = rest[1:i]
+    else:
+        text = re.match(r"[^{]*", rest).group(0)
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+            continue
+        depth += (ch in "<([") - (ch in ">)]")
+        cur += ch
+    parts.append(cur.strip())
+    return parts
+
+
+class StaticizeCase:
+    """Runs `mlir` as written and after --sift-staticize on the same inputs;
+    each dynamic result's first `count` rows in the static program must equal
+    the dynamic result, and both must match `reference` (a list of arrays)."""
+
+    def __init__(self, name, mlir, entry, inputs, args, reference, tol):
+        self.op = "staticize"
+        self.name = "staticize/" + name
+        self.mlir = mlir
+        self.entry = entry
+        self.inputs = inputs
+        self.args = args
+        self.reference = reference
+        self.tol = tol
+
+    def run(self, tools):
+        key = self.name.replace("/", "__")
+        types = result_types(self.mlir, self.entry)
+        errors = []
+        skips = []
+
+        def attempt(fn, what):
+            try:
+                return fn()
+            except Skip as e:
+                skips.append("%s: %s" % (what, e))
+            except Fail as e:
+                errors.append("%s: %s" % (what, e))
+            return None
+
+        # Both programs run even when one of them fails, so that a failure
+        # says which side (dynamic lowering, staticize, static lowering) broke.
+        dyn = attempt(lambda: tools.must_run(key + "__dynamic", self.mlir,
+                                             self.entry, self.inputs,
+                                             self.args), "dynamic program")
+        if dyn is not None:
+            if len(dyn) != len(types):
+                errors.append("the dynamic program gave %d results, its "
+                              "signature has %d" % (len(dyn), len(types)))
+                dyn = None
+            else:
+                for i, (g, w) in enumerate(zip(dyn, self.reference)):
+                    errors += compare(g, w, "dynamic result %d vs NumPy" % i,
+                                      *self.tol)
+        static = attempt(lambda: tools.staticize(key, self.mlir),
+                         "--sift-staticize")
+        st = None
+        if static is not None:
+            # The printed static program has lost the argument names: pass
+            # scalar arguments by position, taken from the source.
+            positional = {str(arg_position(self.mlir, self.entry, k)): v
+                          for k, v in (self.args or {}).items()}
+            st = attempt(lambda: tools.must_run(key + "__static", static,
+                                                self.entry, self.inputs,
+                                                positional), "static program")
+        if st is not None:
+            want = sum(2 if "?" in t else 1 for t in types)
+            if len(st) != want:
+                errors.append("the static program gave %d results, expected "
+                              "%d (the ABI: padded tensor + count per dynamic "
+                              "result)" % (len(st), want))
+                st = None
+        if st is not None:
+            j = 0
+            for i, t in enumerate(types):
+                if "?" in t:
+                    padded, count = st[j], st[j + 1]
+                    j += 2
+                    if count.shape != () or count.dtype != np.int64:
+                        errors.append("result %d: count is %s %s, expected a "
+                                      "rank-0 i64" % (i, count.dtype,
+                                                      count.shape))
+                        continue
+                    n = int(count)
+                    if not 0 <= n <= padded.shape[0]:
+                        errors.append("result %d: count %d outside [0, %d]"
+                                      % (i, n, padded.shape[0]))
+                        continue
+                    got = padded[:n]
+                else:
+                    got = st[j]
+                    j += 1
+                if dyn is not None:
+                    errors += compare(got, dyn[i], "static result %d (first "
+                                      "count rows) vs dynamic" % i, *self.tol)
+                errors += compare(got, self.reference[i], "static result %d "
+                                  "vs NumPy" % i, *self.tol)
+        if errors:
+            raise Fail("\n".join(errors + ["(skipped part) " + s
+                                            for s in skips]))
+        if skips:
+            raise Skip("; ".join(skips))
+
+
+def read_example(rel):
+    with open(os.path.join(ROOT, "examples", rel)) as f:
+        return f.read()
+
+
+def sampler_reference(inp, labels, seed, k):
+    half = k // 2
+    pos = ops.nonzero(labels == 1)
+    neg = ops.nonzero(labels == 0)
+    lp, ln = len(pos), len(neg)
+    np0, nn0 = min(lp, half), min(ln, half)
+    neg_short, pos_short = nn0 < half, np0 < half
+    num_pos1 = k - nn0 if neg_short else np0
+    num_neg1 = k - np0 if pos_short else nn0
+    num_neg2 = nn0 if neg_short else num_neg1
+    num_pos, num_neg = min(num_pos1, lp), min(num_neg2, ln)
+    pos_idx = ops.gather(pos, ops.randperm(lp, seed, 0)[:num_pos])
+    neg_idx = ops.gather(neg, ops.randperm(ln, seed, 1)[:num_neg])
+    both = np.concatenate([pos_idx, neg_idx])
+    idx = ops.gather(both, ops.randperm(num_pos + num_neg, seed, 2))
+    return [ops.gather(inp, idx), ops.gather(labels, idx)]
+
+
+def sampler_variant(n, k):
+    text = read_example("sampler.mlir")
+    text = re.sub(r"(?<!\d)10000(?!\d)", str(n), text)
+    text = text.replace("arith.constant 500 : index",
+                        "arith.constant %d : index" % (k // 2))
+    text = text.replace("arith.constant 1000 : index",
+                        "arith.constant %d : index" % k)
+    return text
+
+
+def staticize_cases():
+    out = []
+    r = rng_for("staticize")
+    # The sampler as written (N = 10000, K = 1000), then small-N variants.
+    sampler_cfgs = [
+        ("sampler", 10000, 1000, None),
+        ("sampler_random_n200_k32", 200, 32, None),
+        ("sampler_empty_mask", 50, 16, np.full(50, -1, np.int64)),
+        ("sampler_all_positive", 50, 16, np.ones(50, np.int64)),
+        ("sampler_all_negative", 50, 16, np.zeros(50, np.int64)),
+        ("sampler_pos_short", 60, 16,
+         np.array([1] * 3 + [0] * 40 + [-1] * 17, np.int64)),
+        ("sampler_neg_short", 60, 16,
+         np.array([1] * 40 + [0] * 3 + [-1] * 17, np.int64)),
+        ("sampler_both_short", 60, 16,
+         np.array([1] * 3 + [0] * 4 + [-1] * 53, np.int64)),
+        ("sampler_n1_pos", 1, 2, np.array([1], np.int64)),
+        ("sampler_n1_neg", 1, 2, np.array([0], np.int64)),
+        ("sampler_n1_ignored", 1, 2, np.array([-1], np.int64)),
+    ]
+    for name, n, k, labels in sampler_cfgs:
+        text = read_example("sampler.mlir") if name == "sampler" else \
+            sampler_variant(n, k)
+        if labels is None:
+            u = r.random(n)
+            labels = np.where(u < 0.1, 1, np.where(u < 0.8, 0, -1)).astype(
+                np.int64)
+        inp = r.standard_normal((n, 16)).astype(np.float32)
+        seed = 1234
+        out.append(StaticizeCase(name, text, "sampler", [inp, labels],
+                                 {"seed": seed},
+                                 sampler_reference(inp, labels, seed, k),
+                                 (0.0, 0.0)))
+
+    # Two small programs of one rewrite each (nonzero -> compact; a dynamic
+    # randperm -> random_bits + argsort), so that the plumbing is checked
+    # even while the examples' ops do not all lower yet.
+    mask_prog = (
+        "func.func @nz(%m: tensor<N" "xi1>) -> tensor<?xi64> {\n"
+        "  %r = sift.nonzero %m : tensor<N" "xi1> -> tensor<?xi64>\n"
+        "  return %r : tensor<?xi64>\n}\n")
+    for name, m in (("random", r.random(64) < 0.3),
+                     ("empty_mask", np.zeros(64, np.bool_)),
+                     ("all_true", np.ones(64, np.bool_)),
+                     ("n1", np.array([True]))):
+        out.append(StaticizeCase("nonzero_" + name,
+                                 mask_prog.replace("N", str(m.size)), "nz",
+                                 [m], {}, [ops.nonzero(m)], (0.0, 0.0)))
+    perm_prog = (
+        "func.func @perm(%m: tensor<N" "xi1>, %seed: i64) -> tensor<?xi64> {\n"
+        "  %c = sift.count %m : tensor<N" "xi1> -> tensor<i64>\n"
+        "  %ci = tensor.extract %c[] : tensor<i64>\n"
+        "  %n = arith.index_cast %ci : i64 to index\n"
+        "  %p = sift.randperm %n, %seed offset %ci : tensor<?xi64>\n"
+        "  return %p : tensor<?xi64>\n}\n")
+    for name, m in (("random", r.random(100) < 0.4),
+                     ("empty_mask", np.zeros(100, np.bool_)),
+                     ("n1", np.array([True]))):
+        c = int(np.count_nonzero(m))
+        out.append(StaticizeCase("randperm_of_count_" + name,
+                                 perm_prog.replace("N", str(m.size)), "perm",
+                                 [m], {"seed": 31},
+                                 [ops.randperm(c, 31, c)], (0.0, 0.0)))
+
+    # det_postprocess_topn: N boxes, threshold 0.05, top min(n, 100).
+    def post_ref(boxes, scores):
+        keep = scores > np.float32(0.05)
+        b = ops.masked_select(boxes, keep)
+        s = ops.masked_select(scores, keep)
+        order = ops.argsort(s, descending=True)
+        top = order[:min(len(s), 100)]
+        return [ops.gather(b, top), ops.gather(s, top)]
+    for name, n, scores in (
+            ("random", 2000, None), ("none_kept", 2000, np.full(2000, 0.01)),
+            ("all_kept", 2000, r.random(2000) + 0.1),
+            ("ties", 300, np.round(r.random(300), 1)),
+            ("n1", 1, np.array([0.5])), ("n1_none", 1, np.array([0.0]))):
+        text = re.sub(r"(?<!\d)2000(?!\d)", str(n), read_example(
+            "patterns/det_postprocess_topn.mlir"))
+        scores = (r.random(n) if scores is None else scores).astype(np.float32)
+        boxes = r.standard_normal((n, 4)).astype(np.float32)
+        out.append(StaticizeCase("det_postprocess_topn_" + name, text,
+                                 "postprocess", [boxes, scores], {},
+                                 post_ref(boxes, scores), (0.0, 0.0)))
+
+    # recsys_dedupe: unique ids, embedding gather, counts, inverse.
+    def dedupe_ref(ids, table):
+        u, inv, cnt = ops.unique(ids, True, True)
+        return [ops.gather(table, u), cnt, inv]
+    for name, n, ids in (
+            ("random", 256, None), ("all_same", 256, np.full(256, 17)),
+            ("out_of_range_ids", 256, None),
+            ("all_distinct", 256, np.arange(256) * 3),
+            ("n1", 1, np.array([5]))):
+        text = re.sub(r"(?<!\d)256(?!\d)", str(n), read_example(
+            "patterns/recsys_dedupe.mlir"))
+        if ids is None:
+            ids = r.integers(0, 1000 if name == "random" else 1100, n)
+        ids = ids.astype(np.int64)
+        table = r.standard_normal((1000, 8)).astype(np.float32)
+        out.append(StaticizeCase("recsys_dedupe_" + name, text, "dedupe",
+                                 [ids, table], {}, dedupe_ref(ids, table),
+                                 (0.0, 0.0)))
+
+    # rpn_positive_l1: mean |pred - tgt| over positives (NaN when none).
+    def l1_ref(iou, pred, tgt):
+        pos = ops.nonzero(iou > np.float32(0.7))
+        d = np.abs(ops.gather(pred, pos).astype(np.float64) -
+                   ops.gather(tgt, pos))
+        with np.errstate(invalid="ignore"):
+            return [np.array(np.sum(d) / (4.0 * len(pos)), np.float32)]
+    for name, n, iou in (("random", 512, None),
+                         ("none_positive", 512, np.zeros(512)),
+                         ("all_positive", 512, np.ones(512)),
+                         ("n1", 1, np.array([0.9]))):
+        text = re.sub(r"(?<!\d)512(?!\d)", str(n), read_example(
+            "patterns/rpn_positive_l1.mlir"))
+        iou = (r.random(n) if iou is None else iou).astype(np.float32)
+        pred = r.standard_normal((n, 4)).astype(np.float32)
+        tgt = r.standard_normal((n, 4)).astype(np.float32)
+        out.append(StaticizeCase("rpn_positive_l1_" + name, text,
+                                 "positive_l1", [iou, pred, tgt], {},
+                                 l1_ref(iou, pred, tgt), (1e-5, 1e-5)))
+
+    # seg_valid_pixels_loss: cross-entropy over the labels != 255.
+    def seg_ref(logits, labels):
+        valid = labels != 255
+        return [ops.cross_entropy(ops.masked_select(logits, valid),
+                                  ops.masked_select(labels, valid), None,
+                                  "mean")]
+    for name, n, void in (("random", 4096, 0.2), ("all_void", 4096, 1.0),
+                          ("none_void", 4096, 0.0), ("n1", 1, 0.0)):
+        text = re.sub(r"(?<!\d)4096(?!\d)", str(n), read_example(
+            "patterns/seg_valid_pixels_loss.mlir"))
+        logits = r.standard_normal((n, 21)).astype(np.float32)
+        labels = r.integers(0, 21, n)
+        labels[r.random(n) < void] = 255
+        if void == 1.0:
+            labels[:] = 255
+        labels = labels.astype(np.int64)
+        out.append(StaticizeCase("seg_valid_pixels_loss_" + name, text,
+                                 "valid_pixels_loss", [logits, labels], {},
+                                 seg_ref(logits, labels), (1e-4, 1e-5)))
+
+    # ssd_hard_negatives: sum of the top min(3 * P, Q) negative losses.
+    def ssd_ref(loss, labels):
+        pos = ops.nonzero(labels > 0)
+        neg = ops.nonzero(labels == 0)
+        k = min(3 * len(pos), len(neg))
+        v, _ = ops.sort(ops.gather(loss, neg), descending=True)
+        return [np.array(np.sum(v[:k].astype(np.float64)), np.float32)]
+    for name, n, labels in (
+            ("random", 1000, None), ("no_positive", 1000, np.zeros(1000)),
+            ("all_positive", 1000, np.ones(1000)),
+            ("few_negatives", 1000, np.array([1] * 900 + [0] * 50 +
+                                             [-1] * 50)),
+            ("n1", 1, np.array([0]))):
+        text = re.sub(r"(?<!\d)1000(?!\d)", str(n), read_example(
+            "patterns/ssd_hard_negatives.mlir"))
+        if labels is None:
+            u = r.random(n)
+            labels = np.where(u < 0.05, r.integers(1, 5, n),
+                              np.where(u < 0.9, 0, -1))
+        labels = labels.astype(np.int64)
+        loss = r.random(n).astype(np.float32)
+        out.append(StaticizeCase("ssd_hard_negatives_" + name, text,
+                                 "hard_negatives", [loss, labels], {},
+                                 ssd_ref(loss, labels), (1e-5, 1e-5)))
+    return out
+
+
+# ----------------------------------------------------------------------------
+# Driver
+# ----------------------------------------------------------------------------
+
+GENERATORS = [nonzero_cases, unique_cases, masked_select_cases,
+              randperm_cases, count_cases, compact_cases, cumsum_cases,
+              sort_cases, topk_cases, gather_cases, random_cases,
+              sample_balanced_cases, cross_entropy_cases, staticize_cases]
+
+
+def run_one(case, tools):
+    try:
+        case.run(tools)
+        return "pass", ""
+    except Skip as e:
+        return "skip", str(e)
+    except Fail as e:
+        return "fail", str(e)
+    except Exception:  # a bug in the runner or an unreadable result
+        return "fail", "runner error:\n" + indent(traceback.format_exc())
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tensor-run", required=True)
+    ap.add_argument("--tensor-opt", required=True)
+    ap.add_argument("-k", "--filter", default="",
+                    help="run only the cases whose name matches this regex")
+    ap.add_argument("-j", "--jobs", type=int, default=min(2, os.cpu_count()
+                                                          or 1))
+    ap.add_argument("--keep", help="keep the programs, inputs and outputs "
+                    "in this directory")
+    ap.add_argument("--list", action="store_true", help="list the cases")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    a = ap.parse_args()
+
+    cases = []
+    for gen in GENERATORS:
+        cases += gen()
+    if a.filter:
+        cases = [c for c in cases if re.search(a.filter, c.name)]
+    names = [c.name for c in cases]
+    dup = {n for n in names if names.count(n) > 1}
+    assert not dup, "duplicate case names: %s" % sorted(dup)
+    if a.list:
+        for c in cases:
+            print(c.name)
+        return 0
+    for tool in (a.tensor_run, a.tensor_opt):
+        if not os.access(tool, os.X_OK):
+            print("conformance: error: %s is not an executable" % tool)
+            return 1
+
+    workdir = a.keep or tempfile.mkdtemp(prefix="sift-conformance-")
+    os.makedirs(workdir, exist_ok=True)
+    tools = Tools(a.tensor_run, a.tensor_opt, workdir, a.verbose)
+    counts = {"pass": 0, "fail": 0, "skip": 0}
+    skips_by_op = {}
+    with concurrent.futures.ThreadPoolExecutor(max(1, a.jobs)) as pool:
+        futures = [pool.submit(run_one, c, tools) for c in cases]
+        for case, fut in zip(cases, futures):
+            status, msg = fut.result()
+            counts[status] += 1
+            if status == "pass":
+                if a.verbose:
+                    print("PASS %s" % case.name)
+            elif status == "skip":
+                print("SKIP %s: skipped: %s" % (case.name, msg))
+                skips_by_op.setdefault(case.op, set()).add(msg.split(" (")[0])
+            else:
+                print("FAIL %s:\n%s" % (case.name, indent(msg, "    ")))
+            sys.stdout.flush()
+    if not a.keep:
+        shutil.rmtree(workdir, ignore_errors=True)
+    for op, reasons in sorted(skips_by_op.items()):
+        print("skipped %s cases: %s" % (op, "; ".join(sorted(reasons))))
+    print("conformance: %d passed, %d failed, %d skipped"
+          % (counts["pass"], counts["fail"], counts["skip"]))
+    return 1 if counts["fail"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
