@@ -128,6 +128,16 @@ Value toSortKey(OpBuilder &b, Location loc, Value scalar,
 std::pair<Value, Value> radixArgsort(OpBuilder &b, Location loc, Value keys,
                                      Value n, unsigned sortBits);
 
+/// MSD radix selection of the `k`-th smallest (1 <= k <= n) of `n`
+/// unsigned keys of `keyType` (as `radixArgsort`), the key of element `i`
+/// (an index) being `keyAt(i)`. Returns the threshold key T (that k-th
+/// smallest key) and how many keys equal to T are among the k smallest (an
+/// i64 in [1, k]); the others are the keys below T.
+std::pair<Value, Value>
+radixSelect(OpBuilder &b, Location loc, Type keyType, Value n, int64_t k,
+            unsigned sortBits,
+            function_ref<Value(OpBuilder &, Location, Value)> keyAt);
+
 //===----------------------------------------------------------------------===//
 // Populate functions of the themes
 //===----------------------------------------------------------------------===//

@@ -2,16 +2,20 @@
 //
 // Part of the sift project: static masked rewrites of data-dependent tensors.
 //
-// `random_bits`, `random_uniform` and `randperm`: every element computes its
-// own Philox4x32-10 block from its row-major number (a `linalg.generic` with
-// no inputs, fully parallel), so the streams are bit-identical to the
-// reference in python/sift/reference/philox.py on every target.
+// `random_bits`, `random_uniform` and `randperm`: element i of the row-major
+// order takes word i of the Philox4x32-10 stream (words 2i and 2i+1 for
+// 64-bit elements), so the streams are bit-identical to the reference in
+// python/sift/reference/philox.py on every target. The tensor ops loop over
+// the stream's blocks, computing each block once for the elements it covers.
 //
 //===----------------------------------------------------------------------===//
 
 #include "PopulatePatterns.h"
 
 #include "sift/Dialect/Sift/IR/SiftOps.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 using namespace mlir;
 using namespace mlir::sift;
@@ -24,45 +28,70 @@ static Value offsetOrZero(OpBuilder &b, Location loc, Value offset) {
   return offset ? offset : constInt(b, loc, b.getI64Type(), 0);
 }
 
-/// A `linalg.generic` producing a static tensor of `type` whose element of
-/// row-major number `i` (an `i64`) is `fn(i)`.
-static Value
-generateTensor(OpBuilder &b, Location loc, RankedTensorType type,
-               function_ref<Value(OpBuilder &, Location, Value)> fn) {
-  Value init =
-      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
-  int64_t rank = type.getRank();
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
-      ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank)}, iterators,
-      [&](OpBuilder &nb, Location nloc, ValueRange) {
-        Value linear = constIndex(nb, nloc, 0);
-        for (int64_t d = 0; d < rank; ++d) {
-          Value i = linalg::IndexOp::create(nb, nloc, d);
-          linear = arith::AddIOp::create(
-              nb, nloc,
-              arith::MulIOp::create(nb, nloc, linear,
-                                    constIndex(nb, nloc, type.getDimSize(d))),
-              i);
-        }
-        linalg::YieldOp::create(nb, nloc,
-                                fn(nb, nloc, indexToI64(nb, nloc, linear)));
-      });
-  return generic.getResult(0);
-}
-
-/// Words 2i and 2i+1 of the stream (both in block i/2), as (low, high).
-static std::pair<Value, Value> philoxPair(OpBuilder &b, Location loc,
-                                          Value seed, Value offset, Value i) {
-  Type i64 = b.getI64Type();
-  Value block = arith::ShRUIOp::create(b, loc, i, constInt(b, loc, i64, 1));
-  Value odd = arith::TruncIOp::create(b, loc, b.getI1Type(), i);
-  std::array<Value, 4> w = philoxBlock(b, loc, seed, offset, block);
-  Value lo = arith::SelectOp::create(b, loc, odd, w[2], w[0]);
-  Value hi = arith::SelectOp::create(b, loc, odd, w[3], w[1]);
-  return {lo, hi};
+/// A static tensor of `type` filled from the stream (seed, offset): each
+/// element takes `wordsPerElement` (1 or 2) consecutive words, element `i`
+/// the words from `i * wordsPerElement` on, and is `fn(words)`. Each Philox
+/// block is computed once and gives the 4 / `wordsPerElement` elements it
+/// covers: one parallel `linalg.generic` over the full blocks writes them
+/// through stride-`perBlock` views of one buffer (a tensor-level form would
+/// need a plane per lane and an interleaving copy, or copies of aliasing
+/// slices), then the last, partial block is stored element by element. The
+/// buffer becomes the result tensor with `bufferization.to_tensor restrict
+/// writable`: nothing else refers to it.
+static Value generateFromBlocks(
+    OpBuilder &b, Location loc, RankedTensorType type, Value seed, Value offset,
+    unsigned wordsPerElement,
+    function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> fn) {
+  int64_t total = type.getNumElements();
+  int64_t perBlock = 4 / wordsPerElement;
+  int64_t fullBlocks = total / perBlock, tail = total % perBlock;
+  Type elementType = type.getElementType();
+  auto flatType = MemRefType::get({total}, elementType);
+  Value buffer = memref::AllocOp::create(b, loc, flatType);
+  auto elementsOf = [&](OpBuilder &b, Location loc, Value block,
+                        int64_t count) {
+    std::array<Value, 4> words =
+        philoxBlock(b, loc, seed, offset, indexToI64(b, loc, block));
+    SmallVector<Value> values;
+    for (int64_t e = 0; e < count; ++e)
+      values.push_back(fn(
+          b, loc,
+          ArrayRef<Value>(words).slice(e * wordsPerElement, wordsPerElement)));
+    return values;
+  };
+  if (fullBlocks > 0) {
+    SmallVector<Value> lanes;
+    for (int64_t e = 0; e < perBlock; ++e)
+      lanes.push_back(memref::SubViewOp::create(
+          b, loc, buffer, ArrayRef<OpFoldResult>{b.getIndexAttr(e)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(fullBlocks)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(perBlock)}));
+    AffineMap id = b.getMultiDimIdentityMap(1);
+    linalg::GenericOp::create(
+        b, loc, TypeRange{}, ValueRange{}, lanes,
+        SmallVector<AffineMap>(perBlock, id),
+        ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
+        [&](OpBuilder &nb, Location nloc, ValueRange) {
+          Value block = linalg::IndexOp::create(nb, nloc, 0);
+          linalg::YieldOp::create(nb, nloc,
+                                  elementsOf(nb, nloc, block, perBlock));
+        });
+  }
+  if (tail) {
+    SmallVector<Value> values =
+        elementsOf(b, loc, constIndex(b, loc, fullBlocks), tail);
+    for (int64_t e = 0; e < tail; ++e)
+      memref::StoreOp::create(
+          b, loc, values[e], buffer,
+          ValueRange{constIndex(b, loc, fullBlocks * perBlock + e)});
+  }
+  Value flat = bufferization::ToTensorOp::create(
+      b, loc, RankedTensorType::get({total}, elementType), buffer,
+      /*restrict=*/true, /*writable=*/true);
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t size : type.getShape())
+    sizes.push_back(b.getIndexAttr(size));
+  return unflatten(b, loc, flat, type, sizes);
 }
 
 struct RandomBitsLowering : OpRewritePattern<RandomBitsOp> {
@@ -76,17 +105,18 @@ struct RandomBitsLowering : OpRewritePattern<RandomBitsOp> {
     Value seed = op.getSeed();
     Value offset = offsetOrZero(rewriter, loc, op.getOffset());
     bool wide = type.getElementType().isInteger(64);
-    Value result = generateTensor(
-        rewriter, loc, type, [&](OpBuilder &b, Location loc, Value i) {
+    Value result = generateFromBlocks(
+        rewriter, loc, type, seed, offset, wide ? 2 : 1,
+        [&](OpBuilder &b, Location loc, ArrayRef<Value> w) -> Value {
           if (!wide)
-            return philoxWord(b, loc, seed, offset, i);
+            return w[0];
+          // Words 2i (low half) and 2i+1 (high half).
           Type i64 = b.getI64Type();
-          auto [lo, hi] = philoxPair(b, loc, seed, offset, i);
           Value h = arith::ShLIOp::create(
-              b, loc, arith::ExtUIOp::create(b, loc, i64, hi),
+              b, loc, arith::ExtUIOp::create(b, loc, i64, w[1]),
               constInt(b, loc, i64, 32));
-          return Value(arith::OrIOp::create(
-              b, loc, h, arith::ExtUIOp::create(b, loc, i64, lo)));
+          return arith::OrIOp::create(
+              b, loc, h, arith::ExtUIOp::create(b, loc, i64, w[0]));
         });
     rewriter.replaceOp(op, result);
     return success();
@@ -108,12 +138,13 @@ struct RandomUniformLowering : OpRewritePattern<RandomUniformOp> {
     Location loc = op.getLoc();
     Value seed = op.getSeed();
     Value offset = offsetOrZero(rewriter, loc, op.getOffset());
-    Value result = generateTensor(
-        rewriter, loc, type, [&](OpBuilder &b, Location loc, Value i) {
+    Value result = generateFromBlocks(
+        rewriter, loc, type, seed, offset, floatType.isF64() ? 2 : 1,
+        [&](OpBuilder &b, Location loc, ArrayRef<Value> words) -> Value {
           Type i32 = b.getI32Type(), i64 = b.getI64Type(), f32 = b.getF32Type();
           if (floatType.isF64()) {
             // ((hi >> 11) * 2^32 + lo) * 2^-53: a 53-bit integer, exact.
-            auto [lo, hi] = philoxPair(b, loc, seed, offset, i);
+            Value lo = words[0], hi = words[1];
             Value h =
                 arith::ShRUIOp::create(b, loc, hi, constInt(b, loc, i32, 11));
             Value m = arith::OrIOp::create(
@@ -128,7 +159,7 @@ struct RandomUniformLowering : OpRewritePattern<RandomUniformOp> {
             return Value(arith::MulFOp::create(b, loc, v, scale));
           }
           // (w >> 8) * 2^-24 in f32 (exact), then rounded toward zero.
-          Value w = philoxWord(b, loc, seed, offset, i);
+          Value w = words[0];
           Value m = arith::ShRUIOp::create(b, loc, w, constInt(b, loc, i32, 8));
           Value v = arith::UIToFPOp::create(b, loc, f32, m);
           Value scale = arith::ConstantOp::create(

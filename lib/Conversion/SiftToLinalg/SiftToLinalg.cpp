@@ -13,6 +13,8 @@
 
 #include "sift/Dialect/Sift/IR/SiftDialect.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir {
@@ -35,6 +37,12 @@ void mlir::sift::populateSiftToLinalgPatterns(RewritePatternSet &patterns) {
 namespace {
 struct ConvertSiftToLinalgPass
     : public sift::impl::ConvertSiftToLinalgBase<ConvertSiftToLinalgPass> {
+  void getDependentDialects(DialectRegistry &registry) const override {
+    ConvertSiftToLinalgBase::getDependentDialects(registry);
+    // The random ops write their blocks through memref views (Random.cpp).
+    registry
+        .insert<bufferization::BufferizationDialect, memref::MemRefDialect>();
+  }
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);

@@ -31,6 +31,80 @@ static Value argsortLine(OpBuilder &b, Location loc, Value line,
   return radixArgsort(b, loc, keys, n, info.sortBits).second;
 }
 
+static Value permuteLine(OpBuilder &b, Location loc, Value line, Value perm);
+
+/// The values and indices (i64) of the `k` smallest keys of a 1-D `line`
+/// (0 < k < n), in stable sorted order: the same as the first k of
+/// `argsortLine`. An MSD radix selection finds the k-th key T and how many
+/// keys equal to T to take; one pass collects the keys below T and the first
+/// of those equal to T in index order; a stable radix sort orders the k
+/// collected keys.
+static std::pair<Value, Value> selectLine(OpBuilder &b, Location loc,
+                                          Value line, int64_t k,
+                                          const SortKeyInfo &info,
+                                          bool descending) {
+  Type keyType = b.getIntegerType(info.keyBits), i64 = b.getI64Type();
+  Type elementType = cast<RankedTensorType>(line.getType()).getElementType();
+  Value n = dimValue(b, loc, line, 0);
+  auto keyAt = [&](OpBuilder &b, Location loc, Value i) -> Value {
+    Value x = tensor::ExtractOp::create(b, loc, line, i);
+    return toSortKey(b, loc, x, info, descending);
+  };
+  auto [threshold, need] =
+      radixSelect(b, loc, keyType, n, k, info.sortBits, keyAt);
+
+  // Collect, in index order, into k + 1 slots: the last one takes the
+  // writes of the elements that are not taken once all k are in.
+  Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+  Value zero64 = constInt(b, loc, i64, 0), one64 = constInt(b, loc, i64, 1);
+  OpFoldResult slots = b.getIndexAttr(k + 1);
+  Value keys0 = emptyTensor(b, loc, {slots}, keyType);
+  Value idx0 = emptyTensor(b, loc, {slots}, i64);
+  Value vals0 = emptyTensor(b, loc, {slots}, elementType);
+  auto collect = scf::ForOp::create(
+      b, loc, c0, n, c1, ValueRange{keys0, idx0, vals0, c0, zero64},
+      [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
+        Value x = tensor::ExtractOp::create(b, loc, line, i);
+        Value key = toSortKey(b, loc, x, info, descending);
+        Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            key, threshold);
+        Value equal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            key, threshold);
+        Value room = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                           it[4], need);
+        Value take = arith::OrIOp::create(
+            b, loc, below, arith::AndIOp::create(b, loc, equal, room));
+        Value at = it[3];
+        Value ok = tensor::InsertOp::create(b, loc, key, it[0], at);
+        Value oi =
+            tensor::InsertOp::create(b, loc, indexToI64(b, loc, i), it[1], at);
+        Value ov = tensor::InsertOp::create(b, loc, x, it[2], at);
+        Value j = arith::AddIOp::create(
+            b, loc, at, arith::SelectOp::create(b, loc, take, c1, c0));
+        Value seen = arith::AddIOp::create(
+            b, loc, it[4],
+            arith::SelectOp::create(b, loc, equal, one64, zero64));
+        scf::YieldOp::create(b, loc, ValueRange{ok, oi, ov, j, seen});
+      });
+  auto firstK = [&](Value full) -> Value {
+    Type elt = cast<RankedTensorType>(full.getType()).getElementType();
+    return tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({k}, elt), full,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(k)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+  };
+  Value selKeys = firstK(collect.getResult(0));
+  Value selIdx = firstK(collect.getResult(1));
+  Value selVals = firstK(collect.getResult(2));
+  // Ties are already in index order, and the sort is stable.
+  Value perm =
+      radixArgsort(b, loc, selKeys, constIndex(b, loc, k), info.sortBits)
+          .second;
+  return {permuteLine(b, loc, selVals, perm),
+          permuteLine(b, loc, selIdx, perm)};
+}
+
 /// `line[perm[i]]` for every i.
 static Value permuteLine(OpBuilder &b, Location loc, Value line, Value perm) {
   Type elementType = cast<RankedTensorType>(line.getType()).getElementType();
@@ -114,10 +188,19 @@ struct TopkLowering : OpRewritePattern<TopkOp> {
     bool descending = !op.getSmallest();
     auto inType = cast<RankedTensorType>(op.getInput().getType());
     OpFoldResult kSize = rewriter.getIndexAttr(k);
+    // With 0 < k < n, select the k best and sort only those; otherwise sort
+    // the whole line.
+    int64_t n = inType.getDimSize(axis);
+    bool select = !ShapedType::isDynamic(n) && k > 0 && k < n;
     SmallVector<Value> results = buildLineLoop(
         rewriter, loc, op.getInput(), axis,
         {{inType.getElementType(), kSize}, {rewriter.getI64Type(), kSize}},
         [&](OpBuilder &b, Location loc, ValueRange lines, Value) {
+          if (select) {
+            auto [values, indices] =
+                selectLine(b, loc, lines[0], k, *info, descending);
+            return SmallVector<Value>{values, indices};
+          }
           Value perm = argsortLine(b, loc, lines[0], *info, descending);
           Value best = tensor::ExtractSliceOp::create(
               b, loc, RankedTensorType::get({k}, b.getI64Type()), perm,
