@@ -34,19 +34,21 @@ func.func @sampler(%feats: tensor<32x10000x16xf32>, %labels: tensor<32x10000xi64
       : tensor<32xi1>, tensor<32xi64>
   %total = arith.addi %num_pos, %num_neg : tensor<32xi64>
 
-  // One unsigned 32-bit key per item; items outside a group get 2^32, so
-  // the K smallest keys of a group are a random subset in random order.
+  // One random 30-bit key per item (the top bits of a Philox word); items
+  // outside a group get 2^30, above every key of the group, so the K
+  // smallest keys of a group are a random subset of it in random order.
   %bits = sift.random_bits %seed : tensor<32x10000xi32>
-  %keys = arith.extui %bits : tensor<32x10000xi32> to tensor<32x10000xi64>
-  %past = arith.constant dense<4294967296> : tensor<32x10000xi64>
+  %two = arith.constant dense<2> : tensor<32x10000xi32>
+  %keys = arith.shrui %bits, %two : tensor<32x10000xi32>
+  %past = arith.constant dense<1073741824> : tensor<32x10000xi32>
   %pos_key = arith.select %is_pos, %keys, %past
-      : tensor<32x10000xi1>, tensor<32x10000xi64>
+      : tensor<32x10000xi1>, tensor<32x10000xi32>
   %neg_key = arith.select %is_neg, %keys, %past
-      : tensor<32x10000xi1>, tensor<32x10000xi64>
+      : tensor<32x10000xi1>, tensor<32x10000xi32>
   %pk, %pos_idx = sift.topk %pos_key k(1000) smallest
-      : tensor<32x10000xi64> -> tensor<32x1000xi64>, tensor<32x1000xi64>
+      : tensor<32x10000xi32> -> tensor<32x1000xi32>, tensor<32x1000xi64>
   %nk, %neg_idx = sift.topk %neg_key k(1000) smallest
-      : tensor<32x10000xi64> -> tensor<32x1000xi64>, tensor<32x1000xi64>
+      : tensor<32x10000xi32> -> tensor<32x1000xi32>, tensor<32x1000xi64>
   %both = tensor.concat dim(1) %pos_idx, %neg_idx
       : (tensor<32x1000xi64>, tensor<32x1000xi64>) -> tensor<32x2000xi64>
 
@@ -83,11 +85,12 @@ func.func @sampler(%feats: tensor<32x10000x16xf32>, %labels: tensor<32x10000xi64
 
   // Shuffle the valid lanes; the invalid ones stay last.
   %mbits = sift.random_bits %seed offset %stream_mix : tensor<32x1000xi32>
-  %mkeys = arith.extui %mbits : tensor<32x1000xi32> to tensor<32x1000xi64>
-  %mpast = arith.constant dense<4294967296> : tensor<32x1000xi64>
+  %mtwo = arith.constant dense<2> : tensor<32x1000xi32>
+  %mkeys = arith.shrui %mbits, %mtwo : tensor<32x1000xi32>
+  %mpast = arith.constant dense<1073741824> : tensor<32x1000xi32>
   %mk = arith.select %valid, %mkeys, %mpast
-      : tensor<32x1000xi1>, tensor<32x1000xi64>
-  %order = sift.argsort %mk : tensor<32x1000xi64> -> tensor<32x1000xi64>
+      : tensor<32x1000xi1>, tensor<32x1000xi32>
+  %order = sift.argsort %mk : tensor<32x1000xi32> -> tensor<32x1000xi64>
   %final = sift.gather %idx[%order] {batch_dims = 1 : i64, fill = -1 : i64}
       : tensor<32x1000xi64>, tensor<32x1000xi64> -> tensor<32x1000xi64>
 

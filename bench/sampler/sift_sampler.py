@@ -45,19 +45,21 @@ func.func @sampler(%feats: tensor<{B}x{N}x{D}xf32>, %labels: tensor<{B}x{N}xi64>
       : tensor<{B}xi1>, tensor<{B}xi64>
   %total = arith.addi %num_pos, %num_neg : tensor<{B}xi64>
 
-  // One unsigned 32-bit key per item; items outside a group get 2^32, so
-  // the K smallest keys of a group are a random subset in random order.
+  // One random 30-bit key per item (the top bits of a Philox word); items
+  // outside a group get 2^30, above every key of the group, so the K
+  // smallest keys of a group are a random subset of it in random order.
   %bits = sift.random_bits %seed : tensor<{B}x{N}xi32>
-  %keys = arith.extui %bits : tensor<{B}x{N}xi32> to tensor<{B}x{N}xi64>
-  %past = arith.constant dense<4294967296> : tensor<{B}x{N}xi64>
+  %two = arith.constant dense<2> : tensor<{B}x{N}xi32>
+  %keys = arith.shrui %bits, %two : tensor<{B}x{N}xi32>
+  %past = arith.constant dense<1073741824> : tensor<{B}x{N}xi32>
   %pos_key = arith.select %is_pos, %keys, %past
-      : tensor<{B}x{N}xi1>, tensor<{B}x{N}xi64>
+      : tensor<{B}x{N}xi1>, tensor<{B}x{N}xi32>
   %neg_key = arith.select %is_neg, %keys, %past
-      : tensor<{B}x{N}xi1>, tensor<{B}x{N}xi64>
+      : tensor<{B}x{N}xi1>, tensor<{B}x{N}xi32>
   %pk, %pos_idx = sift.topk %pos_key k({KK}) smallest
-      : tensor<{B}x{N}xi64> -> tensor<{B}x{KK}xi64>, tensor<{B}x{KK}xi64>
+      : tensor<{B}x{N}xi32> -> tensor<{B}x{KK}xi32>, tensor<{B}x{KK}xi64>
   %nk, %neg_idx = sift.topk %neg_key k({KK}) smallest
-      : tensor<{B}x{N}xi64> -> tensor<{B}x{KK}xi64>, tensor<{B}x{KK}xi64>
+      : tensor<{B}x{N}xi32> -> tensor<{B}x{KK}xi32>, tensor<{B}x{KK}xi64>
   %both = tensor.concat dim(1) %pos_idx, %neg_idx
       : (tensor<{B}x{KK}xi64>, tensor<{B}x{KK}xi64>) -> tensor<{B}x{KK2}xi64>
 
@@ -94,11 +96,12 @@ func.func @sampler(%feats: tensor<{B}x{N}x{D}xf32>, %labels: tensor<{B}x{N}xi64>
 
   // Shuffle the valid lanes; the invalid ones stay last.
   %mbits = sift.random_bits %seed offset %stream_mix : tensor<{B}x{K}xi32>
-  %mkeys = arith.extui %mbits : tensor<{B}x{K}xi32> to tensor<{B}x{K}xi64>
-  %mpast = arith.constant dense<4294967296> : tensor<{B}x{K}xi64>
+  %mtwo = arith.constant dense<2> : tensor<{B}x{K}xi32>
+  %mkeys = arith.shrui %mbits, %mtwo : tensor<{B}x{K}xi32>
+  %mpast = arith.constant dense<1073741824> : tensor<{B}x{K}xi32>
   %mk = arith.select %valid, %mkeys, %mpast
-      : tensor<{B}x{K}xi1>, tensor<{B}x{K}xi64>
-  %order = sift.argsort %mk : tensor<{B}x{K}xi64> -> tensor<{B}x{K}xi64>
+      : tensor<{B}x{K}xi1>, tensor<{B}x{K}xi32>
+  %order = sift.argsort %mk : tensor<{B}x{K}xi32> -> tensor<{B}x{K}xi64>
   %final = sift.gather %idx[%order] {{batch_dims = 1 : i64, fill = -1 : i64}}
       : tensor<{B}x{K}xi64>, tensor<{B}x{K}xi64> -> tensor<{B}x{K}xi64>
 

@@ -301,9 +301,13 @@ int main(int argc, char **argv) {
     return fail("cannot open '" + inputFile +
                 "': " + file.getError().message());
   StringRef source = (*file)->getBuffer();
+  auto compileStart = std::chrono::steady_clock::now();
   auto engine = jit::Engine::compileSource(source, options, inputFile);
   if (!engine)
     return fail(engine.takeError());
+  double compileMs = std::chrono::duration<double, std::milli>(
+                         std::chrono::steady_clock::now() - compileStart)
+                         .count();
 
   // The function: -e, else the only one, else @main.
   std::string name = entry;
@@ -444,6 +448,7 @@ int main(int argc, char **argv) {
     llvm::outs() << llvm::format("time per call: min %.3f ms, median %.3f ms "
                                  "(%u calls)\n",
                                  times.front(), median, repeat.getValue());
+    llvm::outs() << llvm::format("compile time: %.1f ms\n", compileMs);
   }
   return 0;
 }

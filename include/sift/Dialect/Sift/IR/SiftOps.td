@@ -88,8 +88,10 @@ def Sift_UniqueOp : Sift_Op<"unique",
     second result of the input's shape holds, for each element, the position
     of its value in the unique values; with `counts`, a last result holds how
     often each unique value occurs. All NaNs count as one value, sorted
-    last (as `numpy.unique` with `equal_nan=True`). The number of unique
-    values depends on the data; an empty input gives empty results.
+    last (as `numpy.unique` with `equal_nan=True`); -0.0 and +0.0 are one
+    value, returned with the sign of its first occurrence in the input. The
+    number of unique values depends on the data; an empty input gives empty
+    results.
 
     Example:
 
@@ -236,7 +238,8 @@ def Sift_CumsumOp : Sift_AxisOp<"cumsum", [Sift_ShapeBounds, Pure]> {
     result has the input's shape. Its element type equals the input's, or,
     for an `i1` mask, is any wider integer type, so that the exclusive sum of
     a mask gives each selected lane its output position. Integer sums wrap
-    around on overflow.
+    around on overflow; the summation order of float sums is left to the
+    implementation (results agree with a sequential sum to rounding).
 
     Example:
 
@@ -392,7 +395,8 @@ def Sift_RandomUniformOp : Sift_Op<"random_uniform", [Pure]> {
     Fills a static tensor with uniform floats in `[0, 1)` from the
     Philox4x32-10 stream of `sift.random_bits`: element `i` (row-major) takes
     the 32-bit word `w = word[i]` of the stream and keeps its top 24 bits:
-    `(w >> 8) * 2^-24` for `f32`, rounded toward zero for `f16` and `bf16`.
+    `(w >> 8) * 2^-24` for `f32`, rounded toward zero for `f16` and `bf16`
+    (keeping subnormals).
     For `f64` it takes `lo = word[2i]` and `hi = word[2i+1]` and returns
     `((hi >> 11) * 2^32 + lo) * 2^-53` (53 bits). 1.0 is never produced. The
     same `seed` and `offset` give bit-identical tensors on every target.
@@ -450,7 +454,9 @@ def Sift_SampleBalancedOp : Sift_Op<"sample_balanced", [Pure,
     Detectron2's `subsample_labels` over the last axis of `labels`: a label
     equal to `ignore_label` (default -1) is never sampled, one equal to
     `negative_label` (default 0) is a negative, any other label is a
-    positive. With `P` positives and `Q` negatives in a row,
+    positive (labels narrower than i64 are sign-extended to compare).
+    `floor(num_samples * positive_fraction)` is computed in f64, as
+    Detectron2's `int(...)`. With `P` positives and `Q` negatives in a row,
 
     ```
     num_pos = min(P, floor(num_samples * positive_fraction))
@@ -498,7 +504,9 @@ def Sift_CrossEntropyOp : Sift_Op<"cross_entropy", [Pure, InferTypeOpAdaptor]> {
     weights `w` (`[C]`, all ones when absent), an element with target `t`
     has the loss
     `(1-s) * w[t] * (lse - x_t) + (s/C) * sum_c w[c] * (lse - x_c)`,
-    exactly PyTorch's. Targets equal to
+    exactly PyTorch's (the smoothing term is added only when `s > 0`, so an
+    infinite logit of another class does not turn a plain loss into NaN).
+    Targets equal to
     `ignore_index` (default -100) contribute zero and are left out of the
     mean. `reduction` is `none` (a loss per element, shape `[N...]`),
     `sum`, or `mean`: the sum divided by the sum of the weights of the
