@@ -42,6 +42,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -337,8 +338,20 @@ jit::Engine::compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
                               diagnostics);
 
   mlir::ExecutionEngineOptions engineOptions;
+  // Optimize for the host CPU (its vector width and features), as the code
+  // generator will; without a target machine LLVM's vectorizers have no
+  // cost model.
+  std::unique_ptr<llvm::TargetMachine> hostMachine;
+  if (auto builder = llvm::orc::JITTargetMachineBuilder::detectHost()) {
+    if (auto tm = builder->createTargetMachine())
+      hostMachine = std::move(*tm);
+    else
+      llvm::consumeError(tm.takeError());
+  } else {
+    llvm::consumeError(builder.takeError());
+  }
   auto transformer = mlir::makeOptimizingTransformer(
-      options.optLevel, /*sizeLevel=*/0, /*targetMachine=*/nullptr);
+      options.optLevel, /*sizeLevel=*/0, hostMachine.get());
   engineOptions.transformer = transformer;
   static const llvm::CodeGenOptLevel levels[] = {
       llvm::CodeGenOptLevel::None, llvm::CodeGenOptLevel::Less,
