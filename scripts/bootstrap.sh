@@ -7,7 +7,7 @@ set -euo pipefail
 
 packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
-  g++ cmake ninja-build ccache libgtest-dev clang-format python3
+  libomp-22-dev g++ cmake ninja-build ccache libgtest-dev clang-format python3
 )
 
 # NumPy (from PyPI) for the Python references and the conformance runner.

@@ -32,5 +32,6 @@ config.substitutions.append(
 config.substitutions.append(("%shlibs", ",".join([
     os.path.join(llvm_lib_dir, "libmlir_runner_utils.so"),
     os.path.join(llvm_lib_dir, "libmlir_c_runner_utils.so"),
+    os.path.join(llvm_lib_dir, "libomp.so"),
     os.path.join(config.sift_obj_root, "lib", "libsift_runtime.so"),
 ])))

@@ -39,6 +39,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
@@ -263,6 +264,7 @@ jit::Engine::compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
   registry.insert<mlir::sift::SiftDialect>();
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
+  mlir::registerOpenMPDialectTranslation(registry);
   mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
 
   // Every diagnostic (parser, verifier, passes) goes into `diagnostics` with
@@ -364,6 +366,8 @@ jit::Engine::compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
   if (llvm::sys::fs::exists(SIFT_MLIR_RUNNER_UTILS))
     sharedLibs.push_back(SIFT_MLIR_RUNNER_UTILS);
 #endif
+  // The OpenMP runtime that parallel loops call (__kmpc_*).
+  sharedLibs.push_back(SIFT_OPENMP_RUNTIME);
   engineOptions.sharedLibPaths = sharedLibs;
   engineOptions.enableGDBNotificationListener = false;
   engineOptions.enablePerfNotificationListener = false;

@@ -36,6 +36,10 @@ void mlir::sift::buildCpuPipeline(OpPassManager &pm,
   addPasses(pm, "func.func(convert-elementwise-to-linalg)");
   // Fold what is constant before anything grows.
   addPasses(pm, "canonicalize,cse");
+  // Fuse producer/consumer elementwise linalg ops (comparisons, shifts,
+  // selects of the same shape) into single loops: one pass over memory
+  // instead of one per op.
+  addPasses(pm, "func.func(linalg-fuse-elementwise-ops),canonicalize,cse");
   // Tensors to buffers in one analysis over the whole module, function
   // boundaries included, so no copies are made at calls; identity layouts at
   // the boundary keep the C interface simple (dense row-major memrefs).
@@ -49,13 +53,19 @@ void mlir::sift::buildCpuPipeline(OpPassManager &pm,
   // Structured ops to loops, loops to branches (a bufferized `scf.forall`
   // in the input becomes an `scf.parallel` first).
   addPasses(pm, "scf-forall-to-parallel");
-  addPasses(pm, "convert-linalg-to-loops,lower-affine,convert-scf-to-cf");
-  // Memref descriptors, then every dialect to LLVM.
+  // The parallel dimensions of structured ops become scf.parallel, which
+  // runs on OpenMP threads (one team over the machine's cores).
+  addPasses(pm, "convert-linalg-to-parallel-loops,lower-affine,"
+                "convert-scf-to-openmp");
+  // Memref descriptors, then every dialect to LLVM. The memref lowering goes
+  // before the loops become branches: the OpenMP loop bodies sit in
+  // memref.alloca_scope regions, which must still be single blocks then.
   // (expand-strided-metadata makes affine.apply for dynamic subview offsets,
   // as the bufferized line slices of the sift lowering have.)
   addPasses(pm, "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
-                "convert-math-to-llvm,convert-math-to-libm,"
+                "convert-scf-to-cf,convert-math-to-llvm,convert-math-to-libm,"
                 "convert-arith-to-llvm,convert-index-to-llvm");
+  addPasses(pm, "convert-openmp-to-llvm");
   addPasses(pm, "func.func(llvm-request-c-wrappers),convert-func-to-llvm,"
                 "convert-cf-to-llvm,reconcile-unrealized-casts");
 }

@@ -166,67 +166,84 @@ SmallVector<Value> lowering::buildLineLoop(OpBuilder &b, Location loc,
   for (auto [i, result] : llvm::enumerate(results))
     inits.push_back(emptyTensor(b, loc, resultSizes[i], result.elementType));
   // One loop over the row-major line number; each line is read with an
-  // extract_slice and written back with an insert_slice into the results.
+  // extract_slice and written back with a parallel_insert_slice into the
+  // results.
   Value numLines = constIndex(b, loc, 1);
   SmallVector<Value> batchValues;
   for (OpFoldResult size : batchSizes) {
     batchValues.push_back(getValueOrCreateConstantIndexOp(b, loc, size));
     numLines = arith::MulIOp::create(b, loc, numLines, batchValues.back());
   }
-  auto loop = scf::ForOp::create(
-      b, loc, constIndex(b, loc, 0), numLines, constIndex(b, loc, 1), inits,
-      [&](OpBuilder &b, Location loc, Value lineNumber, ValueRange iter) {
-        // Batch coordinates of the line.
-        SmallVector<Value> ivs(batchValues.size());
-        Value rest = lineNumber;
-        for (int64_t k = batchValues.size() - 1; k >= 0; --k) {
-          ivs[k] = arith::RemUIOp::create(b, loc, rest, batchValues[k]);
-          rest = arith::DivUIOp::create(b, loc, rest, batchValues[k]);
+  // The lines are independent: an scf.forall over them, which the CPU
+  // pipeline runs on parallel threads (scf.parallel, then OpenMP).
+  auto loop = scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{numLines},
+                                    inits, /*mapping=*/std::nullopt);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value lineNumber = loop.getInductionVar(0);
+    ValueRange iter = loop.getRegionIterArgs();
+    // Batch coordinates of the line.
+    SmallVector<Value> ivs(batchValues.size());
+    Value rest = lineNumber;
+    for (int64_t k = batchValues.size() - 1; k >= 0; --k) {
+      ivs[k] = arith::RemUIOp::create(b, loc, rest, batchValues[k]);
+      rest = arith::DivUIOp::create(b, loc, rest, batchValues[k]);
+    }
+    auto sliceOf = [&](OpFoldResult axisExtent, bool withAxis,
+                       SmallVector<OpFoldResult> &offsets,
+                       SmallVector<OpFoldResult> &sizes,
+                       SmallVector<OpFoldResult> &strides) {
+      size_t k = 0;
+      for (int64_t d = 0; d < rank; ++d) {
+        if (d == axis) {
+          if (!withAxis)
+            continue;
+          offsets.push_back(b.getIndexAttr(0));
+          sizes.push_back(axisExtent);
+        } else {
+          offsets.push_back(ivs[k++]);
+          sizes.push_back(b.getIndexAttr(1));
         }
-        auto sliceOf = [&](OpFoldResult axisExtent, bool withAxis,
-                           SmallVector<OpFoldResult> &offsets,
-                           SmallVector<OpFoldResult> &sizes,
-                           SmallVector<OpFoldResult> &strides) {
-          size_t k = 0;
-          for (int64_t d = 0; d < rank; ++d) {
-            if (d == axis) {
-              if (!withAxis)
-                continue;
-              offsets.push_back(b.getIndexAttr(0));
-              sizes.push_back(axisExtent);
-            } else {
-              offsets.push_back(ivs[k++]);
-              sizes.push_back(b.getIndexAttr(1));
-            }
-            strides.push_back(b.getIndexAttr(1));
-          }
-        };
-        SmallVector<Value> lines;
-        for (Value input : inputs) {
-          auto type = cast<RankedTensorType>(input.getType());
-          SmallVector<OpFoldResult> offsets, sizes, strides;
-          sliceOf(inSizes[axis], /*withAxis=*/true, offsets, sizes, strides);
-          auto lineType = RankedTensorType::get({type.getDimSize(axis)},
-                                                type.getElementType());
-          lines.push_back(tensor::ExtractSliceOp::create(
-              b, loc, lineType, input, offsets, sizes, strides));
-        }
-        SmallVector<Value> outs = body(b, loc, lines, lineNumber);
-        SmallVector<Value> yields;
-        for (auto [i, result] : llvm::enumerate(results)) {
-          Value out = outs[i];
-          if (!result.axisSize)
-            out = tensor::FromElementsOp::create(b, loc, lineTypes[i],
-                                                 ValueRange{out});
-          out = castTo(b, loc, out, lineTypes[i]);
-          SmallVector<OpFoldResult> offsets, sizes, strides;
-          sliceOf(result.axisSize, /*withAxis=*/bool(result.axisSize), offsets,
-                  sizes, strides);
-          yields.push_back(tensor::InsertSliceOp::create(
-              b, loc, out, iter[i], offsets, sizes, strides));
-        }
-        scf::YieldOp::create(b, loc, yields);
-      });
+        strides.push_back(b.getIndexAttr(1));
+      }
+    };
+    SmallVector<Value> lines;
+    for (Value input : inputs) {
+      auto type = cast<RankedTensorType>(input.getType());
+      SmallVector<OpFoldResult> offsets, sizes, strides;
+      sliceOf(inSizes[axis], /*withAxis=*/true, offsets, sizes, strides);
+      auto lineType =
+          RankedTensorType::get({type.getDimSize(axis)}, type.getElementType());
+      // An empty line has nothing to read (and a slice at offset 0 of an
+      // empty dimension does not verify).
+      if (lineType.getDimSize(0) == 0) {
+        lines.push_back(tensor::EmptyOp::create(b, loc, lineType.getShape(),
+                                                lineType.getElementType()));
+        continue;
+      }
+      lines.push_back(tensor::ExtractSliceOp::create(b, loc, lineType, input,
+                                                     offsets, sizes, strides));
+    }
+    SmallVector<Value> outs = body(b, loc, lines, lineNumber);
+    for (auto [i, result] : llvm::enumerate(results)) {
+      Value out = outs[i];
+      if (!result.axisSize)
+        out = tensor::FromElementsOp::create(b, loc, lineTypes[i],
+                                             ValueRange{out});
+      out = castTo(b, loc, out, lineTypes[i]);
+      SmallVector<OpFoldResult> offsets, sizes, strides;
+      sliceOf(result.axisSize, /*withAxis=*/bool(result.axisSize), offsets,
+              sizes, strides);
+      if (lineTypes[i].hasStaticShape() && lineTypes[i].getNumElements() == 0)
+        continue; // Nothing to write.
+      OpBuilder::InsertionGuard inParallel(b);
+      b.setInsertionPoint(loop.getTerminator().getBody(),
+                          loop.getTerminator().getBody()->end());
+      tensor::ParallelInsertSliceOp::create(b, loc, out, iter[i], offsets,
+                                            sizes, strides);
+    }
+  }
   return llvm::to_vector_of<Value>(loop.getResults());
 }
 

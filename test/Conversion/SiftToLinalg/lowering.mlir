@@ -19,13 +19,15 @@ func.func @random_bits(%seed: i64, %off: i64) -> tensor<16xi32> {
 // -----
 
 // An f32 sort is four 8-bit LSD radix passes, each a histogram, a prefix sum
-// over 256 buckets and a stable scatter; the lines are looped over.
+// over 256 buckets and a stable scatter; the independent lines are an
+// scf.forall (parallel threads on the CPU).
 // CHECK-LABEL: func.func @sort_f32
-// CHECK: scf.for
+// CHECK: scf.forall
 // CHECK: tensor.extract_slice
 // CHECK-COUNT-4: scf.for %{{.*}} = %{{.*}} to %c256
 // CHECK-NOT: to %c256
-// CHECK: tensor.insert_slice
+// CHECK: scf.forall.in_parallel
+// CHECK: tensor.parallel_insert_slice
 func.func @sort_f32(%x: tensor<8x100xf32>) -> (tensor<8x100xf32>, tensor<8x100xi64>) {
   %v, %i = sift.sort %x : tensor<8x100xf32> -> tensor<8x100xf32>, tensor<8x100xi64>
   return %v, %i : tensor<8x100xf32>, tensor<8x100xi64>
