@@ -224,6 +224,13 @@ runtimeSymbols(llvm::orc::MangleAndInterner mangle) {
   // have the same ABI.
   add("sift_rt_error", reinterpret_cast<void *>(&sift_rt_error));
   add("_mlir_ciface_sift_rt_error", reinterpret_cast<void *>(&sift_rt_error));
+  // Buffer allocation of compiled code (the runtime's caching allocator).
+  add("_mlir_memref_to_llvm_alloc",
+      reinterpret_cast<void *>(&_mlir_memref_to_llvm_alloc));
+  add("_mlir_memref_to_llvm_aligned_alloc",
+      reinterpret_cast<void *>(&_mlir_memref_to_llvm_aligned_alloc));
+  add("_mlir_memref_to_llvm_free",
+      reinterpret_cast<void *>(&_mlir_memref_to_llvm_free));
 #endif
   return map;
 }
@@ -632,7 +639,8 @@ jit::Function::call(llvm::ArrayRef<Argument> args) const {
     std::memcpy(strides.data(), base + 24 + 8 * rank, 8 * rank);
     std::shared_ptr<void> &owner = owners[allocated];
     if (!owner && allocated)
-      owner = std::shared_ptr<void>(allocated, [](void *p) { std::free(p); });
+      owner = std::shared_ptr<void>(
+          allocated, [](void *p) { _mlir_memref_to_llvm_free(p); });
     char *data = static_cast<char *>(aligned) + offset * dtypeSize(out.dtype);
     TensorView view(data, out.dtype, shape, strides);
     if (!aligned && view.numElements() > 0) {

@@ -62,7 +62,8 @@ void mlir::sift::buildCpuPipeline(OpPassManager &pm,
   // memref.alloca_scope regions, which must still be single blocks then.
   // (expand-strided-metadata makes affine.apply for dynamic subview offsets,
   // as the bufferized line slices of the sift lowering have.)
-  addPasses(pm, "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
+  addPasses(pm, "expand-strided-metadata,lower-affine,finalize-memref-to-llvm{"
+                "use-generic-functions},"
                 "convert-scf-to-cf,convert-math-to-llvm,convert-math-to-libm,"
                 "convert-arith-to-llvm,convert-index-to-llvm");
   addPasses(pm, "convert-openmp-to-llvm");

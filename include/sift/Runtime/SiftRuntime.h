@@ -13,6 +13,7 @@
 #ifndef SIFT_RUNTIME_SIFTRUNTIME_H
 #define SIFT_RUNTIME_SIFTRUNTIME_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #if defined(_WIN32)
@@ -47,6 +48,17 @@ SIFT_RT_EXPORT const char *sift_rt_error_message(int64_t code);
 /// The same entry points under the names that MLIR's C-interface wrappers
 /// (`llvm.emit_c_interface`, which `--sift-cpu-pipeline` requests on every
 /// `func.func`, declarations included) call.
+/// Allocation of memref buffers by compiled code (the CPU pipeline lowers
+/// memref.alloc/dealloc to these). Freed blocks of 64 KiB or more are kept in
+/// per-size free lists (at most 1 GiB in all) and handed out again, so that a
+/// function called in a loop does not map and fault in its large temporaries
+/// on every call. Buffers returned by a compiled function are freed with
+/// `_mlir_memref_to_llvm_free` too.
+SIFT_RT_EXPORT void *_mlir_memref_to_llvm_alloc(size_t size);
+SIFT_RT_EXPORT void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment,
+                                                        size_t size);
+SIFT_RT_EXPORT void _mlir_memref_to_llvm_free(void *ptr);
+
 SIFT_RT_EXPORT void _mlir_ciface_sift_rt_error(int64_t code, int64_t value);
 SIFT_RT_EXPORT int64_t _mlir_ciface_sift_rt_take_error(int64_t *value);
 
