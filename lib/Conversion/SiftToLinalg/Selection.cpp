@@ -234,13 +234,24 @@ struct GatherLowering : OpRewritePattern<GatherOp> {
           for (int64_t d = batch + 1; d < sourceRank; ++d)
             coords.push_back(
                 linalg::IndexOp::create(b, loc, indicesRank + d - batch - 1));
-          Value v = ifThenElse(
-              b, loc, valid,
-              [&](OpBuilder &b, Location loc) -> Value {
-                coords[batch] = i64ToIndex(b, loc, idx);
-                return tensor::ExtractOp::create(b, loc, source, coords);
-              },
-              fillValue);
+          Value v;
+          if (sourceType.getDimSize(batch) > 0) {
+            // Branch-free: read a clamped (always valid) row and select the
+            // fill for invalid lanes, so that the copy of a row's trailing
+            // elements vectorizes.
+            Value safe = arith::SelectOp::create(b, loc, valid, idx, zero);
+            coords[batch] = i64ToIndex(b, loc, safe);
+            Value read = tensor::ExtractOp::create(b, loc, source, coords);
+            v = arith::SelectOp::create(b, loc, valid, read, fillValue);
+          } else {
+            v = ifThenElse(
+                b, loc, valid,
+                [&](OpBuilder &b, Location loc) -> Value {
+                  coords[batch] = i64ToIndex(b, loc, idx);
+                  return tensor::ExtractOp::create(b, loc, source, coords);
+                },
+                fillValue);
+          }
           linalg::YieldOp::create(b, loc, v);
         });
     rewriter.replaceOp(op, castTo(b, loc, generic.getResult(0), op.getType()));
