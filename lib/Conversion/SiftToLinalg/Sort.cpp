@@ -34,15 +34,15 @@ static Value argsortLine(OpBuilder &b, Location loc, Value line,
 static Value permuteLine(OpBuilder &b, Location loc, Value line, Value perm);
 
 /// The values and indices (i64) of the `k` smallest keys of a 1-D `line`
-/// (0 < k < n), in stable sorted order: the same as the first k of
-/// `argsortLine`. An MSD radix selection finds the k-th key T and how many
-/// keys equal to T to take; one pass collects the keys below T and the first
-/// of those equal to T in index order; a stable radix sort orders the k
-/// collected keys.
+/// (0 < k < n), in stable sorted order (the same as the first k of
+/// `argsortLine`), or in index order when `!sorted`. An MSD radix selection
+/// finds the k-th key T and how many keys equal to T to take; one pass
+/// collects the keys below T and the first of those equal to T in index
+/// order; a stable radix sort orders the k collected keys.
 static std::pair<Value, Value> selectLine(OpBuilder &b, Location loc,
                                           Value line, int64_t k,
                                           const SortKeyInfo &info,
-                                          bool descending) {
+                                          bool descending, bool sorted) {
   Type keyType = b.getIntegerType(info.keyBits), i64 = b.getI64Type();
   Type elementType = cast<RankedTensorType>(line.getType()).getElementType();
   Value n = dimValue(b, loc, line, 0);
@@ -97,6 +97,8 @@ static std::pair<Value, Value> selectLine(OpBuilder &b, Location loc,
   Value selKeys = firstK(collect.getResult(0));
   Value selIdx = firstK(collect.getResult(1));
   Value selVals = firstK(collect.getResult(2));
+  if (!sorted)
+    return {selVals, selIdx};
   // Ties are already in index order, and the sort is stable.
   Value perm =
       radixArgsort(b, loc, selKeys, constIndex(b, loc, k), info.sortBits)
@@ -183,8 +185,9 @@ struct TopkLowering : OpRewritePattern<TopkOp> {
     int64_t axis = op.getAxis();
     int64_t k = static_cast<int64_t>(op.getK());
     // Largest first is a stable descending sort: ties keep the lower index
-    // first, NaN (the largest key) comes first. `unsorted` returns the same
-    // sorted order.
+    // first, NaN (the largest key) comes first. With `unsorted`, a selection
+    // returns the chosen elements in index order (no final sort); a full
+    // sort (k = n, dynamic n) returns them sorted.
     bool descending = !op.getSmallest();
     auto inType = cast<RankedTensorType>(op.getInput().getType());
     OpFoldResult kSize = rewriter.getIndexAttr(k);
@@ -198,7 +201,8 @@ struct TopkLowering : OpRewritePattern<TopkOp> {
         [&](OpBuilder &b, Location loc, ValueRange lines, Value) {
           if (select) {
             auto [values, indices] =
-                selectLine(b, loc, lines[0], k, *info, descending);
+                selectLine(b, loc, lines[0], k, *info, descending,
+                           /*sorted=*/!op.getUnsorted());
             return SmallVector<Value>{values, indices};
           }
           Value perm = argsortLine(b, loc, lines[0], *info, descending);
