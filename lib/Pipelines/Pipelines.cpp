@@ -50,8 +50,8 @@ void mlir::sift::buildCpuPipeline(OpPassManager &pm,
   // The deallocation pipeline leaves bufferization.clone (a returned constant
   // becomes a caller-owned copy); lower it to memref.alloc + memref.copy.
   addPasses(pm, "convert-bufferization-to-memref");
-  // Structured ops to loops, loops to branches (a bufferized `scf.forall`
-  // in the input becomes an `scf.parallel` first).
+  // The sift lowering's loop over independent lines (batch rows) is an
+  // `scf.forall`; after bufferization it becomes an `scf.parallel`.
   addPasses(pm, "scf-forall-to-parallel");
   // The parallel dimensions of structured ops become scf.parallel, which
   // runs on OpenMP threads (one team over the machine's cores).
@@ -61,7 +61,8 @@ void mlir::sift::buildCpuPipeline(OpPassManager &pm,
   // before the loops become branches: the OpenMP loop bodies sit in
   // memref.alloca_scope regions, which must still be single blocks then.
   // (expand-strided-metadata makes affine.apply for dynamic subview offsets,
-  // as the bufferized line slices of the sift lowering have.)
+  // as the bufferized line slices of the sift lowering have.) Allocations
+  // call the sift runtime's caching allocator (use-generic-functions).
   addPasses(pm, "expand-strided-metadata,lower-affine,finalize-memref-to-llvm{"
                 "use-generic-functions},"
                 "convert-scf-to-cf,convert-math-to-llvm,convert-math-to-libm,"

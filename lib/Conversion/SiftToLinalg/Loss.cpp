@@ -187,16 +187,8 @@ struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
                          arith::SelectOp::create(b, loc, valid, t,
                                                  constInt(b, loc, i64, 0)));
           auto ifValid = [&](function_ref<Value(OpBuilder &, Location)> fn,
-                             Value otherwise) -> Value {
-            auto ifOp = scf::IfOp::create(
-                b, loc, valid,
-                [&](OpBuilder &b, Location loc) {
-                  scf::YieldOp::create(b, loc, fn(b, loc));
-                },
-                [&](OpBuilder &b, Location loc) {
-                  scf::YieldOp::create(b, loc, otherwise);
-                });
-            return ifOp.getResult(0);
+                             Value otherwise) {
+            return ifThenElse(b, loc, valid, fn, otherwise);
           };
           Value xt =
               ifValid([&](OpBuilder &b,

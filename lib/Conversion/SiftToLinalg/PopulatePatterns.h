@@ -44,6 +44,13 @@ Value dimValue(OpBuilder &b, Location loc, Value tensor, int64_t dim);
 Value isNonZero(OpBuilder &b, Location loc, Value scalar);
 /// `tensor.cast` to `type` when the types differ.
 Value castTo(OpBuilder &b, Location loc, Value value, Type type);
+/// `cond ? thenValue() : elseValue` as an `scf.if`, for values whose
+/// computation must not run (out-of-bounds reads) or that are tensors.
+Value ifThenElse(OpBuilder &b, Location loc, Value cond,
+                 function_ref<Value(OpBuilder &, Location)> thenValue,
+                 Value elseValue);
+/// The first `k` elements of a 1-D tensor (a static slice).
+Value firstElements(OpBuilder &b, Location loc, Value line, int64_t k);
 
 /// Collapses a tensor of rank >= 0 into 1-D (rank 0 gives one element).
 Value flatten(OpBuilder &b, Location loc, Value tensor);

@@ -24,22 +24,6 @@ using namespace mlir::sift::lowering;
 
 namespace {
 
-/// `then ? thenValue() : elseValue` as an `scf.if`, for values whose
-/// computation must not run (out-of-bounds reads) or that are tensors.
-static Value ifThenElse(OpBuilder &b, Location loc, Value cond,
-                        function_ref<Value(OpBuilder &, Location)> thenValue,
-                        Value elseValue) {
-  auto ifOp = scf::IfOp::create(
-      b, loc, cond,
-      [&](OpBuilder &b, Location loc) {
-        scf::YieldOp::create(b, loc, thenValue(b, loc));
-      },
-      [&](OpBuilder &b, Location loc) {
-        scf::YieldOp::create(b, loc, elseValue);
-      });
-  return ifOp.getResult(0);
-}
-
 /// Number of non-zero elements of a 1-D tensor, as an index.
 static Value countNonZero(OpBuilder &b, Location loc, Value flat) {
   Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);

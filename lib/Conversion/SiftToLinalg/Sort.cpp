@@ -86,17 +86,9 @@ static std::pair<Value, Value> selectLine(OpBuilder &b, Location loc,
             arith::SelectOp::create(b, loc, equal, one64, zero64));
         scf::YieldOp::create(b, loc, ValueRange{ok, oi, ov, j, seen});
       });
-  auto firstK = [&](Value full) -> Value {
-    Type elt = cast<RankedTensorType>(full.getType()).getElementType();
-    return tensor::ExtractSliceOp::create(
-        b, loc, RankedTensorType::get({k}, elt), full,
-        ArrayRef<OpFoldResult>{b.getIndexAttr(0)},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(k)},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
-  };
-  Value selKeys = firstK(collect.getResult(0));
-  Value selIdx = firstK(collect.getResult(1));
-  Value selVals = firstK(collect.getResult(2));
+  Value selKeys = firstElements(b, loc, collect.getResult(0), k);
+  Value selIdx = firstElements(b, loc, collect.getResult(1), k);
+  Value selVals = firstElements(b, loc, collect.getResult(2), k);
   if (!sorted)
     return {selVals, selIdx};
   // Ties are already in index order, and the sort is stable.
@@ -206,11 +198,7 @@ struct TopkLowering : OpRewritePattern<TopkOp> {
             return SmallVector<Value>{values, indices};
           }
           Value perm = argsortLine(b, loc, lines[0], *info, descending);
-          Value best = tensor::ExtractSliceOp::create(
-              b, loc, RankedTensorType::get({k}, b.getI64Type()), perm,
-              ArrayRef<OpFoldResult>{b.getIndexAttr(0)},
-              ArrayRef<OpFoldResult>{b.getIndexAttr(k)},
-              ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+          Value best = firstElements(b, loc, perm, k);
           return SmallVector<Value>{permuteLine(b, loc, lines[0], best), best};
         });
     rewriter.replaceOp(

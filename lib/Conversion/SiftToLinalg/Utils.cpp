@@ -70,6 +70,30 @@ Value lowering::isNonZero(OpBuilder &b, Location loc, Value scalar) {
                                constInt(b, loc, type, 0));
 }
 
+Value lowering::ifThenElse(OpBuilder &b, Location loc, Value cond,
+                           function_ref<Value(OpBuilder &, Location)> thenValue,
+                           Value elseValue) {
+  auto ifOp = scf::IfOp::create(
+      b, loc, cond,
+      [&](OpBuilder &b, Location loc) {
+        scf::YieldOp::create(b, loc, thenValue(b, loc));
+      },
+      [&](OpBuilder &b, Location loc) {
+        scf::YieldOp::create(b, loc, elseValue);
+      });
+  return ifOp.getResult(0);
+}
+
+Value lowering::firstElements(OpBuilder &b, Location loc, Value line,
+                              int64_t k) {
+  Type elementType = cast<RankedTensorType>(line.getType()).getElementType();
+  return tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get({k}, elementType), line,
+      ArrayRef<OpFoldResult>{b.getIndexAttr(0)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(k)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+}
+
 Value lowering::castTo(OpBuilder &b, Location loc, Value value, Type type) {
   if (value.getType() == type)
     return value;

@@ -439,6 +439,23 @@ static RankedTensorType withLeading(RankedTensorType t, int64_t n) {
   return RankedTensorType::get(shape, t.getElementType());
 }
 
+/// `x != 0` elementwise (NaN counts as non-zero, as in sift.count).
+static Value isNonZero(ImplicitLocOpBuilder &b, Value x) {
+  auto type = cast<RankedTensorType>(x.getType());
+  Value zero = arith::ConstantOp::create(
+      b, DenseElementsAttr::get(type, b.getZeroAttr(type.getElementType())));
+  if (isa<FloatType>(type.getElementType()))
+    return arith::CmpFOp::create(b, arith::CmpFPredicate::UNE, x, zero);
+  return arith::CmpIOp::create(b, arith::CmpIPredicate::ne, x, zero);
+}
+
+/// The reassociation that groups the first `rank` dimensions into one.
+static ReassociationIndices leadingDims(int64_t rank) {
+  ReassociationIndices dims(rank);
+  std::iota(dims.begin(), dims.end(), 0);
+  return dims;
+}
+
 Value Staticizer::iota(ImplicitLocOpBuilder &b, int64_t n) {
   auto type = RankedTensorType::get({n}, b.getI64Type());
   Value init = tensor::EmptyOp::create(b, type.getShape(), b.getI64Type());
@@ -690,12 +707,10 @@ LogicalResult Staticizer::rewriteUnique(ImplicitLocOpBuilder &b, UniqueOp op) {
   auto i64 = b.getI64Type();
   auto vec = [&](Type t) { return RankedTensorType::get({n}, t); };
   Value flat = op.getInput();
-  if (inType.getRank() != 1) {
-    ReassociationIndices all(inType.getRank());
-    std::iota(all.begin(), all.end(), 0);
-    flat = tensor::CollapseShapeOp::create(b, vec(elem), flat,
-                                           ArrayRef<ReassociationIndices>{all});
-  }
+  if (inType.getRank() != 1)
+    flat = tensor::CollapseShapeOp::create(
+        b, vec(elem), flat,
+        ArrayRef<ReassociationIndices>{leadingDims(inType.getRank())});
   auto sort = SortOp::create(b, flat);
   Value sorted = sort.getValues();
   Value lanes = iota(b, n);
@@ -745,13 +760,10 @@ LogicalResult Staticizer::rewriteUnique(ImplicitLocOpBuilder &b, UniqueOp op) {
     group = arith::SubIOp::create(b, group, one);
     Value back = ArgsortOp::create(b, sort.getIndices());
     Value inv = gatherRows(b, group, back);
-    if (inType.getRank() != 1) {
-      ReassociationIndices all(inType.getRank());
-      std::iota(all.begin(), all.end(), 0);
+    if (inType.getRank() != 1)
       inv = tensor::ExpandShapeOp::create(
           b, RankedTensorType::get(inType.getShape(), i64), inv,
-          ArrayRef<ReassociationIndices>{all});
-    }
+          ArrayRef<ReassociationIndices>{leadingDims(inType.getRank())});
     inverse.replaceAllUsesWith(inv);
   }
   ++numSyncsRemoved;
@@ -833,26 +845,14 @@ LogicalResult Staticizer::rewrite(Operation *op) {
           "of a data-dependent input is not supported by --sift-staticize "
           "yet");
     Value mask = nz.getInput();
-    Type elem = inType.getElementType();
-    if (!elem.isInteger(1)) {
-      Value zero = arith::ConstantOp::create(
-          b, DenseElementsAttr::get(inType, b.getZeroAttr(elem)));
-      mask =
-          isa<FloatType>(elem)
-              ? arith::CmpFOp::create(b, arith::CmpFPredicate::UNE, mask, zero)
-                    .getResult()
-              : arith::CmpIOp::create(b, arith::CmpIPredicate::ne, mask, zero)
-                    .getResult();
-    }
+    if (!inType.getElementType().isInteger(1))
+      mask = isNonZero(b, mask);
     int64_t numel = inType.getNumElements();
     int64_t rank = inType.getRank();
-    if (rank > 1) {
-      ReassociationIndices all(rank);
-      std::iota(all.begin(), all.end(), 0);
+    if (rank > 1)
       mask = tensor::CollapseShapeOp::create(
           b, RankedTensorType::get({numel}, b.getI1Type()), mask,
-          ArrayRef<ReassociationIndices>{all});
-    }
+          ArrayRef<ReassociationIndices>{leadingDims(rank)});
     auto idxType = RankedTensorType::get({numel}, b.getI64Type());
     auto compact =
         CompactOp::create(b, idxType, RankedTensorType::get({}, b.getI64Type()),
@@ -909,8 +909,7 @@ LogicalResult Staticizer::rewrite(Operation *op) {
     int64_t m = maskType.getNumElements();
     Value mask = ms.getMask(), input = ms.getInput();
     if (r > 1) {
-      ReassociationIndices lead(r);
-      std::iota(lead.begin(), lead.end(), 0);
+      ReassociationIndices lead = leadingDims(r);
       mask = tensor::CollapseShapeOp::create(
           b, RankedTensorType::get({m}, b.getI1Type()), mask,
           ArrayRef<ReassociationIndices>{lead});
@@ -1114,17 +1113,8 @@ LogicalResult Staticizer::rewrite(Operation *op) {
     if (type.getRank() != 1)
       return op->emitOpError("of a batched data-dependent tensor is not "
                              "supported by --sift-staticize yet");
-    Value zero = arith::ConstantOp::create(
-        b, DenseElementsAttr::get(type, b.getZeroAttr(type.getElementType())));
-    Value nonzero =
-        isa<FloatType>(type.getElementType())
-            ? arith::CmpFOp::create(b, arith::CmpFPredicate::UNE, p.padded,
-                                    zero)
-                  .getResult()
-            : arith::CmpIOp::create(b, arith::CmpIPredicate::ne, p.padded, zero)
-                  .getResult();
-    Value mask =
-        arith::AndIOp::create(b, nonzero, laneIsValid(b, p.bound, p.count));
+    Value mask = arith::AndIOp::create(b, isNonZero(b, p.padded),
+                                       laneIsValid(b, p.bound, p.count));
     count.getResult().replaceAllUsesWith(CountOp::create(b, mask));
     erase();
     return success();
