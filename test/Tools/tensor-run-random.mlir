@@ -64,10 +64,11 @@ func.func @iota(%n: i64, %step: i32) -> (tensor<?xi64>, i64) {
   return %r, %twice : tensor<?xi64>, i64
 }
 
-// --repeat prints the time per call; -O0 compiles too.
+// --repeat prints the time per call and the compile time; -O0 compiles too.
 // RUN: tensor-run %s -e iota --arg n=5 --arg step=1 --repeat 5 -O0 | FileCheck %s --check-prefix=TIME
 // TIME: result 1: i64 [] = 5
 // TIME: time per call: min {{[0-9.]+}} ms, median {{[0-9.]+}} ms (5 calls)
+// TIME-NEXT: compile time: {{[0-9.]+}} ms
 
 // @main runs when -e is not given.
 // RUN: tensor-run %s | FileCheck %s --check-prefix=MAIN
