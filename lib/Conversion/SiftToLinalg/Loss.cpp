@@ -249,24 +249,41 @@ struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
       result = unflatten(b, loc, losses, resultType,
                          tensor::getMixedSizes(b, loc, op.getTargets()));
     } else {
+      // Each item of the leading `batch_dims` dimensions sums its own
+      // consecutive rows, in order, exactly as the op on that item alone.
       Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
       Value zero = floatConst(b, loc, ct, 0.0);
       Value numRows = dimValue(b, loc, perRow[0], 0);
-      auto sums = scf::ForOp::create(
-          b, loc, c0, numRows, c1, ValueRange{zero, zero},
-          [&](OpBuilder &b, Location loc, Value r, ValueRange it) {
-            Value l = tensor::ExtractOp::create(b, loc, perRow[0], r);
-            Value w = tensor::ExtractOp::create(b, loc, perRow[1], r);
-            scf::YieldOp::create(
-                b, loc,
-                ValueRange{arith::AddFOp::create(b, loc, it[0], l),
-                           arith::AddFOp::create(b, loc, it[1], w)});
+      Value numItems = c1;
+      for (int64_t d = 0, e = op.getBatchDims(); d < e; ++d)
+        numItems = arith::MulIOp::create(b, loc, numItems,
+                                         dimValue(b, loc, op.getTargets(), d));
+      Value perItem = arith::DivUIOp::create(
+          b, loc, numRows, arith::MaxUIOp::create(b, loc, numItems, c1));
+      Value reduced = generateLine(
+          b, loc, numItems, floatType,
+          [&](OpBuilder &b, Location loc, Value item) -> Value {
+            Value first = arith::MulIOp::create(b, loc, item, perItem);
+            Value last = arith::AddIOp::create(b, loc, first, perItem);
+            auto sums = scf::ForOp::create(
+                b, loc, first, last, c1, ValueRange{zero, zero},
+                [&](OpBuilder &b, Location loc, Value r, ValueRange it) {
+                  Value l = tensor::ExtractOp::create(b, loc, perRow[0], r);
+                  Value w = tensor::ExtractOp::create(b, loc, perRow[1], r);
+                  scf::YieldOp::create(
+                      b, loc,
+                      ValueRange{arith::AddFOp::create(b, loc, it[0], l),
+                                 arith::AddFOp::create(b, loc, it[1], w)});
+                });
+            Value total = sums.getResult(0);
+            if (op.getReduction() == Reduction::Mean)
+              total = arith::DivFOp::create(b, loc, total, sums.getResult(1));
+            return toResultElt(b, loc, total);
           });
-      Value total = sums.getResult(0);
-      if (op.getReduction() == Reduction::Mean)
-        total = arith::DivFOp::create(b, loc, total, sums.getResult(1));
-      result = tensor::FromElementsOp::create(
-          b, loc, resultType, ValueRange{toResultElt(b, loc, total)});
+      SmallVector<OpFoldResult> sizes =
+          tensor::getMixedSizes(b, loc, op.getTargets());
+      result = unflatten(b, loc, reduced, resultType,
+                         ArrayRef(sizes).take_front(op.getBatchDims()));
     }
     rewriter.replaceOp(op, result);
     return success();

@@ -7,6 +7,8 @@
 // 64-bit elements), so the streams are bit-identical to the reference in
 // python/sift/reference/philox.py on every target. The tensor ops loop over
 // the stream's blocks, computing each block once for the elements it covers.
+// Per-row seeds and offsets give each row of the leading dimensions they
+// cover its own stream.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,28 +30,89 @@ static Value offsetOrZero(OpBuilder &b, Location loc, Value offset) {
   return offset ? offset : constInt(b, loc, b.getI64Type(), 0);
 }
 
-/// A static tensor of `type` filled from the stream (seed, offset): each
-/// element takes `wordsPerElement` (1 or 2) consecutive words, element `i`
-/// the words from `i * wordsPerElement` on, and is `fn(words)`. Each Philox
-/// block is computed once and gives the 4 / `wordsPerElement` elements it
-/// covers: one parallel `linalg.generic` over the full blocks writes them
-/// through stride-`perBlock` views of one buffer (a tensor-level form would
-/// need a plane per lane and an interleaving copy, or copies of aliasing
-/// slices), then the last, partial block is stored element by element. The
-/// buffer becomes the result tensor with `bufferization.to_tensor restrict
-/// writable`: nothing else refers to it.
+/// The Philox key and stream offset of each row of a random op. Either may be
+/// one `i64` for the whole op or a tensor of them, one per row of the leading
+/// dimensions it covers (both the same shape when both are tensors).
+struct Streams {
+  Value seed, offset;
+  /// The per-row ones as rank-1 buffers of `numRows` elements (null when
+  /// scalar), and the number of rows they cover (1 when both are scalars).
+  Value seedRows, offsetRows;
+  int64_t numRows = 1, rowRank = 0;
+
+  Streams(OpBuilder &b, Location loc, Value seed, Value offset)
+      : seed(seed), offset(offsetOrZero(b, loc, offset)) {
+    for (Value v : {this->seed, this->offset})
+      if (auto type = dyn_cast<RankedTensorType>(v.getType())) {
+        numRows = type.getNumElements();
+        rowRank = type.getRank();
+      }
+    seedRows = rowsOf(b, loc, this->seed);
+    offsetRows = rowsOf(b, loc, this->offset);
+  }
+
+  bool perRow() const { return seedRows || offsetRows; }
+
+  /// The key and offset of row `row`, given the values read from the per-row
+  /// buffers (in the order seed, offset; only those that exist).
+  std::pair<Value, Value> at(ValueRange rowValues) const {
+    unsigned next = 0;
+    Value s = seedRows ? rowValues[next++] : seed;
+    Value o = offsetRows ? rowValues[next++] : offset;
+    return {s, o};
+  }
+  SmallVector<Value> rowBuffers() const {
+    SmallVector<Value> buffers;
+    for (Value v : {seedRows, offsetRows})
+      if (v)
+        buffers.push_back(v);
+    return buffers;
+  }
+
+private:
+  static Value rowsOf(OpBuilder &b, Location loc, Value v) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type)
+      return nullptr;
+    Value flat = flatten(b, loc, v);
+    return bufferization::ToBufferOp::create(
+        b, loc, MemRefType::get({type.getNumElements()}, type.getElementType()),
+        flat, /*readOnly=*/true);
+  }
+};
+
+/// A static tensor of `type` filled from `streams`: each element takes
+/// `wordsPerElement` (1 or 2) consecutive words, element `i` the words from
+/// `i * wordsPerElement` on, and is `fn(words)`. With per-row streams, each
+/// row of the leading dimensions they cover is filled from its own stream,
+/// `i` counting within the row. Each Philox block is computed once and gives
+/// the 4 / `wordsPerElement` elements it covers: one parallel
+/// `linalg.generic` over the rows and their full blocks writes them through
+/// stride-`perBlock` views of one buffer (a tensor-level form would need a
+/// plane per lane and an interleaving copy, or copies of aliasing slices),
+/// then the last, partial block of each row is stored element by element.
+/// The buffer becomes the result tensor with `bufferization.to_tensor
+/// restrict writable`: nothing else refers to it.
 static Value generateFromBlocks(
-    OpBuilder &b, Location loc, RankedTensorType type, Value seed, Value offset,
+    OpBuilder &b, Location loc, RankedTensorType type, const Streams &streams,
     unsigned wordsPerElement,
     function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> fn) {
+  int64_t rows = streams.numRows;
   int64_t total = type.getNumElements();
+  int64_t perRow = rows ? total / rows : 0;
   int64_t perBlock = 4 / wordsPerElement;
-  int64_t fullBlocks = total / perBlock, tail = total % perBlock;
+  int64_t fullBlocks = perRow / perBlock, tail = perRow % perBlock;
+  bool rowDim = streams.perRow();
   Type elementType = type.getElementType();
-  auto flatType = MemRefType::get({total}, elementType);
-  Value buffer = memref::AllocOp::create(b, loc, flatType);
-  auto elementsOf = [&](OpBuilder &b, Location loc, Value block,
-                        int64_t count) {
+  SmallVector<int64_t> bufferShape;
+  if (rowDim)
+    bufferShape.push_back(rows);
+  bufferShape.push_back(perRow);
+  Value buffer = memref::AllocOp::create(
+      b, loc, MemRefType::get(bufferShape, elementType));
+  auto elementsOf = [&](OpBuilder &b, Location loc, ValueRange rowValues,
+                        Value block, int64_t count) {
+    auto [seed, offset] = streams.at(rowValues);
     std::array<Value, 4> words =
         philoxBlock(b, loc, seed, offset, indexToI64(b, loc, block));
     SmallVector<Value> values;
@@ -59,35 +122,70 @@ static Value generateFromBlocks(
           ArrayRef<Value>(words).slice(e * wordsPerElement, wordsPerElement)));
     return values;
   };
-  if (fullBlocks > 0) {
+  SmallVector<Value> rowBuffers = streams.rowBuffers();
+  if (fullBlocks > 0 && rows > 0) {
     SmallVector<Value> lanes;
-    for (int64_t e = 0; e < perBlock; ++e)
-      lanes.push_back(memref::SubViewOp::create(
-          b, loc, buffer, ArrayRef<OpFoldResult>{b.getIndexAttr(e)},
-          ArrayRef<OpFoldResult>{b.getIndexAttr(fullBlocks)},
-          ArrayRef<OpFoldResult>{b.getIndexAttr(perBlock)}));
-    AffineMap id = b.getMultiDimIdentityMap(1);
+    for (int64_t e = 0; e < perBlock; ++e) {
+      SmallVector<OpFoldResult> offsets, sizes, strides;
+      if (rowDim) {
+        offsets.push_back(b.getIndexAttr(0));
+        sizes.push_back(b.getIndexAttr(rows));
+        strides.push_back(b.getIndexAttr(1));
+      }
+      offsets.push_back(b.getIndexAttr(e));
+      sizes.push_back(b.getIndexAttr(fullBlocks));
+      strides.push_back(b.getIndexAttr(perBlock));
+      lanes.push_back(
+          memref::SubViewOp::create(b, loc, buffer, offsets, sizes, strides));
+    }
+    unsigned rank = rowDim ? 2 : 1;
+    AffineMap id = b.getMultiDimIdentityMap(rank);
+    SmallVector<AffineMap> maps(rowBuffers.size(),
+                                AffineMap::get(rank, 0, b.getAffineDimExpr(0)));
+    maps.append(perBlock, id);
     linalg::GenericOp::create(
-        b, loc, TypeRange{}, ValueRange{}, lanes,
-        SmallVector<AffineMap>(perBlock, id),
-        ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
-        [&](OpBuilder &nb, Location nloc, ValueRange) {
-          Value block = linalg::IndexOp::create(nb, nloc, 0);
+        b, loc, TypeRange{}, rowBuffers, lanes, maps,
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &nb, Location nloc, ValueRange args) {
+          Value block = linalg::IndexOp::create(nb, nloc, rank - 1);
           linalg::YieldOp::create(nb, nloc,
-                                  elementsOf(nb, nloc, block, perBlock));
+                                  elementsOf(nb, nloc,
+                                             args.take_front(rowBuffers.size()),
+                                             block, perBlock));
         });
   }
   if (tail) {
-    SmallVector<Value> values =
-        elementsOf(b, loc, constIndex(b, loc, fullBlocks), tail);
-    for (int64_t e = 0; e < tail; ++e)
-      memref::StoreOp::create(
-          b, loc, values[e], buffer,
-          ValueRange{constIndex(b, loc, fullBlocks * perBlock + e)});
+    auto storeTail = [&](OpBuilder &b, Location loc, Value row) {
+      SmallVector<Value> rowValues;
+      for (Value buffer : rowBuffers)
+        rowValues.push_back(
+            memref::LoadOp::create(b, loc, buffer, ValueRange{row}));
+      SmallVector<Value> values =
+          elementsOf(b, loc, rowValues, constIndex(b, loc, fullBlocks), tail);
+      for (int64_t e = 0; e < tail; ++e) {
+        SmallVector<Value> at;
+        if (rowDim)
+          at.push_back(row);
+        at.push_back(constIndex(b, loc, fullBlocks * perBlock + e));
+        memref::StoreOp::create(b, loc, values[e], buffer, at);
+      }
+    };
+    if (rowDim)
+      scf::ForOp::create(
+          b, loc, constIndex(b, loc, 0), constIndex(b, loc, rows),
+          constIndex(b, loc, 1), ValueRange{},
+          [&](OpBuilder &b, Location loc, Value row, ValueRange) {
+            storeTail(b, loc, row);
+            scf::YieldOp::create(b, loc);
+          });
+    else
+      storeTail(b, loc, nullptr);
   }
   Value flat = bufferization::ToTensorOp::create(
-      b, loc, RankedTensorType::get({total}, elementType), buffer,
+      b, loc, RankedTensorType::get(bufferShape, elementType), buffer,
       /*restrict=*/true, /*writable=*/true);
+  if (rowDim)
+    flat = flatten(b, loc, flat);
   SmallVector<OpFoldResult> sizes;
   for (int64_t size : type.getShape())
     sizes.push_back(b.getIndexAttr(size));
@@ -102,11 +200,10 @@ struct RandomBitsLowering : OpRewritePattern<RandomBitsOp> {
     if (!type.hasStaticShape())
       return op.emitOpError("has no CPU lowering for a dynamic shape");
     Location loc = op.getLoc();
-    Value seed = op.getSeed();
-    Value offset = offsetOrZero(rewriter, loc, op.getOffset());
+    Streams streams(rewriter, loc, op.getSeed(), op.getOffset());
     bool wide = type.getElementType().isInteger(64);
     Value result = generateFromBlocks(
-        rewriter, loc, type, seed, offset, wide ? 2 : 1,
+        rewriter, loc, type, streams, wide ? 2 : 1,
         [&](OpBuilder &b, Location loc, ArrayRef<Value> w) -> Value {
           if (!wide)
             return w[0];
@@ -136,10 +233,9 @@ struct RandomUniformLowering : OpRewritePattern<RandomUniformOp> {
       return op.emitOpError("has no CPU lowering for element type ")
              << floatType;
     Location loc = op.getLoc();
-    Value seed = op.getSeed();
-    Value offset = offsetOrZero(rewriter, loc, op.getOffset());
+    Streams streams(rewriter, loc, op.getSeed(), op.getOffset());
     Value result = generateFromBlocks(
-        rewriter, loc, type, seed, offset, floatType.isF64() ? 2 : 1,
+        rewriter, loc, type, streams, floatType.isF64() ? 2 : 1,
         [&](OpBuilder &b, Location loc, ArrayRef<Value> words) -> Value {
           Type i32 = b.getI32Type(), i64 = b.getI64Type(), f32 = b.getF32Type();
           if (floatType.isF64()) {

@@ -376,9 +376,21 @@ struct SampleBalancedLowering : OpRewritePattern<SampleBalancedOp> {
                    op.getPositiveFraction().convertToDouble()));
     int64_t ignoreLabel = op.getIgnoreLabel();
     int64_t negativeLabel = op.getNegativeLabel();
+    // Per-row seeds and offsets cover the leading `seedRank` batch
+    // dimensions: row `(p, q)` uses seed[p] and stream offset[p] + q.
     Value seed = op.getSeed();
     Value offset =
         op.getOffset() ? op.getOffset() : constInt(rewriter, loc, i64, 0);
+    int64_t seedRank = 0;
+    for (Value v : {seed, offset})
+      if (auto type = dyn_cast<RankedTensorType>(v.getType())) {
+        seedRank = type.getRank();
+        v == seed ? seed = flatten(rewriter, loc, v)
+                  : offset = flatten(rewriter, loc, v);
+      }
+    int64_t rowsPerSeed = 1;
+    for (int64_t size : labelsType.getShape().drop_back().drop_front(seedRank))
+      rowsPerSeed *= size;
     SmallVector<Value> results = buildLineLoop(
         rewriter, loc, op.getLabels(), axis,
         {{i64, rewriter.getIndexAttr(numSamples)}, {i64, OpFoldResult()}},
@@ -419,11 +431,20 @@ struct SampleBalancedLowering : OpRewritePattern<SampleBalancedOp> {
               arith::SubIOp::create(b, loc, constInt(b, loc, i64, numSamples),
                                     numPos));
           // Keys: words of stream offset + row, as unsigned 32-bit integers.
-          Value stream =
-              arith::AddIOp::create(b, loc, offset, indexToI64(b, loc, row));
+          Value perSeed = constIndex(b, loc, rowsPerSeed);
+          Value p = arith::DivUIOp::create(b, loc, row, perSeed);
+          Value q = arith::RemUIOp::create(b, loc, row, perSeed);
+          auto rowValue = [&](Value v) -> Value {
+            if (isa<RankedTensorType>(v.getType()))
+              return tensor::ExtractOp::create(b, loc, v, ValueRange{p});
+            return v;
+          };
+          Value key = rowValue(seed);
+          Value stream = arith::AddIOp::create(b, loc, rowValue(offset),
+                                               indexToI64(b, loc, q));
           Value keys = generateLine(b, loc, n, b.getI32Type(),
                                     [&](OpBuilder &b, Location loc, Value i) {
-                                      return philoxWord(b, loc, seed, stream,
+                                      return philoxWord(b, loc, key, stream,
                                                         indexToI64(b, loc, i));
                                     });
           Value perm = radixArgsort(b, loc, keys, n, 32).second;

@@ -508,3 +508,44 @@ func.func @cross_entropy_bad_reduction(%x: tensor<4x10xf32>, %t: tensor<4xi64>) 
   %0 = sift.cross_entropy %x, %t reduction = average : tensor<4x10xf32>, tensor<4xi64> -> tensor<f32>
   return
 }
+
+// -----
+
+func.func @random_bits_seed_not_prefix(%s: tensor<4xi64>) {
+  // expected-error @+1 {{expects a per-row seed whose shape is a prefix of the result shape [8, 4], got 'tensor<4xi64>'}}
+  %0 = sift.random_bits %s : tensor<4xi64> -> tensor<8x4xi32>
+  return
+}
+
+// -----
+
+func.func @random_uniform_seed_offset_shapes(%s: tensor<8xi64>, %o: tensor<8x4xi64>) {
+  // expected-error @+1 {{expects the per-row seed and offset to have the same shape, got [8] and [8, 4]}}
+  %0 = sift.random_uniform %s offset %o : tensor<8xi64>, tensor<8x4xi64> -> tensor<8x4x2xf32>
+  return
+}
+
+// -----
+
+func.func @random_bits_dynamic_seed(%s: tensor<?xi64>) {
+  // expected-error @+1 {{operand #0 must be i64 or a static tensor of i64 (one per row)}}
+  %0 = sift.random_bits %s : tensor<?xi64> -> tensor<8x4xi32>
+  return
+}
+
+// -----
+
+func.func @sample_balanced_seed_not_prefix(%l: tensor<4x100xi64>, %s: tensor<100xi64>) {
+  // expected-error @+1 {{expects a per-row seed whose shape is a prefix of the batch shape [4], got 'tensor<100xi64>'}}
+  %0:2 = sift.sample_balanced %l, %s {num_samples = 4 : i64} : tensor<4x100xi64>, tensor<100xi64> -> tensor<4x4xi64>, tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_batch_dims(%x: tensor<4x10xf32>, %t: tensor<4xi64>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{expects 0 <= batch_dims <= 1 (the targets' rank), got 2}}
+  %0 = sift.cross_entropy %x, %t reduction = mean {batch_dims = 2 : i64} : tensor<4x10xf32>, tensor<4xi64> -> tensor<f32>
+  return
+}

@@ -148,6 +148,27 @@ func.func @random(%seed: i64, %off: i64) {
   return
 }
 
+// Per-row streams: the seed and offset types are written when one of them is
+// a tensor.
+// CHECK-LABEL: func.func @random_per_row
+// CHECK-SAME: (%[[S:.*]]: tensor<4xi64>, %[[O:.*]]: tensor<4xi64>, %[[L:.*]]: tensor<4x2x50xi64>, %[[K:.*]]: i64)
+func.func @random_per_row(%s: tensor<4xi64>, %o: tensor<4xi64>,
+                          %l: tensor<4x2x50xi64>, %k: i64) {
+  // CHECK: sift.random_bits %[[S]] : tensor<4xi64> -> tensor<4x16xi32>
+  %0 = sift.random_bits %s : tensor<4xi64> -> tensor<4x16xi32>
+  // CHECK: sift.random_uniform %[[S]] offset %[[O]] : tensor<4xi64>, tensor<4xi64> -> tensor<4x3x2xf32>
+  %1 = sift.random_uniform %s offset %o : tensor<4xi64>, tensor<4xi64> -> tensor<4x3x2xf32>
+  // CHECK: sift.random_bits %[[K]] offset %[[O]] : i64, tensor<4xi64> -> tensor<4x16xi64>
+  %2 = sift.random_bits %k offset %o : i64, tensor<4xi64> -> tensor<4x16xi64>
+  // CHECK: sift.random_bits %[[S]] offset %[[K]] : tensor<4xi64> -> tensor<4x16xi32>
+  %3 = sift.random_bits %s offset %k : tensor<4xi64> -> tensor<4x16xi32>
+  // CHECK: sift.sample_balanced %[[L]], %[[S]] {num_samples = 8 : i64} : tensor<4x2x50xi64>, tensor<4xi64> -> tensor<4x2x8xi64>, tensor<4x2xi64>
+  %4:2 = sift.sample_balanced %l, %s {num_samples = 8 : i64} : tensor<4x2x50xi64>, tensor<4xi64> -> tensor<4x2x8xi64>, tensor<4x2xi64>
+  // CHECK: sift.sample_balanced %[[L]], %[[K]] offset %[[O]] {num_samples = 8 : i64} : tensor<4x2x50xi64>, i64, tensor<4xi64> -> tensor<4x2x8xi64>, tensor<4x2xi64>
+  %5:2 = sift.sample_balanced %l, %k offset %o {num_samples = 8 : i64} : tensor<4x2x50xi64>, i64, tensor<4xi64> -> tensor<4x2x8xi64>, tensor<4x2xi64>
+  return
+}
+
 // CHECK-LABEL: func @sample_balanced
 func.func @sample_balanced(%labels: tensor<8x20000xi64>, %l1: tensor<100xi64>,
                            %seed: i64, %off: i64) {
@@ -176,5 +197,8 @@ func.func @cross_entropy(%logits: tensor<32x10xf32>, %t: tensor<32xi64>,
   // CHECK: sift.cross_entropy %{{.*}}, %{{.*}} reduction = sum {ignore_index = 255 : i64} : tensor<2x8x8x5xf16>, tensor<2x8x8xi64> -> tensor<f16>
   %2 = sift.cross_entropy %seg, %segt reduction = sum {ignore_index = 255 : i64}
       : tensor<2x8x8x5xf16>, tensor<2x8x8xi64> -> tensor<f16>
+  // CHECK: sift.cross_entropy %{{.*}}, %{{.*}} reduction = mean {batch_dims = 1 : i64} : tensor<2x8x8x5xf16>, tensor<2x8x8xi64> -> tensor<2xf16>
+  %3 = sift.cross_entropy %seg, %segt reduction = mean {batch_dims = 1 : i64}
+      : tensor<2x8x8x5xf16>, tensor<2x8x8xi64> -> tensor<2xf16>
   return
 }

@@ -50,6 +50,105 @@ static RankedTensorType i64Tensor(MLIRContext *ctx, ArrayRef<int64_t> shape) {
   return RankedTensorType::get(shape, IntegerType::get(ctx, 64));
 }
 
+//===----------------------------------------------------------------------===//
+// Per-row seeds of the random ops
+//===----------------------------------------------------------------------===//
+
+/// `: [seed-type [, offset-type] ->] result-type`: the seed and offset types
+/// are written only when one of them is a tensor (per-row streams); an
+/// offset whose type is not written is an `i64`.
+static ParseResult
+parseRandomTypes(OpAsmParser &parser, Type &seedType,
+                 const std::optional<OpAsmParser::UnresolvedOperand> &offset,
+                 Type &offsetType, Type &resultType) {
+  Type i64 = parser.getBuilder().getI64Type();
+  Type first;
+  if (parser.parseType(first))
+    return failure();
+  seedType = i64;
+  offsetType = offset ? i64 : Type();
+  if (succeeded(parser.parseOptionalComma())) {
+    seedType = first;
+    if (parser.parseType(offsetType) || parser.parseArrow())
+      return failure();
+    return parser.parseType(resultType);
+  }
+  if (succeeded(parser.parseOptionalArrow())) {
+    seedType = first;
+    return parser.parseType(resultType);
+  }
+  resultType = first;
+  return success();
+}
+
+static bool isPerRow(Type type) { return type && isa<RankedTensorType>(type); }
+
+static void printRandomTypes(OpAsmPrinter &p, Operation *, Type seedType, Value,
+                             Type offsetType, Type resultType) {
+  if (isPerRow(seedType) || isPerRow(offsetType)) {
+    p << seedType;
+    if (isPerRow(offsetType))
+      p << ", " << offsetType;
+    p << " -> ";
+  }
+  p << resultType;
+}
+
+/// `labels-type [, seed-type [, offset-type]]` of `sift.sample_balanced`,
+/// under the same rule.
+static ParseResult
+parseSeedTypes(OpAsmParser &parser, Type &labelsType, Type &seedType,
+               const std::optional<OpAsmParser::UnresolvedOperand> &offset,
+               Type &offsetType) {
+  if (parser.parseType(labelsType))
+    return failure();
+  seedType = parser.getBuilder().getI64Type();
+  offsetType = offset ? seedType : Type();
+  if (failed(parser.parseOptionalComma()))
+    return success();
+  if (parser.parseType(seedType))
+    return failure();
+  if (succeeded(parser.parseOptionalComma()))
+    return parser.parseType(offsetType);
+  return success();
+}
+
+static void printSeedTypes(OpAsmPrinter &p, Operation *, Type labelsType,
+                           Type seedType, Value, Type offsetType) {
+  p << labelsType;
+  if (!isPerRow(seedType) && !isPerRow(offsetType))
+    return;
+  p << ", " << seedType;
+  if (isPerRow(offsetType))
+    p << ", " << offsetType;
+}
+
+/// A per-row seed or offset must cover leading dimensions of `rows`, and the
+/// two must agree when both are tensors.
+static LogicalResult verifySeeds(Operation *op, Value seed, Value offset,
+                                 ArrayRef<int64_t> rows, StringRef what) {
+  SmallVector<int64_t> shape;
+  bool any = false;
+  for (auto [name, value] :
+       {std::pair<StringRef, Value>{"seed", seed}, {"offset", offset}}) {
+    auto type = value ? dyn_cast<RankedTensorType>(value.getType()) : nullptr;
+    if (!type)
+      continue;
+    ArrayRef<int64_t> s = type.getShape();
+    if (s.size() > rows.size() || s != rows.take_front(s.size()))
+      return op->emitOpError("expects a per-row ")
+             << name << " whose shape is a prefix of " << what << " [" << rows
+             << "], got " << type;
+    if (any && ArrayRef<int64_t>(shape) != s)
+      return op->emitOpError("expects the per-row seed and offset to have "
+                             "the same shape, got [")
+             << shape << "] and [" << s << "]";
+    shape.assign(s.begin(), s.end());
+    any = true;
+  }
+  return success();
+}
+
 /// A compile-time element of an int or float constant.
 namespace {
 struct ConstElem {
@@ -706,13 +805,15 @@ OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
 LogicalResult RandomUniformOp::verify() {
   if (!getType().hasStaticShape())
     return emitOpError("expects a static result shape, got ") << getType();
-  return success();
+  return verifySeeds(*this, getSeed(), getOffset(), getType().getShape(),
+                     "the result shape");
 }
 
 LogicalResult RandomBitsOp::verify() {
   if (!getType().hasStaticShape())
     return emitOpError("expects a static result shape, got ") << getType();
-  return success();
+  return verifySeeds(*this, getSeed(), getOffset(), getType().getShape(),
+                     "the result shape");
 }
 
 //===----------------------------------------------------------------------===//
@@ -744,7 +845,9 @@ LogicalResult SampleBalancedOp::verify() {
   if (getIgnoreLabel() == getNegativeLabel())
     return emitOpError("ignore_label and negative_label must differ (both ")
            << static_cast<int64_t>(getIgnoreLabel()) << ")";
-  return success();
+  return verifySeeds(*this, getSeed(), getOffset(),
+                     getLabels().getType().getShape().drop_back(),
+                     "the batch shape");
 }
 
 void SampleBalancedOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
@@ -788,11 +891,17 @@ CrossEntropyOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
                                logits.getElementType(), ", got ",
                                wType.getElementType());
   }
+  int64_t batchDims = adaptor.getBatchDims();
+  if (batchDims < 0 || batchDims > targets.getRank())
+    return emitOptionalError(loc,
+                             "expects 0 <= batch_dims <= ", targets.getRank(),
+                             " (the targets' rank), got ", batchDims);
   Type elem = logits.getElementType();
   if (adaptor.getReduction() == Reduction::None)
     inferred.push_back(RankedTensorType::get(targets.getShape(), elem));
   else
-    inferred.push_back(RankedTensorType::get({}, elem));
+    inferred.push_back(
+        RankedTensorType::get(targets.getShape().take_front(batchDims), elem));
   return success();
 }
 

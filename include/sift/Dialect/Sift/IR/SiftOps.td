@@ -29,6 +29,10 @@ def Sift_MaskTensor : RankedTensorOf<[I1]>;
 def Sift_I64Tensor : RankedTensorOf<[I64]>;
 def Sift_IntTensor : RankedTensorOf<[AnySignlessInteger]>;
 def Sift_FloatTensor : RankedTensorOf<[AnyFloat]>;
+// A Philox key or stream offset: one `i64` for the whole op, or a static
+// tensor of them, one per row of the leading dimensions it covers.
+def Sift_Seed : AnyTypeOf<[I64, StaticShapeTensorOf<[I64]>],
+                          "i64 or a static tensor of i64 (one per row)">;
 
 // Ops that work along one axis (`dim`, negative counts from the end).
 class Sift_AxisOp<string mnemonic, list<Trait> traits = []>
@@ -401,6 +405,17 @@ def Sift_RandomUniformOp : Sift_Op<"random_uniform", [Pure]> {
     `((hi >> 11) * 2^32 + lo) * 2^-53` (53 bits). 1.0 is never produced. The
     same `seed` and `offset` give bit-identical tensors on every target.
 
+    Per-row streams: `seed` and `offset` may each be a tensor whose shape
+    is a prefix `[R...]` of the result shape (both the same shape when both
+    are tensors). Row `r` of those leading dimensions is then filled exactly
+    as the op with the scalars `seed[r]` and `offset[r]` and the remaining
+    dimensions as its shape would fill it; their types are written before
+    an arrow:
+
+    ```mlir
+    %rows = sift.random_bits %seeds : tensor<32xi64> -> tensor<32x1024xi32>
+    ```
+
     Example:
 
     ```mlir
@@ -408,10 +423,12 @@ def Sift_RandomUniformOp : Sift_Op<"random_uniform", [Pure]> {
     %r2 = sift.random_uniform %seed offset %step : tensor<16xf64>
     ```
   }];
-  let arguments = (ins I64:$seed, Optional<I64>:$offset);
+  let arguments = (ins Sift_Seed:$seed, Optional<Sift_Seed>:$offset);
   let results = (outs Sift_FloatTensor:$result);
   let assemblyFormat = [{
-    $seed (`offset` $offset^)? attr-dict `:` type($result)
+    $seed (`offset` $offset^)? attr-dict `:`
+    custom<RandomTypes>(type($seed), ref($offset), type($offset),
+                       type($result))
   }];
   let hasVerifier = 1;
 }
@@ -428,16 +445,29 @@ def Sift_RandomBitsOp : Sift_Op<"random_bits", [Pure]> {
     and `2i+1` (high half). `offset` (default 0) selects an independent
     stream, for instance per batch row or per training step.
 
+    Per-row streams: `seed` and `offset` may each be a tensor whose shape
+    is a prefix `[R...]` of the result shape (both the same shape when both
+    are tensors). Row `r` of those leading dimensions is then filled exactly
+    as the op with the scalars `seed[r]` and `offset[r]` and the remaining
+    dimensions as its shape would fill it; their types are written before
+    an arrow:
+
+    ```mlir
+    %rows = sift.random_bits %seeds : tensor<32xi64> -> tensor<32x1024xi32>
+    ```
+
     Example:
 
     ```mlir
     %bits = sift.random_bits %seed : tensor<1024xi32>
     ```
   }];
-  let arguments = (ins I64:$seed, Optional<I64>:$offset);
+  let arguments = (ins Sift_Seed:$seed, Optional<Sift_Seed>:$offset);
   let results = (outs RankedTensorOf<[I32, I64]>:$result);
   let assemblyFormat = [{
-    $seed (`offset` $offset^)? attr-dict `:` type($result)
+    $seed (`offset` $offset^)? attr-dict `:`
+    custom<RandomTypes>(type($seed), ref($offset), type($offset),
+                       type($result))
   }];
   let hasVerifier = 1;
 }
@@ -473,6 +503,13 @@ def Sift_SampleBalancedOp : Sift_Op<"sample_balanced", [Pure,
     keys compared as unsigned 32-bit integers; each group takes its items
     with the smallest keys, ties by the lower index, in increasing key order.
 
+    `seed` and `offset` may each be a tensor whose shape is a prefix `[P...]`
+    of the batch dimensions (both the same shape when both are tensors),
+    their types then listed after the labels' type: row `(p, q)` uses key
+    `seed[p]` and stream `offset[p] + q`, where `q` numbers the rows of the
+    remaining batch dimensions, exactly as the op on `labels[p]` with the
+    scalars `seed[p]` and `offset[p]`.
+
     Example:
 
     ```mlir
@@ -481,16 +518,17 @@ def Sift_SampleBalancedOp : Sift_Op<"sample_balanced", [Pure,
         : tensor<8x20000xi64> -> tensor<8x512xi64>, tensor<8xi64>
     ```
   }];
-  let arguments = (ins Sift_IntTensor:$labels, I64:$seed,
-                       Optional<I64>:$offset,
+  let arguments = (ins Sift_IntTensor:$labels, Sift_Seed:$seed,
+                       Optional<Sift_Seed>:$offset,
                        I64Attr:$num_samples,
                        DefaultValuedAttr<F64Attr, "0.5">:$positive_fraction,
                        DefaultValuedAttr<I64Attr, "-1">:$ignore_label,
                        DefaultValuedAttr<I64Attr, "0">:$negative_label);
   let results = (outs Sift_I64Tensor:$indices, Sift_I64Tensor:$count);
   let assemblyFormat = [{
-    $labels `,` $seed (`offset` $offset^)? attr-dict `:` type($labels) `->`
-    type($indices) `,` type($count)
+    $labels `,` $seed (`offset` $offset^)? attr-dict `:`
+    custom<SeedTypes>(type($labels), type($seed), ref($offset), type($offset))
+    `->` type($indices) `,` type($count)
   }];
   let hasVerifier = 1;
 }
@@ -513,6 +551,9 @@ def Sift_CrossEntropyOp : Sift_Op<"cross_entropy", [Pure, InferTypeOpAdaptor]> {
     non-ignored targets, so a mean over only ignored targets is NaN, as in
     PyTorch. A target outside `[0, C)` that is not `ignore_index` is an
     error at run time. Log-sum-exp is computed stably (max-shifted).
+    With `batch_dims = b`, `sum` and `mean` reduce each item of the leading
+    `b` dimensions separately (the result has the targets' first `b`
+    sizes), each exactly as the op on that item alone; `none` ignores it.
 
     Example:
 
@@ -528,7 +569,8 @@ def Sift_CrossEntropyOp : Sift_Op<"cross_entropy", [Pure, InferTypeOpAdaptor]> {
                        Optional<Sift_FloatTensor>:$weight,
                        Sift_Reduction:$reduction,
                        DefaultValuedAttr<I64Attr, "-100">:$ignore_index,
-                       DefaultValuedAttr<F64Attr, "0.0">:$label_smoothing);
+                       DefaultValuedAttr<F64Attr, "0.0">:$label_smoothing,
+                       DefaultValuedAttr<I64Attr, "0">:$batch_dims);
   let results = (outs Sift_FloatTensor:$result);
   let assemblyFormat = [{
     $logits `,` $targets (`weight` `(` $weight^ `:` type($weight) `)`)?
