@@ -79,4 +79,47 @@ def SiftReportBounds : Pass<"sift-report-bounds", "ModuleOp"> {
   }];
 }
 
+def SiftBatch : Pass<"sift-batch", "ModuleOp"> {
+  let summary = "Lift a per-sample function over a batch, like vmap";
+  let description = [{
+    Adds to the module the batched version of a function: every argument
+    gains a leading batch dimension of `size` (a scalar becomes a tensor of
+    `size` elements) unless it is declared shared by all rows, either with
+    `unbatched=` (argument positions) or with a `sift.unbatched` unit
+    attribute on the argument; every result gains the batch dimension. The
+    body is rewritten as one program over the whole batch, not a loop of
+    calls: elementwise ops and scalar arithmetic become `linalg.generic`s
+    with a leading parallel dimension, `linalg` ops gain that dimension,
+    the sift ops take their batched forms (counts and masks per row), and
+    values that do not depend on a batched argument stay unbatched.
+
+    Row `i` of every result equals the original function called on row `i`
+    of the batched arguments, bit for bit. Random streams follow: a
+    per-sample seed argument becomes one seed per row, so row `i` draws
+    exactly what the per-sample function draws with `seed[i]`. A random op
+    whose seed and offset do not depend on a batched argument draws the
+    same numbers for every row, as the per-sample function would.
+
+    The input must have static shapes where they depend on data: run
+    `--sift-staticize` first. Ops the pass cannot batch (data-dependent
+    shapes, calls, ops with side effects or unknown semantics fed by
+    batched values) are errors at the op. See docs/Batch.md.
+  }];
+  let options = [
+    Option<"funcName", "func", "std::string", /*default=*/"\"\"",
+           "The function to batch (default: the only function of the "
+           "module)">,
+    Option<"batchSize", "size", "int64_t", /*default=*/"0",
+           "The batch size (required, > 0)">,
+    ListOption<"unbatchedArgs", "unbatched", "unsigned",
+               "Positions of the arguments shared by all rows">,
+    Option<"batchedName", "name", "std::string", /*default=*/"\"\"",
+           "Name of the batched function (default: <func>_batched)">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 #endif // SIFT_DIALECT_SIFT_TRANSFORMS_PASSES_TD

@@ -1,0 +1,549 @@
+#!/usr/bin/env python3
+"""--sift-batch: row i of the batched function equals the per-sample function
+on row i, bit for bit.
+
+Each case is a per-sample function @f as people write it. The script runs
+`tensor-opt [--sift-staticize] --sift-batch="func=f size=B"`, adds to the
+result a reference @f_rows that calls @f once per row in an scf.for (the
+"loop of per-row calls" the pass replaces), runs @f_batched and @f_rows with
+tensor-run on the same random inputs and compares every result exactly (NaNs
+by their bits). It covers every sift op, elementwise and linalg ops, tensor
+reshapes and slices, per-row and shared control flow, shared (unbatched)
+arguments, batch 1, and the seed's sampler (examples/sampler.mlir, through
+--sift-staticize) on rows of very different label balances. Per-row random
+streams are also checked against the Philox reference: row i of a batched
+random op is the unbatched op with seed[i].
+
+    test/Conformance/check_batch.py --tensor-run build/bin/tensor-run \\
+        --tensor-opt build/bin/tensor-opt [-k REGEX] [-j JOBS] [-v]
+"""
+
+import argparse
+import concurrent.futures
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "python"))
+
+try:
+    import numpy as np
+except ImportError:  # pragma: no cover
+    print("check_batch: skipped: numpy is not installed "
+          "(scripts/bootstrap.sh installs it)")
+    sys.exit(77)
+
+from run_conformance import Fail, Tools  # noqa: E402
+from sift.reference import philox  # noqa: E402
+
+
+# ----------------------------------------------------------------------------
+# The reference loop of per-row calls
+# ----------------------------------------------------------------------------
+
+def split_types(text):
+    """Top-level comma-separated types of a signature."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "<({[":
+            depth += 1
+        elif ch in ">)}]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def signature(mlir, name):
+    """(argument types, result types) of func.func @name."""
+    m = re.search(r"func\.func (?:public |private )?@%s\(" % re.escape(name),
+                  mlir)
+    if not m:
+        raise Fail("no @%s in:\n%s" % (name, mlir))
+    i, depth = m.end(), 1
+    while depth:
+        depth += {"(": 1, ")": -1}.get(mlir[i], 0)
+        i += 1
+    args = [re.sub(r"\s*\{.*\}$", "", a.split(":", 1)[1].strip())
+            for a in split_types(mlir[m.end():i - 1])]
+    rest = mlir[i:].lstrip()
+    results = []
+    if rest.startswith("->"):
+        rest = rest[2:].lstrip()
+        if rest.startswith("("):
+            j, depth = 1, 1
+            while depth:
+                depth += {"(": 1, ")": -1}.get(rest[j], 0)
+                j += 1
+            results = split_types(rest[1:j - 1])
+        else:
+            results = [rest.split("{", 1)[0].strip()]
+    return args, results
+
+
+def shape_elt(t):
+    """('tensor', dims, elt) or ('scalar', [], t)."""
+    m = re.fullmatch(r"tensor<(.*)>", t)
+    if not m:
+        return "scalar", [], t
+    parts = m.group(1).split("x")
+    return "tensor", [int(d) for d in parts[:-1]], parts[-1]
+
+
+def tensor_text(dims, elt):
+    return "tensor<%s>" % "x".join([str(d) for d in dims] + [elt])
+
+
+def rows_function(mlir, size, shared=()):
+    """@f_rows: @f called on each row, results stacked like @f_batched's."""
+    args, results = signature(mlir, "f")
+    lines = []
+    params = []
+    for i, t in enumerate(args):
+        kind, dims, elt = shape_elt(t)
+        if i in shared:
+            params.append("%%a%d: %s" % (i, t))
+        else:
+            params.append("%%a%d: %s" % (i, tensor_text([size] + dims, elt)))
+    outs = [tensor_text([size] + shape_elt(t)[1], shape_elt(t)[2])
+            for t in results]
+    lines.append("func.func @f_rows(%s) -> (%s) {" %
+                 (", ".join(params), ", ".join(outs)))
+    lines.append("  %c0 = arith.constant 0 : index")
+    lines.append("  %c1 = arith.constant 1 : index")
+    lines.append("  %%cB = arith.constant %d : index" % size)
+    for k, t in enumerate(outs):
+        lines.append("  %%init%d = tensor.empty() : %s" % (k, t))
+    iters = ", ".join("%%acc%d = %%init%d" % (k, k) for k in range(len(outs)))
+    lines.append("  %%res:%d = scf.for %%i = %%c0 to %%cB step %%c1 "
+                 "iter_args(%s) -> (%s) {" % (len(outs), iters,
+                                              ", ".join(outs)))
+    call_args = []
+    for i, t in enumerate(args):
+        kind, dims, elt = shape_elt(t)
+        if i in shared:
+            call_args.append("%%a%d" % i)
+        elif kind == "scalar":
+            lines.append("    %%r%d = tensor.extract %%a%d[%%i] : %s" %
+                         (i, i, tensor_text([size], elt)))
+            call_args.append("%%r%d" % i)
+        else:
+            offs = ", ".join(["%i"] + ["0"] * len(dims))
+            sizes = ", ".join(["1"] + [str(d) for d in dims])
+            strides = ", ".join(["1"] * (len(dims) + 1))
+            lines.append("    %%r%d = tensor.extract_slice %%a%d[%s] [%s] [%s]"
+                         " : %s to %s" % (i, i, offs, sizes, strides,
+                                          tensor_text([size] + dims, elt), t))
+            call_args.append("%%r%d" % i)
+    lines.append("    %%out:%d = func.call @f(%s) : (%s) -> (%s)" %
+                 (len(results), ", ".join(call_args), ", ".join(args),
+                  ", ".join(results)))
+    new = []
+    for k, t in enumerate(results):
+        kind, dims, elt = shape_elt(t)
+        if kind == "scalar":
+            lines.append("    %%n%d = tensor.insert %%out#%d into %%acc%d[%%i]"
+                         " : %s" % (k, k, k, outs[k]))
+        else:
+            offs = ", ".join(["%i"] + ["0"] * len(dims))
+            sizes = ", ".join(["1"] + [str(d) for d in dims])
+            strides = ", ".join(["1"] * (len(dims) + 1))
+            lines.append("    %%n%d = tensor.insert_slice %%out#%d into "
+                         "%%acc%d[%s] [%s] [%s] : %s into %s" %
+                         (k, k, k, offs, sizes, strides, t, outs[k]))
+        new.append("%%n%d" % k)
+    lines.append("    scf.yield %s : %s" % (", ".join(new), ", ".join(outs)))
+    lines.append("  }")
+    lines.append("  return %s : %s" % (
+        ", ".join("%%res#%d" % k for k in range(len(outs))), ", ".join(outs)))
+    lines.append("}")
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------
+# Running a case
+# ----------------------------------------------------------------------------
+
+NP = {"i1": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32,
+      "i64": np.int64, "f16": np.float16, "f32": np.float32,
+      "f64": np.float64}
+
+
+def same_bits(a, b):
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.dtype.kind == "f":
+        return np.array_equal(a.view(np.dtype("u%d" % a.dtype.itemsize)),
+                              b.view(np.dtype("u%d" % b.dtype.itemsize)))
+    return np.array_equal(a, b)
+
+
+class Case:
+    """A per-sample function @f and a generator of its batched inputs:
+    gen(rng, size) returns one array per batched argument (with the batch
+    dimension) in order; `shared` maps argument positions to the value every
+    row gets (a scalar or an array)."""
+
+    def __init__(self, name, mlir, gen, size=4, shared=None,
+                 staticize=False, check=None):
+        self.name, self.mlir, self.gen, self.size = name, mlir, gen, size
+        self.shared = shared or {}
+        self.staticize = staticize
+        self.check = check
+
+    def run(self, tools):
+        d = os.path.join(tools.workdir, self.name)
+        os.makedirs(d, exist_ok=True)
+        src = os.path.join(d, "f.mlir")
+        with open(src, "w") as f:
+            f.write(self.mlir)
+        passes = ["--sift-staticize"] if self.staticize else []
+        option = "func=f size=%d" % self.size
+        if self.shared:
+            option += " unbatched=%s" % ",".join(
+                str(i) for i in sorted(self.shared))
+        passes.append("--sift-batch=%s" % option)
+        p = subprocess.run([tools.tensor_opt, src] + passes,
+                           capture_output=True, text=True, timeout=300)
+        if p.returncode != 0:
+            raise Fail("tensor-opt %s failed:\n%s" % (" ".join(passes),
+                                                     p.stderr.strip()))
+        batched = p.stdout
+        if "@f_batched" not in batched:
+            raise Fail("no @f_batched in the output")
+        # @f_rows goes inside the printed module, before its closing brace.
+        end = batched.rstrip().rindex("}")
+        program = (batched[:end] + rows_function(batched, self.size,
+                                                 self.shared) + "\n}\n")
+        rng = np.random.default_rng(abs(hash(self.name)) % (2 ** 32))
+        inputs = self.gen(rng, self.size)
+        # Inputs in argument order: arrays for tensors, --arg for scalars.
+        arrays, scalars = [], {}
+        args, _ = signature(batched, "f_batched")
+        it = iter(inputs)
+        for i, t in enumerate(args):
+            if i in self.shared:
+                v = self.shared[i]
+                if isinstance(v, np.ndarray):
+                    arrays.append(v)
+                else:
+                    scalars[str(i)] = v
+            else:
+                arrays.append(next(it))
+        got = tools.must_run(self.name + "/batched", program, "f_batched",
+                             arrays, scalars)
+        want = tools.must_run(self.name + "/rows", program, "f_rows", arrays,
+                              scalars)
+        errors = []
+        if len(got) != len(want):
+            errors.append("%d results, the loop gives %d" %
+                          (len(got), len(want)))
+        for k, (g, w) in enumerate(zip(got, want)):
+            if not same_bits(g, w):
+                rows = [i for i in range(min(len(g), len(w)))
+                        if g.shape != w.shape or not same_bits(g[i], w[i])]
+                errors.append("result %d differs from the per-row calls in "
+                              "rows %s (shape %s vs %s)" %
+                              (k, rows[:8], g.shape, w.shape))
+        if self.check:
+            errors += self.check(inputs, got)
+        if errors:
+            raise Fail("\n".join(errors))
+
+
+# ----------------------------------------------------------------------------
+# Cases
+# ----------------------------------------------------------------------------
+
+def ints(lo, hi, *shape, dtype=np.int64):
+    return lambda rng, b: rng.integers(lo, hi, size=(b,) + shape).astype(
+        dtype)
+
+
+def floats(*shape, dtype=np.float32):
+    return lambda rng, b: rng.standard_normal((b,) + shape).astype(dtype)
+
+
+def gens(*parts):
+    return lambda rng, b: [p(rng, b) for p in parts]
+
+
+def seeds():
+    return lambda rng, b: rng.integers(0, 2 ** 62, size=(b,)).astype(
+        np.int64)
+
+
+def philox_rows(k, shape, offset=0):
+    """Row i of result k equals the reference stream of seed[i]."""
+    def check(inputs, got):
+        errors = []
+        seed = inputs[0]
+        for i in range(len(seed)):
+            n = int(np.prod(shape))
+            want = np.asarray(philox.random_bits(int(seed[i]), offset, n))
+            want = want.astype(np.uint32).view(np.int32).reshape(shape)
+            if not np.array_equal(got[k][i], want):
+                errors.append("row %d is not Philox(seed[%d])" % (i, i))
+        return errors
+    return check
+
+
+def build_cases():
+    cases = []
+    add = cases.append
+
+    add(Case("elementwise", """
+func.func @f(%x: tensor<8xf32>, %y: tensor<8xf32>, %s: f32) -> (tensor<8xf32>, tensor<8xi1>, f32) {
+  %c = arith.constant dense<2.0> : tensor<8xf32>
+  %a = arith.mulf %x, %c : tensor<8xf32>
+  %b = arith.addf %a, %y : tensor<8xf32>
+  %e = math.exp %b : tensor<8xf32>
+  %m = arith.cmpf ogt, %e, %x : tensor<8xf32>
+  %t = arith.select %m, %e, %y : tensor<8xi1>, tensor<8xf32>
+  %two = arith.constant 2.0 : f32
+  %s2 = arith.mulf %s, %two : f32
+  return %t, %m, %s2 : tensor<8xf32>, tensor<8xi1>, f32
+}""", gens(floats(8), floats(8), floats())))
+
+    add(Case("shared-argument", """
+func.func @f(%x: tensor<6xf32>, %w: tensor<6xf32>, %k: i64) -> (tensor<6xf32>, tensor<i64>) {
+  %p = arith.mulf %x, %w : tensor<6xf32>
+  %t = tensor.from_elements %k : tensor<i64>
+  return %p, %t : tensor<6xf32>, tensor<i64>
+}""", gens(floats(6)), shared={1: np.arange(6, dtype=np.float32),
+                                2: 42}))
+
+    add(Case("linalg-named", """
+func.func @f(%x: tensor<4x3xf32>, %w: tensor<3x5xf32>) -> (tensor<4x5xf32>, tensor<4xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x5xf32>
+  %o = linalg.fill ins(%z : f32) outs(%e : tensor<4x5xf32>) -> tensor<4x5xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<4x3xf32>, tensor<3x5xf32>) outs(%o : tensor<4x5xf32>) -> tensor<4x5xf32>
+  %e2 = tensor.empty() : tensor<4xf32>
+  %o2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<4xf32>) -> tensor<4xf32>
+  %r = linalg.reduce ins(%m : tensor<4x5xf32>) outs(%o2 : tensor<4xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  return %m, %r : tensor<4x5xf32>, tensor<4xf32>
+}""", gens(floats(4, 3)), shared={1: np.linspace(-1, 1, 15).astype(
+        np.float32).reshape(3, 5)}))
+
+    add(Case("linalg-generic-index-capture", """
+func.func @f(%x: tensor<10xi64>, %n: i64) -> tensor<10xi64> {
+  %e = tensor.empty() : tensor<10xi64>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%x : tensor<10xi64>) outs(%e : tensor<10xi64>) {
+  ^bb0(%in: i64, %out: i64):
+    %i = linalg.index 0 : index
+    %i64 = arith.index_cast %i : index to i64
+    %lt = arith.cmpi slt, %i64, %n : i64
+    %v = arith.addi %in, %i64 : i64
+    %m1 = arith.constant -1 : i64
+    %s = arith.select %lt, %v, %m1 : i64
+    linalg.yield %s : i64
+  } -> tensor<10xi64>
+  return %r : tensor<10xi64>
+}""", gens(ints(-5, 5, 10), ints(0, 11))))
+
+    add(Case("tensor-ops", """
+func.func @f(%x: tensor<12xi32>, %i: index) -> (tensor<3x4xi32>, tensor<2x2xi32>, tensor<14xi32>, i32, i32, tensor<12xi32>) {
+  %r = tensor.expand_shape %x [[0, 1]] output_shape [3, 4] : tensor<12xi32> into tensor<3x4xi32>
+  %s = tensor.extract_slice %r[1, 1] [2, 2] [1, 1] : tensor<3x4xi32> to tensor<2x2xi32>
+  %c = tensor.collapse_shape %s [[0, 1]] : tensor<2x2xi32> into tensor<4xi32>
+  %h = tensor.extract_slice %x[0] [10] [1] : tensor<12xi32> to tensor<10xi32>
+  %cat = tensor.concat dim(0) %c, %h : (tensor<4xi32>, tensor<10xi32>) -> tensor<14xi32>
+  %c3 = arith.constant 3 : index
+  %a = tensor.extract %x[%c3] : tensor<12xi32>
+  %b = tensor.extract %x[%i] : tensor<12xi32>
+  %z = arith.constant dense<0> : tensor<2xi32>
+  %ins = tensor.insert_slice %z into %x[4] [2] [1] : tensor<2xi32> into tensor<12xi32>
+  return %r, %s, %cat, %a, %b, %ins : tensor<3x4xi32>, tensor<2x2xi32>, tensor<14xi32>, i32, i32, tensor<12xi32>
+}""", gens(ints(-9, 9, 12, dtype=np.int32)), shared={1: 7}))
+
+    add(Case("count-compact-cumsum", """
+func.func @f(%m: tensor<4x30xi1>, %x: tensor<30xi64>) -> (tensor<4xi64>, tensor<4x30xi64>, tensor<4xi64>, tensor<30xi64>, tensor<4x30xi64>) {
+  %n = sift.count %m : tensor<4x30xi1> -> tensor<4xi64>
+  %i, %k = sift.compact %m {fill = -1 : i64} : tensor<4x30xi1> -> tensor<4x30xi64>, tensor<4xi64>
+  %s = sift.cumsum %x exclusive : tensor<30xi64> -> tensor<30xi64>
+  %t = sift.cumsum %m {dim = 1 : i64} : tensor<4x30xi1> -> tensor<4x30xi64>
+  return %n, %i, %k, %s, %t : tensor<4xi64>, tensor<4x30xi64>, tensor<4xi64>, tensor<30xi64>, tensor<4x30xi64>
+}""", lambda rng, b: [rng.random((b, 4, 30)) < rng.random((b, 1, 1)),
+                      rng.integers(-50, 50, (b, 30))]))
+
+    add(Case("sort-argsort-topk", """
+func.func @f(%x: tensor<3x40xf32>, %y: tensor<50xi32>) -> (tensor<3x40xf32>, tensor<3x40xi64>, tensor<50xi64>, tensor<3x5xf32>, tensor<3x5xi64>, tensor<3x5xf32>, tensor<3x5xi64>, tensor<3x40xi64>) {
+  %v, %i = sift.sort %x descending {dim = 1 : i64} : tensor<3x40xf32> -> tensor<3x40xf32>, tensor<3x40xi64>
+  %a = sift.argsort %y : tensor<50xi32> -> tensor<50xi64>
+  %tv, %ti = sift.topk %x k(5) : tensor<3x40xf32> -> tensor<3x5xf32>, tensor<3x5xi64>
+  %uv, %ui = sift.topk %x k(5) smallest unsorted {dim = -1 : i64} : tensor<3x40xf32> -> tensor<3x5xf32>, tensor<3x5xi64>
+  %c = sift.argsort %x {dim = 0 : i64} : tensor<3x40xf32> -> tensor<3x40xi64>
+  return %v, %i, %a, %tv, %ti, %uv, %ui, %c : tensor<3x40xf32>, tensor<3x40xi64>, tensor<50xi64>, tensor<3x5xf32>, tensor<3x5xi64>, tensor<3x5xf32>, tensor<3x5xi64>, tensor<3x40xi64>
+}""", lambda rng, b: [np.round(rng.standard_normal((b, 3, 40)), 1).astype(
+        np.float32), rng.integers(-4, 4, (b, 50)).astype(np.int32)]))
+
+    add(Case("gather", """
+func.func @f(%src: tensor<20x3xf32>, %idx: tensor<7xi64>, %table: tensor<20xi64>, %rows: tensor<2x20xi64>, %ri: tensor<2x4xi64>) -> (tensor<7x3xf32>, tensor<7xi64>, tensor<2x4xi64>) {
+  %g = sift.gather %src[%idx] : tensor<20x3xf32>, tensor<7xi64> -> tensor<7x3xf32>
+  %t = sift.gather %table[%idx] {fill = -7 : i64} : tensor<20xi64>, tensor<7xi64> -> tensor<7xi64>
+  %b = sift.gather %rows[%ri] {batch_dims = 1 : i64, fill = -1 : i64} : tensor<2x20xi64>, tensor<2x4xi64> -> tensor<2x4xi64>
+  return %g, %t, %b : tensor<7x3xf32>, tensor<7xi64>, tensor<2x4xi64>
+}""", gens(floats(20, 3), ints(-2, 22, 7), ints(-1, 21, 2, 4)),
+        shared={2: np.arange(100, 120, dtype=np.int64),
+                3: np.arange(40, dtype=np.int64).reshape(2, 20)}))
+
+    add(Case("random", """
+func.func @f(%seed: i64) -> (tensor<2x9xi32>, tensor<5xf32>, tensor<3xi64>, tensor<7xi64>, tensor<4xf64>) {
+  %one = arith.constant 1 : i64
+  %b = sift.random_bits %seed : tensor<2x9xi32>
+  %u = sift.random_uniform %seed offset %one : tensor<5xf32>
+  %w = sift.random_bits %seed offset %one : tensor<3xi64>
+  %c7 = arith.constant 7 : index
+  %p = sift.randperm %c7, %seed : tensor<7xi64>
+  %d = sift.random_uniform %seed : tensor<4xf64>
+  return %b, %u, %w, %p, %d : tensor<2x9xi32>, tensor<5xf32>, tensor<3xi64>, tensor<7xi64>, tensor<4xf64>
+}""", gens(seeds()), check=philox_rows(0, (2, 9))))
+
+    add(Case("random-shared-seed-per-row-offset", """
+func.func @f(%seed: i64, %step: i64) -> tensor<6xi32> {
+  %b = sift.random_bits %seed offset %step : tensor<6xi32>
+  return %b : tensor<6xi32>
+}""", gens(ints(0, 1000)), shared={0: 5}))
+
+    add(Case("sample-balanced", """
+func.func @f(%labels: tensor<3x200xi64>, %seed: i64) -> (tensor<3x16xi64>, tensor<3xi64>) {
+  %one = arith.constant 1 : i64
+  %i, %n = sift.sample_balanced %labels, %seed offset %one {num_samples = 16 : i64, positive_fraction = 0.25 : f64} : tensor<3x200xi64> -> tensor<3x16xi64>, tensor<3xi64>
+  return %i, %n : tensor<3x16xi64>, tensor<3xi64>
+}""", lambda rng, b: [
+        (rng.random((b, 3, 200)) < rng.random((b, 1, 1))).astype(np.int64)
+        - (rng.random((b, 3, 200)) < 0.1).astype(np.int64),
+        rng.integers(0, 2 ** 40, (b,))]))
+
+    add(Case("cross-entropy", """
+func.func @f(%x: tensor<6x5xf32>, %t: tensor<6xi64>, %w: tensor<5xf32>) -> (tensor<f32>, tensor<f32>, tensor<6xf32>, tensor<f32>) {
+  %m = sift.cross_entropy %x, %t reduction = mean : tensor<6x5xf32>, tensor<6xi64> -> tensor<f32>
+  %s = sift.cross_entropy %x, %t weight(%w : tensor<5xf32>) reduction = sum {label_smoothing = 0.1 : f64} : tensor<6x5xf32>, tensor<6xi64> -> tensor<f32>
+  %n = sift.cross_entropy %x, %t reduction = none {label_smoothing = 0.2 : f64} : tensor<6x5xf32>, tensor<6xi64> -> tensor<6xf32>
+  %w2 = sift.cross_entropy %x, %t weight(%w : tensor<5xf32>) reduction = mean : tensor<6x5xf32>, tensor<6xi64> -> tensor<f32>
+  return %m, %s, %n, %w2 : tensor<f32>, tensor<f32>, tensor<6xf32>, tensor<f32>
+}""", lambda rng, b: [
+        (rng.standard_normal((b, 6, 5)) * 4).astype(np.float32),
+        np.where(rng.random((b, 6)) < 0.2, -100,
+                 rng.integers(0, 5, (b, 6))).astype(np.int64)],
+        shared={2: np.array([1, 2, 0.5, 1, 3], dtype=np.float32)}))
+
+    add(Case("if-per-row", """
+func.func @f(%x: tensor<5xi64>, %k: i64) -> (tensor<5xi64>, i64) {
+  %z = arith.constant 0 : i64
+  %c = arith.cmpi sgt, %k, %z : i64
+  %r:2 = scf.if %c -> (tensor<5xi64>, i64) {
+    %n = sift.cumsum %x : tensor<5xi64> -> tensor<5xi64>
+    scf.yield %n, %k : tensor<5xi64>, i64
+  } else {
+    %m = arith.muli %k, %k : i64
+    scf.yield %x, %m : tensor<5xi64>, i64
+  }
+  return %r#0, %r#1 : tensor<5xi64>, i64
+}""", gens(ints(-9, 9, 5), ints(-3, 3))))
+
+    add(Case("if-shared", """
+func.func @f(%x: tensor<5xi64>, %flag: i1) -> tensor<5xi64> {
+  %r = scf.if %flag -> tensor<5xi64> {
+    %n = sift.cumsum %x : tensor<5xi64> -> tensor<5xi64>
+    scf.yield %n : tensor<5xi64>
+  } else {
+    %c = arith.constant dense<3> : tensor<5xi64>
+    scf.yield %c : tensor<5xi64>
+  }
+  return %r : tensor<5xi64>
+}""", gens(ints(-9, 9, 5)), shared={1: 1}))
+
+    add(Case("nonzero-masked-select-unique", """
+func.func @f(%x: tensor<40xi64>) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>) {
+  %z = arith.constant dense<0> : tensor<40xi64>
+  %m = arith.cmpi sgt, %x, %z : tensor<40xi64>
+  %nz = sift.nonzero %m : tensor<40xi1> -> tensor<?xi64>
+  %ms = sift.masked_select %x, %m : tensor<40xi64>, tensor<40xi1> -> tensor<?xi64>
+  %u = sift.unique %x : tensor<40xi64> -> tensor<?xi64>
+  return %nz, %ms, %u : tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
+}""", lambda rng, b: [rng.integers(-8, 8, (b, 40)) *
+                      (rng.random((b, 1)) < 0.8)], staticize=True))
+
+    sampler = open(os.path.join(ROOT, "examples", "sampler.mlir")).read()
+    sampler = sampler.replace("func.func @sampler(", "func.func @f(")
+    n = 10000
+
+    def balances(rng, b):
+        # positive fractions 0, 1, a few positives, a few negatives, even,
+        # and no eligible label at all, then random ones.
+        fracs = [0.0, 1.0, 0.001, 0.999, 0.5, -1, 0.3, 0.05]
+        labels = np.zeros((b, n), dtype=np.int64)
+        for i in range(b):
+            f = fracs[i % len(fracs)]
+            if f < 0:
+                labels[i] = 2  # neither positive nor negative
+            else:
+                labels[i] = (rng.random(n) < f).astype(np.int64)
+        feats = rng.standard_normal((b, n, 16)).astype(np.float32)
+        seed = rng.integers(0, 2 ** 62, (b,)).astype(np.int64)
+        return [feats, labels, seed]
+
+    add(Case("sampler", sampler, balances, size=8, staticize=True))
+    add(Case("sampler-batch-1", sampler, balances, size=1, staticize=True))
+    return cases
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--tensor-run", required=True)
+    ap.add_argument("--tensor-opt", required=True)
+    ap.add_argument("-k", default=None, help="run cases matching REGEX")
+    ap.add_argument("-j", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--keep", default=None, help="keep files in DIR")
+    ap.add_argument("-v", action="store_true")
+    opts = ap.parse_args()
+    work = opts.keep or tempfile.mkdtemp(prefix="sift-batch-")
+    tools = Tools(opts.tensor_run, opts.tensor_opt, work, opts.v)
+    cases = [c for c in build_cases()
+             if not opts.k or re.search(opts.k, c.name)]
+
+    def one(case):
+        try:
+            case.run(tools)
+            return case.name, None
+        except Fail as e:
+            return case.name, str(e)
+        except Exception:  # a bug in the harness reads as a failure
+            return case.name, traceback.format_exc()
+
+    failed = 0
+    with concurrent.futures.ThreadPoolExecutor(opts.j) as pool:
+        for name, error in pool.map(one, cases):
+            if error:
+                failed += 1
+                print("FAIL %s\n%s" % (name, error))
+            else:
+                print("ok   %s" % name)
+    print("check_batch: %d passed, %d failed" % (len(cases) - failed, failed))
+    if not opts.keep:
+        import shutil
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

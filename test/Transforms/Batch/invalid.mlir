@@ -1,0 +1,68 @@
+// What --sift-batch cannot batch is an error at the op.
+// RUN: tensor-opt %s --split-input-file --sift-batch="func=f size=4" -verify-diagnostics
+
+func.func @f(%m: tensor<10xi1>) -> tensor<?xi64> {
+  // expected-error @+1 {{has a data-dependent result shape: run --sift-staticize before --sift-batch}}
+  %i = sift.nonzero %m : tensor<10xi1> -> tensor<?xi64>
+  return %i : tensor<?xi64>
+}
+
+// -----
+
+func.func private @g(tensor<10xf32>) -> tensor<10xf32>
+func.func @f(%x: tensor<10xf32>) -> tensor<10xf32> {
+  // expected-error @+1 {{cannot be batched by --sift-batch: batch the callee and call it, or inline it first}}
+  %y = func.call @g(%x) : (tensor<10xf32>) -> tensor<10xf32>
+  return %y : tensor<10xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<10xf32>, %n: index) -> tensor<?xf32> {
+  // expected-error @+1 {{has per-row sizes, which --sift-batch cannot batch}}
+  %y = tensor.extract_slice %x[0] [%n] [1] : tensor<10xf32> to tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<10xf32>, %c: i1) -> tensor<10xf32> {
+  %r = scf.if %c -> tensor<10xf32> {
+    // expected-error @+1 {{has side effects, so --sift-batch cannot run both branches of a per-row scf.if}}
+    %buf = memref.alloc() : memref<10xf32>
+    memref.dealloc %buf : memref<10xf32>
+    scf.yield %x : tensor<10xf32>
+  } else {
+    scf.yield %x : tensor<10xf32>
+  }
+  return %r : tensor<10xf32>
+}
+
+// -----
+
+// expected-error @+1 {{--sift-batch: argument #0 of type 'memref<4xf32>' cannot have a batch dimension; declare it unbatched}}
+func.func @f(%x: memref<4xf32>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{--sift-batch: no function named 'f'}}
+module {
+  func.func @g() {
+    return
+  }
+}
+
+// -----
+
+func.func @f(%x: tensor<10xf32>, %w: tensor<3xf32>) -> tensor<10xf32> {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{cannot be batched by --sift-batch yet: it carries per-row values}}
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%acc = %x) -> tensor<10xf32> {
+    scf.yield %acc : tensor<10xf32>
+  }
+  return %r : tensor<10xf32>
+}

@@ -1,0 +1,106 @@
+// The batching rules on small functions: elementwise ops become one
+// linalg.generic over [B, ...] reading shared operands without the batch
+// dimension; axis attributes shift; per-row scalars become tensor<B>;
+// random ops and randperm take per-row seeds; values that do not depend on
+// a batched argument stay unbatched.
+// RUN: tensor-opt %s --split-input-file --sift-batch="func=f size=8" | FileCheck %s
+
+// CHECK-LABEL: func.func @f_batched
+// CHECK-SAME: (%[[X:.*]]: tensor<8x16xf32>, %[[S:.*]]: tensor<8xf32>) -> (tensor<8x16xf32>, tensor<8xf32>, tensor<8x16xf32>)
+// CHECK: %[[C:.*]] = arith.constant dense<2.000000e+00> : tensor<16xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[ID:.*]], #[[SKIP:.*]], #[[ID]]], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME: ins(%[[X]], %[[C]] : tensor<8x16xf32>, tensor<16xf32>)
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[S]] : tensor<8xf32>)
+// CHECK: arith.addf %{{.*}}, %[[ONE:.*]] : f32
+// The shared constant result is broadcast at the return only.
+// CHECK: %[[SHARED:.*]] = arith.addf %[[C]], %[[C]] : tensor<16xf32>
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[SHARED]] : tensor<16xf32>) outs(%{{.*}} : tensor<8x16xf32>)
+func.func @f(%x: tensor<16xf32>, %s: f32) -> (tensor<16xf32>, f32, tensor<16xf32>) {
+  %c = arith.constant dense<2.0> : tensor<16xf32>
+  %y = arith.mulf %x, %c : tensor<16xf32>
+  %one = arith.constant 1.0 : f32
+  %t = arith.addf %s, %one : f32
+  %shared = arith.addf %c, %c : tensor<16xf32>
+  return %y, %t, %shared : tensor<16xf32>, f32, tensor<16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @f_batched
+// CHECK-SAME: (%[[X:.*]]: tensor<8x4x100xf32>, %[[SEED:.*]]: tensor<8xi64>)
+// CHECK: sift.sort %[[X]] descending {dim = 2 : i64} : tensor<8x4x100xf32>
+// CHECK: sift.topk %[[X]] k(3) : tensor<8x4x100xf32> -> tensor<8x4x3xf32>, tensor<8x4x3xi64>
+// CHECK: sift.cumsum %[[X]] {dim = 1 : i64} : tensor<8x4x100xf32>
+// CHECK: sift.random_bits %[[SEED]] : tensor<8xi64> -> tensor<8x4x100xi32>
+// CHECK: %[[BITS:.*]] = sift.random_bits %[[SEED]] offset %{{.*}} : tensor<8xi64> -> tensor<8x50xi32>
+// CHECK: %[[KEYS:.*]] = arith.extui %[[BITS]] : tensor<8x50xi32> to tensor<8x50xi64>
+// CHECK: sift.argsort %[[KEYS]] {dim = 1 : i64} : tensor<8x50xi64> -> tensor<8x50xi64>
+func.func @f(%x: tensor<4x100xf32>, %seed: i64) -> (tensor<4x100xf32>, tensor<4x3xf32>, tensor<4x100xf32>, tensor<4x100xi32>, tensor<50xi64>) {
+  %s, %i = sift.sort %x descending {dim = 1 : i64} : tensor<4x100xf32> -> tensor<4x100xf32>, tensor<4x100xi64>
+  %v, %j = sift.topk %x k(3) : tensor<4x100xf32> -> tensor<4x3xf32>, tensor<4x3xi64>
+  %c = sift.cumsum %x {dim = 0 : i64} : tensor<4x100xf32> -> tensor<4x100xf32>
+  %b = sift.random_bits %seed : tensor<4x100xi32>
+  %c50 = arith.constant 50 : index
+  %two = arith.constant 2 : i64
+  %p = sift.randperm %c50, %seed offset %two : tensor<50xi64>
+  return %s, %v, %c, %b, %p : tensor<4x100xf32>, tensor<4x3xf32>, tensor<4x100xf32>, tensor<4x100xi32>, tensor<50xi64>
+}
+
+// -----
+
+// A gather from a shared table keeps its form; from a per-row source it
+// becomes a batch_dims gather. A per-row count read as a scalar is the
+// batched count itself.
+// CHECK-LABEL: func.func @f_batched
+// CHECK-SAME: (%[[T:.*]]: tensor<1000x4xf32>, %[[M:.*]]: tensor<8x1000xi1>)
+// CHECK: %[[IDX:.*]], %[[N:.*]] = sift.compact %[[M]] : tensor<8x1000xi1> -> tensor<8x1000xi64>, tensor<8xi64>
+// CHECK: sift.gather %[[T]][%[[IDX]]] : tensor<1000x4xf32>, tensor<8x1000xi64> -> tensor<8x1000x4xf32>
+// CHECK: sift.gather %[[IDX]][%[[IDX]]] {batch_dims = 1 : i64} : tensor<8x1000xi64>, tensor<8x1000xi64> -> tensor<8x1000xi64>
+// CHECK: return %{{.*}}, %{{.*}}, %[[N]] : tensor<8x1000x4xf32>, tensor<8x1000xi64>, tensor<8xi64>
+func.func @f(%table: tensor<1000x4xf32> {sift.unbatched}, %m: tensor<1000xi1>) -> (tensor<1000x4xf32>, tensor<1000xi64>, i64) {
+  %idx, %n = sift.compact %m : tensor<1000xi1> -> tensor<1000xi64>, tensor<i64>
+  %rows = sift.gather %table[%idx] : tensor<1000x4xf32>, tensor<1000xi64> -> tensor<1000x4xf32>
+  %self = sift.gather %idx[%idx] : tensor<1000xi64>, tensor<1000xi64> -> tensor<1000xi64>
+  %count = tensor.extract %n[] : tensor<i64>
+  return %rows, %self, %count : tensor<1000x4xf32>, tensor<1000xi64>, i64
+}
+
+// -----
+
+// sample_balanced with a scalar seed gets one seed per row, so that row i
+// uses stream offset + 0 as the per-sample function does; cross_entropy
+// reduces per row.
+// CHECK-LABEL: func.func @f_batched
+// CHECK-SAME: (%[[L:.*]]: tensor<8x500xi64>, %[[X:.*]]: tensor<8x32x10xf32>, %[[T:.*]]: tensor<8x32xi64>)
+// CHECK: %[[SEED:.*]] = tensor.splat %{{.*}} : tensor<8xi64>
+// CHECK: sift.sample_balanced %[[L]], %[[SEED]] {num_samples = 64 : i64} : tensor<8x500xi64>, tensor<8xi64> -> tensor<8x64xi64>, tensor<8xi64>
+// CHECK: sift.cross_entropy %[[X]], %[[T]] reduction = mean {batch_dims = 1 : i64} : tensor<8x32x10xf32>, tensor<8x32xi64> -> tensor<8xf32>
+func.func @f(%labels: tensor<500xi64>, %x: tensor<32x10xf32>, %t: tensor<32xi64>) -> (tensor<64xi64>, tensor<i64>, tensor<f32>) {
+  %seed = arith.constant 7 : i64
+  %i, %n = sift.sample_balanced %labels, %seed {num_samples = 64 : i64} : tensor<500xi64> -> tensor<64xi64>, tensor<i64>
+  %l = sift.cross_entropy %x, %t reduction = mean : tensor<32x10xf32>, tensor<32xi64> -> tensor<f32>
+  return %i, %n, %l : tensor<64xi64>, tensor<i64>, tensor<f32>
+}
+
+// -----
+
+// A per-row scf.if condition runs both (pure) branches and selects per row.
+// CHECK-LABEL: func.func @f_batched
+// CHECK-NOT: scf.if
+// CHECK: sift.cumsum
+// CHECK: linalg.generic
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : i64
+func.func @f(%x: tensor<5xi64>, %k: i64) -> tensor<5xi64> {
+  %z = arith.constant 0 : i64
+  %c = arith.cmpi sgt, %k, %z : i64
+  %r = scf.if %c -> tensor<5xi64> {
+    %n = sift.cumsum %x : tensor<5xi64> -> tensor<5xi64>
+    scf.yield %n : tensor<5xi64>
+  } else {
+    scf.yield %x : tensor<5xi64>
+  }
+  return %r : tensor<5xi64>
+}
