@@ -50,6 +50,7 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -377,7 +378,11 @@ jit::Engine::compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
   sharedLibs.push_back(SIFT_OPENMP_RUNTIME);
   engineOptions.sharedLibPaths = sharedLibs;
   engineOptions.enableGDBNotificationListener = false;
-  engineOptions.enablePerfNotificationListener = false;
+  // SIFT_PERF=1 tells `perf` about the JIT-compiled functions (with
+  // `perf record -k 1` and `perf inject --jit`), for profiling.
+  const char *perfEnv = std::getenv("SIFT_PERF");
+  engineOptions.enablePerfNotificationListener =
+      perfEnv && StringRef(perfEnv) == "1";
   Expected<std::unique_ptr<mlir::ExecutionEngine>> engine =
       mlir::ExecutionEngine::create(*module, engineOptions);
   if (!engine) {
