@@ -8,9 +8,18 @@
 
 #include "sift/Conversion/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::sift;
@@ -25,6 +34,134 @@ static void addPasses(OpPassManager &pm, StringRef pipeline) {
                              pipeline + "': " + error);
 }
 
+namespace {
+
+/// Fuses an elementwise `linalg.generic` into each of its consumers even when
+/// it has several, if its body is a couple of arith ops: recomputing them is
+/// cheaper than a round trip through memory, and a mask (i1) that is not
+/// materialized keeps the consumers' loops vectorizable (LLVM does not widen
+/// loads of i1). `linalg-fuse-elementwise-ops` fuses single uses only.
+struct FuseCheapProducersPass
+    : PassWrapper<FuseCheapProducersPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FuseCheapProducersPass)
+  StringRef getArgument() const override { return "sift-fuse-cheap-producers"; }
+  StringRef getDescription() const override {
+    return "Fuse cheap elementwise linalg producers into all their consumers";
+  }
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    linalg::populateElementwiseOpsFusionPatterns(
+        patterns, [](OpOperand *fused) {
+          auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
+          if (!producer)
+            return false;
+          Block *body = producer.getBody();
+          return body->getOperations().size() <= 3 &&
+                 llvm::all_of(body->without_terminator(), [](Operation &op) {
+                   return isa<arith::ArithDialect>(op.getDialect());
+                 });
+        });
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+/// Parallel iterations wanted before a further dimension of an
+/// `scf.parallel` is made parallel too.
+constexpr int64_t kMinParallelIterations = 32;
+
+/// Keeps only the leading dimensions of each outermost `scf.parallel` that
+/// give kMinParallelIterations parallel (unit dimensions dropped) and runs
+/// the others, and every `scf.parallel` nested in another, as sequential
+/// `scf.for` loops. OpenMP collapses a multi-dimensional loop into one and
+/// recovers each index with a division per iteration, which keeps LLVM from
+/// vectorizing the inner loop; a nested parallel loop would fork (serially)
+/// once per outer iteration.
+struct SequentializeInnerParallelDimsPass
+    : PassWrapper<SequentializeInnerParallelDimsPass,
+                  OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(
+      SequentializeInnerParallelDimsPass)
+  StringRef getArgument() const override {
+    return "sift-sequentialize-inner-parallel-dims";
+  }
+  StringRef getDescription() const override {
+    return "Run only the outer dimensions of scf.parallel loops in parallel";
+  }
+  void runOnOperation() override {
+    SmallVector<scf::ParallelOp> loops;
+    // Post-order: inner loops first, while their parents still exist.
+    getOperation().walk([&](scf::ParallelOp loop) {
+      if (loop.getInitVals().empty())
+        loops.push_back(loop);
+    });
+    for (scf::ParallelOp loop : loops)
+      rewrite(loop);
+  }
+
+  static void rewrite(scf::ParallelOp loop) {
+    bool nested = loop->getParentOfType<scf::ParallelOp>() != nullptr;
+    SmallVector<int64_t> parallelDims, sequentialDims;
+    SmallVector<Value> ivValues(loop.getInductionVars().begin(),
+                                loop.getInductionVars().end());
+    int64_t iterations = 1;
+    for (int64_t d = 0, e = loop.getNumLoops(); d < e; ++d) {
+      std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[d]);
+      std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound()[d]);
+      std::optional<int64_t> step = getConstantIntValue(loop.getStep()[d]);
+      std::optional<int64_t> tripCount;
+      if (lb && ub && step && *step > 0)
+        tripCount = *ub <= *lb ? 0 : llvm::divideCeil(*ub - *lb, *step);
+      if (tripCount == 1) {
+        ivValues[d] = loop.getLowerBound()[d];
+        continue;
+      }
+      if (nested || iterations >= kMinParallelIterations) {
+        sequentialDims.push_back(d);
+        continue;
+      }
+      parallelDims.push_back(d);
+      iterations = tripCount ? iterations * *tripCount
+                             : std::numeric_limits<int64_t>::max();
+    }
+    if (parallelDims.size() == loop.getNumLoops())
+      return;
+
+    IRRewriter rewriter(loop);
+    Location loc = loop.getLoc();
+    auto select = [&](ValueRange values, ArrayRef<int64_t> dims) {
+      return llvm::map_to_vector(dims, [&](int64_t d) { return values[d]; });
+    };
+    Block *body = loop.getBody();
+    rewriter.eraseOp(body->getTerminator());
+    auto buildSequential = [&](OpBuilder &b, Location loc, ValueRange ivs) {
+      for (auto [d, iv] : llvm::zip_equal(parallelDims, ivs))
+        ivValues[d] = iv;
+      scf::buildLoopNest(
+          b, loc, select(loop.getLowerBound(), sequentialDims),
+          select(loop.getUpperBound(), sequentialDims),
+          select(loop.getStep(), sequentialDims),
+          [&](OpBuilder &b, Location loc, ValueRange ivs) {
+            for (auto [d, iv] : llvm::zip_equal(sequentialDims, ivs))
+              ivValues[d] = iv;
+            rewriter.inlineBlockBefore(body, b.getInsertionBlock(),
+                                       b.getInsertionPoint(), ivValues);
+          });
+    };
+    if (parallelDims.empty()) {
+      buildSequential(rewriter, loc, {});
+    } else {
+      scf::ParallelOp::create(
+          rewriter, loc, select(loop.getLowerBound(), parallelDims),
+          select(loop.getUpperBound(), parallelDims),
+          select(loop.getStep(), parallelDims), buildSequential);
+    }
+    rewriter.eraseOp(loop);
+  }
+};
+
+} // namespace
+
 void mlir::sift::buildCpuPipeline(OpPassManager &pm,
                                   const CpuPipelineOptions &options) {
   // Every sift op becomes linalg/scf/arith/math/tensor code on tensors
@@ -34,17 +171,30 @@ void mlir::sift::buildCpuPipeline(OpPassManager &pm,
   // Element-wise arith/math ops on tensors become linalg.generic, which
   // bufferizes (arith on tensors does not).
   addPasses(pm, "func.func(convert-elementwise-to-linalg)");
+  // Before every CSE, `tensor.empty` becomes `bufferization.alloc_tensor`:
+  // CSE would otherwise replace a scratch tensor.empty inside a per-line
+  // `scf.forall` body by an identical one outside it, and bufferization
+  // then gives every thread the same buffer (tensor.empty has no contents
+  // to conflict on). alloc_tensor allocates, so CSE leaves it in place.
+  constexpr StringLiteral cse = "empty-tensor-to-alloc-tensor,cse";
   // Fold what is constant before anything grows.
-  addPasses(pm, "canonicalize,cse");
+  addPasses(pm, ("canonicalize," + cse).str());
   // Fuse producer/consumer elementwise linalg ops (comparisons, shifts,
   // selects of the same shape) into single loops: one pass over memory
   // instead of one per op.
-  addPasses(pm, "func.func(linalg-fuse-elementwise-ops),canonicalize,cse");
+  addPasses(
+      pm, ("func.func(linalg-fuse-elementwise-ops),canonicalize," + cse).str());
+  pm.addNestedPass<func::FuncOp>(std::make_unique<FuseCheapProducersPass>());
+  addPasses(pm, ("canonicalize," + cse).str());
   // Tensors to buffers in one analysis over the whole module, function
   // boundaries included, so no copies are made at calls; identity layouts at
   // the boundary keep the C interface simple (dense row-major memrefs).
   addPasses(pm, "one-shot-bufferize{bufferize-function-boundaries "
                 "function-boundary-type-conversion=identity-layout-map}");
+  // A value computed in place in a slice of a buffer and inserted back
+  // into that slice bufferizes to a copy of the slice onto itself: CSE
+  // merges the two slices and canonicalization drops the self-copy.
+  addPasses(pm, "cse,canonicalize");
   // Frees every temporary and makes returned memrefs caller-owned.
   addPasses(pm, "buffer-deallocation-pipeline");
   // The deallocation pipeline leaves bufferization.clone (a returned constant
@@ -55,8 +205,12 @@ void mlir::sift::buildCpuPipeline(OpPassManager &pm,
   addPasses(pm, "scf-forall-to-parallel");
   // The parallel dimensions of structured ops become scf.parallel, which
   // runs on OpenMP threads (one team over the machine's cores).
-  addPasses(pm, "convert-linalg-to-parallel-loops,lower-affine,"
-                "convert-scf-to-openmp");
+  // Only the outer dimensions of each loop nest run in parallel (see
+  // SequentializeInnerParallelDimsPass).
+  addPasses(pm, "convert-linalg-to-parallel-loops");
+  pm.addNestedPass<func::FuncOp>(
+      std::make_unique<SequentializeInnerParallelDimsPass>());
+  addPasses(pm, "lower-affine,convert-scf-to-openmp");
   // Memref descriptors, then every dialect to LLVM. The memref lowering goes
   // before the loops become branches: the OpenMP loop bodies sit in
   // memref.alloca_scope regions, which must still be single blocks then.
@@ -73,6 +227,8 @@ void mlir::sift::buildCpuPipeline(OpPassManager &pm,
 }
 
 void mlir::sift::registerSiftPipelines() {
+  PassRegistration<FuseCheapProducersPass>();
+  PassRegistration<SequentializeInnerParallelDimsPass>();
   PassPipelineRegistration<CpuPipelineOptions>(
       "sift-cpu-pipeline",
       "Lower sift and upstream tensor ops to the LLVM dialect for the CPU",
