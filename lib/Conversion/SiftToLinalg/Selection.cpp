@@ -3,7 +3,8 @@
 // Part of the sift project: static masked rewrites of data-dependent tensors.
 //
 // `count` is a `linalg.generic` reduction and `gather` a `linalg.generic`
-// over its result. The scans (`cumsum`, `compact`, `sample_balanced`) run
+// over its result, or a parallel loop of row copies when whole rows are
+// gathered. The scans (`cumsum`, `compact`, `sample_balanced`) run
 // sequentially inside each line; lines are independent. The data-dependent
 // ops (`nonzero`, `masked_select`) count first, allocate the exact result,
 // then fill it in one sequential pass in row-major order.
@@ -15,6 +16,7 @@
 #include "sift/Dialect/Sift/IR/SiftOps.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 
 #include <cmath>
 
@@ -163,6 +165,71 @@ struct CumsumLowering : OpRewritePattern<CumsumOp> {
   }
 };
 
+/// A gather of whole rows (the source has dimensions after the gathered
+/// one): one parallel loop over the index positions reads each index once
+/// and copies the source row it names (a contiguous copy) or the fill into
+/// the result's row.
+static Value gatherRows(OpBuilder &b, Location loc, Value source, Value indices,
+                        Value init, int64_t batch, Value n, Value fillValue) {
+  auto sourceType = cast<RankedTensorType>(source.getType());
+  int64_t indicesRank = cast<RankedTensorType>(indices.getType()).getRank();
+  int64_t rowRank = sourceType.getRank() - batch - 1;
+  SmallVector<OpFoldResult> outSizes = tensor::getMixedSizes(b, loc, init);
+  SmallVector<OpFoldResult> sourceSizes = tensor::getMixedSizes(b, loc, source);
+  auto loop = scf::ForallOp::create(
+      b, loc, ArrayRef<OpFoldResult>(outSizes).take_front(indicesRank),
+      ValueRange{init}, /*mapping=*/std::nullopt);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  SmallVector<Value> ivs = loop.getInductionVars();
+  Value idx = tensor::ExtractOp::create(b, loc, indices, ivs);
+  Value valid = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, idx,
+                            constInt(b, loc, b.getI64Type(), 0)),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, idx, n));
+  auto rowType = RankedTensorType::get(sourceType.getShape().take_back(rowRank),
+                                       sourceType.getElementType());
+  SmallVector<OpFoldResult> ones(indicesRank, b.getIndexAttr(1));
+  SmallVector<OpFoldResult> zeros(rowRank, b.getIndexAttr(0));
+  // The row of the result at these index coordinates.
+  SmallVector<OpFoldResult> offsets(ivs.begin(), ivs.end());
+  llvm::append_range(offsets, zeros);
+  SmallVector<OpFoldResult> sizes = ones;
+  sizes.append(outSizes.begin() + indicesRank, outSizes.end());
+  SmallVector<OpFoldResult> strides(offsets.size(), b.getIndexAttr(1));
+  Value outRow = tensor::ExtractSliceOp::create(
+      b, loc, rowType, loop.getRegionIterArgs()[0], offsets, sizes, strides);
+  auto row = scf::IfOp::create(
+      b, loc, valid,
+      [&](OpBuilder &b, Location loc) {
+        SmallVector<OpFoldResult> srcOffsets(ivs.begin(), ivs.begin() + batch);
+        srcOffsets.push_back(getAsOpFoldResult(i64ToIndex(b, loc, idx)));
+        llvm::append_range(srcOffsets, zeros);
+        SmallVector<OpFoldResult> srcSizes(batch + 1, b.getIndexAttr(1));
+        srcSizes.append(sourceSizes.begin() + batch + 1, sourceSizes.end());
+        SmallVector<OpFoldResult> srcStrides(srcOffsets.size(),
+                                             b.getIndexAttr(1));
+        Value srcRow = tensor::ExtractSliceOp::create(
+            b, loc, rowType, source, srcOffsets, srcSizes, srcStrides);
+        // A copy into the result's row, in place (a memref.copy).
+        Value copied = bufferization::MaterializeInDestinationOp::create(
+                           b, loc, srcRow, outRow)
+                           .getResult();
+        scf::YieldOp::create(b, loc, copied);
+      },
+      [&](OpBuilder &b, Location loc) {
+        scf::YieldOp::create(
+            b, loc,
+            linalg::FillOp::create(b, loc, fillValue, outRow).getResult(0));
+      });
+  b.setInsertionPointToStart(loop.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(b, loc, row.getResult(0),
+                                        loop.getRegionIterArgs()[0], offsets,
+                                        sizes, strides);
+  return loop.getResult(0);
+}
+
 struct GatherLowering : OpRewritePattern<GatherOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(GatherOp op,
@@ -193,6 +260,13 @@ struct GatherLowering : OpRewritePattern<GatherOp> {
     Value init = emptyTensor(b, loc, sizes, elementType);
     Value n = indexToI64(b, loc, dimValue(b, loc, source, batch));
     Value fillValue = arith::ConstantOp::create(b, loc, fillAttr);
+    if (sourceRank > batch + 1 && indicesRank > 0) {
+      rewriter.replaceOp(op, castTo(b, loc,
+                                    gatherRows(b, loc, source, indices, init,
+                                               batch, n, fillValue),
+                                    op.getType()));
+      return success();
+    }
 
     AffineMap outMap = b.getMultiDimIdentityMap(rank);
     AffineMap idxMap = AffineMap::get(

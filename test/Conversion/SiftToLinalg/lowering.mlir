@@ -76,3 +76,23 @@ func.func @count(%x: tensor<4x8xf32>) -> tensor<4xi64> {
   %r = sift.count %x : tensor<4x8xf32> -> tensor<4xi64>
   return %r : tensor<4xi64>
 }
+
+// -----
+
+// A gather of whole rows reads each index once, in a parallel loop over the
+// index positions, and copies the row it names into the result's row (the
+// fill when it is out of range).
+// CHECK-LABEL: func.func @gather_rows
+// CHECK: scf.forall (%[[B:.*]], %[[J:.*]]) in (2, 5)
+// CHECK: %[[IDX:.*]] = tensor.extract %{{.*}}[%[[B]], %[[J]]]
+// CHECK: %[[ROW:.*]] = tensor.extract_slice %{{.*}}[%[[B]], %[[J]], 0] [1, 1, 16] [1, 1, 1]
+// CHECK: scf.if
+// CHECK: tensor.extract_slice %{{.*}}[%[[B]], %{{.*}}, 0] [1, 1, 16] [1, 1, 1]
+// CHECK: bufferization.materialize_in_destination %{{.*}} in %[[ROW]]
+// CHECK: } else {
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[ROW]] : tensor<16xf32>)
+// CHECK: tensor.parallel_insert_slice
+func.func @gather_rows(%s: tensor<2x7x16xf32>, %i: tensor<2x5xi64>) -> tensor<2x5x16xf32> {
+  %r = sift.gather %s[%i] {batch_dims = 1 : i64} : tensor<2x7x16xf32>, tensor<2x5xi64> -> tensor<2x5x16xf32>
+  return %r : tensor<2x5x16xf32>
+}
