@@ -135,15 +135,34 @@ Value toSortKey(OpBuilder &b, Location loc, Value scalar,
 std::pair<Value, Value> radixArgsort(OpBuilder &b, Location loc, Value keys,
                                      Value n, unsigned sortBits);
 
-/// MSD radix selection of the `k`-th smallest (1 <= k <= n) of `n`
+/// MSD radix selection of the `k`-th smallest (an i64, 1 <= k <= n) of `n`
 /// unsigned keys of `keyType` (as `radixArgsort`), the key of element `i`
 /// (an index) being `keyAt(i)`. Returns the threshold key T (that k-th
 /// smallest key) and how many keys equal to T are among the k smallest (an
 /// i64 in [1, k]); the others are the keys below T.
 std::pair<Value, Value>
-radixSelect(OpBuilder &b, Location loc, Type keyType, Value n, int64_t k,
+radixSelect(OpBuilder &b, Location loc, Type keyType, Value n, Value k,
             unsigned sortBits,
             function_ref<Value(OpBuilder &, Location, Value)> keyAt);
+
+/// The first step of an MSD radix selection of the `k`-th smallest (an i64,
+/// 1 <= k <= n) of `n` keys (as `radixSelect`): the most significant 8-bit
+/// digit in which the keys differ, and the k-th smallest key's value of it.
+/// Every key agrees on the digits above it, so a key with a smaller digit is
+/// among the k smallest and one with a larger digit is not.
+struct RadixSplit {
+  /// The digit's shift (of the key type).
+  Value shift;
+  /// The k-th smallest key's digit (of the key type).
+  Value digit;
+  /// How many keys have a smaller digit (an i64 below k).
+  Value below;
+  /// How many keys have that digit (an i64).
+  Value count;
+};
+RadixSplit radixSplit(OpBuilder &b, Location loc, Type keyType, Value n,
+                      Value k, unsigned sortBits,
+                      function_ref<Value(OpBuilder &, Location, Value)> keyAt);
 
 //===----------------------------------------------------------------------===//
 // Populate functions of the themes

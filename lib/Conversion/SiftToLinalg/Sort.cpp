@@ -34,15 +34,12 @@ static Value argsortLine(OpBuilder &b, Location loc, Value line,
 static Value permuteLine(OpBuilder &b, Location loc, Value line, Value perm);
 
 /// The values and indices (i64) of the `k` smallest keys of a 1-D `line`
-/// (0 < k < n), in stable sorted order (the same as the first k of
-/// `argsortLine`), or in index order when `!sorted`. An MSD radix selection
-/// finds the k-th key T and how many keys equal to T to take; one pass
-/// collects the keys below T and the first of those equal to T in index
-/// order; a stable radix sort orders the k collected keys.
-static std::pair<Value, Value> selectLine(OpBuilder &b, Location loc,
-                                          Value line, int64_t k,
-                                          const SortKeyInfo &info,
-                                          bool descending, bool sorted) {
+/// (0 < k < n) in index order. An MSD radix selection finds the k-th key T
+/// and how many keys equal to T to take; one pass collects the keys below T
+/// and the first of those equal to T in index order.
+static std::pair<Value, Value>
+selectLineInIndexOrder(OpBuilder &b, Location loc, Value line, int64_t k,
+                       const SortKeyInfo &info, bool descending) {
   Type keyType = b.getIntegerType(info.keyBits), i64 = b.getI64Type();
   Type elementType = cast<RankedTensorType>(line.getType()).getElementType();
   Value n = dimValue(b, loc, line, 0);
@@ -50,19 +47,18 @@ static std::pair<Value, Value> selectLine(OpBuilder &b, Location loc,
     Value x = tensor::ExtractOp::create(b, loc, line, i);
     return toSortKey(b, loc, x, info, descending);
   };
-  auto [threshold, need] =
-      radixSelect(b, loc, keyType, n, k, info.sortBits, keyAt);
+  auto [threshold, need] = radixSelect(
+      b, loc, keyType, n, constInt(b, loc, i64, k), info.sortBits, keyAt);
 
   // Collect, in index order, into k + 1 slots: the last one takes the
   // writes of the elements that are not taken once all k are in.
   Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
   Value zero64 = constInt(b, loc, i64, 0), one64 = constInt(b, loc, i64, 1);
   OpFoldResult slots = b.getIndexAttr(k + 1);
-  Value keys0 = emptyTensor(b, loc, {slots}, keyType);
   Value idx0 = emptyTensor(b, loc, {slots}, i64);
   Value vals0 = emptyTensor(b, loc, {slots}, elementType);
   auto collect = scf::ForOp::create(
-      b, loc, c0, n, c1, ValueRange{keys0, idx0, vals0, c0, zero64},
+      b, loc, c0, n, c1, ValueRange{idx0, vals0, c0, zero64},
       [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
         Value x = tensor::ExtractOp::create(b, loc, line, i);
         Value key = toSortKey(b, loc, x, info, descending);
@@ -71,32 +67,125 @@ static std::pair<Value, Value> selectLine(OpBuilder &b, Location loc,
         Value equal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                             key, threshold);
         Value room = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                           it[4], need);
+                                           it[3], need);
         Value take = arith::OrIOp::create(
             b, loc, below, arith::AndIOp::create(b, loc, equal, room));
-        Value at = it[3];
-        Value ok = tensor::InsertOp::create(b, loc, key, it[0], at);
+        Value at = it[2];
         Value oi =
-            tensor::InsertOp::create(b, loc, indexToI64(b, loc, i), it[1], at);
-        Value ov = tensor::InsertOp::create(b, loc, x, it[2], at);
+            tensor::InsertOp::create(b, loc, indexToI64(b, loc, i), it[0], at);
+        Value ov = tensor::InsertOp::create(b, loc, x, it[1], at);
         Value j = arith::AddIOp::create(
             b, loc, at, arith::SelectOp::create(b, loc, take, c1, c0));
         Value seen = arith::AddIOp::create(
-            b, loc, it[4],
+            b, loc, it[3],
             arith::SelectOp::create(b, loc, equal, one64, zero64));
-        scf::YieldOp::create(b, loc, ValueRange{ok, oi, ov, j, seen});
+        scf::YieldOp::create(b, loc, ValueRange{oi, ov, j, seen});
+      });
+  return {firstElements(b, loc, collect.getResult(1), k),
+          firstElements(b, loc, collect.getResult(0), k)};
+}
+
+/// The values and indices (i64) of the `k` smallest keys of a 1-D `line`
+/// (0 < k < n) in stable sorted order (the same as the first k of
+/// `argsortLine`). A radix split on the most significant digit in which the
+/// keys differ; one pass that puts the keys with a smaller digit into the
+/// result and those with the k-th key's digit into a candidate list; a radix
+/// selection among the candidates and a pass over them that adds the keys
+/// below its threshold and the first of those equal to it; a stable radix
+/// sort of the k keys. Keys equal to each other have the same digit, so they
+/// stay in index order up to the sort, which keeps it.
+static std::pair<Value, Value> selectSortedLine(OpBuilder &b, Location loc,
+                                                Value line, int64_t k,
+                                                const SortKeyInfo &info,
+                                                bool descending) {
+  Type keyType = b.getIntegerType(info.keyBits), i64 = b.getI64Type();
+  Value n = dimValue(b, loc, line, 0);
+  auto keyAt = [&](OpBuilder &b, Location loc, Value i) -> Value {
+    Value x = tensor::ExtractOp::create(b, loc, line, i);
+    return toSortKey(b, loc, x, info, descending);
+  };
+  Value kValue = constInt(b, loc, i64, k);
+  RadixSplit split =
+      radixSplit(b, loc, keyType, n, kValue, info.sortBits, keyAt);
+
+  // Keys and indices go to k + 1 result slots and count + 1 candidate slots:
+  // the last slot of each takes the writes of the elements not kept there.
+  Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+  Value zero64 = constInt(b, loc, i64, 0), one64 = constInt(b, loc, i64, 1);
+  Value digitMask = constInt(b, loc, keyType, 255);
+  OpFoldResult slots = b.getIndexAttr(k + 1);
+  Value m = i64ToIndex(b, loc, split.count);
+  OpFoldResult candSlots =
+      getAsOpFoldResult(arith::AddIOp::create(b, loc, m, c1).getResult());
+  auto partition = scf::ForOp::create(
+      b, loc, c0, n, c1,
+      ValueRange{emptyTensor(b, loc, {slots}, keyType),
+                 emptyTensor(b, loc, {slots}, i64),
+                 emptyTensor(b, loc, {candSlots}, keyType),
+                 emptyTensor(b, loc, {candSlots}, i64), c0, c0},
+      [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
+        Value key = keyAt(b, loc, i);
+        Value d = arith::AndIOp::create(
+            b, loc, arith::ShRUIOp::create(b, loc, key, split.shift),
+            digitMask);
+        Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            d, split.digit);
+        Value equal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, d,
+                                            split.digit);
+        Value i64i = indexToI64(b, loc, i);
+        Value p = it[4], q = it[5];
+        Value keys = tensor::InsertOp::create(b, loc, key, it[0], p);
+        Value idx = tensor::InsertOp::create(b, loc, i64i, it[1], p);
+        Value candKeys = tensor::InsertOp::create(b, loc, key, it[2], q);
+        Value candIdx = tensor::InsertOp::create(b, loc, i64i, it[3], q);
+        p = arith::AddIOp::create(
+            b, loc, p, arith::SelectOp::create(b, loc, below, c1, c0));
+        q = arith::AddIOp::create(
+            b, loc, q, arith::SelectOp::create(b, loc, equal, c1, c0));
+        scf::YieldOp::create(b, loc,
+                             ValueRange{keys, idx, candKeys, candIdx, p, q});
+      });
+  Value candKeys = partition.getResult(2), candIdx = partition.getResult(3);
+
+  // The remaining k - below keys from the candidates, in index order.
+  auto [threshold, need] = radixSelect(
+      b, loc, keyType, m, arith::SubIOp::create(b, loc, kValue, split.below),
+      info.sortBits, [&](OpBuilder &b, Location loc, Value j) -> Value {
+        return tensor::ExtractOp::create(b, loc, candKeys, j);
+      });
+  auto collect = scf::ForOp::create(
+      b, loc, c0, m, c1,
+      ValueRange{partition.getResult(0), partition.getResult(1),
+                 i64ToIndex(b, loc, split.below), zero64},
+      [&](OpBuilder &b, Location loc, Value j, ValueRange it) {
+        Value key = tensor::ExtractOp::create(b, loc, candKeys, j);
+        Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            key, threshold);
+        Value equal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            key, threshold);
+        Value room = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                           it[3], need);
+        Value take = arith::OrIOp::create(
+            b, loc, below, arith::AndIOp::create(b, loc, equal, room));
+        Value at = it[2];
+        Value keys = tensor::InsertOp::create(b, loc, key, it[0], at);
+        Value idx = tensor::InsertOp::create(
+            b, loc, tensor::ExtractOp::create(b, loc, candIdx, j), it[1], at);
+        Value next = arith::AddIOp::create(
+            b, loc, at, arith::SelectOp::create(b, loc, take, c1, c0));
+        Value seen = arith::AddIOp::create(
+            b, loc, it[3],
+            arith::SelectOp::create(b, loc, equal, one64, zero64));
+        scf::YieldOp::create(b, loc, ValueRange{keys, idx, next, seen});
       });
   Value selKeys = firstElements(b, loc, collect.getResult(0), k);
   Value selIdx = firstElements(b, loc, collect.getResult(1), k);
-  Value selVals = firstElements(b, loc, collect.getResult(2), k);
-  if (!sorted)
-    return {selVals, selIdx};
-  // Ties are already in index order, and the sort is stable.
+  // Ties are in index order, and the sort is stable.
   Value perm =
       radixArgsort(b, loc, selKeys, constIndex(b, loc, k), info.sortBits)
           .second;
-  return {permuteLine(b, loc, selVals, perm),
-          permuteLine(b, loc, selIdx, perm)};
+  Value indices = permuteLine(b, loc, selIdx, perm);
+  return {permuteLine(b, loc, line, indices), indices};
 }
 
 /// `line[perm[i]]` for every i.
@@ -193,8 +282,10 @@ struct TopkLowering : OpRewritePattern<TopkOp> {
         [&](OpBuilder &b, Location loc, ValueRange lines, Value) {
           if (select) {
             auto [values, indices] =
-                selectLine(b, loc, lines[0], k, *info, descending,
-                           /*sorted=*/!op.getUnsorted());
+                op.getUnsorted()
+                    ? selectLineInIndexOrder(b, loc, lines[0], k, *info,
+                                             descending)
+                    : selectSortedLine(b, loc, lines[0], k, *info, descending);
             return SmallVector<Value>{values, indices};
           }
           Value perm = argsortLine(b, loc, lines[0], *info, descending);

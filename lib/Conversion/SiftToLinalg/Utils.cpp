@@ -520,6 +520,33 @@ static Value countOf(OpBuilder &b, Location loc, Value hist, Value d) {
   return sum;
 }
 
+/// The digit (an index) whose run in `hist` (a `histogramOf` result) holds
+/// the `need`-th key (an i64, 1-based), and how many keys come before that
+/// run (an i64).
+static std::pair<Value, Value> findDigit(OpBuilder &b, Location loc, Value hist,
+                                         Value need) {
+  Type i64 = b.getI64Type();
+  Value c0 = constIndex(b, loc, 0), zero64 = constInt(b, loc, i64, 0);
+  auto scan = scf::ForOp::create(
+      b, loc, c0, constIndex(b, loc, 256), constIndex(b, loc, 1),
+      ValueRange{zero64, c0, zero64},
+      [&](OpBuilder &b, Location loc, Value d, ValueRange it) {
+        Value end =
+            arith::AddIOp::create(b, loc, it[0], countOf(b, loc, hist, d));
+        Value hit = arith::AndIOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, it[0],
+                                  need),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, need,
+                                  end));
+        scf::YieldOp::create(
+            b, loc,
+            ValueRange{end, arith::SelectOp::create(b, loc, hit, d, it[1]),
+                       arith::SelectOp::create(b, loc, hit, it[0], it[2])});
+      });
+  return {scan.getResult(1), scan.getResult(2)};
+}
+
 std::pair<Value, Value> lowering::radixArgsort(OpBuilder &b, Location loc,
                                                Value keys, Value n,
                                                unsigned sortBits) {
@@ -600,12 +627,10 @@ std::pair<Value, Value> lowering::radixArgsort(OpBuilder &b, Location loc,
 }
 
 std::pair<Value, Value> lowering::radixSelect(OpBuilder &b, Location loc,
-                                              Type keyType, Value n, int64_t k,
+                                              Type keyType, Value n, Value k,
                                               unsigned sortBits, KeyFn keyAt) {
-  Type i64 = b.getI64Type(), indexType = b.getIndexType();
+  Type indexType = b.getIndexType();
   Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
-  Value c256 = constIndex(b, loc, 256);
-  Value zero64 = constInt(b, loc, i64, 0);
   Value zeroKey = constInt(b, loc, keyType, 0);
   Value onesKey = constInt(b, loc, keyType, -1);
   // The candidates are the keys that agree with the k-th key on the digits
@@ -615,7 +640,7 @@ std::pair<Value, Value> lowering::radixSelect(OpBuilder &b, Location loc,
   auto [orAll, andAll] = orAndOf(b, loc, keyType, n, keyAt);
   Value cand =
       emptyTensor(b, loc, {getAsOpFoldResult(n)}, keyType, /*fillValue=*/{});
-  Value m = n, need = constInt(b, loc, i64, k);
+  Value m = n, need = k;
   Value orC = orAll, andC = andAll;
   Value threshold = zeroKey;
   unsigned numDigits = (sortBits + 7) / 8;
@@ -662,29 +687,9 @@ std::pair<Value, Value> lowering::radixSelect(OpBuilder &b, Location loc,
                                       b, loc, indexType, digitOf(b, loc, key)));
                                 })};
               })[0];
-          // The digit whose run holds the need-th candidate, and how many
-          // candidates come before its run.
-          auto scan = scf::ForOp::create(
-              b, loc, c0, c256, c1, ValueRange{zero64, c0, zero64},
-              [&](OpBuilder &b, Location loc, Value d, ValueRange it) {
-                Value h = countOf(b, loc, hist, d);
-                Value end = arith::AddIOp::create(b, loc, it[0], h);
-                Value hit = arith::AndIOp::create(
-                    b, loc,
-                    arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                          it[0], curNeed),
-                    arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
-                                          curNeed, end));
-                scf::YieldOp::create(
-                    b, loc,
-                    ValueRange{
-                        end, arith::SelectOp::create(b, loc, hit, d, it[1]),
-                        arith::SelectOp::create(b, loc, hit, it[0], it[2])});
-              });
-          Value selDigit =
-              arith::IndexCastUIOp::create(b, loc, keyType, scan.getResult(1));
-          Value newNeed =
-              arith::SubIOp::create(b, loc, curNeed, scan.getResult(2));
+          auto [found, before] = findDigit(b, loc, hist, curNeed);
+          Value selDigit = arith::IndexCastUIOp::create(b, loc, keyType, found);
+          Value newNeed = arith::SubIOp::create(b, loc, curNeed, before);
           // Keep the candidates with that digit, compacted in place (the
           // write index never passes the read index).
           SmallVector<Value> kept =
@@ -735,4 +740,28 @@ std::pair<Value, Value> lowering::radixSelect(OpBuilder &b, Location loc,
     andC = step.getResult(5);
   }
   return {threshold, need};
+}
+
+RadixSplit lowering::radixSplit(OpBuilder &b, Location loc, Type keyType,
+                                Value n, Value k, unsigned sortBits,
+                                KeyFn keyAt) {
+  // The most significant digit in which the keys differ (digit 0 when they
+  // are all equal).
+  auto [orAll, andAll] = orAndOf(b, loc, keyType, n, keyAt);
+  Value varying = arith::XOrIOp::create(b, loc, orAll, andAll);
+  Value shift = constInt(b, loc, keyType, 0);
+  for (unsigned shiftBits = 8; shiftBits < sortBits; shiftBits += 8)
+    shift = arith::SelectOp::create(
+        b, loc, digitNonZero(b, loc, varying, shiftBits),
+        constInt(b, loc, keyType, shiftBits), shift);
+  Value digitMask = constInt(b, loc, keyType, 255);
+  Value hist = histogramOf(
+      b, loc, n, keyAt, [&](OpBuilder &b, Location loc, Value key) -> Value {
+        Value d = arith::AndIOp::create(
+            b, loc, arith::ShRUIOp::create(b, loc, key, shift), digitMask);
+        return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), d);
+      });
+  auto [digit, below] = findDigit(b, loc, hist, k);
+  return {shift, arith::IndexCastUIOp::create(b, loc, keyType, digit), below,
+          countOf(b, loc, hist, digit)};
 }
