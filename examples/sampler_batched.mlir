@@ -49,8 +49,6 @@ func.func @sampler(%feats: tensor<32x10000x16xf32>, %labels: tensor<32x10000xi64
       : tensor<32x10000xi32> -> tensor<32x1000xi32>, tensor<32x1000xi64>
   %nk, %neg_idx = sift.topk %neg_key k(1000) smallest
       : tensor<32x10000xi32> -> tensor<32x1000xi32>, tensor<32x1000xi64>
-  %both = tensor.concat dim(1) %pos_idx, %neg_idx
-      : (tensor<32x1000xi64>, tensor<32x1000xi64>) -> tensor<32x2000xi64>
 
   // Lane j takes positive j, then negative j - num_pos; lanes past the
   // count are invalid (-1).
@@ -72,16 +70,16 @@ func.func @sampler(%feats: tensor<32x10000x16xf32>, %labels: tensor<32x10000xi64
       outs(%tot_init : tensor<32x1000xi64>) dimensions = [1]
   %from_pos = arith.cmpi slt, %lane, %np_b : tensor<32x1000xi64>
   %valid = arith.cmpi slt, %lane, %tot_b : tensor<32x1000xi64>
-  %kk = arith.constant dense<1000> : tensor<32x1000xi64>
-  %shifted = arith.addi %lane, %kk : tensor<32x1000xi64>
-  %neg_lane = arith.subi %shifted, %np_b : tensor<32x1000xi64>
-  %src = arith.select %from_pos, %lane, %neg_lane
+  %neg_lane = arith.subi %lane, %np_b : tensor<32x1000xi64>
+  %pos_pick = sift.gather %pos_idx[%lane] {batch_dims = 1 : i64, fill = -1 : i64}
+      : tensor<32x1000xi64>, tensor<32x1000xi64> -> tensor<32x1000xi64>
+  %neg_pick = sift.gather %neg_idx[%neg_lane] {batch_dims = 1 : i64, fill = -1 : i64}
+      : tensor<32x1000xi64>, tensor<32x1000xi64> -> tensor<32x1000xi64>
+  %pick = arith.select %from_pos, %pos_pick, %neg_pick
       : tensor<32x1000xi1>, tensor<32x1000xi64>
   %invalid = arith.constant dense<-1> : tensor<32x1000xi64>
-  %src_v = arith.select %valid, %src, %invalid
+  %idx = arith.select %valid, %pick, %invalid
       : tensor<32x1000xi1>, tensor<32x1000xi64>
-  %idx = sift.gather %both[%src_v] {batch_dims = 1 : i64, fill = -1 : i64}
-      : tensor<32x2000xi64>, tensor<32x1000xi64> -> tensor<32x1000xi64>
 
   // Shuffle the valid lanes; the invalid ones stay last.
   %mbits = sift.random_bits %seed offset %stream_mix : tensor<32x1000xi32>

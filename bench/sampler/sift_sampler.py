@@ -2,8 +2,8 @@
 
 It is the static rewrite of the balanced sampler (see torch_sampler.py for
 the PyTorch forms) over a whole batch at once: per-row counts, Philox keys,
-top-k selections of the K smallest keys of each label group, a gather that
-puts the chosen positives and negatives side by side, and a shuffle of the
+top-k selections of the K smallest keys of each label group, gathers that
+put the chosen positives and negatives side by side, and a shuffle of the
 valid lanes. examples/sampler_batched.mlir is this text for B=32, N=10000,
 K=1000, D=16.
 """
@@ -60,8 +60,6 @@ func.func @sampler(%feats: tensor<{B}x{N}x{D}xf32>, %labels: tensor<{B}x{N}xi64>
       : tensor<{B}x{N}xi32> -> tensor<{B}x{KK}xi32>, tensor<{B}x{KK}xi64>
   %nk, %neg_idx = sift.topk %neg_key k({KK}) smallest
       : tensor<{B}x{N}xi32> -> tensor<{B}x{KK}xi32>, tensor<{B}x{KK}xi64>
-  %both = tensor.concat dim(1) %pos_idx, %neg_idx
-      : (tensor<{B}x{KK}xi64>, tensor<{B}x{KK}xi64>) -> tensor<{B}x{KK2}xi64>
 
   // Lane j takes positive j, then negative j - num_pos; lanes past the
   // count are invalid (-1).
@@ -83,16 +81,16 @@ func.func @sampler(%feats: tensor<{B}x{N}x{D}xf32>, %labels: tensor<{B}x{N}xi64>
       outs(%tot_init : tensor<{B}x{K}xi64>) dimensions = [1]
   %from_pos = arith.cmpi slt, %lane, %np_b : tensor<{B}x{K}xi64>
   %valid = arith.cmpi slt, %lane, %tot_b : tensor<{B}x{K}xi64>
-  %kk = arith.constant dense<{KK}> : tensor<{B}x{K}xi64>
-  %shifted = arith.addi %lane, %kk : tensor<{B}x{K}xi64>
-  %neg_lane = arith.subi %shifted, %np_b : tensor<{B}x{K}xi64>
-  %src = arith.select %from_pos, %lane, %neg_lane
+  %neg_lane = arith.subi %lane, %np_b : tensor<{B}x{K}xi64>
+  %pos_pick = sift.gather %pos_idx[%lane] {{batch_dims = 1 : i64, fill = -1 : i64}}
+      : tensor<{B}x{KK}xi64>, tensor<{B}x{K}xi64> -> tensor<{B}x{K}xi64>
+  %neg_pick = sift.gather %neg_idx[%neg_lane] {{batch_dims = 1 : i64, fill = -1 : i64}}
+      : tensor<{B}x{KK}xi64>, tensor<{B}x{K}xi64> -> tensor<{B}x{K}xi64>
+  %pick = arith.select %from_pos, %pos_pick, %neg_pick
       : tensor<{B}x{K}xi1>, tensor<{B}x{K}xi64>
   %invalid = arith.constant dense<-1> : tensor<{B}x{K}xi64>
-  %src_v = arith.select %valid, %src, %invalid
+  %idx = arith.select %valid, %pick, %invalid
       : tensor<{B}x{K}xi1>, tensor<{B}x{K}xi64>
-  %idx = sift.gather %both[%src_v] {{batch_dims = 1 : i64, fill = -1 : i64}}
-      : tensor<{B}x{KK2}xi64>, tensor<{B}x{K}xi64> -> tensor<{B}x{K}xi64>
 
   // Shuffle the valid lanes; the invalid ones stay last.
   %mbits = sift.random_bits %seed offset %stream_mix : tensor<{B}x{K}xi32>
@@ -117,7 +115,7 @@ func.func @sampler(%feats: tensor<{B}x{N}x{D}xf32>, %labels: tensor<{B}x{N}xi64>
 
 def batched_static_sampler_mlir(b, n, k, d=16):
     kk = min(k, n)
-    return TEMPLATE.format(B=b, N=n, K=k, D=d, H=k // 2, KK=kk, KK2=2 * kk)
+    return TEMPLATE.format(B=b, N=n, K=k, D=d, H=k // 2, KK=kk)
 
 
 if __name__ == "__main__":
