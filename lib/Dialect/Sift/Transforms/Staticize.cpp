@@ -998,6 +998,34 @@ LogicalResult Staticizer::rewrite(Operation *op) {
       n = *bound;
       count = slice.getDynamicSize(0);
     }
+    // A prefix of a stable argsort (as randperm(n)[:k] becomes) is a top-k
+    // selection of its keys: sorted, ties by the lower index, so the rows
+    // are the same, in O(n) instead of a full sort. Rows past the source's
+    // count are padding as below.
+    auto argsort = src.padded.getDefiningOp<ArgsortOp>();
+    if (argsort && srcType.getRank() == 1 &&
+        isConstantIntValue(slice.getMixedOffsets()[0], 0) &&
+        isConstantIntValue(slice.getMixedStrides()[0], 1) &&
+        n < cast<RankedTensorType>(src.padded.getType()).getDimSize(0)) {
+      Value keys = argsort.getInput();
+      auto keysType = cast<RankedTensorType>(keys.getType());
+      auto topk = TopkOp::create(
+          b, RankedTensorType::get({n}, keysType.getElementType()),
+          RankedTensorType::get({n}, b.getI64Type()), keys, n,
+          /*dim=*/0, /*smallest=*/!argsort.getDescending(),
+          /*unsorted=*/false);
+      Value inRange =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::slt, iota(b, n),
+                                splat(b, toI64(b, src.count), n));
+      Value rows = arith::SelectOp::create(b, inRange, topk.getIndices(),
+                                           constantI64(b, 0, n));
+      if (count)
+        define(op, slice.getResult(), rows, count);
+      else
+        slice.getResult().replaceAllUsesWith(rows);
+      erase();
+      return success();
+    }
     Value offset = getValueOrCreateConstantIndexOp(b, b.getLoc(),
                                                    slice.getMixedOffsets()[0]);
     Value stride = getValueOrCreateConstantIndexOp(b, b.getLoc(),
