@@ -2,8 +2,9 @@
 # Installs what is missing, builds, and runs the main example: the seed's
 # dynamic sampler (examples/sampler.mlir) through tensor-opt, showing what is
 # data-dependent in it, the bounds --sift-staticize derives, and the fully
-# static program it produces; then runs the batched static sampler on the CPU
-# (32 rows of N = 10000) and prints its results and time per call.
+# static program it produces; then batches it with --sift-batch and runs the
+# batched static sampler on the CPU (32 rows of N = 10000) in one call,
+# printing its results and time per call.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${SIFT_BUILD_DIR:-$root/build}"
@@ -36,11 +37,20 @@ echo "=== after --sift-staticize --canonicalize --cse (fully static) ==="
 echo "--sift-verify-static: no data-dependent shape or host sync left"
 
 echo
-echo "=== running the sampler on the CPU: a batch of 32 rows of N = 10000 ==="
-echo "(examples/sampler_batched.mlir: the static sampler over the whole batch;"
-echo " 16 features per item, labels 1 with probability 0.3, K = 1000 per row)"
+echo "=== --sift-staticize --sift-batch: the same function over a batch of 32 ==="
+batched="$build/sampler_batch32.mlir"
+"$opt" "$example" --sift-staticize --sift-batch="func=sampler size=32" \
+  --canonicalize --cse -o "$batched"
+grep "func.func @sampler_batched" "$batched" | sed 's/^ *//; s/ {$//'
+echo "(each argument gained a leading dimension of 32: one seed per row; row i"
+echo " of every result equals @sampler called on row i)"
+
+echo
+echo "=== running it on the CPU: 32 rows of N = 10000 items, one call ==="
+echo "(16 features per item, labels 1 with probability 0.3, K = 1000 per row;"
+echo " results: features, count, labels, count, each per row)"
 inputs="$build/sampler-inputs"
 python3 "$root/scripts/make_sampler_inputs.py" "$inputs" 32 10000
-"$build/bin/tensor-run" "$root/examples/sampler_batched.mlir" \
+"$build/bin/tensor-run" "$batched" -e sampler_batched \
   --input "$inputs/features.npy" --input "$inputs/labels.npy" \
-  --arg seed=7 --repeat 20
+  --input "$inputs/seeds.npy" --repeat 20

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the inputs of the sampler example as .npy files (standard library
-only): features [B, N, 16] float32 uniform in [0, 1) and labels [B, N] int64,
-1 (positive) with probability 0.3, else 0 (negative).
+only): features [B, N, 16] float32 uniform in [0, 1), labels [B, N] int64,
+1 (positive) with probability 0.3, else 0 (negative), and one Philox seed per
+row, seeds [B] int64.
 
 usage: make_sampler_inputs.py OUT_DIR [B] [N] [SEED]
 """
@@ -33,6 +34,8 @@ def main():
     labels = array.array("q", (int(rng.random() < 0.3) for _ in range(b * n)))
     write_npy(os.path.join(out, "features.npy"), "<f4", (b, n, 16), feats)
     write_npy(os.path.join(out, "labels.npy"), "<i8", (b, n), labels)
+    seeds = array.array("q", (rng.getrandbits(62) for _ in range(b)))
+    write_npy(os.path.join(out, "seeds.npy"), "<i8", (b,), seeds)
 
 
 if __name__ == "__main__":
