@@ -30,3 +30,27 @@ func.func @randperm_annotated(%n: index {sift.bound = 64 : i64}, %seed: i64)
   %p = sift.randperm %n, %seed : tensor<?xi64>
   return %p : tensor<?xi64>
 }
+
+// randperm(n)[:k] with k bounded by 8 is the sorted top-8 of the same keys:
+// no full argsort (ties by the lower index, as the stable argsort breaks
+// them; the argsort left without uses goes at the next canonicalization). A
+// slice that does not start at 0 stays a gather of the argsort.
+// CHECK-LABEL: func @randperm_prefix
+// CHECK: %[[MASKED:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<50xi1>, tensor<50xi64>
+// CHECK: %{{.*}}, %[[FIRST:.*]] = sift.topk %[[MASKED]] k(8) smallest {dim = 0 : i64} : tensor<50xi64> -> tensor<8xi64>, tensor<8xi64>
+// CHECK: arith.select %{{.*}}, %[[FIRST]], %{{.*}} : tensor<8xi1>, tensor<8xi64>
+// CHECK: sift.argsort
+// CHECK: sift.gather
+func.func @randperm_prefix(%m: tensor<50xi1>, %seed: i64) -> (tensor<?xi64>, tensor<?xi64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %idx = sift.nonzero %m : tensor<50xi1> -> tensor<?xi64>
+  %n = tensor.dim %idx, %c0 : tensor<?xi64>
+  %k = arith.minui %n, %c8 : index
+  %p = sift.randperm %n, %seed : tensor<?xi64>
+  %first = tensor.extract_slice %p[0] [%k] [1] : tensor<?xi64> to tensor<?xi64>
+  %q = sift.randperm %n, %seed : tensor<?xi64>
+  %rest = tensor.extract_slice %q[%c1] [%k] [1] : tensor<?xi64> to tensor<?xi64>
+  return %first, %rest : tensor<?xi64>, tensor<?xi64>
+}
