@@ -189,8 +189,11 @@ void mlir::sift::buildCpuPipeline(OpPassManager &pm,
   // Tensors to buffers in one analysis over the whole module, function
   // boundaries included, so no copies are made at calls; identity layouts at
   // the boundary keep the C interface simple (dense row-major memrefs).
+  // A loop may carry a freshly computed tensor to its next iteration
+  // (allow-return-allocs-from-loops); the deallocation pipeline frees it.
   addPasses(pm, "one-shot-bufferize{bufferize-function-boundaries "
-                "function-boundary-type-conversion=identity-layout-map}");
+                "function-boundary-type-conversion=identity-layout-map "
+                "allow-return-allocs-from-loops}");
   // A value computed in place in a slice of a buffer and inserted back
   // into that slice bufferizes to a copy of the slice onto itself: CSE
   // merges the two slices and canonicalization drops the self-copy.

@@ -472,6 +472,25 @@ func.func @f(%x: tensor<5xi64>, %flag: i1) -> tensor<5xi64> {
   return %r : tensor<5xi64>
 }""", gens(ints(-9, 9, 5)), shared={1: 1}))
 
+    add(Case("for-loop", """
+func.func @f(%x: tensor<6xf32>, %k: i64) -> (tensor<6xf32>, i64, tensor<6xi64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant dense<0.0> : tensor<6xf32>
+  %half = arith.constant dense<0.5> : tensor<6xf32>
+  %n0 = arith.constant 0 : i64
+  %ids = arith.constant dense<[5, 4, 3, 2, 1, 0]> : tensor<6xi64>
+  %r:3 = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %zero, %n = %n0, %perm = %ids) -> (tensor<6xf32>, i64, tensor<6xi64>) {
+    %a = arith.mulf %acc, %half : tensor<6xf32>
+    %s = arith.addf %a, %x : tensor<6xf32>
+    %m = arith.addi %n, %k : i64
+    %p = sift.gather %perm[%perm] : tensor<6xi64>, tensor<6xi64> -> tensor<6xi64>
+    scf.yield %s, %m, %p : tensor<6xf32>, i64, tensor<6xi64>
+  }
+  return %r#0, %r#1, %r#2 : tensor<6xf32>, i64, tensor<6xi64>
+}""", gens(floats(6), ints(-5, 5))))
+
     add(Case("nonzero-masked-select-unique", """
 func.func @f(%x: tensor<40xi64>) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>) {
   %z = arith.constant dense<0> : tensor<40xi64>

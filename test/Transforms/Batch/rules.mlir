@@ -104,3 +104,30 @@ func.func @f(%x: tensor<5xi64>, %k: i64) -> tensor<5xi64> {
   }
   return %r : tensor<5xi64>
 }
+
+// -----
+
+// scf.for with shared bounds stays a loop; a carried value becomes per row
+// when it is updated from a per-row value, even if it starts shared.
+// CHECK-LABEL: func.func @f_batched
+// CHECK-SAME: (%[[X:.*]]: tensor<8x4xf32>)
+// CHECK: %[[INIT:.*]] = arith.constant dense<0.000000e+00> : tensor<8x4xf32>
+// CHECK: %[[R:.*]]:2 = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]], %[[N:.*]] = %{{.*}}) -> (tensor<8x4xf32>, i64)
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[ACC]], %[[X]] : tensor<8x4xf32>, tensor<8x4xf32>)
+// CHECK: arith.addi %[[N]], %{{.*}} : i64
+// CHECK: return %[[R]]#0, %{{.*}} : tensor<8x4xf32>, tensor<8xi64>
+func.func @f(%x: tensor<4xf32>) -> (tensor<4xf32>, i64) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %zero = arith.constant dense<0.0> : tensor<4xf32>
+  %n0 = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %r:2 = scf.for %i = %c0 to %c3 step %c1 iter_args(%acc = %zero, %n = %n0) -> (tensor<4xf32>, i64) {
+    %s = arith.addf %acc, %x : tensor<4xf32>
+    %m = arith.addi %n, %one : i64
+    scf.yield %s, %m : tensor<4xf32>, i64
+  }
+  return %r#0, %r#1 : tensor<4xf32>, i64
+}

@@ -23,7 +23,8 @@
 //    Philox words (its definition);
 //  - `scf.if` on a batched condition evaluates both branches and selects per
 //    row; on an unbatched one it stays a branch. `scf.for` with unbatched
-//    bounds keeps its loop, its carried values batched where needed.
+//    bounds keeps its loop, its carried values batched where needed (found
+//    by a fixpoint over the body).
 //
 //===----------------------------------------------------------------------===//
 
@@ -874,9 +875,74 @@ LogicalResult Batcher::batchIf(OpBuilder &b, scf::IfOp op) {
   return success();
 }
 
+/// The same loop for every row; a carried value is per row when its initial
+/// value or the value yielded for it is. That is a fixpoint: the body is
+/// batched again whenever a carried value turns out to be per row.
 LogicalResult Batcher::batchFor(OpBuilder &b, scf::ForOp op) {
-  return op.emitOpError("cannot be batched by --sift-batch yet: it carries "
-                        "per-row values");
+  Location loc = op.getLoc();
+  if (isBatched(op.getLowerBound()) || isBatched(op.getUpperBound()) ||
+      isBatched(op.getStep()))
+    return op.emitOpError("has per-row bounds, which --sift-batch cannot "
+                          "batch (a loop of per-row trip counts)");
+  SmallVector<bool> perRow;
+  for (Value init : op.getInitArgs())
+    perRow.push_back(isBatched(init));
+  while (true) {
+    SmallVector<Value> inits;
+    for (auto [init, isPerRow] : llvm::zip_equal(op.getInitArgs(), perRow))
+      inits.push_back(isPerRow ? batchedValue(b, loc, init) : lookup(init));
+    bool failedBody = false, grew = false;
+    auto loop = scf::ForOp::create(
+        b, loc, lookup(op.getLowerBound()), lookup(op.getUpperBound()),
+        lookup(op.getStep()), inits,
+        [&](OpBuilder &nb, Location nloc, Value iv, ValueRange args) {
+          map.map(op.getInductionVar(), iv);
+          for (auto [arg, newArg, isPerRow] :
+               llvm::zip_equal(op.getRegionIterArgs(), args, perRow))
+            mapArgument(arg, newArg, isPerRow);
+          FailureOr<SmallVector<Value>> yielded =
+              batchRegionInto(*this, nb, *op.getBody());
+          if (failed(yielded)) {
+            failedBody = true;
+            scf::YieldOp::create(nb, nloc, args);
+            return;
+          }
+          SmallVector<Value> values;
+          for (auto [i, v] : llvm::enumerate(*yielded)) {
+            if (batched.contains(v) && !perRow[i]) {
+              perRow[i] = true;
+              grew = true;
+            }
+            values.push_back(
+                perRow[i] && !batched.contains(v) ? broadcast(nb, nloc, v) : v);
+          }
+          if (grew)
+            values.assign(args.begin(), args.end());
+          scf::YieldOp::create(nb, nloc, values);
+        });
+    if (failedBody || grew) {
+      // Forget the values of this attempt before they are erased.
+      loop->walk([&](Operation *inner) {
+        for (Value v : inner->getResults())
+          batched.erase(v);
+        for (Region &region : inner->getRegions())
+          for (Block &block : region)
+            for (Value v : block.getArguments())
+              batched.erase(v);
+      });
+      loop.erase();
+      if (failedBody)
+        return failure();
+      continue;
+    }
+    for (auto [result, value, isPerRow] :
+         llvm::zip_equal(op.getResults(), loop.getResults(), perRow)) {
+      map.map(result, value);
+      if (isPerRow)
+        batched.insert(value);
+    }
+    return success();
+  }
 }
 
 //===----------------------------------------------------------------------===//
