@@ -75,6 +75,9 @@ typedef struct sift_compile_options_t {
   sift_target_t target;
   int opt_level;        /* 0-3 */
   const char *pipeline; /* NULL or "": the CPU pipeline */
+  /* NULL or source-level passes run first, e.g.
+     "sift-staticize,sift-batch{func=f size=32}" (adds f_batched) */
+  const char *transforms;
 } sift_compile_options_t;
 
 /// Fills `options` with the defaults (cpu, -O2, the CPU pipeline).

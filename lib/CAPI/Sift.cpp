@@ -51,6 +51,7 @@ void sift_compile_options_init(sift_compile_options_t *options) {
   options->target = SIFT_TARGET_CPU;
   options->opt_level = 2;
   options->pipeline = nullptr;
+  options->transforms = nullptr;
 }
 
 const char *sift_last_error_message(void) { return lastError.c_str(); }
@@ -103,6 +104,8 @@ static sift_status_t convertOptions(const sift_compile_options_t *in,
   out.optLevel = static_cast<unsigned>(in->opt_level);
   if (in->pipeline)
     out.pipeline = in->pipeline;
+  if (in->transforms)
+    out.transforms = in->transforms;
   return SIFT_OK;
 }
 

@@ -289,6 +289,23 @@ jit::Engine::compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
     return jit::makeError(ErrorCode::ParseError,
                           "failed to parse MLIR source:\n" + diagnostics);
 
+  // Source-level transforms (staticize, batch) first: what they add is
+  // callable.
+  if (!options.transforms.empty()) {
+    mlir::PassManager transforms(&context, mlir::ModuleOp::getOperationName());
+    std::string error;
+    llvm::raw_string_ostream errorOS(error);
+    if (mlir::failed(
+            mlir::parsePassPipeline(options.transforms, transforms, errorOS)))
+      return jit::makeError(ErrorCode::InvalidArgument, "bad transforms '" +
+                                                            options.transforms +
+                                                            "': " + error);
+    if (mlir::failed(transforms.run(*module)))
+      return jit::makeError(ErrorCode::CompileError,
+                            "the transforms '" + options.transforms +
+                                "' failed:\n" + diagnostics);
+  }
+
   // Signatures come from the source functions, before lowering.
   auto impl = std::make_unique<jit::Engine::Impl>();
   std::vector<FunctionSignature> signatures;

@@ -81,6 +81,12 @@ static cl::opt<std::string> target("target", cl::desc("cpu (default) or cuda"),
 static cl::opt<unsigned> optLevel("O", cl::desc("Optimization level 0-3"),
                                   cl::init(2), cl::Prefix, cl::cat(category));
 static cl::opt<std::string>
+    transforms("transforms",
+               cl::desc("Source passes to run first, e.g. "
+                        "'sift-staticize,sift-batch{func=f size=32}' "
+                        "(then run -e f_batched)"),
+               cl::cat(category));
+static cl::opt<std::string>
     pipeline("pipeline", cl::desc("Replace the CPU pipeline (textual)"),
              cl::cat(category));
 static cl::opt<unsigned>
@@ -290,6 +296,7 @@ int main(int argc, char **argv) {
     return fail("unknown target '" + target + "' (expected cpu or cuda)");
   options.optLevel = optLevel;
   options.pipeline = pipeline;
+  options.transforms = transforms;
   if (repeat == 0)
     return fail("--repeat must be at least 1");
   if (dynamicSize < 0)

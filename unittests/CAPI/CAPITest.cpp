@@ -377,6 +377,17 @@ TEST(CAPIEngineTest, CompileErrors) {
   EXPECT_STREQ(sift_last_error_message(),
                "optimization level must be 0-3, got 9");
 
+  sift_compile_options_init(&options);
+  EXPECT_EQ(options.transforms, nullptr);
+  options.transforms = "sift-batch{func=missing size=2}";
+  EXPECT_EQ(sift_engine_create_from_source(kProgram, std::strlen(kProgram),
+                                           &options, &engine),
+            SIFT_ERROR_COMPILE);
+  EXPECT_NE(std::string(sift_last_error_message())
+                .find("no function named 'missing'"),
+            std::string::npos)
+      << sift_last_error_message();
+
   EXPECT_EQ(sift_engine_create_from_file("/no/such.mlir", nullptr, &engine),
             SIFT_ERROR_NOT_FOUND);
   EXPECT_STREQ(sift_last_error_message(),

@@ -12,10 +12,12 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <numeric>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace mlir::sift::jit;
@@ -535,6 +537,86 @@ TEST(EngineCompileTest, PipelineOverrideAndOptLevels) {
     ASSERT_OK(results);
     EXPECT_EQ((*results)[0].data<float>()[3], 8.0f);
   }
+}
+
+// A per-sample program with data-dependent shapes, staticized and batched by
+// the compile options' transforms: the batched function is callable, and row
+// i of its results equals the per-sample function called on row i.
+TEST(EngineCompileTest, TransformsAddACallableBatchedFunction) {
+  const char *perSample = R"mlir(
+func.func @pick(%labels: tensor<64xi64>, %seed: i64) -> tensor<?xi64> {
+  %c0 = arith.constant 0 : index
+  %ones = arith.constant dense<1> : tensor<64xi64>
+  %m = arith.cmpi eq, %labels, %ones : tensor<64xi64>
+  %pos = sift.nonzero %m : tensor<64xi1> -> tensor<?xi64>
+  %n = tensor.dim %pos, %c0 : tensor<?xi64>
+  %perm = sift.randperm %n, %seed : tensor<?xi64>
+  %shuffled = sift.gather %pos[%perm] : tensor<?xi64>, tensor<?xi64> -> tensor<?xi64>
+  return %shuffled : tensor<?xi64>
+}
+)mlir";
+  CompileOptions options;
+  options.transforms = "sift-staticize,sift-batch{func=pick size=4}";
+  auto compiled = Engine::compileSource(perSample, options);
+  ASSERT_OK(compiled);
+  Engine &engine = **compiled;
+  auto batched = engine.lookup("pick_batched");
+  ASSERT_OK(batched);
+  EXPECT_EQ(batched->signature().inputs[0].str(), "tensor<4x64xi64>");
+  EXPECT_EQ(batched->signature().inputs[1].str(), "tensor<4xi64>");
+  EXPECT_EQ(batched->signature().results[0].str(), "tensor<4x64xi64>");
+  EXPECT_EQ(batched->signature().results[1].str(), "tensor<4xi64>");
+
+  // Rows with no, one, some and all positives.
+  int64_t labels[4][64];
+  int64_t positives[4] = {0, 0, 0, 0};
+  for (int r = 0; r < 4; ++r)
+    for (int j = 0; j < 64; ++j) {
+      bool positive = r == 3 || (r == 1 && j == 17) || (r == 2 && j % 3 == 0);
+      labels[r][j] = positive ? 1 : 0;
+      positives[r] += positive;
+    }
+  int64_t seeds[4] = {11, 22, 33, 44};
+  auto results = batched->call({TensorView(labels, DType::I64, {4, 64}),
+                                TensorView(seeds, DType::I64, {4})});
+  ASSERT_OK(results);
+  const int64_t *rows = (*results)[0].data<int64_t>();
+  const int64_t *counts = (*results)[1].data<int64_t>();
+  for (int r = 0; r < 4; ++r) {
+    // Independently: the count is the number of positives, and the first
+    // `count` lanes are a permutation of their positions.
+    EXPECT_EQ(counts[r], positives[r]) << "row " << r;
+    std::vector<int64_t> got(rows + r * 64, rows + r * 64 + counts[r]);
+    std::sort(got.begin(), got.end());
+    std::vector<int64_t> want;
+    for (int j = 0; j < 64; ++j)
+      if (labels[r][j] == 1)
+        want.push_back(j);
+    EXPECT_EQ(got, want) << "row " << r;
+    // Exactly the per-sample function on that row.
+    auto single = engine.call("pick", {TensorView(labels[r], DType::I64, {64}),
+                                       Scalar::ofInt(seeds[r])});
+    ASSERT_OK(single);
+    EXPECT_EQ((*single)[1].data<int64_t>()[0], counts[r]);
+    for (int j = 0; j < 64; ++j)
+      EXPECT_EQ((*single)[0].data<int64_t>()[j], rows[r * 64 + j])
+          << "row " << r << " lane " << j;
+  }
+}
+
+TEST(EngineCompileTest, BadTransforms) {
+  CompileOptions options;
+  options.transforms = "no-such-pass";
+  auto [code, message] = errorOf(Engine::compileSource(kProgram, options));
+  EXPECT_EQ(code, ErrorCode::InvalidArgument);
+  EXPECT_NE(message.find("bad transforms 'no-such-pass'"), std::string::npos)
+      << message;
+  // A pass that fails reports its diagnostic.
+  options.transforms = "sift-batch{func=nothing_here size=2}";
+  std::tie(code, message) = errorOf(Engine::compileSource(kProgram, options));
+  EXPECT_EQ(code, ErrorCode::CompileError);
+  EXPECT_NE(message.find("no function named 'nothing_here'"), std::string::npos)
+      << message;
 }
 
 //===----------------------------------------------------------------------===//

@@ -82,6 +82,11 @@ struct CompileOptions {
   /// "builtin.module(sift-cpu-pipeline)" or "canonicalize,...". It must end in
   /// the LLVM dialect with the standard function calling convention.
   std::string pipeline;
+  /// Source-level passes run right after parsing, before the functions are
+  /// listed and the pipeline runs, e.g.
+  /// "sift-staticize,sift-batch{func=sampler size=32}": the functions they
+  /// add (sampler_batched) are callable like the others.
+  std::string transforms;
 };
 
 /// The type of one parameter or result, read from the source func.func.
