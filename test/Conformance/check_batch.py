@@ -8,9 +8,11 @@ result a reference @f_rows that calls @f once per row in an scf.for (the
 "loop of per-row calls" the pass replaces), runs @f_batched and @f_rows with
 tensor-run on the same random inputs and compares every result exactly (NaNs
 by their bits). It covers every sift op, elementwise and linalg ops, tensor
-reshapes and slices, per-row and shared control flow, shared (unbatched)
-arguments, batch 1, and the seed's sampler (examples/sampler.mlir, through
---sift-staticize) on rows of very different label balances. Per-row random
+reshapes and slices, per-row and shared control flow, loops, shared
+(unbatched) arguments, batch 1, the programs of examples/patterns/ and the
+seed's sampler (examples/sampler.mlir), both through --sift-staticize, on
+rows of very different character (label balances, nothing or everything
+selected). Per-row random
 streams are also checked against the Philox reference: row i of a batched
 random op is the unbatched op with seed[i].
 
@@ -501,6 +503,65 @@ func.func @f(%x: tensor<40xi64>) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
   return %nz, %ms, %u : tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
 }""", lambda rng, b: [rng.integers(-8, 8, (b, 40)) *
                       (rng.random((b, 1)) < 0.8)], staticize=True))
+
+    # The programs of examples/patterns/, as their authors wrote them, with
+    # rows of different character (nothing selected, everything selected,
+    # ties, random).
+    def pattern(name, entry):
+        text = open(os.path.join(ROOT, "examples", "patterns",
+                                 name + ".mlir")).read()
+        return text.replace("func.func @%s(" % entry, "func.func @f(")
+
+    def per_row(*makers):
+        def gen(rng, b):
+            return [np.stack([m(rng, i) for i in range(b)]) for m in makers]
+        return gen
+
+    add(Case("pattern-det-postprocess-topn",
+             pattern("det_postprocess_topn", "postprocess"),
+             per_row(lambda rng, i: rng.standard_normal((2000, 4)).astype(
+                         np.float32),
+                     lambda rng, i: [rng.random(2000), np.full(2000, 0.01),
+                                     np.round(rng.random(2000), 1),
+                                     rng.random(2000) + 0.1][i % 4].astype(
+                         np.float32))))
+    add(Case("pattern-recsys-dedupe", pattern("recsys_dedupe", "dedupe"),
+             per_row(lambda rng, i: [rng.integers(0, 1000, 256),
+                                     np.full(256, 17),
+                                     np.arange(256) * 3,
+                                     rng.integers(0, 1100, 256)][i % 4]
+                     .astype(np.int64)),
+             shared={1: np.random.default_rng(1).standard_normal(
+                 (1000, 8)).astype(np.float32)}))
+    add(Case("pattern-rpn-positive-l1",
+             pattern("rpn_positive_l1", "positive_l1"),
+             per_row(lambda rng, i: [rng.random(512), np.zeros(512),
+                                     np.ones(512), rng.random(512)][i % 4]
+                     .astype(np.float32),
+                     lambda rng, i: rng.standard_normal((512, 4)).astype(
+                         np.float32),
+                     lambda rng, i: rng.standard_normal((512, 4)).astype(
+                         np.float32))))
+    add(Case("pattern-seg-valid-pixels-loss",
+             pattern("seg_valid_pixels_loss", "valid_pixels_loss"),
+             per_row(lambda rng, i: rng.standard_normal((4096, 21)).astype(
+                         np.float32),
+                     lambda rng, i: np.where(
+                         rng.random(4096) < [0.2, 1.0, 0.0, 0.5][i % 4], 255,
+                         rng.integers(0, 21, 4096)).astype(np.int64))))
+    add(Case("pattern-ssd-hard-negatives",
+             pattern("ssd_hard_negatives", "hard_negatives"),
+             per_row(lambda rng, i: rng.random(1000).astype(np.float32),
+                     lambda rng, i: [
+                         np.where(rng.random(1000) < 0.05, 1,
+                                  np.where(rng.random(1000) < 0.9, 0, -1)),
+                         np.zeros(1000), np.ones(1000),
+                         np.array([1] * 900 + [0] * 50 + [-1] * 50)][i % 4]
+                     .astype(np.int64))))
+
+    for case in cases:
+        if case.name.startswith("pattern-"):
+            case.staticize = True
 
     sampler = open(os.path.join(ROOT, "examples", "sampler.mlir")).read()
     sampler = sampler.replace("func.func @sampler(", "func.func @f(")
