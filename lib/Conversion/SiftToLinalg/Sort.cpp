@@ -31,6 +31,38 @@ static Value argsortLine(OpBuilder &b, Location loc, Value line,
   return radixArgsort(b, loc, keys, n, info.sortBits).second;
 }
 
+/// Whether a collection pass over keys in index order takes `key`, given the
+/// k-th key `threshold`, how many keys equal to it were `seen` and how many
+/// of them are `need`ed: (take, key == threshold).
+static std::pair<Value, Value> takeKey(OpBuilder &b, Location loc, Value key,
+                                       Value threshold, Value seen,
+                                       Value need) {
+  Value below =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, key, threshold);
+  Value equal =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, key, threshold);
+  Value room =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, seen, need);
+  Value take = arith::OrIOp::create(b, loc, below,
+                                    arith::AndIOp::create(b, loc, equal, room));
+  return {take, equal};
+}
+
+/// The next output slot and count of keys equal to the threshold after a
+/// `takeKey` step.
+static std::pair<Value, Value> advance(OpBuilder &b, Location loc, Value take,
+                                       Value equal, Value at, Value seen) {
+  Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+  Type i64 = b.getI64Type();
+  Value next = arith::AddIOp::create(
+      b, loc, at, arith::SelectOp::create(b, loc, take, c1, c0));
+  Value count = arith::AddIOp::create(
+      b, loc, seen,
+      arith::SelectOp::create(b, loc, equal, constInt(b, loc, i64, 1),
+                              constInt(b, loc, i64, 0)));
+  return {next, count};
+}
+
 static Value permuteLine(OpBuilder &b, Location loc, Value line, Value perm);
 
 /// The values and indices (i64) of the `k` smallest keys of a 1-D `line`
@@ -62,23 +94,12 @@ selectLineInIndexOrder(OpBuilder &b, Location loc, Value line, int64_t k,
       [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
         Value x = tensor::ExtractOp::create(b, loc, line, i);
         Value key = toSortKey(b, loc, x, info, descending);
-        Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                            key, threshold);
-        Value equal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                            key, threshold);
-        Value room = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                           it[3], need);
-        Value take = arith::OrIOp::create(
-            b, loc, below, arith::AndIOp::create(b, loc, equal, room));
+        auto [take, equal] = takeKey(b, loc, key, threshold, it[3], need);
         Value at = it[2];
         Value oi =
             tensor::InsertOp::create(b, loc, indexToI64(b, loc, i), it[0], at);
         Value ov = tensor::InsertOp::create(b, loc, x, it[1], at);
-        Value j = arith::AddIOp::create(
-            b, loc, at, arith::SelectOp::create(b, loc, take, c1, c0));
-        Value seen = arith::AddIOp::create(
-            b, loc, it[3],
-            arith::SelectOp::create(b, loc, equal, one64, zero64));
+        auto [j, seen] = advance(b, loc, take, equal, at, it[3]);
         scf::YieldOp::create(b, loc, ValueRange{oi, ov, j, seen});
       });
   return {firstElements(b, loc, collect.getResult(1), k),
@@ -159,23 +180,12 @@ static std::pair<Value, Value> selectSortedLine(OpBuilder &b, Location loc,
                  i64ToIndex(b, loc, split.below), zero64},
       [&](OpBuilder &b, Location loc, Value j, ValueRange it) {
         Value key = tensor::ExtractOp::create(b, loc, candKeys, j);
-        Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                            key, threshold);
-        Value equal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                            key, threshold);
-        Value room = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                           it[3], need);
-        Value take = arith::OrIOp::create(
-            b, loc, below, arith::AndIOp::create(b, loc, equal, room));
+        auto [take, equal] = takeKey(b, loc, key, threshold, it[3], need);
         Value at = it[2];
         Value keys = tensor::InsertOp::create(b, loc, key, it[0], at);
         Value idx = tensor::InsertOp::create(
             b, loc, tensor::ExtractOp::create(b, loc, candIdx, j), it[1], at);
-        Value next = arith::AddIOp::create(
-            b, loc, at, arith::SelectOp::create(b, loc, take, c1, c0));
-        Value seen = arith::AddIOp::create(
-            b, loc, it[3],
-            arith::SelectOp::create(b, loc, equal, one64, zero64));
+        auto [next, seen] = advance(b, loc, take, equal, at, it[3]);
         scf::YieldOp::create(b, loc, ValueRange{keys, idx, next, seen});
       });
   Value selKeys = firstElements(b, loc, collect.getResult(0), k);

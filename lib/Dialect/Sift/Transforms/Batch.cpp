@@ -452,6 +452,22 @@ LogicalResult Batcher::batchTensorOp(OpBuilder &b, Operation *op) {
                                      : v);
     return result;
   };
+  // The parameters of a slice with a leading full batch dimension; they must
+  // be the same for every row.
+  auto sliceParameters = [&](OffsetSizeAndStrideOpInterface slice,
+                             SmallVector<OpFoldResult> &offsets,
+                             SmallVector<OpFoldResult> &sizes,
+                             SmallVector<OpFoldResult> &strides) {
+    if (failed(expectUnbatched(*this, op, slice.getOffsets(), "offsets")) ||
+        failed(expectUnbatched(*this, op, slice.getSizes(), "sizes")) ||
+        failed(expectUnbatched(*this, op, slice.getStrides(), "strides")))
+      return failure();
+    offsets = mapped(slice.getMixedOffsets());
+    sizes = mapped(slice.getMixedSizes());
+    strides = mapped(slice.getMixedStrides());
+    prependBatch(b, size, offsets, sizes, strides);
+    return success();
+  };
   return TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](tensor::ExtractOp extract) -> LogicalResult {
         Value source = lookup(extract.getTensor());
@@ -563,14 +579,9 @@ LogicalResult Batcher::batchTensorOp(OpBuilder &b, Operation *op) {
         return success();
       })
       .Case([&](tensor::ExtractSliceOp slice) -> LogicalResult {
-        if (failed(expectUnbatched(*this, op, slice.getOffsets(), "offsets")) ||
-            failed(expectUnbatched(*this, op, slice.getSizes(), "sizes")) ||
-            failed(expectUnbatched(*this, op, slice.getStrides(), "strides")))
+        SmallVector<OpFoldResult> offsets, sizes, strides;
+        if (failed(sliceParameters(slice, offsets, sizes, strides)))
           return failure();
-        SmallVector<OpFoldResult> offsets = mapped(slice.getMixedOffsets()),
-                                  sizes = mapped(slice.getMixedSizes()),
-                                  strides = mapped(slice.getMixedStrides());
-        prependBatch(b, size, offsets, sizes, strides);
         auto type = cast<RankedTensorType>(batchedType(slice.getType()));
         setBatched(slice.getResult(),
                    tensor::ExtractSliceOp::create(b, loc, type,
@@ -579,14 +590,9 @@ LogicalResult Batcher::batchTensorOp(OpBuilder &b, Operation *op) {
         return success();
       })
       .Case([&](tensor::InsertSliceOp slice) -> LogicalResult {
-        if (failed(expectUnbatched(*this, op, slice.getOffsets(), "offsets")) ||
-            failed(expectUnbatched(*this, op, slice.getSizes(), "sizes")) ||
-            failed(expectUnbatched(*this, op, slice.getStrides(), "strides")))
+        SmallVector<OpFoldResult> offsets, sizes, strides;
+        if (failed(sliceParameters(slice, offsets, sizes, strides)))
           return failure();
-        SmallVector<OpFoldResult> offsets = mapped(slice.getMixedOffsets()),
-                                  sizes = mapped(slice.getMixedSizes()),
-                                  strides = mapped(slice.getMixedStrides());
-        prependBatch(b, size, offsets, sizes, strides);
         // A rank-reducing insert stays one: the batch dimension is kept.
         Value source = batchedValue(b, loc, slice.getSource());
         setBatched(slice.getResult(),

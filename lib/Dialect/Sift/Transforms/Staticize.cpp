@@ -998,6 +998,15 @@ LogicalResult Staticizer::rewrite(Operation *op) {
       n = *bound;
       count = slice.getDynamicSize(0);
     }
+    // The slice's rows: padded with its count when its size is dynamic.
+    auto replaceSlice = [&](Value rows) {
+      if (count)
+        define(op, slice.getResult(), rows, count);
+      else
+        slice.getResult().replaceAllUsesWith(rows);
+      erase();
+      return success();
+    };
     // A prefix of a stable argsort (as randperm(n)[:k] becomes) is a top-k
     // selection of its keys: sorted, ties by the lower index, so the rows
     // are the same, in O(n) instead of a full sort. Rows past the source's
@@ -1019,12 +1028,7 @@ LogicalResult Staticizer::rewrite(Operation *op) {
                                 splat(b, toI64(b, src.count), n));
       Value rows = arith::SelectOp::create(b, inRange, topk.getIndices(),
                                            constantI64(b, 0, n));
-      if (count)
-        define(op, slice.getResult(), rows, count);
-      else
-        slice.getResult().replaceAllUsesWith(rows);
-      erase();
-      return success();
+      return replaceSlice(rows);
     }
     Value offset = getValueOrCreateConstantIndexOp(b, b.getLoc(),
                                                    slice.getMixedOffsets()[0]);
@@ -1038,13 +1042,7 @@ LogicalResult Staticizer::rewrite(Operation *op) {
     Value inRange = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, idx,
                                           splat(b, toI64(b, src.count), n));
     idx = arith::SelectOp::create(b, inRange, idx, constantI64(b, -1, n));
-    Value rows = gatherRows(b, src.padded, idx);
-    if (count)
-      define(op, slice.getResult(), rows, count);
-    else
-      slice.getResult().replaceAllUsesWith(rows);
-    erase();
-    return success();
+    return replaceSlice(gatherRows(b, src.padded, idx));
   }
 
   // gather: bounded indices give a bounded result; a bounded source makes its
