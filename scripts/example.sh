@@ -48,7 +48,8 @@ echo " of every result equals @sampler called on row i)"
 echo
 echo "=== running it on the CPU: 32 rows of N = 10000 items, one call ==="
 echo "(16 features per item, labels 1 with probability 0.3, K = 1000 per row;"
-echo " results: features, count, labels, count, each per row)"
+echo " results: features, count, labels, count, each per row; a row's lanes"
+echo " past its count are padding, their values unspecified)"
 inputs="$build/sampler-inputs"
 python3 "$root/scripts/make_sampler_inputs.py" "$inputs" 32 10000
 "$build/bin/tensor-run" "$batched" -e sampler_batched \
