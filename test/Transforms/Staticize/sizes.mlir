@@ -52,3 +52,33 @@ func.func @select_and_if(%m: tensor<400xi1>, %flag: i1) -> tensor<?xi64> {
   %s = tensor.extract_slice %idx[0] [%len] [1] : tensor<?xi64> to tensor<?xi64>
   return %s : tensor<?xi64>
 }
+
+// Bounds by cases: a + (k - a) under each assignment of the select
+// condition. Intervals alone give 40 + 64 = 104 for the sum; by cases it is 64
+// when the condition picks the complement, and 40 + 24 otherwise.
+// CHECK-LABEL: func @by_cases
+// CHECK-SAME: -> (tensor<64xi64>, tensor<i64>)
+// expected-remark @+1 {{sift-staticize: 4 data-dependent values rewritten, 2 host syncs removed}}
+func.func @by_cases(%m: tensor<64xi1>, %q: tensor<64xi1>, %c: i1) -> tensor<?xi64> {
+  %c0 = arith.constant 0 : index
+  %c24 = arith.constant 24 : index
+  %c40 = arith.constant 40 : index
+  %c64 = arith.constant 64 : index
+  // expected-remark @+1 {{'sift.nonzero' padded to 64 rows}}
+  %a = sift.nonzero %m : tensor<64xi1> -> tensor<?xi64>
+  // expected-remark @+1 {{'sift.nonzero' padded to 64 rows}}
+  %b = sift.nonzero %q : tensor<64xi1> -> tensor<?xi64>
+  %na = tensor.dim %a, %c0 : tensor<?xi64>
+  %nb = tensor.dim %b, %c0 : tensor<?xi64>
+  %x = arith.minui %na, %c40 : index
+  %rest = arith.subi %c64, %x : index
+  %y0 = arith.minui %nb, %c24 : index
+  %y = arith.select %c, %rest, %y0 : index
+  %total = arith.addi %x, %y : index
+  // expected-remark @+1 {{'tensor.empty' padded to 64 rows}}
+  %e = tensor.empty(%total) : tensor<?xi64>
+  %z = arith.constant 0 : i64
+  // expected-remark @+1 {{'linalg.fill' padded to 64 rows}}
+  %f = linalg.fill ins(%z : i64) outs(%e : tensor<?xi64>) -> tensor<?xi64>
+  return %f : tensor<?xi64>
+}

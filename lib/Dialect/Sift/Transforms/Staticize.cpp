@@ -95,6 +95,9 @@ private:
 
   std::optional<int64_t> computeBound(Value v, bool isUpper);
   std::optional<int64_t> computeUpperDim(Value v, int64_t dim);
+  std::optional<int64_t> caseSplitUpper(Value v);
+  std::optional<int64_t> computeIntervalBound(Value v, Operation *def,
+                                              bool isUpper);
 
   DenseMap<Value, std::optional<int64_t>> upperCache, lowerCache;
   DenseMap<std::pair<Value, int64_t>, std::optional<int64_t>> dimCache;
@@ -142,6 +145,18 @@ std::optional<int64_t> SizeBounds::computeBound(Value v, bool isUpper) {
   Operation *def = v.getDefiningOp();
   if (!def)
     return std::nullopt;
+  // Size arithmetic that picks between branches (fill one group up from the
+  // other) is tighter by cases than by intervals.
+  if (isUpper && isa<arith::AddIOp, arith::SubIOp>(def))
+    if (std::optional<int64_t> b = caseSplitUpper(v)) {
+      std::optional<int64_t> interval = computeIntervalBound(v, def, isUpper);
+      return interval ? std::min(*b, *interval) : *b;
+    }
+  return computeIntervalBound(v, def, isUpper);
+}
+
+std::optional<int64_t> SizeBounds::computeIntervalBound(Value v, Operation *def,
+                                                        bool isUpper) {
   auto up = [&](Value x) { return upper(x); };
   auto lo = [&](Value x) { return lower(x); };
   auto nonNegative = [&](Value x) {
@@ -249,6 +264,151 @@ std::optional<int64_t> SizeBounds::computeBound(Value v, bool isUpper) {
                        : minOpt(thenB, elseB, false);
       })
       .Default([](Operation *) { return std::nullopt; });
+}
+
+namespace {
+/// `constant + sum(coefficient * leaf)`: a bound on a size in terms of the
+/// sizes it is computed from, so that a size that appears with opposite
+/// signs cancels (k - n + n = k) instead of adding both intervals.
+struct LinearBound {
+  int64_t constant = 0;
+  SmallVector<std::pair<Value, int64_t>> terms;
+
+  void add(const LinearBound &other, int64_t scale) {
+    constant += scale * other.constant;
+    for (auto [leaf, coefficient] : other.terms) {
+      auto it = llvm::find_if(terms, [&](auto &t) { return t.first == leaf; });
+      if (it != terms.end())
+        it->second += scale * coefficient;
+      else
+        terms.push_back({leaf, scale * coefficient});
+    }
+  }
+};
+} // namespace
+
+/// An upper bound of `v` by cases: each `arith.select` condition of the size
+/// computation is assumed true, then false (every combination); under an
+/// assignment, a select is its chosen branch, `min(a, b)` is bounded by `a`
+/// and by `b` (either), and sums and differences combine linearly, so equal
+/// sizes cancel. The bound is the largest over the assignments of the
+/// smallest over the alternatives, each evaluated with the interval bounds
+/// of its leaves. Without it, `num_pos + num_neg` of a sampler that fills
+/// one group up to K from the other is bounded by 2K instead of K.
+std::optional<int64_t> SizeBounds::caseSplitUpper(Value v) {
+  constexpr unsigned kMaxConditions = 4, kMaxAlternatives = 64;
+  // Shared subexpressions are expanded once per use: a budget of visited
+  // ops keeps a large size computation from taking long (past it, values
+  // are leaves, which is still a sound bound).
+  constexpr unsigned kMaxVisits = 20000;
+  unsigned visits = 0;
+  SmallVector<Value> conditions;
+  // Alternatives for `x` bounded from above (isUpper) or below.
+  std::function<SmallVector<LinearBound>(Value, bool, unsigned)> expand =
+      [&](Value x, bool isUpper, unsigned assignment) {
+        auto leaf = [&]() {
+          LinearBound l;
+          l.terms.push_back({x, 1});
+          return SmallVector<LinearBound>{l};
+        };
+        APInt cst;
+        if (matchPattern(x, m_ConstantInt(&cst))) {
+          LinearBound l;
+          l.constant = cst.getSExtValue();
+          return SmallVector<LinearBound>{l};
+        }
+        Operation *def = x.getDefiningOp();
+        if (!def || ++visits > kMaxVisits)
+          return leaf();
+        auto nonNegative = [&](Value y) {
+          std::optional<int64_t> l = lower(y);
+          return l && *l >= 0;
+        };
+        // min(a, b) <= a, <= b, and <= itself, which lets it cancel against
+        // a subtraction of the same min elsewhere.
+        auto either = [&](Value a, Value b) {
+          SmallVector<LinearBound> alts = leaf();
+          for (LinearBound &l : expand(a, isUpper, assignment))
+            alts.push_back(std::move(l));
+          for (LinearBound &l : expand(b, isUpper, assignment))
+            if (alts.size() < kMaxAlternatives)
+              alts.push_back(std::move(l));
+          return alts;
+        };
+        auto combine = [&](Value a, Value b, int64_t sign) {
+          SmallVector<LinearBound> alts;
+          for (const LinearBound &l : expand(a, isUpper, assignment))
+            for (const LinearBound &r :
+                 expand(b, sign > 0 ? isUpper : !isUpper, assignment)) {
+              if (alts.size() >= kMaxAlternatives)
+                break;
+              LinearBound sum = l;
+              sum.add(r, sign);
+              alts.push_back(std::move(sum));
+            }
+          return alts;
+        };
+        if (auto add = dyn_cast<arith::AddIOp>(def))
+          return combine(add.getLhs(), add.getRhs(), 1);
+        if (auto sub = dyn_cast<arith::SubIOp>(def))
+          return combine(sub.getLhs(), sub.getRhs(), -1);
+        if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(def))
+          return expand(def->getOperand(0), isUpper, assignment);
+        if (isUpper &&
+            (isa<arith::MinSIOp>(def) ||
+             (isa<arith::MinUIOp>(def) && nonNegative(def->getOperand(0)) &&
+              nonNegative(def->getOperand(1)))))
+          return either(def->getOperand(0), def->getOperand(1));
+        if (!isUpper &&
+            (isa<arith::MaxSIOp>(def) ||
+             (isa<arith::MaxUIOp>(def) && nonNegative(def->getOperand(0)) &&
+              nonNegative(def->getOperand(1)))))
+          return either(def->getOperand(0), def->getOperand(1));
+        if (auto select = dyn_cast<arith::SelectOp>(def);
+            select && select.getCondition().getType().isInteger(1)) {
+          Value c = select.getCondition();
+          auto *it = llvm::find(conditions, c);
+          if (it == conditions.end()) {
+            if (conditions.size() >= kMaxConditions)
+              return leaf();
+            conditions.push_back(c);
+            it = conditions.end() - 1;
+          }
+          bool taken = assignment & (1u << (it - conditions.begin()));
+          return expand(taken ? select.getTrueValue() : select.getFalseValue(),
+                        isUpper, assignment);
+        }
+        return leaf();
+      };
+  auto evaluate = [&](const LinearBound &l) -> std::optional<int64_t> {
+    int64_t total = l.constant;
+    for (auto [leaf, coefficient] : l.terms) {
+      if (coefficient == 0)
+        continue;
+      std::optional<int64_t> b = coefficient > 0 ? upper(leaf) : lower(leaf);
+      if (!b)
+        return std::nullopt;
+      total += coefficient * *b;
+    }
+    return total;
+  };
+  // A first pass collects the conditions (under the all-false assignment);
+  // then every assignment of them is bounded.
+  expand(v, /*isUpper=*/true, 0);
+  if (conditions.empty())
+    return std::nullopt;
+  std::optional<int64_t> result;
+  for (unsigned assignment = 0; assignment < (1u << conditions.size());
+       ++assignment) {
+    std::optional<int64_t> best;
+    for (const LinearBound &l : expand(v, /*isUpper=*/true, assignment))
+      if (std::optional<int64_t> b = evaluate(l))
+        best = best ? std::min(*best, *b) : *b;
+    if (!best)
+      return std::nullopt;
+    result = result ? std::max(*result, *best) : *best;
+  }
+  return result;
 }
 
 std::optional<int64_t> SizeBounds::computeUpperDim(Value v, int64_t dim) {
