@@ -8,10 +8,14 @@ For each N and batch size B, in one run on this machine:
                  gathers) on the whole batch;
   sift           the batched static sampler compiled by sift
                  (examples/sampler_batched.mlir's template) and run through
-                 tensor-run, which JIT-compiles it once and times the calls.
+                 tensor-run, which JIT-compiles it once and times the calls;
+  sift-auto      the seed's dynamic sampler (examples/sampler.mlir, resized)
+                 made static and batched by the compiler alone
+                 (--sift-staticize, --sift-batch), one seed per row.
 It prints the time per call (median of --repeat calls) and the ratios of
-each PyTorch form to sift (> 1: sift is faster), plus sift's JIT compile
-time. K = N / 10, D = 16 features, labels 0/1 with 30% positives.
+each PyTorch form to sift and of torch-dynamic to sift-auto (> 1: sift is
+faster), plus sift's JIT compile time. K = N / 10, D = 16 features, labels
+0/1 with 30% positives.
 
 PyTorch comes from PyPI (`python3 -m pip install torch numpy`); without it
 the benchmark says so and exits 0.
@@ -40,10 +44,22 @@ def median_time(fn, repeat):
     return statistics.median(times)
 
 
-def run_sift(tensor_run, mlir, feats_npy, labels_npy, repeat):
-    """Returns (median seconds per call, compile seconds)."""
-    cmd = [tensor_run, mlir, "-e", "sampler", "--input", feats_npy,
-           "--input", labels_npy, "--arg", "seed=1", "--repeat", str(repeat)]
+def auto_sampler_mlir(n, k):
+    """examples/sampler.mlir with N = n items and K = k samples."""
+    text = open(os.path.join(HERE, "..", "..", "examples",
+                             "sampler.mlir")).read()
+    text = text.replace("10000", str(n))
+    text = re.sub(r"%half = arith.constant \d+",
+                  "%%half = arith.constant %d" % (k // 2), text)
+    return re.sub(r"%k = arith.constant \d+", "%%k = arith.constant %d" % k,
+                  text)
+
+
+def run_sift(tensor_run, mlir, feats_npy, labels_npy, repeat, extra=None):
+    """Returns (median seconds per call, compile seconds, wall seconds)."""
+    cmd = [tensor_run, mlir, "--input", feats_npy, "--input", labels_npy,
+           "--repeat", str(repeat)]
+    cmd += extra or ["-e", "sampler", "--arg", "seed=1"]
     t0 = time.perf_counter()
     out = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.perf_counter() - t0
@@ -83,9 +99,9 @@ def main():
         torch.set_num_threads(args.threads)
     print("torch %s, %d threads; sift via %s" %
           (torch.__version__, torch.get_num_threads(), args.tensor_run))
-    header = ("%8s %3s | %14s %14s %12s | %9s %9s | %10s" %
+    header = ("%8s %3s | %14s %14s %12s %12s | %9s %9s %9s | %10s" %
               ("N", "B", "torch-dynamic", "torch-static", "sift",
-               "dyn/sift", "stat/sift", "compile"))
+               "sift-auto", "dyn/sift", "stat/sift", "dyn/auto", "compile"))
     print(header)
     print("-" * len(header))
     rng = np.random.default_rng(0)
@@ -114,10 +130,21 @@ def main():
                 if t_compile is None:
                     # Whole tensor-run process minus the timed calls.
                     t_compile = wall - (rep + 1) * t_sift
-                print("%8d %3d | %11.3f ms %11.3f ms %9.3f ms | %8.2fx "
-                      "%8.2fx | %7.0f ms" %
+                auto = os.path.join(tmp, "auto_%d.mlir" % n)
+                with open(auto, "w") as f:
+                    f.write(auto_sampler_mlir(n, k))
+                snpy = os.path.join(tmp, "s.npy")
+                np.save(snpy, rng.integers(0, 2 ** 62, b, dtype=np.int64))
+                t_auto, _, _ = run_sift(
+                    args.tensor_run, auto, fnpy, lnpy, rep,
+                    ["--input", snpy, "-e", "sampler_batched",
+                     "--transforms=sift-staticize,sift-batch{func=sampler "
+                     "size=%d}" % b])
+                print("%8d %3d | %11.3f ms %11.3f ms %9.3f ms %9.3f ms | "
+                      "%8.2fx %8.2fx %8.2fx | %7.0f ms" %
                       (n, b, t_dyn * 1e3, t_stat * 1e3, t_sift * 1e3,
-                       t_dyn / t_sift, t_stat / t_sift, t_compile * 1e3))
+                       t_auto * 1e3, t_dyn / t_sift, t_stat / t_sift,
+                       t_dyn / t_auto, t_compile * 1e3))
                 sys.stdout.flush()
     return 0
 
