@@ -392,16 +392,17 @@ std::optional<int64_t> SizeBounds::caseSplitUpper(Value v) {
     }
     return total;
   };
-  // A first pass collects the conditions (under the all-false assignment);
-  // then every assignment of them is bounded.
-  expand(v, /*isUpper=*/true, 0);
+  // The all-false assignment also collects the conditions; then every other
+  // assignment of them is bounded.
+  SmallVector<LinearBound> allFalse = expand(v, /*isUpper=*/true, 0);
   if (conditions.empty())
     return std::nullopt;
   std::optional<int64_t> result;
   for (unsigned assignment = 0; assignment < (1u << conditions.size());
        ++assignment) {
     std::optional<int64_t> best;
-    for (const LinearBound &l : expand(v, /*isUpper=*/true, assignment))
+    for (const LinearBound &l :
+         assignment ? expand(v, /*isUpper=*/true, assignment) : allFalse)
       if (std::optional<int64_t> b = evaluate(l))
         best = best ? std::min(*best, *b) : *b;
     if (!best)
