@@ -125,10 +125,10 @@ struct SequentializeInnerParallelDimsPass
       }
       parallelDims.push_back(d);
       int64_t product;
-      iterations = tripCount && !llvm::MulOverflow(iterations, *tripCount,
-                                                   product)
-                       ? product
-                       : std::numeric_limits<int64_t>::max();
+      iterations =
+          tripCount && !llvm::MulOverflow(iterations, *tripCount, product)
+              ? product
+              : std::numeric_limits<int64_t>::max();
     }
     if (parallelDims.size() == loop.getNumLoops())
       return;

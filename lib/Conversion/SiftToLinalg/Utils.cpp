@@ -133,8 +133,8 @@ Value lowering::unflatten(OpBuilder &b, Location loc, Value flat,
     // An expand_shape with two dynamic sizes in one group crashes MLIR 22's
     // expand-strided-metadata (llvm/llvm-project#186830, fixed after 22):
     // read the element at the row-major position instead (one copy).
-    SmallVector<Value> extents = llvm::map_to_vector(
-        sizes, [&](OpFoldResult size) -> Value {
+    SmallVector<Value> extents =
+        llvm::map_to_vector(sizes, [&](OpFoldResult size) -> Value {
           return getValueOrCreateConstantIndexOp(b, loc, size);
         });
     Value init = emptyTensor(b, loc, sizes, elementType);
