@@ -82,3 +82,12 @@ func.func @bounded_loop_result(%m: tensor<8xi1>, %c: i1) -> tensor<?xi64> {
   }
   return %r : tensor<?xi64>
 }
+
+// -----
+
+func.func @topk_past_bound(%m: tensor<8xi1>, %x: tensor<8xf32>) -> tensor<10xf32> {
+  %v = sift.masked_select %x, %m : tensor<8xf32>, tensor<8xi1> -> tensor<?xf32>
+  // expected-error @+1 {{takes k = 10 rows of a data-dependent tensor of at most 8 rows: the program fails at run time on every input}}
+  %t, %i = sift.topk %v k(10) : tensor<?xf32> -> tensor<10xf32>, tensor<10xi64>
+  return %t : tensor<10xf32>
+}

@@ -125,3 +125,18 @@ func.func @loop_over_selection(%m: tensor<8xi1>) -> tensor<8xi8> {
   }
   return %r : tensor<8xi8>
 }
+
+// -----
+
+// Bounded logits with static targets: the logits are fitted to the targets'
+// rows, and rows past the count are ignored targets.
+// CHECK-LABEL: func @ce_static_targets
+// CHECK: %[[L:.*]] = sift.gather %{{.*}}[%{{.*}}] : tensor<16x3xf32>, tensor<4xi64> -> tensor<4x3xf32>
+// CHECK: %[[T:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<4xi1>, tensor<4xi64>
+// CHECK: sift.cross_entropy %[[L]], %[[T]] reduction = mean : tensor<4x3xf32>, tensor<4xi64> -> tensor<f32>
+func.func @ce_static_targets(%m: tensor<16xi1>, %x: tensor<16x3xf32>, %t: tensor<4xi64>) -> tensor<f32> {
+  %l = sift.masked_select %x, %m : tensor<16x3xf32>, tensor<16xi1> -> tensor<?x3xf32>
+  %c = tensor.cast %t : tensor<4xi64> to tensor<?xi64>
+  %r = sift.cross_entropy %l, %c reduction = mean : tensor<?x3xf32>, tensor<?xi64> -> tensor<f32>
+  return %r : tensor<f32>
+}

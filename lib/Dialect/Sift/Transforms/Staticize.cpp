@@ -1419,6 +1419,13 @@ LogicalResult Staticizer::rewrite(Operation *op) {
     if (!isMapped(op->getOperand(0)))
       return op->emitOpError("of a dynamic tensor that is not "
                              "data-dependent is not supported");
+    if (auto topk = dyn_cast<TopkOp>(op);
+        topk && topk.getAxis() == 0 &&
+        static_cast<int64_t>(topk.getK()) > padded[topk.getInput()].bound)
+      return op->emitOpError("takes k = ")
+             << topk.getK() << " rows of a data-dependent tensor of at most "
+             << padded[topk.getInput()].bound
+             << " rows: the program fails at run time on every input";
     return rewriteSortLike(b, op);
   }
 
@@ -1437,22 +1444,32 @@ LogicalResult Staticizer::rewrite(Operation *op) {
   // cross_entropy: padding rows become ignored targets, which contribute
   // nothing and are left out of the mean.
   if (auto ce = dyn_cast<CrossEntropyOp>(op)) {
+    // Logits rows and targets have one size at run time: a static one when
+    // either is static, else at most the smaller bound.
     Padded logits = lookup(b, ce.getLogits());
     Padded targets = lookup(b, ce.getTargets());
-    auto tType = cast<RankedTensorType>(targets.padded.getType());
+    bool logitsMapped = isMapped(ce.getLogits());
+    bool targetsMapped = isMapped(ce.getTargets());
+    int64_t rows = !logitsMapped    ? logits.bound
+                   : !targetsMapped ? targets.bound
+                                    : std::min(logits.bound, targets.bound);
+    Value count = targetsMapped ? targets.count : logits.count;
+    Value logitRows = fitRows(b, logits, rows);
+    Padded fitted = {fitRows(b, targets, rows), count, rows};
+    auto tType = cast<RankedTensorType>(fitted.padded.getType());
     Value ignore = arith::ConstantOp::create(
         b,
         DenseElementsAttr::get(tType, b.getIntegerAttr(tType.getElementType(),
                                                        ce.getIgnoreIndex())));
-    Value t = arith::SelectOp::create(b, validRows(b, tType, targets.count),
-                                      targets.padded, ignore);
-    auto clone = CrossEntropyOp::create(b, logits.padded, t, ce.getWeight(),
-                                        ce.getReduction(), ce.getIgnoreIndex(),
-                                        ce.getLabelSmoothing());
-    if (ce.getReduction() == Reduction::None)
-      define(op, ce.getResult(), clone.getResult(), targets.count);
-    else
+    Value t = arith::SelectOp::create(b, validRows(b, tType, count),
+                                      fitted.padded, ignore);
+    auto clone = CrossEntropyOp::create(
+        b, logitRows, t, ce.getWeight(), ce.getReduction(), ce.getIgnoreIndex(),
+        ce.getLabelSmoothing(), ce.getBatchDims());
+    if (ce.getType().hasStaticShape())
       ce.getResult().replaceAllUsesWith(clone.getResult());
+    else
+      define(op, ce.getResult(), clone.getResult(), count);
     erase();
     return success();
   }
