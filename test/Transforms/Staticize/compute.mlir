@@ -24,9 +24,10 @@ func.func @sum_and_max(%m: tensor<32xi1>, %x: tensor<32xf32>) -> (tensor<f32>, t
   // CHECK: %[[VALID:.*]] = arith.cmpi slt, %{{.*}}, %{{.*}} : tensor<32xi64>
   // CHECK: linalg.generic {{.*}}iterator_types = ["reduction"]{{.*}} ins(%{{.*}}, %[[VALID]] : tensor<32xf32>, tensor<32xi1>)
   // CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %[[OK:.*]]: i1, %[[ACC:.*]]: f32):
-  // CHECK-NEXT: %[[S:.*]] = arith.addf %[[IN]], %[[ACC]] : f32
-  // CHECK-NEXT: %[[G:.*]] = arith.select %[[OK]], %[[S]], %[[ACC]] : f32
-  // CHECK-NEXT: linalg.yield %[[G]] : f32
+  // CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+  // CHECK-NEXT: %[[C:.*]] = arith.select %[[OK]], %[[IN]], %[[ZERO]] : f32
+  // CHECK-NEXT: %[[S:.*]] = arith.addf %[[C]], %[[ACC]] : f32
+  // CHECK-NEXT: linalg.yield %[[S]] : f32
   %sum = linalg.reduce ins(%v : tensor<?xf32>) outs(%acc : tensor<f32>) dimensions = [0]
     (%a: f32, %b: f32) {
       %s = arith.addf %a, %b : f32
@@ -35,8 +36,9 @@ func.func @sum_and_max(%m: tensor<32xi1>, %x: tensor<32xf32>) -> (tensor<f32>, t
   %ninf = arith.constant 0xFF800000 : f32
   %acc2 = linalg.fill ins(%ninf : f32) outs(%init : tensor<f32>) -> tensor<f32>
   // CHECK: linalg.generic {{.*}}iterator_types = ["reduction"]{{.*}} ins(%{{.*}}, %{{.*}} : tensor<32xf32>, tensor<32xi1>)
-  // CHECK: arith.maximumf
-  // CHECK-NEXT: arith.select
+  // CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+  // CHECK-NEXT: %[[M:.*]] = arith.select %{{.*}}, %{{.*}}, %[[NINF]] : f32
+  // CHECK-NEXT: arith.maximumf %[[M]], %{{.*}} : f32
   %max = linalg.reduce ins(%v : tensor<?xf32>) outs(%acc2 : tensor<f32>) dimensions = [0]
     (%a: f32, %b: f32) {
       %s = arith.maximumf %a, %b : f32

@@ -11,9 +11,10 @@
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[VALID]] : tensor<64xf32>, tensor<64xi1>)
 // CHECK-NEXT: ^bb0(%[[V:.*]]: f32, %[[OK:.*]]: i1, %[[ACC:.*]]: f32):
 // CHECK-NEXT: %[[E:.*]] = math.exp %[[V]] : f32
-// CHECK-NEXT: %[[S:.*]] = arith.addf %[[ACC]], %[[E]] : f32
-// CHECK-NEXT: %[[G:.*]] = arith.select %[[OK]], %[[S]], %[[ACC]] : f32
-// CHECK-NEXT: linalg.yield %[[G]] : f32
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[C:.*]] = arith.select %[[OK]], %[[E]], %[[ZERO]] : f32
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[ACC]], %[[C]] : f32
+// CHECK-NEXT: linalg.yield %[[S]] : f32
 func.func @sum_exp(%x: tensor<64xf32>, %m: tensor<64xi1>) -> tensor<f32> {
   %sel = sift.masked_select %x, %m : tensor<64xf32>, tensor<64xi1> -> tensor<?xf32>
   %zero = arith.constant 0.0 : f32
@@ -32,11 +33,14 @@ func.func @sum_exp(%x: tensor<64xf32>, %m: tensor<64xi1>) -> tensor<f32> {
 
 // -----
 
-// A combiner with no identity (subtraction) is guarded the same way.
+// A combiner with no identity (subtraction) keeps the running value on
+// padding rows.
 // CHECK-LABEL: func @sub_combiner
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8xf32>, tensor<8xi1>)
-// CHECK: arith.subf
-// CHECK-NEXT: arith.select
+// CHECK-NEXT: ^bb0(%[[V:.*]]: f32, %[[OK:.*]]: i1, %[[ACC:.*]]: f32):
+// CHECK-NEXT: %[[S:.*]] = arith.subf %[[V]], %[[ACC]] : f32
+// CHECK-NEXT: %[[G:.*]] = arith.select %[[OK]], %[[S]], %[[ACC]] : f32
+// CHECK-NEXT: linalg.yield %[[G]] : f32
 func.func @sub_combiner(%m: tensor<8xi1>, %x: tensor<8xf32>) -> tensor<f32> {
   %v = sift.masked_select %x, %m : tensor<8xf32>, tensor<8xi1> -> tensor<?xf32>
   %init = tensor.empty() : tensor<f32>
@@ -54,7 +58,7 @@ func.func @sub_combiner(%m: tensor<8xi1>, %x: tensor<8xf32>) -> tensor<f32> {
 // CHECK-LABEL: func @outer_sum
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<8xf32>, tensor<16xf32>, tensor<8xi1>, tensor<16xi1>)
 // CHECK: %[[BOTH:.*]] = arith.andi
-// CHECK-NEXT: arith.select %[[BOTH]]
+// CHECK: arith.select %[[BOTH]]
 func.func @outer_sum(%m: tensor<8xi1>, %x: tensor<8xf32>, %n: tensor<16xi1>, %y: tensor<16xf32>) -> tensor<f32> {
   %a = sift.masked_select %x, %m : tensor<8xf32>, tensor<8xi1> -> tensor<?xf32>
   %b = sift.masked_select %y, %n : tensor<16xf32>, tensor<16xi1> -> tensor<?xf32>

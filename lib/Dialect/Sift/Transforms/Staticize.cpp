@@ -695,6 +695,55 @@ Value Staticizer::resetPadding(ImplicitLocOpBuilder &b, const Padded &p,
                                  fillTensor);
 }
 
+/// The identity of the reduction `combiner` for `type`, or null.
+static TypedAttr reductionIdentity(Operation *combiner, Type type) {
+  Builder b(type.getContext());
+  auto floatType = dyn_cast<FloatType>(type);
+  auto fpInf = [&](bool negative) -> TypedAttr {
+    return b.getFloatAttr(
+        type, APFloat::getInf(floatType.getFloatSemantics(), negative));
+  };
+  unsigned width = type.isIntOrFloat() ? type.getIntOrFloatBitWidth() : 0;
+  return TypeSwitch<Operation *, TypedAttr>(combiner)
+      .Case<arith::AddFOp, arith::AddIOp, arith::OrIOp, arith::XOrIOp,
+            arith::MaxUIOp>([&](Operation *) { return b.getZeroAttr(type); })
+      .Case<arith::MulFOp>(
+          [&](Operation *) { return b.getFloatAttr(type, 1.0); })
+      .Case<arith::MulIOp>(
+          [&](Operation *) { return b.getIntegerAttr(type, 1); })
+      .Case<arith::MaximumFOp, arith::MaxNumFOp>(
+          [&](Operation *) { return fpInf(true); })
+      .Case<arith::MinimumFOp, arith::MinNumFOp>(
+          [&](Operation *) { return fpInf(false); })
+      .Case<arith::MaxSIOp>([&](Operation *) {
+        return b.getIntegerAttr(type, APInt::getSignedMinValue(width));
+      })
+      .Case<arith::MinSIOp>([&](Operation *) {
+        return b.getIntegerAttr(type, APInt::getSignedMaxValue(width));
+      })
+      .Case<arith::MinUIOp, arith::AndIOp>([&](Operation *) {
+        return b.getIntegerAttr(type, APInt::getAllOnes(width));
+      })
+      .Default([](Operation *) { return TypedAttr(); });
+}
+
+/// The op that folds output `i`'s running value with a contribution that
+/// does not depend on it (`acc = combine(acc, e)`, the running value used
+/// there only), when the combiner has a known identity; else null.
+static Operation *separableCombiner(linalg::LinalgOp op, unsigned i) {
+  Block *body = op.getBlock();
+  Value yielded = body->getTerminator()->getOperand(i);
+  BlockArgument acc = op.getRegionOutputArgs()[i];
+  Operation *combiner = yielded.getDefiningOp();
+  if (!combiner || combiner->getBlock() != body ||
+      combiner->getNumOperands() != 2 || !acc.hasOneUse() ||
+      acc.getUses().begin()->getOwner() != combiner || !yielded.hasOneUse() ||
+      combiner->getOperand(0) == combiner->getOperand(1) ||
+      !reductionIdentity(combiner, acc.getType()))
+    return nullptr;
+  return combiner;
+}
+
 /// An element value on which no op traps (1: no division by zero, no
 /// INT_MIN / -1), or null for other element types.
 static TypedAttr harmlessValue(Type elem) {
@@ -846,17 +895,39 @@ LogicalResult Staticizer::rewriteLinalg(ImplicitLocOpBuilder &b,
           for (unsigned i = 0; i < op.getNumDpsInits(); ++i)
             mapping.map(body->getArgument(numInputs + i),
                         args[numInputs + numGuards + i]);
+          // `acc = combine(acc, e)` becomes `combine(acc, valid ? e :
+          // identity)`, which stays a plain reduction (later passes can
+          // reassociate it); any other body keeps `acc` on padding rows.
+          SmallVector<Operation *> combiners = llvm::map_to_vector(
+              llvm::seq<unsigned>(0, op.getNumDpsInits()),
+              [&](unsigned i) { return separableCombiner(op, i); });
           for (Operation &nested : body->without_terminator())
-            nb.clone(nested, mapping);
+            if (!llvm::is_contained(combiners, &nested))
+              nb.clone(nested, mapping);
           Value valid = args[numInputs];
           for (unsigned g = 1; g < numGuards; ++g)
             valid = arith::AndIOp::create(nb, loc, valid, args[numInputs + g]);
           SmallVector<Value> yielded;
           for (auto [i, y] :
-               llvm::enumerate(body->getTerminator()->getOperands()))
+               llvm::enumerate(body->getTerminator()->getOperands())) {
+            Value acc = args[numInputs + numGuards + i];
+            if (Operation *combiner = combiners[i]) {
+              BlockArgument oldAcc = op.getRegionOutputArgs()[i];
+              unsigned pos = combiner->getOperand(0) == oldAcc ? 1 : 0;
+              Value identity = arith::ConstantOp::create(
+                  nb, loc, reductionIdentity(combiner, acc.getType()));
+              Value contribution = arith::SelectOp::create(
+                  nb, loc, valid,
+                  mapping.lookupOrDefault(combiner->getOperand(pos)), identity);
+              IRMapping combine;
+              combine.map(oldAcc, acc);
+              combine.map(combiner->getOperand(pos), contribution);
+              yielded.push_back(nb.clone(*combiner, combine)->getResult(0));
+              continue;
+            }
             yielded.push_back(arith::SelectOp::create(
-                nb, loc, valid, mapping.lookupOrDefault(y),
-                args[numInputs + numGuards + i]));
+                nb, loc, valid, mapping.lookupOrDefault(y), acc));
+          }
           linalg::YieldOp::create(nb, loc, yielded);
         });
   }
