@@ -8,10 +8,12 @@
 
 #include "sift/Conversion/Passes.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -65,6 +67,72 @@ struct FuseCheapProducersPass
         });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
+  }
+};
+
+/// Lanes of the partial sums of a blocked float reduction: each lane adds
+/// about n / kReductionLanes elements, then the lanes are added; the rounding
+/// error grows with n / lanes + lanes instead of n, and the lane updates are
+/// one vector loop.
+constexpr int64_t kReductionLanes = 256;
+
+/// Reassociates float sums (a linalg op with one reduction dimension whose
+/// outputs are all `acc = addf(acc, x)`) into kReductionLanes interleaved
+/// partial sums and a final sum of the lanes, with upstream's partial
+/// reduction tiling. A sequential f32 sum of n values has a relative error
+/// that grows with n (7e-5 on 4096 normal values); the blocked order keeps
+/// it near NumPy's pairwise sum. Integer sums and min/max are exact in any
+/// order and are left alone, as are reductions of at most kReductionLanes
+/// elements.
+struct BlockFloatReductionsPass
+    : PassWrapper<BlockFloatReductionsPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(BlockFloatReductionsPass)
+  StringRef getArgument() const override {
+    return "sift-block-float-reductions";
+  }
+  StringRef getDescription() const override {
+    return "Sum floats in blocked order (partial sums per lane, then lanes)";
+  }
+
+  /// The reduction dimension of `op` if it is a blocked-sum candidate.
+  static std::optional<unsigned> blockedSumDim(linalg::LinalgOp op) {
+    if (!op.hasPureTensorSemantics() || op.getNumReductionLoops() != 1 ||
+        op.getNumDpsInits() == 0)
+      return std::nullopt;
+    SmallVector<unsigned> dims;
+    op.getReductionDims(dims);
+    std::optional<int64_t> extent = op.getStaticLoopRanges()[dims[0]];
+    if (!ShapedType::isDynamic(*extent) && *extent <= kReductionLanes)
+      return std::nullopt;
+    for (unsigned i = 0; i < op.getNumDpsInits(); ++i) {
+      SmallVector<Operation *> combiners;
+      if (!matchReduction(op.getRegionOutputArgs(), i, combiners) ||
+          combiners.size() != 1 || !isa<arith::AddFOp>(combiners[0]))
+        return std::nullopt;
+    }
+    return dims[0];
+  }
+
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> candidates;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (blockedSumDim(op))
+        candidates.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp op : candidates) {
+      unsigned dim = *blockedSumDim(op);
+      SmallVector<OpFoldResult> tiles(op.getNumLoops(),
+                                      rewriter.getIndexAttr(0));
+      tiles[dim] = rewriter.getIndexAttr(kReductionLanes);
+      rewriter.setInsertionPoint(op);
+      FailureOr<scf::SCFTilingResult> tiled = scf::tileReductionUsingScf(
+          rewriter, cast<PartialReductionOpInterface>(op.getOperation()),
+          tiles);
+      if (failed(tiled))
+        continue; // Left as a sequential sum.
+      rewriter.replaceOp(op, tiled->replacements);
+    }
   }
 };
 
@@ -192,6 +260,9 @@ void mlir::sift::buildCpuPipeline(OpPassManager &pm,
       pm, ("func.func(linalg-fuse-elementwise-ops),canonicalize," + cse).str());
   pm.addNestedPass<func::FuncOp>(std::make_unique<FuseCheapProducersPass>());
   addPasses(pm, ("canonicalize," + cse).str());
+  // Float sums in blocked order (accuracy; the lanes also vectorize).
+  pm.addNestedPass<func::FuncOp>(std::make_unique<BlockFloatReductionsPass>());
+  addPasses(pm, ("canonicalize," + cse).str());
   // Tensors to buffers in one analysis over the whole module, function
   // boundaries included, so no copies are made at calls; identity layouts at
   // the boundary keep the C interface simple (dense row-major memrefs).
@@ -237,6 +308,7 @@ void mlir::sift::buildCpuPipeline(OpPassManager &pm,
 
 void mlir::sift::registerSiftPipelines() {
   PassRegistration<FuseCheapProducersPass>();
+  PassRegistration<BlockFloatReductionsPass>();
   PassRegistration<SequentializeInnerParallelDimsPass>();
   PassPipelineRegistration<CpuPipelineOptions>(
       "sift-cpu-pipeline",

@@ -1,0 +1,67 @@
+// Float sums are reassociated into 256 interleaved partial sums and a sum of
+// the lanes; exact reductions (integers, max) and short sums are left alone.
+// The accuracy this buys is measured in the conformance suite
+// (numerics/sum_*: N = 1e6 against a float64 reference).
+//
+// RUN: tensor-opt %s -split-input-file --sift-block-float-reductions | FileCheck %s
+
+// CHECK-LABEL: func.func @dynamic_sum
+// CHECK: %[[LANES:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<256xf32>)
+// CHECK: %[[P:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c256 iter_args(%[[ACC:.*]] = %[[LANES]]) -> (tensor<256xf32>)
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel"]
+// CHECK: arith.addf
+// CHECK: linalg.reduce ins(%[[P]] : tensor<256xf32>)
+func.func @dynamic_sum(%x: tensor<?xf32>, %acc: tensor<f32>) -> tensor<f32> {
+  %s = linalg.reduce ins(%x : tensor<?xf32>) outs(%acc : tensor<f32>) dimensions = [0]
+    (%a: f32, %b: f32) {
+      %r = arith.addf %a, %b : f32
+      linalg.yield %r : f32
+    }
+  return %s : tensor<f32>
+}
+
+// -----
+
+// A staticized masked sum (combine(acc, valid ? e : 0)) is blocked too, per
+// row of a batch.
+// CHECK-LABEL: func.func @masked_row_sums
+// CHECK: scf.for {{.*}} -> (tensor<8x256xf32>)
+// CHECK: linalg.reduce ins(%{{.*}} : tensor<8x256xf32>)
+func.func @masked_row_sums(%x: tensor<8x1000xf32>, %m: tensor<8x1000xi1>, %acc: tensor<8xf32>) -> tensor<8xf32> {
+  %s = linalg.generic {indexing_maps = [affine_map<(b, i) -> (b, i)>, affine_map<(b, i) -> (b, i)>, affine_map<(b, i) -> (b)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x, %m : tensor<8x1000xf32>, tensor<8x1000xi1>) outs(%acc : tensor<8xf32>) {
+    ^bb0(%v: f32, %ok: i1, %a: f32):
+      %e = math.exp %v : f32
+      %zero = arith.constant 0.0 : f32
+      %c = arith.select %ok, %e, %zero : f32
+      %r = arith.addf %a, %c : f32
+      linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT: scf.for
+// CHECK-COUNT-3: linalg.reduce ins
+func.func @left_alone(%i: tensor<?xi64>, %x: tensor<?xf32>, %s: tensor<200xf32>,
+                      %ai: tensor<i64>, %af: tensor<f32>) -> (tensor<i64>, tensor<f32>, tensor<f32>) {
+  %a = linalg.reduce ins(%i : tensor<?xi64>) outs(%ai : tensor<i64>) dimensions = [0]
+    (%u: i64, %v: i64) {
+      %r = arith.addi %u, %v : i64
+      linalg.yield %r : i64
+    }
+  %b = linalg.reduce ins(%x : tensor<?xf32>) outs(%af : tensor<f32>) dimensions = [0]
+    (%u: f32, %v: f32) {
+      %r = arith.maximumf %u, %v : f32
+      linalg.yield %r : f32
+    }
+  %c = linalg.reduce ins(%s : tensor<200xf32>) outs(%af : tensor<f32>) dimensions = [0]
+    (%u: f32, %v: f32) {
+      %r = arith.addf %u, %v : f32
+      linalg.yield %r : f32
+    }
+  return %a, %b, %c : tensor<i64>, tensor<f32>, tensor<f32>
+}
