@@ -209,15 +209,13 @@ class Tools:
             raise_for_error(res)
         return res
 
-    def staticize(self, name, mlir, verify_static=True):
+    def staticize(self, name, mlir):
         d = os.path.join(self.workdir, name)
         os.makedirs(d, exist_ok=True)
         src = os.path.join(d, "dynamic.mlir")
         with open(src, "w") as f:
             f.write(mlir)
-        passes = ["--sift-staticize"]
-        if verify_static:
-            passes.append("--sift-verify-static")
+        passes = ["--sift-staticize", "--sift-verify-static"]
         p = subprocess.run([self.tensor_opt, src] + passes,
                            capture_output=True, text=True, timeout=300)
         if p.returncode != 0:
@@ -1044,12 +1042,8 @@ class StaticizeCase:
     each dynamic result's first `count` rows in the static program must equal
     the dynamic result, and both must match `reference` (a list of arrays)."""
 
-    def __init__(self, name, mlir, entry, inputs, args, reference, tol,
-                 verify_static=True):
+    def __init__(self, name, mlir, entry, inputs, args, reference, tol):
         self.op = "staticize"
-        # False for programs whose host control flow stays data-dependent
-        # after staticize (a loop over range(count)): correct, not static.
-        self.verify_static = verify_static
         self.name = "staticize/" + name
         self.mlir = mlir
         self.entry = entry
@@ -1087,8 +1081,7 @@ class StaticizeCase:
                 for i, (g, w) in enumerate(zip(dyn, self.reference)):
                     errors += compare(g, w, "dynamic result %d vs NumPy" % i,
                                       *self.tol)
-        static = attempt(lambda: tools.staticize(key, self.mlir,
-                                                 self.verify_static),
+        static = attempt(lambda: tools.staticize(key, self.mlir),
                          "--sift-staticize")
         st = None
         if static is not None:
@@ -1423,6 +1416,56 @@ func.func @mark(%m: tensor<Nxi1>) -> tensor<Nxi8> {
   return %r : tensor<Nxi8>
 }
 """
+    loop_quotients = """
+func.func @loop_quotients(%x: tensor<Nxi32>) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0 : i32
+  %c1000 = arith.constant 1000 : i32
+  %z = arith.constant dense<0> : tensor<Nxi32>
+  %m = arith.cmpi ne, %x, %z : tensor<Nxi32>
+  %sel = sift.masked_select %x, %m : tensor<Nxi32>, tensor<Nxi1> -> tensor<?xi32>
+  %n = tensor.dim %sel, %c0 : tensor<?xi32>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (i32) {
+    %v = tensor.extract %sel[%k] : tensor<?xi32>
+    %q = arith.divsi %c1000, %v : i32
+    %s = arith.addi %acc, %q : i32
+    scf.yield %s : i32
+  }
+  return %r : i32
+}
+"""
+    # x[m][min(3, n - 1)] if n > 0 else -7, and min(n, 4) ones written as
+    # branches on the count.
+    branches = """
+func.func @branches(%x: tensor<Nxf32>, %m: tensor<Nxi1>) -> (f32, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %dflt = arith.constant -7.0 : f32
+  %sel = sift.masked_select %x, %m : tensor<Nxf32>, tensor<Nxi1> -> tensor<?xf32>
+  %n = tensor.dim %sel, %c0 : tensor<?xf32>
+  %pos = arith.cmpi sgt, %n, %c0 : index
+  %r = scf.if %pos -> (f32) {
+    %last = arith.subi %n, %c1 : index
+    %k = arith.minsi %c3, %last : index
+    %v = tensor.extract %sel[%k] : tensor<?xf32>
+    scf.yield %v : f32
+  } else {
+    scf.yield %dflt : f32
+  }
+  %big = arith.cmpi sgt, %n, %c4 : index
+  %k4 = scf.if %big -> (index) {
+    scf.yield %c4 : index
+  } else {
+    scf.yield %n : index
+  }
+  %e = tensor.extract_slice %sel[0] [%k4] [1] : tensor<?xf32> to tensor<?xf32>
+  return %r, %e : f32, tensor<?xf32>
+}
+"""
+
     def trunc_div(a, b):
         return np.array([int(a / v) for v in b], np.int32)
     for name, n, m in (("random", 64, r.random(64) < 0.4),
@@ -1441,7 +1484,14 @@ func.func @mark(%m: tensor<Nxi1>) -> tensor<Nxi8> {
             (0.0, 0.0)))
         out.append(StaticizeCase(
             "padding_loop_" + name, loop.replace("N", str(n)), "mark", [m],
-            {}, [m.astype(np.int8)], (0.0, 0.0), verify_static=False))
+            {}, [m.astype(np.int8)], (0.0, 0.0)))
+        sel = x[m]
+        out.append(StaticizeCase(
+            "padding_branches_" + name, branches.replace("N", str(n)),
+            "branches", [x, m], {},
+            [np.array(sel[min(3, len(sel) - 1)] if len(sel) else -7.0,
+                      np.float32), sel[:min(len(sel), 4)]],
+            (0.0, 0.0)))
         x = np.where(m, r.integers(-50, 50, n), 0).astype(np.int32)
         sel = x[x != 0]
         out.append(StaticizeCase(
@@ -1449,6 +1499,11 @@ func.func @mark(%m: tensor<Nxi1>) -> tensor<Nxi8> {
             "quotients", [x], {},
             [trunc_div(1000, sel),
              np.array(sum(int(np.fmod(1000, v)) for v in sel), np.int32)],
+            (0.0, 0.0)))
+        out.append(StaticizeCase(
+            "padding_loop_quotients_" + name,
+            loop_quotients.replace("N", str(n)), "loop_quotients", [x], {},
+            [np.array(int(trunc_div(1000, sel).sum()), np.int32)],
             (0.0, 0.0)))
     return out
 

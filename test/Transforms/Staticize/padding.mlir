@@ -107,13 +107,21 @@ func.func @mixed_bounds(%m: tensor<8xi1>, %x: tensor<8xf32>, %n: tensor<16xi1>, 
 
 // -----
 
-// A loop over range(len(idx)) that reads idx[k]: the loop stays (its trip
-// count is the count), the read is of the padded indices.
+// A loop over range(len(idx)) that reads idx[k] runs to the bound; an
+// iteration past the count reads clamped indices and writes back what it
+// would replace, so the loop is not host control flow on the count.
 // CHECK-LABEL: func @loop_over_selection
 // CHECK: %[[IDX:.*]], %[[COUNT:.*]] = sift.compact
 // CHECK: %[[N:.*]] = arith.index_cast
-// CHECK: scf.for %[[K:.*]] = %{{.*}} to %[[N]]
-// CHECK: tensor.extract %[[IDX]][%[[K]]] : tensor<8xi64>
+// CHECK: %[[C8:.*]] = arith.constant 8 : index
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %[[C8]] {{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
+// CHECK: %[[VALID:.*]] = arith.cmpi slt, %[[K]], %[[N]]
+// CHECK: %[[KC:.*]] = arith.maxsi
+// CHECK: %[[J:.*]] = tensor.extract %[[IDX]][%[[KC]]] : tensor<8xi64>
+// CHECK: %[[OLD:.*]] = tensor.extract %[[ACC]][%[[JC:.*]]] : tensor<8xi8>
+// CHECK: %[[V:.*]] = arith.select %[[VALID]], %{{.*}}, %[[OLD]] : i8
+// CHECK: %[[NEXT:.*]] = tensor.insert %[[V]] into %[[ACC]][%[[JC]]]
+// CHECK: scf.yield %[[NEXT]]
 func.func @loop_over_selection(%m: tensor<8xi1>) -> tensor<8xi8> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -128,6 +136,107 @@ func.func @loop_over_selection(%m: tensor<8xi1>) -> tensor<8xi8> {
     scf.yield %next : tensor<8xi8>
   }
   return %r : tensor<8xi8>
+}
+
+// -----
+
+// A running sum over range(count) with a division: the sum keeps its value
+// past the count, and the divisor there is 1.
+// CHECK-LABEL: func @loop_sum_quotients
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} {{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
+// CHECK: %[[VALID:.*]] = arith.cmpi slt, %[[K]]
+// CHECK: %[[D:.*]] = arith.select %[[VALID]], %{{.*}}, %{{.*}} : i32
+// CHECK: arith.divsi %{{.*}}, %[[D]] : i32
+// CHECK: %[[S:.*]] = arith.addi
+// CHECK: %[[KEEP:.*]] = arith.select %[[VALID]], %[[S]], %[[ACC]] : i32
+// CHECK: scf.yield %[[KEEP]]
+func.func @loop_sum_quotients(%x: tensor<8xi32>) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0 : i32
+  %thousand = arith.constant 1000 : i32
+  %z = arith.constant dense<0> : tensor<8xi32>
+  %m = arith.cmpi ne, %x, %z : tensor<8xi32>
+  %sel = sift.masked_select %x, %m : tensor<8xi32>, tensor<8xi1> -> tensor<?xi32>
+  %n = tensor.dim %sel, %c0 : tensor<?xi32>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (i32) {
+    %v = tensor.extract %sel[%k] : tensor<?xi32>
+    %q = arith.divsi %thousand, %v : i32
+    %s = arith.addi %acc, %q : i32
+    scf.yield %s : i32
+  }
+  return %r : i32
+}
+
+// -----
+
+// A size chosen by a branch on a count becomes a select: no host branch.
+// CHECK-LABEL: func @size_if
+// CHECK-NOT: scf.if
+// CHECK: %[[BIG:.*]] = arith.cmpi sgt
+// CHECK: arith.select %[[BIG]], %{{.*}}, %{{.*}} : index
+// CHECK-NOT: scf.if
+func.func @size_if(%m: tensor<8xi1>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %idx = sift.nonzero %m : tensor<8xi1> -> tensor<?xi64>
+  %n = tensor.dim %idx, %c0 : tensor<?xi64>
+  %big = arith.cmpi sgt, %n, %c4 : index
+  %k = scf.if %big -> (index) {
+    scf.yield %c4 : index
+  } else {
+    scf.yield %n : index
+  }
+  %one = arith.constant 1.5 : f32
+  %e = tensor.empty(%k) : tensor<?xf32>
+  %f = linalg.fill ins(%one : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  return %f : tensor<?xf32>
+}
+
+// -----
+
+// x[m][min(3, n - 1)] if n > 0 else -7: both branches run, the read at a
+// clamped index (n - 1 is -1 when nothing is selected), then a select.
+// CHECK-LABEL: func @extract_if
+// CHECK-NOT: scf.if
+// CHECK: %[[POS:.*]] = arith.cmpi sgt
+// CHECK: %[[I:.*]] = arith.maxsi
+// CHECK: %[[V:.*]] = tensor.extract %{{.*}}[%[[I]]] : tensor<8xf32>
+// CHECK: arith.select %[[POS]], %[[V]], %{{.*}} : f32
+func.func @extract_if(%x: tensor<8xf32>, %m: tensor<8xi1>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %dflt = arith.constant -7.0 : f32
+  %sel = sift.masked_select %x, %m : tensor<8xf32>, tensor<8xi1> -> tensor<?xf32>
+  %n = tensor.dim %sel, %c0 : tensor<?xf32>
+  %pos = arith.cmpi sgt, %n, %c0 : index
+  %r = scf.if %pos -> (f32) {
+    %last = arith.subi %n, %c1 : index
+    %k = arith.minsi %c3, %last : index
+    %v = tensor.extract %sel[%k] : tensor<?xf32>
+    scf.yield %v : f32
+  } else {
+    scf.yield %dflt : f32
+  }
+  return %r : f32
+}
+
+// -----
+
+// A branch with a side effect stays a branch (correct, but a host sync that
+// --sift-verify-static reports).
+// CHECK-LABEL: func @if_with_effect
+// CHECK: scf.if
+func.func @if_with_effect(%m: tensor<8xi1>, %buf: memref<1xindex>) {
+  %c0 = arith.constant 0 : index
+  %idx = sift.nonzero %m : tensor<8xi1> -> tensor<?xi64>
+  %n = tensor.dim %idx, %c0 : tensor<?xi64>
+  %pos = arith.cmpi sgt, %n, %c0 : index
+  scf.if %pos {
+    memref.store %n, %buf[%c0] : memref<1xindex>
+  }
+  return
 }
 
 // -----

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sift/Dialect/Sift/IR/SiftOps.h"
+#include "sift/Dialect/Sift/Transforms/HostReads.h"
 #include "sift/Dialect/Sift/Transforms/Passes.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -40,25 +41,6 @@ static bool isDataDependentShapeOp(Operation *op) {
   if (auto perm = dyn_cast<RandpermOp>(op))
     return perm.getType().isDynamicDim(0);
   return false;
-}
-
-/// Finds a `tensor.extract` or `memref.load` that `value` is computed from on
-/// the host (through scalar ops only), or null.
-static Operation *findDeviceRead(Value value) {
-  SmallVector<Value> worklist = {value};
-  llvm::SmallPtrSet<Operation *, 16> seen;
-  while (!worklist.empty()) {
-    Operation *def = worklist.pop_back_val().getDefiningOp();
-    if (!def || !seen.insert(def).second)
-      continue;
-    if (isa<tensor::ExtractOp, memref::LoadOp>(def))
-      return def;
-    // Shapes are static here, so only scalar data flows into conditions.
-    for (Value operand : def->getOperands())
-      if (!isa<ShapedType>(operand.getType()))
-        worklist.push_back(operand);
-  }
-  return nullptr;
 }
 
 /// The operands of a host control-flow op that decide where control goes.
@@ -107,7 +89,7 @@ struct SiftVerifyStaticPass
               report(op) << "block argument #" << arg.getArgNumber()
                          << " has a dynamic shape " << arg.getType();
       for (Value control : controlOperands(op))
-        if (Operation *read = findDeviceRead(control)) {
+        if (Operation *read = findHostRead(control)) {
           InFlightDiagnostic diag =
               report(op) << "host control flow depends on tensor data (a "
                             "device-to-host sync on a GPU)";
@@ -120,3 +102,20 @@ struct SiftVerifyStaticPass
 };
 
 } // namespace
+
+Operation *mlir::sift::findHostRead(Value value) {
+  SmallVector<Value> worklist = {value};
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  while (!worklist.empty()) {
+    Operation *def = worklist.pop_back_val().getDefiningOp();
+    if (!def || !seen.insert(def).second)
+      continue;
+    if (isa<tensor::ExtractOp, memref::LoadOp>(def))
+      return def;
+    // Shapes are static here, so only scalar data flows into conditions.
+    for (Value operand : def->getOperands())
+      if (!isa<ShapedType>(operand.getType()))
+        worklist.push_back(operand);
+  }
+  return nullptr;
+}
