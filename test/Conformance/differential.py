@@ -828,7 +828,7 @@ class Generator:
                     val = np.sum(xs == env[kname])
                 elif kind == "dot":
                     val = np.sum(env[ins[0]].astype(np.float64) *
-                                 env[ins[1]].astype(np.float64))
+                                 env[ins[1]].astype(np.float64), axis=0)
                 else:
                     val = ref(xs)
                 return [np.asarray(val).astype(NPT[elt])]
@@ -1403,21 +1403,54 @@ def make_case(seed, skip):
 
 
 def minimize(runner, key, prog, sets, kind):
-    """Greedily drops results while the failure keeps its kind."""
-    keep = list(range(len(prog.results)))
+    """The results to keep: a single result that fails the same way if
+    there is one (the common case), else results dropped greedily while the
+    failure keeps its kind."""
+    def same(keep):
+        try:
+            runner.check(key + "-min", prog, sets, keep)
+        except Outcome as o:
+            return o.kind == kind
+        return False
+
+    n = len(prog.results)
+    if n == 1:
+        return [0]
+    for i in range(n):
+        if same([i]):
+            return [i]
+    keep = list(range(n))
     i = 0
     while i < len(keep) and len(keep) > 1:
         trial = keep[:i] + keep[i + 1:]
-        try:
-            runner.check(key + "-min", prog, sets, trial)
-            same = False
-        except Outcome as o:
-            same = o.kind == kind
-        if same:
+        if same(trial):
             keep = trial
         else:
             i += 1
     return keep
+
+
+def signature_of(prog, keep, outcome):
+    """What identifies a failure: its kind, the op a tool complained about,
+    and the constructs left in the minimized program."""
+    _, kept = prog.render(keep)
+    consumers = ("reduce", "mean", "count", "topk", "cross_entropy",
+                 "extract", "for_", "size")
+    tags = sorted(set(s.tag for s in kept
+                      if s.tag and s.tag.startswith(consumers)))
+    results = (prog.results if keep is None
+               else [prog.results[i] for i in keep])
+    for r in results:
+        if r.dynamic:
+            tag = [s.tag for s in kept if r.name in s.defs][0]
+            tags.append("return-%s" % tag)
+    m = re.search(r"error: ([^\n]*)\n\s*(%\S+ = )?([\w.]+)",
+                  outcome.detail)
+    where = ""
+    if m:
+        where = " [%s at %s]" % (re.sub(r"%\w+", "%_", m.group(1))[:60],
+                                 m.group(3))
+    return "%s%s {%s}" % (outcome.kind, where, " ".join(tags))
 
 
 def write_bug(out_dir, seed, prog, sets, keep, outcome, tools, opts):
@@ -1528,6 +1561,7 @@ def main():
                             outcome = o
             where = write_bug(out_dir, seed, prog, sets, keep, outcome,
                               tools, opts)
+            outcome.signature = signature_of(prog, keep, outcome)
         if not opts.keep:
             shutil.rmtree(os.path.join(work, key), ignore_errors=True)
             shutil.rmtree(os.path.join(work, key + "-min"),
@@ -1535,6 +1569,7 @@ def main():
         return seed, outcome, prog, where
 
     counts = {}
+    distinct = {}
     tags = {}
     bugs = 0
     ran = 0
@@ -1557,6 +1592,8 @@ def main():
                     "    " + l for l in outcome.detail.splitlines()[:12])))
                 if where:
                     print("    reproducer: %s" % where)
+                sig = getattr(outcome, "signature", kind)
+                distinct.setdefault(sig, []).append(seed)
                 print("    replay: %s %s --seed %d --count 1 --tensor-run %s "
                       "--tensor-opt %s%s" % (
                           sys.executable, os.path.abspath(__file__), seed,
@@ -1576,6 +1613,10 @@ def main():
     if not opts.keep and not bugs:
         shutil.rmtree(work, ignore_errors=True)
     elif bugs:
+        print("differential: %d distinct failures (kind [message at op] "
+              "{constructs of the minimized program}):" % len(distinct))
+        for sig, seeds_ in sorted(distinct.items()):
+            print("  %s: seeds %s" % (sig, " ".join(map(str, seeds_))))
         print("differential: reproducers in %s" % out_dir)
     return 1 if bugs else 0
 
