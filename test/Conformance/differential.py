@@ -276,6 +276,13 @@ def f32(a):
     return np.asarray(a, dtype=np.float32)
 
 
+def kind_ok_dot(gen, v, kinds):
+    """True when no other value has v's rows (no dot product possible)."""
+    return "dot" in kinds and not [
+        w for w in gen.dyn if w.size == v.size and w.elt == "f32" and
+        w.shape == v.shape]
+
+
 def slice_rows(env, v, off, size, stride):
     o = env[off.name] if isinstance(off, V) else off
     n = env[size]
@@ -688,7 +695,99 @@ class Generator:
                           [c], [v], lambda env, v=v.name, ex=ex:
                           [ops.cumsum(env[v], exclusive=ex)], "cumsum")
 
+        def binary():
+            others = [w for w in self.dyn if w.size == v.size and
+                      w.elt == v.elt and w.shape == v.shape]
+            if v.elt not in ("f32", "i64") or not others:
+                return None
+            w = self.pick(others)
+            if v.elt == "f32":
+                op, fn = self.pick([("addf", np.add), ("mulf", np.multiply),
+                                    ("subf", np.subtract),
+                                    ("maximumf", np.maximum)])
+            else:
+                op, fn = self.pick([("addi", np.add), ("maxsi", np.maximum),
+                                    ("subi", np.subtract)])
+            e = V(p.fresh("bin"), v.shape, v.elt, v.size,
+                  v.minrows, v.index and op == "maxsi" and w.index)
+            e.how = ("same", v)
+            return p.emit("%s = arith.%s %s, %s : %s" % (e, op, v, w, v.type),
+                          [e], [v, w], lambda env, a=v.name, b=w.name, fn=fn:
+                          [fn(env[a], env[b])], "binary")
+
+        def rowsum():
+            # rows [?, C] -> [?]: a parallel loop over the data-dependent
+            # rows, a reduction over the columns, into a dynamic init.
+            if v.elt != "f32" or one_d:
+                return None
+            d = self.dims.get(v.name) or p.dim(v)
+            self.dims[v.name] = d
+            z = p.const(0.0, "f32")
+            emp, acc = p.fresh("empty"), V(p.fresh("acc"), (None,), "f32",
+                                           v.size)
+            e = V(p.fresh("rs"), (None,), "f32", v.size, v.minrows)
+            a, o, t1, t2 = (p.fresh("a"), p.fresh("o"), p.fresh("t"),
+                            p.fresh("t"))
+            exp = self.rng.random() < 0.5
+            body = (["  %s = math.exp %s : f32" % (t1, a)] if exp else
+                    ["  %s = arith.mulf %s, %s : f32" % (t1, a, a)])
+            lines = ["%s = tensor.empty(%s) : %s" % (emp, d, acc.type),
+                     "%s = linalg.fill ins(%s : f32) outs(%s : %s) -> %s" %
+                     (acc, z, emp, acc.type, acc.type),
+                     "%s = linalg.generic {indexing_maps = [affine_map<(i, j)"
+                     " -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types"
+                     " = [\"parallel\", \"reduction\"]} ins(%s : %s) "
+                     "outs(%s : %s) {" % (e, v, v.type, acc, acc.type),
+                     "^bb0(%s: f32, %s: f32):" % (a, o)] + body + [
+                     "  %s = arith.addf %s, %s : f32" % (t2, o, t1),
+                     "  linalg.yield %s : f32" % t2,
+                     "} -> %s" % acc.type]
+
+            def fn(env, v=v.name, exp=exp):
+                xs = env[v].astype(np.float64)
+                xs = np.exp(xs) if exp else xs * xs
+                return [None, None, f32(np.sum(xs, axis=1))]
+            return p.emit(lines, [emp, acc, e], [v, d, z], fn, "rowsum")[-1]
+
+        def empty_fill():
+            # tensor.empty of a computed size (a sum of two sizes, or a
+            # size picked by scf.if), filled with a constant
+            others = [w for w in self.dyn if w is not v]
+            d = self.dims.get(v.name) or p.dim(v)
+            self.dims[v.name] = d
+            if others and self.rng.random() < 0.5:
+                w = self.pick(others)
+                od = self.dims.get(w.name) or p.dim(w)
+                self.dims[w.name] = od
+                n = p.ibin("addi", d, od)
+                low = v.minrows + w.minrows
+            else:
+                kc = p.const(int(self.rng.integers(1, p.n)), "index")
+                c = V(p.fresh("big"), None, "i1")
+                n = V(p.fresh("sz"), None, "index")
+                p.emit(["%s = arith.cmpi sgt, %s, %s : index" % (c, d, kc),
+                        "%s = scf.if %s -> (index) {" % (n, c),
+                        "  scf.yield %s : index" % kc,
+                        "} else {",
+                        "  scf.yield %s : index" % d,
+                        "}"], [c, n], [d, kc],
+                       lambda env, d=d.name, k=kc.name:
+                       [env[d] > env[k], min(env[d], env[k])], "size-if")
+                low = min(v.minrows, 1)
+            val = p.const(self.pick([1.5, -2.0]), "f32")
+            emp = p.fresh("empty")
+            e = V(p.fresh("ef"), (None,), "f32", p.fresh("efill"), low)
+            return p.emit(["%s = tensor.empty(%s) : tensor<?xf32>" % (emp, n),
+                           "%s = linalg.fill ins(%s : f32) outs(%s : "
+                           "tensor<?xf32>) -> tensor<?xf32>" % (e, val, emp)],
+                          [emp, e], [n, val], lambda env, n=n.name,
+                          c=val.name: [None, np.full(env[n], env[c],
+                                                     dtype=np.float32)],
+                          "empty_fill")[-1]
+
         return self.choose([
+            (2, "binary", binary), (1, "rowsum", rowsum),
+            (1, "empty_fill", empty_fill),
             (3, "elementwise", elementwise), (2, "generic_map", generic_map),
             (3, "slice", slice_), (2, "perm_gather", perm_gather),
             (2, "concat", concat), (3, "gather", gather), (2, "sort", sort)])
@@ -724,17 +823,20 @@ class Generator:
             if v.elt == "i64" and rows:
                 return None
             if v.elt == "i64":
-                kinds = ["sum", "match", "countlike", "max"]
+                kinds = ["sum", "match", "countlike", "max", "min_i"]
             else:
                 kinds = ["sum", "sum_exp", "sum_sq", "max", "min",
-                         "countlike", "relu_sum", "dot"]
+                         "countlike", "relu_sum", "dot", "prod", "max_exp"]
+            if kind_ok_dot(self, v, kinds):
+                kinds.remove("dot")
             kind = self.pick(kinds)
             if not self.allowed("reduce-" + kind):
                 return None
             elt = v.elt
             shape = (v.shape[1],) if rows else ()
             init = {"max": -np.inf if elt == "f32" else -2 ** 63,
-                    "min": np.inf}.get(kind, 0)
+                    "max_exp": -np.inf, "min_i": 2 ** 63 - 1,
+                    "min": np.inf, "prod": 1.0}.get(kind, 0)
             acc = fill(elt, init, shape)
             a, o, t1, t2 = (p.fresh("a"), p.fresh("o"), p.fresh("t"),
                             p.fresh("t"))
@@ -763,6 +865,20 @@ class Generator:
                 ref = lambda xs: np.min(
                     np.concatenate([np.full((1,) + xs.shape[1:], np.inf,
                                             dtype=xs.dtype), xs]), axis=0)
+            elif kind == "prod":
+                body = ["%s = arith.mulf %s, %s : f32" % (t2, o, a)]
+                ref = lambda xs: np.prod(xs.astype(np.float64), axis=0)
+            elif kind == "max_exp":
+                body = ["%s = math.exp %s : f32" % (t1, a),
+                        "%s = arith.maximumf %s, %s : f32" % (t2, o, t1)]
+                ref = lambda xs: np.max(np.concatenate(
+                    [np.full((1,) + xs.shape[1:], -np.inf),
+                     np.exp(xs.astype(np.float64))]), axis=0)
+            elif kind == "min_i":
+                body = ["%s = arith.minsi %s, %s : i64" % (t2, a, o)]
+                ref = lambda xs: np.min(np.concatenate(
+                    [np.full((1,) + xs.shape[1:], 2 ** 63 - 1,
+                             dtype=np.int64), xs]), axis=0)
             elif kind == "countlike":
                 one = p.const(1 if elt == "i64" else 1.0, elt)
                 uses.append(one)
@@ -929,10 +1045,22 @@ class Generator:
             red = self.pick(["mean", "sum", "none"])
             shape = (None,) if red == "none" else ()
             out = V(p.fresh("ce"), shape, "f32", v.size)
-            p.emit("%s = sift.cross_entropy %s, %s reduction = %s : %s, %s -> "
-                   "%s" % (out, v, tg, red, v.type, tg.type, out.type), [out],
-                   [v, tg], lambda env, v=v.name, t=tg.name, red=red:
-                   [ops.cross_entropy(env[v], env[t], reduction=red)],
+            weight, wtext, uses = None, "", [v, tg]
+            if self.rng.random() < 0.4:
+                wv = p.dense([float(w) for w in
+                              self.rng.integers(1, 4, p.c) / 2], "f32")
+                weight, wtext = wv, " weight(%s : %s)" % (wv, wv.type)
+                uses.append(wv)
+            ls = self.pick([0.0, 0.0, 0.1])
+            attr = " {label_smoothing = %r : f64}" % ls if ls else ""
+            p.emit("%s = sift.cross_entropy %s, %s%s reduction = %s%s : %s, %s"
+                   " -> %s" % (out, v, tg, wtext, red, attr, v.type, tg.type,
+                               out.type), [out], uses,
+                   lambda env, v=v.name, t=tg.name, red=red, ls=ls,
+                   w=weight and weight.name:
+                   [ops.cross_entropy(env[v], env[t], reduction=red,
+                                      weight=env[w] if w else None,
+                                      label_smoothing=ls)],
                    "cross_entropy")
             p.results.append(out)
             return out
@@ -1048,7 +1176,67 @@ class Generator:
             p.results.append(out)
             return out
 
+        def count_cmp():
+            # sift.count of a comparison of the selected values
+            if v.elt != "f32" or not one_d:
+                return None
+            d = self.dims.get(v.name) or p.dim(v)
+            self.dims[v.name] = d
+            c = p.const(self.pick([0.0, 0.5]), "f32")
+            sp = V(p.fresh("sp"), v.shape, "f32", v.size)
+            mk = V(p.fresh("cmp"), v.shape, "i1", v.size)
+            out = V(p.fresh("cnt"), (), "i64")
+            p.emit(["%s = tensor.splat %s[%s] : %s" % (sp, c, d, sp.type),
+                    "%s = arith.cmpf ogt, %s, %s : %s" % (mk, v, sp, v.type),
+                    "%s = sift.count %s : %s -> %s" % (out, mk, mk.type,
+                                                      out.type)],
+                   [sp, mk, out], [v, c, d], lambda env, v=v.name, c=c.name:
+                   [None, None, np.int64(np.sum(env[v] > env[c]))],
+                   "count_cmp")
+            p.results.append(out)
+            return out
+
+        def gather_at():
+            # a static index tensor into the selection (fill past its end)
+            if v.elt not in ("f32", "i64"):
+                return None
+            idx = p.dense([int(i) for i in self.rng.integers(-1, p.n + 1,
+                                                             4)], "i64")
+            fillv = -9 if v.elt == "i64" else -9.0
+            attr = "%d : i64" % fillv if v.elt == "i64" else "-9.0 : f32"
+            out = V(p.fresh("gat"), (4,) + v.shape[1:], v.elt)
+
+            def fn(env, v=v.name, i=idx.name, fv=fillv):
+                return [ops.gather(env[v], env[i], fill=fv)]
+            p.emit("%s = sift.gather %s[%s] {fill = %s} : %s, %s -> %s" %
+                   (out, v, idx, attr, v.type, idx.type, out.type), [out],
+                   [v, idx], fn, "gather_at")
+            p.results.append(out)
+            return out
+
+        def nested_selection():
+            # a selection of a selection: not supported by staticize (an
+            # honest refusal is the expected outcome)
+            if v.elt != "f32" or not one_d:
+                return None
+            d = self.dims.get(v.name) or p.dim(v)
+            self.dims[v.name] = d
+            c = p.const(0.0, "f32")
+            sp = V(p.fresh("sp"), v.shape, "f32", v.size)
+            mk = V(p.fresh("cmp"), v.shape, "i1", v.size)
+            out = V(p.fresh("sel2"), v.shape, "f32", p.fresh("nested"))
+            p.emit(["%s = tensor.splat %s[%s] : %s" % (sp, c, d, sp.type),
+                    "%s = arith.cmpf ogt, %s, %s : %s" % (mk, v, sp, v.type),
+                    "%s = sift.masked_select %s, %s : %s, %s -> %s" %
+                    (out, v, mk, v.type, mk.type, out.type)],
+                   [sp, mk, out], [v, c, d], lambda env, v=v.name, c=c.name:
+                   [None, None, env[v][env[v] > env[c]]], "nested_selection")
+            p.results.append(out)
+            return out
+
         return self.choose([
+            (1, "count_cmp", count_cmp), (1, "gather_at", gather_at),
+            (0.3, "nested_selection", nested_selection),
             (3, "return", ret), (4, "reduce_generic", reduce_generic),
             (2, "reduce_named", reduce_named), (2, "mean", mean),
             (2, "count", count), (3, "topk", topk),
@@ -1271,10 +1459,11 @@ class Runner:
             if kind == "refused":
                 raise Outcome("refused", strip_stack(err).splitlines()[0])
             raise Outcome("bug:staticize-" + kind, strip_stack(err))
+        # A static program that --sift-verify-static rejects is a bug, but
+        # it still runs: check its values first (a wrong value is worse).
         rc, err, _ = self.opt(static_path, ["--sift-verify-static"],
                               os.devnull)
-        if rc != 0:
-            raise Outcome("bug:verify-static", strip_stack(err))
+        unverified = strip_stack(err) if rc != 0 else None
         static = open(static_path).read()
 
         # 3. --sift-batch over the input sets; @f_rows (check_batch.py) is
@@ -1330,6 +1519,8 @@ class Runner:
                                   *REF_TOL)
         if errors:
             raise Outcome("bug:static-vs-dynamic", "\n".join(errors[:6]))
+        if unverified:
+            raise Outcome("bug:verify-static", unverified)
         if rc != 0:
             return notes
         ok, bat = tools.run(key + "/batched", module, "f_batched", stacked)
