@@ -1519,13 +1519,22 @@ class Runner:
                                   *REF_TOL)
         if errors:
             raise Outcome("bug:static-vs-dynamic", "\n".join(errors[:6]))
+        if rc == 0:
+            self.check_batched(key, module, stacked, rows, size)
         if unverified:
             raise Outcome("bug:verify-static", unverified)
-        if rc != 0:
-            return notes
+        return notes
+
+    def check_batched(self, key, module, stacked, rows, size):
+        """Every result of @f_batched equals the per-sample calls."""
+        tools = self.tools
+        errors = []
         ok, bat = tools.run(key + "/batched", module, "f_batched", stacked)
         if not ok:
             raise self.run_failure("batched", bat)
+        if len(bat) != len(rows):
+            errors.append("f_batched has %d results, f_rows %d" %
+                          (len(bat), len(rows)))
         for i, (g, w) in enumerate(zip(bat, rows)):
             if not same_bits(g, w):
                 bad = [k for k in range(size)
@@ -1538,7 +1547,6 @@ class Runner:
                                w[bad[0]].tolist() if bad else w.shape))
         if errors:
             raise Outcome("bug:batch-vs-rows", "\n".join(errors[:6]))
-        return notes
 
     def run_failure(self, what, text):
         for pat in SKIP_PATTERNS:
@@ -1742,7 +1750,10 @@ def main():
         if outcome.kind.startswith("bug:") or outcome.kind in (
                 "generator-invalid",):
             keep = None
-            if not opts.no_minimize and outcome.kind.startswith("bug:"):
+            late = (opts.time_budget and
+                    time.time() - start > 1.5 * opts.time_budget)
+            if not (opts.no_minimize or late) and \
+                    outcome.kind.startswith("bug:"):
                 keep = minimize(runner, key, prog, sets, outcome.kind)
                 if keep is not None and len(keep) < len(prog.results):
                     try:
