@@ -8,13 +8,13 @@
 
 // RPN: func.func @positive_l1({{.*}}) -> tensor<f32>
 // RPN: sift.compact %{{.*}} : tensor<512xi1> -> tensor<512xi64>, tensor<i64>
-// RPN: linalg.reduce ins(%{{.*}} : tensor<512x4xf32>)
+// RPN: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<512x4xf32>, tensor<512xi1>)
 
 // SSD: func.func @hard_negatives({{.*}}) -> tensor<f32>
 // SSD: sift.sort %{{.*}} descending : tensor<1000xf32>
 // k = min(3 * len(pos), len(neg)) <= len(neg) <= 1000:
 // SSD: sift.gather %{{.*}} : tensor<1000xf32>, tensor<1000xi64> -> tensor<1000xf32>
-// SSD: linalg.reduce ins(%{{.*}} : tensor<1000xf32>)
+// SSD: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1000xf32>, tensor<1000xi1>)
 
 // SEG: func.func @valid_pixels_loss({{.*}}) -> tensor<f32>
 // SEG: sift.cross_entropy %{{.*}}, %{{.*}} reduction = mean : tensor<4096x21xf32>, tensor<4096xi64> -> tensor<f32>

@@ -25,24 +25,69 @@ func.func @dynamic_argument(%x: tensor<?xf32>) -> tensor<?xf32> {
 
 // -----
 
-func.func @unknown_combiner(%m: tensor<8xi1>, %x: tensor<8xf32>) -> tensor<f32> {
-  %v = sift.masked_select %x, %m : tensor<8xf32>, tensor<8xi1> -> tensor<?xf32>
-  %init = tensor.empty() : tensor<f32>
-  // expected-error @+1 {{reduces data-dependent rows with a combiner whose identity --sift-staticize does not know; use add, mul, min or max}}
-  %r = linalg.reduce ins(%v : tensor<?xf32>) outs(%init : tensor<f32>) dimensions = [0]
-    (%a: f32, %b: f32) {
-      %s = arith.subf %a, %b : f32
-      linalg.yield %s : f32
-    }
-  return %r : tensor<f32>
-}
-
-// -----
-
 func.func @unsupported_consumer(%m: tensor<8xi1>, %v: i64) -> tensor<?xi64> {
   %c0 = arith.constant 0 : index
   %i = sift.nonzero %m : tensor<8xi1> -> tensor<?xi64>
   // expected-error @+1 {{'tensor.insert' op is not supported by --sift-staticize yet: it has a data-dependent result shape}}
   %p = tensor.insert %v into %i[%c0] : tensor<?xi64>
   return %p : tensor<?xi64>
+}
+
+// -----
+
+func.func @dim_out_of_range(%m: tensor<8xi1>) -> index {
+  %c = arith.constant -1 : index
+  %i = sift.nonzero %m : tensor<8xi1> -> tensor<?xi64>
+  // expected-error @+1 {{dimension index -1 is out of range for a tensor of rank 1}}
+  %n = tensor.dim %i, %c : tensor<?xi64>
+  return %n : index
+}
+
+// -----
+
+func.func @dim_past_rank(%m: tensor<8xi1>) -> index {
+  %c = arith.constant 1 : index
+  %i = sift.nonzero %m : tensor<8xi1> -> tensor<?xi64>
+  // expected-error @+1 {{dimension index 1 is out of range for a tensor of rank 1}}
+  %n = tensor.dim %i, %c : tensor<?xi64>
+  return %n : index
+}
+
+// -----
+
+func.func @captured_in_body(%m: tensor<8xi1>, %x: tensor<8xf32>) -> tensor<8xf32> {
+  %v = sift.masked_select %x, %m : tensor<8xf32>, tensor<8xi1> -> tensor<?xf32>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{reads a data-dependent tensor inside its body, which --sift-staticize does not support; pass it as an input instead}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                       iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%x : tensor<8xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %e = tensor.extract %v[%c0] : tensor<?xf32>
+      %s = arith.addf %a, %e : f32
+      linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+func.func @bounded_loop_result(%m: tensor<8xi1>, %c: i1) -> tensor<?xi64> {
+  %idx = sift.nonzero %m : tensor<8xi1> -> tensor<?xi64>
+  // expected-error @+1 {{with data-dependent shapes in a region is not supported by --sift-staticize yet}}
+  %r = scf.if %c -> tensor<?xi64> {
+    scf.yield %idx : tensor<?xi64>
+  } else {
+    scf.yield %idx : tensor<?xi64>
+  }
+  return %r : tensor<?xi64>
+}
+
+// -----
+
+func.func @topk_past_bound(%m: tensor<8xi1>, %x: tensor<8xf32>) -> tensor<10xf32> {
+  %v = sift.masked_select %x, %m : tensor<8xf32>, tensor<8xi1> -> tensor<?xf32>
+  // expected-error @+1 {{takes k = 10 rows of a data-dependent tensor of at most 8 rows: the program fails at run time on every input}}
+  %t, %i = sift.topk %v k(10) : tensor<?xf32> -> tensor<10xf32>, tensor<10xi64>
+  return %t : tensor<10xf32>
 }

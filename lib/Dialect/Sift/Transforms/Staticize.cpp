@@ -29,6 +29,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -166,7 +167,8 @@ std::optional<int64_t> SizeBounds::computeIntervalBound(Value v, Operation *def,
   return TypeSwitch<Operation *, std::optional<int64_t>>(def)
       .Case([&](tensor::DimOp op) -> std::optional<int64_t> {
         std::optional<int64_t> d = op.getConstantIndex();
-        if (!d)
+        auto type = dyn_cast<RankedTensorType>(op.getSource().getType());
+        if (!d || !type || *d < 0 || *d >= type.getRank())
           return std::nullopt;
         return isUpper ? upperDim(op.getSource(), *d)
                        : std::optional<int64_t>(0);
@@ -537,6 +539,7 @@ public:
 
 private:
   LogicalResult rewrite(Operation *op);
+  LogicalResult rewriteBlock(Block &block);
   LogicalResult rewriteReturn(func::ReturnOp op);
 
   /// The padded form of `v` (a mapped dynamic value or a static tensor).
@@ -568,6 +571,9 @@ private:
   Value validRows(ImplicitLocOpBuilder &b, RankedTensorType type, Value count);
   /// `p.padded` with its padding rows replaced by `fill`.
   Value resetPadding(ImplicitLocOpBuilder &b, const Padded &p, TypedAttr fill);
+
+  /// `p.padded` resized to `n` rows (rows past its own are invalid lanes).
+  Value fitRows(ImplicitLocOpBuilder &b, const Padded &p, int64_t n);
 
   LogicalResult rewriteLinalg(ImplicitLocOpBuilder &b, linalg::LinalgOp op);
   LogicalResult rewriteSortLike(ImplicitLocOpBuilder &b, Operation *op);
@@ -689,110 +695,178 @@ Value Staticizer::resetPadding(ImplicitLocOpBuilder &b, const Padded &p,
                                  fillTensor);
 }
 
-/// The identity of the reduction `combiner` for `type`, or null.
-static TypedAttr reductionIdentity(Operation *combiner, Type type) {
-  Builder b(type.getContext());
-  auto floatType = dyn_cast<FloatType>(type);
-  auto fpInf = [&](bool negative) -> TypedAttr {
-    return b.getFloatAttr(
-        type, APFloat::getInf(floatType.getFloatSemantics(), negative));
-  };
-  unsigned width = type.isIntOrFloat() ? type.getIntOrFloatBitWidth() : 0;
-  return TypeSwitch<Operation *, TypedAttr>(combiner)
-      .Case<arith::AddFOp, arith::AddIOp, arith::OrIOp, arith::XOrIOp,
-            arith::MaxUIOp>([&](Operation *) { return b.getZeroAttr(type); })
-      .Case<arith::MulFOp>(
-          [&](Operation *) { return b.getFloatAttr(type, 1.0); })
-      .Case<arith::MulIOp>(
-          [&](Operation *) { return b.getIntegerAttr(type, 1); })
-      .Case<arith::MaximumFOp, arith::MaxNumFOp>(
-          [&](Operation *) { return fpInf(true); })
-      .Case<arith::MinimumFOp, arith::MinNumFOp>(
-          [&](Operation *) { return fpInf(false); })
-      .Case<arith::MaxSIOp>([&](Operation *) {
-        return b.getIntegerAttr(type, APInt::getSignedMinValue(width));
-      })
-      .Case<arith::MinSIOp>([&](Operation *) {
-        return b.getIntegerAttr(type, APInt::getSignedMaxValue(width));
-      })
-      .Case<arith::MinUIOp, arith::AndIOp>([&](Operation *) {
-        return b.getIntegerAttr(type, APInt::getAllOnes(width));
-      })
-      .Default([](Operation *) { return TypedAttr(); });
+/// An element value on which no op traps (1: no division by zero, no
+/// INT_MIN / -1), or null for other element types.
+static TypedAttr harmlessValue(Type elem) {
+  Builder b(elem.getContext());
+  if (isa<FloatType>(elem))
+    return b.getFloatAttr(elem, 1.0);
+  if (isa<IntegerType, IndexType>(elem))
+    return b.getIntegerAttr(elem, 1);
+  return {};
 }
 
-/// The op that combines the running value of output `i` in a reduction
-/// body, or null when the body is not a plain combination.
-static Operation *reductionCombiner(linalg::LinalgOp op, unsigned i) {
-  Block *body = op.getBlock();
-  auto yield = cast<linalg::YieldOp>(body->getTerminator());
-  Operation *combiner = yield.getOperand(i).getDefiningOp();
-  BlockArgument acc = op.getRegionOutputArgs()[i];
-  if (!combiner || combiner->getNumOperands() != 2 ||
-      !llvm::is_contained(combiner->getOperands(), acc))
-    return nullptr;
-  return combiner;
+/// Whether some op of `op` (or of its regions) may trap or has an effect
+/// when run on arbitrary values, as on padding rows (integer division by a
+/// padding zero).
+static bool mayTrapOnPadding(Operation *op) {
+  WalkResult result = op->walk([&](Operation *nested) {
+    if (nested == op && isa<linalg::LinalgOp>(op))
+      return WalkResult::advance();
+    // Integer division and remainder trap on zero (and INT_MIN / -1) even
+    // where MLIR models them as pure.
+    if (isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
+            arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(
+            nested))
+      return WalkResult::interrupt();
+    if (isa<linalg::YieldOp>(nested) || isPure(nested))
+      return WalkResult::advance();
+    return WalkResult::interrupt();
+  });
+  return result.wasInterrupted();
+}
+
+Value Staticizer::fitRows(ImplicitLocOpBuilder &b, const Padded &p, int64_t n) {
+  if (n == p.bound)
+    return p.padded;
+  // Rows past the padded value's own rows read as invalid lanes (fill).
+  return gatherRows(b, p.padded, iota(b, n));
 }
 
 LogicalResult Staticizer::rewriteLinalg(ImplicitLocOpBuilder &b,
                                         linalg::LinalgOp op) {
-  // Reductions over the padded rows see the combiner's identity there.
-  SmallVector<Value> operands;
-  Value count;
-  int64_t bound = -1;
+  // A linalg op over data-dependent rows becomes the same op over the padded
+  // rows. Each loop dimension that runs over padded rows gets one static
+  // extent: a static operand's extent on it when there is one (the dynamic
+  // program requires the sizes to agree), else the smallest padded bound.
+  // Padding rows are then harmless by construction:
+  //  - a dimension the op reduces over padded rows gets a validity mask as
+  //    an extra input, and the body keeps the running value on padding rows
+  //    (`select(valid, body(...), acc)`), whatever the body computes;
+  //  - a parallel dimension maps padding rows to padding rows of the result;
+  //  - a body that may trap sees 1 on padding rows instead of their values.
+  if (!op.hasPureTensorSemantics())
+    return op->emitOpError("on buffers is not supported by --sift-staticize");
   auto iterators = op.getIteratorTypesArray();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  int64_t numLoops = op.getNumLoops();
+  // The loop dimension of each padded operand's rows.
+  DenseMap<OpOperand *, int64_t> rowDimOf;
+  SmallVector<int64_t> extent(numLoops, -1);
+  SmallVector<bool> fromStatic(numLoops, false);
   for (OpOperand &operand : op->getOpOperands()) {
-    Value v = operand.get();
-    if (!isMapped(v)) {
-      operands.push_back(v);
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+    if (!type)
+      continue;
+    if (isMapped(operand.get())) {
+      auto rowDim = dyn_cast<AffineDimExpr>(map.getResult(0));
+      if (!rowDim)
+        return op->emitOpError("indexes the rows of a data-dependent tensor "
+                               "with a non-trivial expression, which "
+                               "--sift-staticize does not support");
+      rowDimOf[&operand] = rowDim.getPosition();
       continue;
     }
+    for (auto [d, expr] : llvm::enumerate(map.getResults()))
+      if (auto dim = dyn_cast<AffineDimExpr>(expr);
+          dim && !type.isDynamicDim(d)) {
+        extent[dim.getPosition()] = type.getDimSize(d);
+        fromStatic[dim.getPosition()] = true;
+      }
+  }
+  for (auto [operand, d] : rowDimOf) {
+    int64_t bound = padded[operand->get()].bound;
+    if (!fromStatic[d])
+      extent[d] = extent[d] < 0 ? bound : std::min(extent[d], bound);
+  }
+
+  bool guardedBody = mayTrapOnPadding(op);
+  SmallVector<Value> inputs, inits;
+  // Validity masks of the padded rows reduced over: (loop dim, count).
+  SmallVector<std::pair<int64_t, Value>> guards;
+  for (OpOperand &operand : op->getOpOperands()) {
+    Value v = operand.get();
+    bool isInput = op.isDpsInput(&operand);
+    auto it = rowDimOf.find(&operand);
+    if (it == rowDimOf.end()) {
+      (isInput ? inputs : inits).push_back(v);
+      continue;
+    }
+    int64_t d = it->second;
     Padded p = padded[v];
-    if (!count) {
-      count = p.count;
-      bound = p.bound;
-    }
-    Value replacement = p.padded;
-    AffineMap map = op.getMatchingIndexingMap(&operand);
-    auto rowDim = dyn_cast<AffineDimExpr>(map.getResult(0));
-    if (!rowDim)
-      return op->emitOpError("indexes the rows of a data-dependent tensor "
-                             "with a non-trivial expression, which "
-                             "--sift-staticize does not support");
-    bool reducedRows =
-        iterators[rowDim.getPosition()] == utils::IteratorType::reduction;
-    if (reducedRows && op.isDpsInput(&operand)) {
-      if (op.getNumDpsInits() != 1)
-        return op->emitOpError("reduces data-dependent rows into several "
-                               "outputs, which --sift-staticize does not "
-                               "support yet");
-      Operation *combiner = reductionCombiner(op, 0);
-      Type elem = cast<RankedTensorType>(p.padded.getType()).getElementType();
-      TypedAttr identity =
-          combiner ? reductionIdentity(combiner, elem) : TypedAttr();
-      if (!identity)
-        return op->emitOpError("reduces data-dependent rows with a combiner "
-                               "whose identity --sift-staticize does not "
-                               "know; use add, mul, min or max");
-      replacement = resetPadding(b, p, identity);
-    }
-    operands.push_back(replacement);
+    Padded fitted = {fitRows(b, p, extent[d]), p.count, extent[d]};
+    Value replacement = fitted.padded;
+    if (isInput && guardedBody)
+      if (TypedAttr one = harmlessValue(
+              cast<RankedTensorType>(replacement.getType()).getElementType()))
+        replacement = resetPadding(b, fitted, one);
+    if (isInput && iterators[d] == utils::IteratorType::reduction &&
+        !llvm::is_contained(guards, std::make_pair(d, p.count)))
+      guards.emplace_back(d, p.count);
+    (isInput ? inputs : inits).push_back(replacement);
   }
-  SmallVector<Type> resultTypes;
-  for (Type t : op->getResultTypes()) {
-    auto rt = cast<RankedTensorType>(t);
-    resultTypes.push_back(rt.hasStaticShape() ? rt : withLeading(rt, bound));
+
+  SmallVector<Type> resultTypes =
+      llvm::map_to_vector(inits, [](Value init) { return init.getType(); });
+  for (Type t : resultTypes)
+    if (!cast<RankedTensorType>(t).hasStaticShape())
+      return op->emitOpError("mixes a data-dependent tensor with a dynamic "
+                             "tensor that is not bounded");
+
+  Operation *replacement;
+  if (guards.empty()) {
+    IRMapping mapping;
+    mapping.map(op.getDpsInputs(), inputs);
+    mapping.map(op.getDpsInits(), inits);
+    replacement = b.clone(*op, mapping);
+    for (auto [result, type] :
+         llvm::zip(replacement->getResults(), resultTypes))
+      result.setType(type);
+  } else {
+    // The same loop nest as a generic with one validity input per reduced
+    // padded dimension; padding rows leave the outputs as they were.
+    SmallVector<AffineMap> newMaps(maps.begin(),
+                                   maps.begin() + op.getNumDpsInputs());
+    SmallVector<Value> newInputs = inputs;
+    for (auto [d, count] : guards) {
+      newInputs.push_back(laneIsValid(b, extent[d], count));
+      newMaps.push_back(
+          AffineMap::get(numLoops, 0, b.getAffineDimExpr(d), b.getContext()));
+    }
+    newMaps.append(maps.begin() + op.getNumDpsInputs(), maps.end());
+    Block *body = op.getBlock();
+    unsigned numInputs = op.getNumDpsInputs(), numGuards = guards.size();
+    replacement = linalg::GenericOp::create(
+        b, resultTypes, newInputs, inits, newMaps, iterators,
+        [&](OpBuilder &nb, Location loc, ValueRange args) {
+          IRMapping mapping;
+          for (unsigned i = 0; i < numInputs; ++i)
+            mapping.map(body->getArgument(i), args[i]);
+          for (unsigned i = 0; i < op.getNumDpsInits(); ++i)
+            mapping.map(body->getArgument(numInputs + i),
+                        args[numInputs + numGuards + i]);
+          for (Operation &nested : body->without_terminator())
+            nb.clone(nested, mapping);
+          Value valid = args[numInputs];
+          for (unsigned g = 1; g < numGuards; ++g)
+            valid = arith::AndIOp::create(nb, loc, valid, args[numInputs + g]);
+          SmallVector<Value> yielded;
+          for (auto [i, y] :
+               llvm::enumerate(body->getTerminator()->getOperands()))
+            yielded.push_back(arith::SelectOp::create(
+                nb, loc, valid, mapping.lookupOrDefault(y),
+                args[numInputs + numGuards + i]));
+          linalg::YieldOp::create(nb, loc, yielded);
+        });
   }
-  IRMapping mapping;
-  mapping.map(op->getOperands(), operands);
-  Operation *clone = b.clone(*op, mapping);
-  for (auto [result, type] : llvm::zip(clone->getResults(), resultTypes))
-    result.setType(type);
-  for (auto [orig, repl] : llvm::zip(op->getResults(), clone->getResults())) {
-    if (cast<RankedTensorType>(orig.getType()).hasStaticShape())
-      orig.replaceAllUsesWith(repl);
+  for (auto [i, orig] : llvm::enumerate(op->getResults())) {
+    Value repl = replacement->getResult(i);
+    Value init = op.getDpsInits()[i];
+    if (isMapped(init))
+      define(op, orig, repl, padded[init].count);
     else
-      define(op, orig, repl, count);
+      orig.replaceAllUsesWith(repl);
   }
   toErase.push_back(op);
   return success();
@@ -962,16 +1036,21 @@ LogicalResult Staticizer::run() {
   if (!func.getBody().hasOneBlock())
     return func.emitOpError("--sift-staticize supports single-block functions");
 
-  SmallVector<Operation *> ops;
-  for (Operation &op : func.getBody().front())
-    ops.push_back(&op);
-  for (Operation *op : ops)
-    if (failed(rewrite(op)))
-      return failure();
+  if (failed(rewriteBlock(func.getBody().front())))
+    return failure();
   for (Operation *op : llvm::reverse(toErase)) {
     op->dropAllUses();
     op->erase();
   }
+  return success();
+}
+
+LogicalResult Staticizer::rewriteBlock(Block &block) {
+  SmallVector<Operation *> ops = llvm::map_to_vector(
+      block.getOperations(), [](Operation &op) { return &op; });
+  for (Operation *op : ops)
+    if (failed(rewrite(op)))
+      return failure();
   return success();
 }
 
@@ -981,13 +1060,35 @@ LogicalResult Staticizer::rewrite(Operation *op) {
       hasDynamicTensor(op->getResultTypes());
   if (auto ret = dyn_cast<func::ReturnOp>(op))
     return rewriteReturn(ret);
-  if (!touches)
-    return success();
-  for (Region &region : op->getRegions())
-    if (!isa<linalg::LinalgOp>(op) && !region.empty())
+  if (isa<linalg::LinalgOp>(op)) {
+    // The body is cloned as it is: it must not read bounded values.
+    WalkResult captured = op->walk([&](Operation *nested) {
+      if (nested != op && llvm::any_of(nested->getOperands(),
+                                       [&](Value v) { return isMapped(v); }))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (captured.wasInterrupted())
+      return op->emitOpError("reads a data-dependent tensor inside its body, "
+                             "which --sift-staticize does not support; pass "
+                             "it as an input instead");
+  } else if (op->getNumRegions() != 0) {
+    // A region op whose own operands and results are static (a loop over
+    // range(count), a branch on a count) stays; the ops in its regions are
+    // rewritten in place, so that reading a bounded value defined above
+    // reads its padded form (a row below the count is a valid read).
+    if (touches)
       return op->emitOpError(
           "with data-dependent shapes in a region is not supported by "
           "--sift-staticize yet");
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        if (failed(rewriteBlock(block)))
+          return failure();
+    return success();
+  }
+  if (!touches)
+    return success();
   for (Type t : op->getResultTypes())
     if (auto rt = dyn_cast<RankedTensorType>(t);
         rt && !rt.hasStaticShape() && !onlyLeadingDynamic(rt))
@@ -1120,6 +1221,10 @@ LogicalResult Staticizer::rewrite(Operation *op) {
     if (!d)
       return op->emitOpError("with a non-constant dimension is not supported "
                              "by --sift-staticize");
+    int64_t rank = cast<RankedTensorType>(dim.getSource().getType()).getRank();
+    if (*d < 0 || *d >= rank)
+      return op->emitOpError("dimension index ")
+             << *d << " is out of range for a tensor of rank " << rank;
     Padded p = lookup(b, dim.getSource());
     Value replacement =
         *d == 0
@@ -1314,6 +1419,13 @@ LogicalResult Staticizer::rewrite(Operation *op) {
     if (!isMapped(op->getOperand(0)))
       return op->emitOpError("of a dynamic tensor that is not "
                              "data-dependent is not supported");
+    if (auto topk = dyn_cast<TopkOp>(op);
+        topk && topk.getAxis() == 0 &&
+        static_cast<int64_t>(topk.getK()) > padded[topk.getInput()].bound)
+      return op->emitOpError("takes k = ")
+             << topk.getK() << " rows of a data-dependent tensor of at most "
+             << padded[topk.getInput()].bound
+             << " rows: the program fails at run time on every input";
     return rewriteSortLike(b, op);
   }
 
@@ -1332,22 +1444,32 @@ LogicalResult Staticizer::rewrite(Operation *op) {
   // cross_entropy: padding rows become ignored targets, which contribute
   // nothing and are left out of the mean.
   if (auto ce = dyn_cast<CrossEntropyOp>(op)) {
+    // Logits rows and targets have one size at run time: a static one when
+    // either is static, else at most the smaller bound.
     Padded logits = lookup(b, ce.getLogits());
     Padded targets = lookup(b, ce.getTargets());
-    auto tType = cast<RankedTensorType>(targets.padded.getType());
+    bool logitsMapped = isMapped(ce.getLogits());
+    bool targetsMapped = isMapped(ce.getTargets());
+    int64_t rows = !logitsMapped    ? logits.bound
+                   : !targetsMapped ? targets.bound
+                                    : std::min(logits.bound, targets.bound);
+    Value count = targetsMapped ? targets.count : logits.count;
+    Value logitRows = fitRows(b, logits, rows);
+    Padded fitted = {fitRows(b, targets, rows), count, rows};
+    auto tType = cast<RankedTensorType>(fitted.padded.getType());
     Value ignore = arith::ConstantOp::create(
         b,
         DenseElementsAttr::get(tType, b.getIntegerAttr(tType.getElementType(),
                                                        ce.getIgnoreIndex())));
-    Value t = arith::SelectOp::create(b, validRows(b, tType, targets.count),
-                                      targets.padded, ignore);
-    auto clone = CrossEntropyOp::create(b, logits.padded, t, ce.getWeight(),
-                                        ce.getReduction(), ce.getIgnoreIndex(),
-                                        ce.getLabelSmoothing());
-    if (ce.getReduction() == Reduction::None)
-      define(op, ce.getResult(), clone.getResult(), targets.count);
-    else
+    Value t = arith::SelectOp::create(b, validRows(b, tType, count),
+                                      fitted.padded, ignore);
+    auto clone = CrossEntropyOp::create(
+        b, logitRows, t, ce.getWeight(), ce.getReduction(), ce.getIgnoreIndex(),
+        ce.getLabelSmoothing(), ce.getBatchDims());
+    if (ce.getType().hasStaticShape())
       ce.getResult().replaceAllUsesWith(clone.getResult());
+    else
+      define(op, ce.getResult(), clone.getResult(), count);
     erase();
     return success();
   }
@@ -1356,20 +1478,30 @@ LogicalResult Staticizer::rewrite(Operation *op) {
   // the same op on the padded operands.
   if (op->hasTrait<OpTrait::Elementwise>() ||
       isa<tensor::EmptyOp, tensor::SplatOp>(op)) {
+    // Operands padded to different bounds have equal sizes at run time, so
+    // the smallest bound holds them all. An op that may trap (integer
+    // division) sees 1 on padding rows.
     Value count;
     int64_t bound = -1;
+    for (Value v : op->getOperands())
+      if (isMapped(v) && (bound < 0 || padded[v].bound < bound)) {
+        count = padded[v].count;
+        bound = padded[v].bound;
+      }
+    bool guarded = mayTrapOnPadding(op);
     SmallVector<Value> operands;
     for (Value v : op->getOperands()) {
-      if (isMapped(v)) {
-        Padded p = padded[v];
-        if (!count) {
-          count = p.count;
-          bound = p.bound;
-        }
-        operands.push_back(p.padded);
+      if (!isMapped(v)) {
+        operands.push_back(v);
         continue;
       }
-      operands.push_back(v);
+      Padded fitted = {fitRows(b, padded[v], bound), padded[v].count, bound};
+      Value operand = fitted.padded;
+      if (guarded)
+        if (TypedAttr one = harmlessValue(
+                cast<RankedTensorType>(operand.getType()).getElementType()))
+          operand = resetPadding(b, fitted, one);
+      operands.push_back(operand);
     }
     if (isa<tensor::EmptyOp, tensor::SplatOp>(op)) {
       auto resType = cast<RankedTensorType>(op->getResult(0).getType());
