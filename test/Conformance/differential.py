@@ -426,10 +426,26 @@ class Generator:
         def unique():
             v = V(p.fresh("u"), (None,), "i64", size=p.fresh("unique"),
                   minrows=1)
-            return p.emit("%s = sift.unique %s : %s -> %s" % (v, y, y.type,
-                                                             v.type),
-                          [v], [y], lambda env: [np.unique(env["%y"])],
-                          "unique")
+            v.ids = True   # ids to gather rows by (-100 gathers the fill)
+            if self.rng.random() < 0.5 or not self.allowed("unique_counts"):
+                return p.emit("%s = sift.unique %s : %s -> %s" %
+                              (v, y, y.type, v.type), [v], [y],
+                              lambda env: [np.unique(env["%y"])], "unique")
+            inv = V(p.fresh("inv"), (p.n,), "i64")
+            cnt = V(p.fresh("uc"), (None,), "i64", size=v.size, minrows=1)
+
+            def fn(env):
+                u, i, c = np.unique(env["%y"], return_inverse=True,
+                                    return_counts=True)
+                return [u, i.reshape(-1).astype(np.int64),
+                        c.astype(np.int64)]
+            p.emit("%s, %s, %s = sift.unique %s inverse counts : %s -> %s, "
+                   "%s, %s" % (v, inv, cnt, y, y.type, v.type, inv.type,
+                               cnt.type), [v, inv, cnt], [y], fn,
+                   "unique_counts")
+            p.results.append(inv)
+            self.dyn.append(cnt)
+            return v
 
         return self.choose([
             (3, "nonzero", nonzero),
@@ -619,9 +635,18 @@ class Generator:
             self.dims[v.name] = d
             seed = p.args[4]
             pv = V(p.fresh("perm"), (None,), "i64", v.size, v.minrows, False)
-            p.emit("%s = sift.randperm %s, %s : %s" % (pv, d, seed, pv.type),
-                   [pv], [d, seed], lambda env, d=d.name:
-                   [ops.randperm(env[d], int(env["%seed"]))], "randperm")
+            if self.rng.random() < 0.3 and self.allowed("randperm_offset"):
+                off = p.const(int(self.rng.integers(1, 100)), "i64")
+                p.emit("%s = sift.randperm %s, %s offset %s : %s" %
+                       (pv, d, seed, off, pv.type), [pv], [d, seed, off],
+                       lambda env, d=d.name, o=off.name:
+                       [ops.randperm(env[d], int(env["%seed"]),
+                                     int(env[o]))], "randperm_offset")
+            else:
+                p.emit("%s = sift.randperm %s, %s : %s" % (pv, d, seed,
+                                                          pv.type),
+                       [pv], [d, seed], lambda env, d=d.name:
+                       [ops.randperm(env[d], int(env["%seed"]))], "randperm")
             tag = "perm_gather"
             if self.rng.random() < 0.5 and self.allowed("perm_slice"):
                 bound = int(self.rng.integers(1, p.n))
@@ -654,7 +679,7 @@ class Generator:
                           [np.concatenate([env[v], env[w]])], "concat")
 
         def gather():
-            if not v.index:
+            if not (v.index or getattr(v, "ids", False)):
                 return None
             src = self.pick([x, r, y])
             e = V(p.fresh("ga"), (None,) + src.shape[1:], src.elt, v.size,
@@ -663,7 +688,40 @@ class Generator:
             return p.emit("%s = sift.gather %s[%s] : %s, %s -> %s" %
                           (e, src, v, src.type, v.type, e.type), [e],
                           [src, v], lambda env, s=src.name, v=v.name:
-                          [env[s][env[v]]], "gather")
+                          [ops.gather(env[s], env[v])], "gather")
+
+        def sort_rows():
+            # rows [?, C]: along the data-dependent dimension (dim 0) or
+            # within each row (dim 1)
+            if one_d or v.elt != "f32":
+                return None
+            dim = self.pick([0, 1])
+            desc = self.rng.random() < 0.5
+            kind = self.pick(["sort", "argsort", "cumsum"])
+            attr = " {dim = %d : i64}" % dim
+            word = " descending" if desc and kind != "cumsum" else ""
+            if kind == "sort":
+                sv = V(p.fresh("sv"), v.shape, "f32", v.size, v.minrows)
+                si = V(p.fresh("si"), v.shape, "i64", v.size, v.minrows)
+                return p.emit("%s, %s = sift.sort %s%s%s : %s -> %s, %s" %
+                              (sv, si, v, word, attr, v.type, sv.type,
+                               si.type), [sv, si], [v],
+                              lambda env, v=v.name, d=desc, dim=dim:
+                              list(ops.sort(env[v], dim=dim, descending=d)),
+                              "sort_rows")[self.rng.integers(2)]
+            if kind == "argsort":
+                a = V(p.fresh("as"), v.shape, "i64", v.size, v.minrows)
+                return p.emit("%s = sift.argsort %s%s%s : %s -> %s" %
+                              (a, v, word, attr, v.type, a.type), [a], [v],
+                              lambda env, v=v.name, d=desc, dim=dim:
+                              [ops.argsort(env[v], dim=dim, descending=d)],
+                              "sort_rows")
+            c = V(p.fresh("cu"), v.shape, "f32", v.size, v.minrows)
+            c.how = ("same", v)
+            return p.emit("%s = sift.cumsum %s%s : %s -> %s" %
+                          (c, v, attr, v.type, c.type), [c], [v],
+                          lambda env, v=v.name, dim=dim:
+                          [ops.cumsum(env[v], dim=dim)], "sort_rows")
 
         def sort():
             if not one_d or v.elt == "i1":
@@ -790,7 +848,8 @@ class Generator:
             (1, "empty_fill", empty_fill),
             (3, "elementwise", elementwise), (2, "generic_map", generic_map),
             (3, "slice", slice_), (2, "perm_gather", perm_gather),
-            (2, "concat", concat), (3, "gather", gather), (2, "sort", sort)])
+            (2, "concat", concat), (3, "gather", gather), (2, "sort", sort),
+            (1, "sort_rows", sort_rows)])
 
     # --- consumers: the results --------------------------------------------
 
@@ -1296,7 +1355,7 @@ class Generator:
             p.emit("%s = sift.gather %s[%s] : %s, %s -> %s" %
                    (t, ts, idx, ts.type, idx.type, t.type), [t], [ts, idx],
                    lambda env, ts=ts.name, idx=idx.name:
-                   [env[ts][env[idx]]])
+                   [ops.gather(env[ts], env[idx])])
         elif kind == "slice":
             src, off, size, stride = how[1:]
             ts = self.targets.get(src.name)
