@@ -553,6 +553,56 @@ class Generator:
                           [np.where(env[mk], env[v], env[s])],
                           "elementwise")
 
+        def div_i():
+            # 100 / (v * v + 1) on i64: a division (which may trap) whose
+            # divisor is never 0 on real rows; elementwise or in a body
+            if v.elt != "i64" or not one_d:
+                return None
+            d = self.dims.get(v.name) or p.dim(v)
+            self.dims[v.name] = d
+            e = V(p.fresh("q"), v.shape, "i64", v.size, v.minrows)
+
+            def ref(env, v=v.name):
+                a = env[v]
+                den = a * a + 1
+                q = np.abs(100) // np.abs(den) * np.sign(den)  # truncation
+                return q.astype(np.int64)
+            if self.rng.random() < 0.5:
+                c1, c100 = p.const(1, "i64"), p.const(100, "i64")
+                s1 = V(p.fresh("sp"), v.shape, "i64", v.size)
+                s100 = V(p.fresh("sp"), v.shape, "i64", v.size)
+                sq, den = p.fresh("sq"), p.fresh("den")
+                return p.emit(["%s = tensor.splat %s[%s] : %s" % (s1, c1, d,
+                                                                 v.type),
+                               "%s = tensor.splat %s[%s] : %s" % (s100, c100,
+                                                                 d, v.type),
+                               "%s = arith.muli %s, %s : %s" % (sq, v, v,
+                                                               v.type),
+                               "%s = arith.addi %s, %s : %s" % (den, sq, s1,
+                                                               v.type),
+                               "%s = arith.divsi %s, %s : %s" % (e, s100, den,
+                                                                v.type)],
+                              [s1, s100, sq, den, e], [v, d, c1, c100],
+                              lambda env: [None] * 4 + [ref(env)],
+                              "div_i")[-1]
+            c1, c100 = p.const(1, "i64"), p.const(100, "i64")
+            emp = p.fresh("empty")
+            a, o, t1, t2, t3 = (p.fresh("a"), p.fresh("o"), p.fresh("t"),
+                                p.fresh("t"), p.fresh("t"))
+            lines = ["%s = tensor.empty(%s) : %s" % (emp, d, v.type),
+                     "%s = linalg.generic {indexing_maps = [affine_map<(i) -> "
+                     "(i)>, affine_map<(i) -> (i)>], iterator_types = "
+                     "[\"parallel\"]} ins(%s : %s) outs(%s : %s) {" %
+                     (e, v, v.type, emp, v.type),
+                     "^bb0(%s: i64, %s: i64):" % (a, o),
+                     "  %s = arith.muli %s, %s : i64" % (t1, a, a),
+                     "  %s = arith.addi %s, %s : i64" % (t2, t1, c1),
+                     "  %s = arith.divsi %s, %s : i64" % (t3, c100, t2),
+                     "  linalg.yield %s : i64" % t3,
+                     "} -> %s" % v.type]
+            return p.emit(lines, [emp, e], [v, d, c1, c100],
+                          lambda env: [None, ref(env)], "div_i")[-1]
+
         def generic_map():
             if v.elt != "f32" or not one_d:
                 return None
@@ -844,7 +894,7 @@ class Generator:
                           "empty_fill")[-1]
 
         return self.choose([
-            (2, "binary", binary), (1, "rowsum", rowsum),
+            (2, "binary", binary), (1, "rowsum", rowsum), (1, "div_i", div_i),
             (1, "empty_fill", empty_fill),
             (3, "elementwise", elementwise), (2, "generic_map", generic_map),
             (3, "slice", slice_), (2, "perm_gather", perm_gather),
