@@ -1453,9 +1453,7 @@ def input_sets(rng, p):
         if kind == "nothing-selected":
             m[:] = False
             x = -np.abs(x) - 2.0     # ogt/oge against 0, 0.5, 1 select none
-            y[:] = c                 # eq/sgt against labels in [0, c): none
-            y[:] = 0 if c < 2 else y  # ... but keep targets valid
-            y = np.full(n, 0, dtype=np.int64)
+            y[:] = 0                 # sgt against a label: none
         elif kind == "everything-selected":
             m[:] = True
             x = np.abs(x) + 2.0
