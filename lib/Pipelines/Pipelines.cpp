@@ -16,7 +16,9 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <limits>
@@ -102,8 +104,8 @@ struct SequentializeInnerParallelDimsPass
   static void rewrite(scf::ParallelOp loop) {
     bool nested = loop->getParentOfType<scf::ParallelOp>() != nullptr;
     SmallVector<int64_t> parallelDims, sequentialDims;
-    SmallVector<Value> ivValues(loop.getInductionVars().begin(),
-                                loop.getInductionVars().end());
+    // getInductionVars() returns a vector by value: copy it once.
+    SmallVector<Value> ivValues = llvm::to_vector(loop.getInductionVars());
     int64_t iterations = 1;
     for (int64_t d = 0, e = loop.getNumLoops(); d < e; ++d) {
       std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[d]);
@@ -111,7 +113,8 @@ struct SequentializeInnerParallelDimsPass
       std::optional<int64_t> step = getConstantIntValue(loop.getStep()[d]);
       std::optional<int64_t> tripCount;
       if (lb && ub && step && *step > 0)
-        tripCount = *ub <= *lb ? 0 : llvm::divideCeil(*ub - *lb, *step);
+        if (std::optional<int64_t> span = llvm::checkedSub(*ub, *lb))
+          tripCount = *span <= 0 ? 0 : llvm::divideCeil(*span, *step);
       if (tripCount == 1) {
         ivValues[d] = loop.getLowerBound()[d];
         continue;
@@ -121,8 +124,11 @@ struct SequentializeInnerParallelDimsPass
         continue;
       }
       parallelDims.push_back(d);
-      iterations = tripCount ? iterations * *tripCount
-                             : std::numeric_limits<int64_t>::max();
+      int64_t product;
+      iterations = tripCount && !llvm::MulOverflow(iterations, *tripCount,
+                                                   product)
+                       ? product
+                       : std::numeric_limits<int64_t>::max();
     }
     if (parallelDims.size() == loop.getNumLoops())
       return;

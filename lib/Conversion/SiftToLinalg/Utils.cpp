@@ -129,6 +129,32 @@ Value lowering::unflatten(OpBuilder &b, Location loc, Value flat,
   int64_t total =
       type.hasStaticShape() ? type.getNumElements() : ShapedType::kDynamic;
   flat = castTo(b, loc, flat, RankedTensorType::get({total}, elementType));
+  if (llvm::count_if(type.getShape(), ShapedType::isDynamic) > 1) {
+    // An expand_shape with two dynamic sizes in one group crashes MLIR 22's
+    // expand-strided-metadata (llvm/llvm-project#186830, fixed after 22):
+    // read the element at the row-major position instead (one copy).
+    SmallVector<Value> extents = llvm::map_to_vector(
+        sizes, [&](OpFoldResult size) -> Value {
+          return getValueOrCreateConstantIndexOp(b, loc, size);
+        });
+    Value init = emptyTensor(b, loc, sizes, elementType);
+    SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                               utils::IteratorType::parallel);
+    return linalg::GenericOp::create(
+               b, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
+               ArrayRef{b.getMultiDimIdentityMap(type.getRank())}, iterators,
+               [&](OpBuilder &nb, Location nloc, ValueRange) {
+                 Value linear = constIndex(nb, nloc, 0);
+                 for (int64_t d = 0; d < type.getRank(); ++d) {
+                   linear = arith::MulIOp::create(nb, nloc, linear, extents[d]);
+                   linear = arith::AddIOp::create(
+                       nb, nloc, linear, linalg::IndexOp::create(nb, nloc, d));
+                 }
+                 Value v = tensor::ExtractOp::create(nb, nloc, flat, linear);
+                 linalg::YieldOp::create(nb, nloc, v);
+               })
+        .getResult(0);
+  }
   ReassociationIndices all;
   for (int64_t d = 0; d < type.getRank(); ++d)
     all.push_back(d);

@@ -171,3 +171,42 @@ func.func @gather_not_iota(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = sift.gather %x[%idx] : tensor<4xf32>, tensor<4xi64> -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// Folders expand constants element by element, so they stop at a size limit:
+// neither a huge result nor a huge splat mask is expanded.
+// CHECK-LABEL: func.func @compact_huge_k
+// CHECK: sift.compact
+func.func @compact_huge_k() -> (tensor<4294967296xi64>, tensor<i64>) {
+  %m = arith.constant dense<[false, true, false, true, true]> : tensor<5xi1>
+  %i, %c = sift.compact %m : tensor<5xi1> -> tensor<4294967296xi64>, tensor<i64>
+  return %i, %c : tensor<4294967296xi64>, tensor<i64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @compact_huge_splat
+// CHECK: sift.compact
+func.func @compact_huge_splat() -> (tensor<2xi64>, tensor<i64>) {
+  %m = arith.constant dense<true> : tensor<9223372036854775807xi1>
+  %i, %c = sift.compact %m : tensor<9223372036854775807xi1> -> tensor<2xi64>, tensor<i64>
+  return %i, %c : tensor<2xi64>, tensor<i64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @count_sort_cumsum_huge_splat
+// CHECK: sift.count
+// CHECK: sift.cumsum
+// CHECK: sift.argsort
+// CHECK: sift.nonzero
+func.func @count_sort_cumsum_huge_splat() -> (tensor<i64>, tensor<1048576xi64>, tensor<1048576xi64>, tensor<?xi64>) {
+  %m = arith.constant dense<true> : tensor<1048576xi1>
+  %x = arith.constant dense<3> : tensor<1048576xi64>
+  %c = sift.count %m : tensor<1048576xi1> -> tensor<i64>
+  %s = sift.cumsum %x : tensor<1048576xi64> -> tensor<1048576xi64>
+  %a = sift.argsort %x : tensor<1048576xi64> -> tensor<1048576xi64>
+  %n = sift.nonzero %m : tensor<1048576xi1> -> tensor<?xi64>
+  return %c, %s, %a, %n : tensor<i64>, tensor<1048576xi64>, tensor<1048576xi64>, tensor<?xi64>
+}

@@ -65,3 +65,23 @@ func.func @f(%x: tensor<10xf32>, %n: index) -> tensor<10xf32> {
   }
   return %r : tensor<10xf32>
 }
+
+// -----
+
+// A per-row value of a type with no batched form is refused at the op.
+func.func @f(%x: tensor<5xi64>) -> tensor<5xi64> {
+  // expected-error @+1 {{has a per-row result of type 'tensor<*xi64>', which --sift-batch cannot give a batch dimension}}
+  %u = tensor.cast %x : tensor<5xi64> to tensor<*xi64>
+  return %x : tensor<5xi64>
+}
+
+// -----
+
+// A constant dimension index outside [0, rank) is refused (shifted by the
+// batch dimension it would read the batch size).
+func.func @f(%x: tensor<?xi64>) -> index {
+  %c = arith.constant -1 : index
+  // expected-error @+1 {{dimension index -1 is out of range for a tensor of rank 1}}
+  %n = tensor.dim %x, %c : tensor<?xi64>
+  return %n : index
+}

@@ -46,3 +46,23 @@ func.func @unsupported_consumer(%m: tensor<8xi1>, %v: i64) -> tensor<?xi64> {
   %p = tensor.insert %v into %i[%c0] : tensor<?xi64>
   return %p : tensor<?xi64>
 }
+
+// -----
+
+func.func @dim_out_of_range(%m: tensor<8xi1>) -> index {
+  %c = arith.constant -1 : index
+  %i = sift.nonzero %m : tensor<8xi1> -> tensor<?xi64>
+  // expected-error @+1 {{dimension index -1 is out of range for a tensor of rank 1}}
+  %n = tensor.dim %i, %c : tensor<?xi64>
+  return %n : index
+}
+
+// -----
+
+func.func @dim_past_rank(%m: tensor<8xi1>) -> index {
+  %c = arith.constant 1 : index
+  %i = sift.nonzero %m : tensor<8xi1> -> tensor<?xi64>
+  // expected-error @+1 {{dimension index 1 is out of range for a tensor of rank 1}}
+  %n = tensor.dim %i, %c : tensor<?xi64>
+  return %n : index
+}

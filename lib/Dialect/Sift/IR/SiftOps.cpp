@@ -15,6 +15,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <numeric>
@@ -149,6 +150,25 @@ static LogicalResult verifySeeds(Operation *op, Value seed, Value offset,
   return success();
 }
 
+/// Folders expand constants element by element; they only run below this
+/// many elements (inputs and results alike), so that a large or splat
+/// constant never turns into gigabytes of attribute storage at compile time.
+static constexpr int64_t kMaxFoldElements = 1 << 16;
+
+/// Whether every type in `types` is static with at most kMaxFoldElements
+/// elements (the product is computed without overflow).
+static bool smallEnoughToFold(ArrayRef<ShapedType> types) {
+  for (ShapedType type : types) {
+    if (!type || !type.hasStaticShape())
+      return false;
+    int64_t n = 1;
+    for (int64_t d : type.getShape())
+      if (d < 0 || llvm::MulOverflow(n, d, n) || n > kMaxFoldElements)
+        return false;
+  }
+  return true;
+}
+
 /// A compile-time element of an int or float constant.
 namespace {
 struct ConstElem {
@@ -278,7 +298,8 @@ struct FoldConstantNonzero : OpRewritePattern<NonzeroOp> {
   LogicalResult matchAndRewrite(NonzeroOp op,
                                 PatternRewriter &rewriter) const override {
     DenseElementsAttr attr;
-    if (!matchPattern(op.getInput(), m_Constant(&attr)))
+    if (!matchPattern(op.getInput(), m_Constant(&attr)) ||
+        !smallEnoughToFold({attr.getType()}))
       return failure();
     auto type = cast<RankedTensorType>(attr.getType());
     SmallVector<ConstElem> elems = getConstElems(attr);
@@ -495,7 +516,7 @@ LogicalResult CountOp::inferReturnTypes(MLIRContext *ctx,
 
 OpFoldResult CountOp::fold(FoldAdaptor adaptor) {
   auto attr = dyn_cast_if_present<DenseElementsAttr>(adaptor.getInput());
-  if (!attr)
+  if (!attr || !smallEnoughToFold({attr.getType()}))
     return {};
   auto type = cast<RankedTensorType>(attr.getType());
   SmallVector<ConstElem> elems = getConstElems(attr);
@@ -547,7 +568,7 @@ LogicalResult CompactOp::fold(FoldAdaptor adaptor,
   auto attr = dyn_cast_if_present<DenseElementsAttr>(adaptor.getMask());
   auto idxType = cast<RankedTensorType>(getIndices().getType());
   auto countType = cast<RankedTensorType>(getCount().getType());
-  if (!attr || !idxType.hasStaticShape() || !countType.hasStaticShape())
+  if (!attr || !smallEnoughToFold({attr.getType(), idxType, countType}))
     return failure();
   auto mask = llvm::to_vector(attr.getValues<bool>());
   int64_t n = attr.getType().getShape().back();
@@ -604,7 +625,8 @@ OpFoldResult CumsumOp::fold(FoldAdaptor adaptor) {
   // summation order the folder could not reproduce bit for bit.
   auto attr = dyn_cast_if_present<DenseElementsAttr>(adaptor.getInput());
   auto outType = cast<RankedTensorType>(getResult().getType());
-  if (!attr || !outType.getElementType().isSignlessInteger())
+  if (!attr || !outType.getElementType().isSignlessInteger() ||
+      !smallEnoughToFold({attr.getType()}))
     return {};
   unsigned width = outType.getElementTypeBitWidth();
   bool isMask = attr.getElementType().isInteger(1);
@@ -650,7 +672,7 @@ static LogicalResult foldSort(Attribute input, ShapedType valuesType,
                               bool descending, DenseElementsAttr *values,
                               DenseElementsAttr *indices) {
   auto attr = dyn_cast_if_present<DenseElementsAttr>(input);
-  if (!attr)
+  if (!attr || !smallEnoughToFold({attr.getType()}))
     return failure();
   SmallVector<ConstElem> elems = getConstElems(attr);
   ArrayRef<int64_t> shape = attr.getType().getShape();
@@ -786,7 +808,8 @@ OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
   // Gathering by the identity permutation along the gathered axis returns
   // the source unchanged (no lane can be invalid).
   auto idx = dyn_cast_if_present<DenseIntElementsAttr>(adaptor.getIndices());
-  if (!idx || getResult().getType() != getSource().getType())
+  if (!idx || getResult().getType() != getSource().getType() ||
+      !smallEnoughToFold({idx.getType()}))
     return {};
   auto idxType = cast<RankedTensorType>(idx.getType());
   if (idxType.getRank() != static_cast<int64_t>(getBatchDims()) + 1)

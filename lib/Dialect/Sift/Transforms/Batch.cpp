@@ -213,6 +213,14 @@ LogicalResult Batcher::batchOp(OpBuilder &b, Operation *op) {
     b.clone(*op, map);
     return success();
   }
+  // Every rule gives the results a leading batch dimension: refuse types
+  // that cannot have one (unranked tensors, memrefs, ...) here, once.
+  for (Type t : op->getResultTypes())
+    if (!batchedType(t))
+      return op->emitOpError("has a per-row result of type ")
+             << t
+             << ", which --sift-batch cannot give a batch dimension (only "
+                "ranked tensors and scalars can have one)";
   if (isa<SiftDialect>(op->getDialect()))
     return batchSiftOp(b, op);
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
@@ -638,6 +646,14 @@ LogicalResult Batcher::batchTensorOp(OpBuilder &b, Operation *op) {
         // Sizes are the same for every row: the result stays unbatched.
         if (failed(expectUnbatched(*this, op, dim.getIndex(), "index")))
           return failure();
+        // An index outside [0, rank) is undefined; shifted by one it would
+        // silently read the batch dimension.
+        auto srcType = dyn_cast<RankedTensorType>(dim.getSource().getType());
+        std::optional<int64_t> d = dim.getConstantIndex();
+        if (srcType && d && (*d < 0 || *d >= srcType.getRank()))
+          return dim.emitOpError("dimension index ")
+                 << *d << " is out of range for a tensor of rank "
+                 << srcType.getRank();
         Value index =
             arith::AddIOp::create(b, loc, lookup(dim.getIndex()),
                                   arith::ConstantIndexOp::create(b, loc, 1));

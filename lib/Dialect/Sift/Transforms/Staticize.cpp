@@ -166,7 +166,8 @@ std::optional<int64_t> SizeBounds::computeIntervalBound(Value v, Operation *def,
   return TypeSwitch<Operation *, std::optional<int64_t>>(def)
       .Case([&](tensor::DimOp op) -> std::optional<int64_t> {
         std::optional<int64_t> d = op.getConstantIndex();
-        if (!d)
+        auto type = dyn_cast<RankedTensorType>(op.getSource().getType());
+        if (!d || !type || *d < 0 || *d >= type.getRank())
           return std::nullopt;
         return isUpper ? upperDim(op.getSource(), *d)
                        : std::optional<int64_t>(0);
@@ -1120,6 +1121,10 @@ LogicalResult Staticizer::rewrite(Operation *op) {
     if (!d)
       return op->emitOpError("with a non-constant dimension is not supported "
                              "by --sift-staticize");
+    int64_t rank = cast<RankedTensorType>(dim.getSource().getType()).getRank();
+    if (*d < 0 || *d >= rank)
+      return op->emitOpError("dimension index ")
+             << *d << " is out of range for a tensor of rank " << rank;
     Padded p = lookup(b, dim.getSource());
     Value replacement =
         *d == 0
