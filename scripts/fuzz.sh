@@ -9,10 +9,11 @@
 # Seeds: the .mlir files of test/ and examples/, split at `// -----`, plus
 # the shared/ seeds and reproducers beside the checkout when there are any
 # (not the known crashes of shared/repro/crash/, and nothing of shared/ is
-# committed). The corpus grows in build-san/fuzz/corpus/ from run to run.
-# Exits non-zero on a crash, a sanitizer report, a leak, a timeout or an
-# out-of-memory; the input that did it is kept in build-san/fuzz/artifacts/
-# and the command to reproduce it is printed. For a long run that goes on
+# committed). The corpus grows in build-san/fuzz/corpus/ from run to run
+# ($SIFT_FUZZ_DIR instead of build-san/fuzz/). Exits non-zero on a crash, a
+# sanitizer report, a leak, a timeout or an out-of-memory; the input that did
+# it is kept in build-san/fuzz/artifacts/ and the command to reproduce it is
+# printed. SIFT_FUZZ_NO_BUILD=1 skips the build. For a long run that goes on
 # past findings: scripts/fuzz.sh 3600 -fork=1 -ignore_crashes=1
 # -ignore_timeouts=1 -ignore_ooms=1
 set -euo pipefail
@@ -25,7 +26,7 @@ if [ "${SIFT_FUZZ_NO_BUILD:-0}" != 1 ]; then
   "$root/scripts/sanitize.sh" --build
 fi
 fuzzer="$build/bin/sift-fuzz"
-work="$build/fuzz"
+work="${SIFT_FUZZ_DIR:-$build/fuzz}"
 seeds="$work/seeds"
 corpus="$work/corpus"
 artifacts="$work/artifacts"
@@ -60,7 +61,7 @@ PY
 symbolizer="$(command -v llvm-symbolizer-22 ||
   echo /usr/lib/llvm-22/bin/llvm-symbolizer)"
 export ASAN_OPTIONS="detect_leaks=1:external_symbolizer_path=$symbolizer"
-export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:external_symbolizer_path=$symbolizer"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:external_symbolizer_path=$symbolizer:suppressions=$root/scripts/ubsan.supp"
 export OMP_NUM_THREADS=1
 
 echo "fuzz: $seconds s; corpus $corpus; findings go to $artifacts/"

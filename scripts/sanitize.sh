@@ -4,7 +4,8 @@
 # libFuzzer target too (scripts/fuzz.sh), then runs the lit suite and ctest
 # with every sanitizer report sent to a log file under
 # build-san/sanitizer-logs/. Counts the reports, prints them, and exits
-# non-zero on any report (or on a failing test).
+# non-zero on any report (or on a failing test). Known UBSan reports whose
+# fix is pending are listed in scripts/ubsan.supp.
 #
 #   scripts/sanitize.sh            build, then run every ctest test
 #   scripts/sanitize.sh --build    build only
@@ -25,6 +26,11 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${SIFT_SAN_BUILD_DIR:-$root/build-san}"
 
 "$root/scripts/bootstrap.sh" --sanitize
+
+# ccache hits from another checkout or CI clone: paths relative to the
+# parent folder, and the folder (named in the -g line tables) not hashed.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(dirname "$root")}"
+export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 
 build_only=0
 ctest_args=()
@@ -49,7 +55,7 @@ mkdir -p "$logs"
 
 common="log_path=$logs/report:log_exe_name=1:external_symbolizer_path=$symbolizer"
 export ASAN_OPTIONS="$common:detect_leaks=1:strict_string_checks=1:check_initialization_order=1:detect_stack_use_after_return=1"
-export UBSAN_OPTIONS="$common:print_stacktrace=1"
+export UBSAN_OPTIONS="$common:print_stacktrace=1:suppressions=$root/scripts/ubsan.supp"
 export LSAN_OPTIONS="$common"
 export OMP_NUM_THREADS=1
 
