@@ -3,12 +3,17 @@
 # headers, mlir-tblgen, lit, FileCheck), a C++ toolchain, CMake, Ninja,
 # ccache, GoogleTest and clang-format. Packages already present are left
 # alone; apt-get runs only when something is missing.
+# --sanitize also installs clang-22 with its sanitizer runtimes and libFuzzer,
+# for scripts/sanitize.sh and scripts/fuzz.sh.
 set -euo pipefail
 
 packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   libomp-22-dev g++ cmake ninja-build ccache libgtest-dev clang-format python3
 )
+if [ "${1:-}" = "--sanitize" ]; then
+  packages+=(clang-22 libclang-rt-22-dev libfuzzer-22-dev)
+fi
 
 # NumPy (from PyPI) for the Python references and the conformance runner.
 # Debian's own Python refuses plain pip installs (PEP 668); then retry with

@@ -1,9 +1,25 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test through ctest: the lit
-# suite (test/) and the format check. Ends with ctest's summary line.
+# suite (test/), the conformance checks, the unit tests and the format check.
+#
+# Then a second stage (skipped with SIFT_TEST_SANITIZE=0): the same tests
+# built with AddressSanitizer and UBSan (scripts/sanitize.sh, build-san/),
+# failing on any sanitizer report, and a two-minute libFuzzer run over the
+# pipeline (scripts/fuzz.sh, SIFT_FUZZ_SECONDS to change it). On the 2-core
+# machines this project runs on, the second stage adds about 15 minutes with
+# a warm ccache (see README.md).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${SIFT_BUILD_DIR:-$root/build}"
 
 "$root/scripts/build.sh"
 ctest --test-dir "$build" --output-on-failure -j "${SIFT_JOBS:-$(nproc)}"
+
+if [ "${SIFT_TEST_SANITIZE:-1}" != 0 ]; then
+  echo
+  echo "=== stage 2: sanitizers (scripts/sanitize.sh) ==="
+  "$root/scripts/sanitize.sh"
+  echo
+  echo "=== stage 2: fuzzing (scripts/fuzz.sh ${SIFT_FUZZ_SECONDS:-120}) ==="
+  SIFT_FUZZ_NO_BUILD=1 "$root/scripts/fuzz.sh" "${SIFT_FUZZ_SECONDS:-120}"
+fi
