@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -131,6 +132,20 @@ struct BlockFloatReductionsPass
           tiles);
       if (failed(tiled))
         continue; // Left as a sequential sum.
+      // MLIR 22 leaves `linalg.index` in the partial op relative to the tile
+      // (llvm/llvm-project#188261, fixed after 22): offset it by the tile's
+      // start, as tiling does for other ops. A staticized masked sum reads
+      // its row index there once its validity mask is fused in.
+      for (Operation *tiledOp : tiled->tiledOps) {
+        auto partial = dyn_cast<linalg::LinalgOp>(tiledOp);
+        if (!partial || partial.getNumLoops() != op.getNumLoops() ||
+            tiled->loops.size() != 1)
+          continue;
+        SmallVector<OpFoldResult> offsets(partial.getNumLoops(),
+                                          rewriter.getIndexAttr(0));
+        offsets[dim] = *tiled->loops.front().getSingleInductionVar();
+        linalg::offsetIndices(rewriter, partial, offsets);
+      }
       rewriter.replaceOp(op, tiled->replacements);
     }
   }

@@ -43,6 +43,32 @@ func.func @masked_row_sums(%x: tensor<8x1000xf32>, %m: tensor<8x1000xi1>, %acc: 
 
 // -----
 
+// A body that reads its row index (a fused validity mask `i < n`) reads the
+// row of the whole input, not of the 256-row block: MLIR 22's partial
+// reduction tiling leaves it relative to the block (llvm/llvm-project#188261).
+// CHECK-LABEL: func.func @index_in_body
+// CHECK: scf.for %[[IV:.*]] = %{{.*}} to %{{.*}} step %c256
+// CHECK: linalg.generic
+// CHECK: %[[I:.*]] = linalg.index 0 : index
+// CHECK: %[[ROW:.*]] = affine.apply #{{.*}}(%[[IV]])[%[[I]]]
+// CHECK: arith.cmpi slt, %[[ROW]], %{{.*}} : index
+func.func @index_in_body(%x: tensor<1000xf32>, %n: index, %acc: tensor<f32>) -> tensor<f32> {
+  %s = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> ()>],
+                       iterator_types = ["reduction"]}
+      ins(%x : tensor<1000xf32>) outs(%acc : tensor<f32>) {
+    ^bb0(%v: f32, %a: f32):
+      %i = linalg.index 0 : index
+      %ok = arith.cmpi slt, %i, %n : index
+      %zero = arith.constant 0.0 : f32
+      %c = arith.select %ok, %v, %zero : f32
+      %r = arith.addf %a, %c : f32
+      linalg.yield %r : f32
+  } -> tensor<f32>
+  return %s : tensor<f32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: scf.for
 // CHECK-COUNT-3: linalg.reduce ins
