@@ -16,6 +16,7 @@
 #include "sift/JIT/Engine.h"
 
 #include "sift/Dialect/Sift/IR/SiftDialect.h"
+#include "sift/Dialect/Sift/Transforms/GuardedVerify.h"
 #include "sift/Dialect/Sift/Transforms/Passes.h"
 #include "sift/Pipelines/Pipelines.h"
 
@@ -283,9 +284,12 @@ jit::Engine::compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
 
+  // Verified by sift::guardedVerify, not by the parser: it rejects first
+  // what an upstream verifier would crash on.
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
-  if (!module)
+      mlir::parseSourceFile<mlir::ModuleOp>(
+          sourceMgr, mlir::ParserConfig(&context, /*verifyAfterParse=*/false));
+  if (!module || mlir::failed(mlir::sift::guardedVerify(*module)))
     return jit::makeError(ErrorCode::ParseError,
                           "failed to parse MLIR source:\n" + diagnostics);
 
