@@ -9,12 +9,14 @@
 #include "sift/Conversion/Passes.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -151,6 +153,53 @@ struct BlockFloatReductionsPass
   }
 };
 
+/// Rewrites each `tensor.expand_shape` that has two or more dynamic sizes
+/// in one reassociation group into a `tensor.reshape` to its
+/// `output_shape`. MLIR 22's --expand-strided-metadata dereferences a null
+/// size on the memref form of such an expand_shape (llvm/llvm-project#186830,
+/// docs/UpstreamBugs.md); `tensor.reshape` bufferizes to `memref.reshape`,
+/// which does not go through it. sift's own lowerings never emit one; this
+/// is for input programs that do.
+struct ExpandShapeToReshapePass
+    : PassWrapper<ExpandShapeToReshapePass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ExpandShapeToReshapePass)
+  StringRef getArgument() const override {
+    return "sift-expand-shape-to-reshape";
+  }
+  StringRef getDescription() const override {
+    return "Rewrite expand_shape with several dynamic sizes in a group into "
+           "tensor.reshape (avoids an upstream crash)";
+  }
+
+  static bool hasGroupWithDynamicSizes(tensor::ExpandShapeOp op) {
+    RankedTensorType type = op.getResultType();
+    return llvm::any_of(op.getReassociationIndices(),
+                        [&](const ReassociationIndices &group) {
+                          return llvm::count_if(group, [&](int64_t d) {
+                                   return type.isDynamicDim(d);
+                                 }) > 1;
+                        });
+  }
+
+  void runOnOperation() override {
+    SmallVector<tensor::ExpandShapeOp> ops;
+    getOperation().walk([&](tensor::ExpandShapeOp op) {
+      if (hasGroupWithDynamicSizes(op))
+        ops.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (tensor::ExpandShapeOp op : ops) {
+      rewriter.setInsertionPoint(op);
+      SmallVector<Value> sizes = getValueOrCreateConstantIndexOp(
+          rewriter, op.getLoc(), op.getMixedOutputShape());
+      Value shape =
+          tensor::FromElementsOp::create(rewriter, op.getLoc(), sizes);
+      rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(op, op.getResultType(),
+                                                     op.getSrc(), shape);
+    }
+  }
+};
+
 /// Parallel iterations wanted before a further dimension of an
 /// `scf.parallel` is made parallel too.
 constexpr int64_t kMinParallelIterations = 32;
@@ -278,6 +327,8 @@ void mlir::sift::buildCpuPipeline(OpPassManager &pm,
   // Float sums in blocked order (accuracy; the lanes also vectorize).
   pm.addNestedPass<func::FuncOp>(std::make_unique<BlockFloatReductionsPass>());
   addPasses(pm, ("canonicalize," + cse).str());
+  // After the last canonicalization, which may fold reshapes back.
+  pm.addNestedPass<func::FuncOp>(std::make_unique<ExpandShapeToReshapePass>());
   // Tensors to buffers in one analysis over the whole module, function
   // boundaries included, so no copies are made at calls; identity layouts at
   // the boundary keep the C interface simple (dense row-major memrefs).
@@ -324,6 +375,7 @@ void mlir::sift::buildCpuPipeline(OpPassManager &pm,
 void mlir::sift::registerSiftPipelines() {
   PassRegistration<FuseCheapProducersPass>();
   PassRegistration<BlockFloatReductionsPass>();
+  PassRegistration<ExpandShapeToReshapePass>();
   PassRegistration<SequentializeInnerParallelDimsPass>();
   PassPipelineRegistration<CpuPipelineOptions>(
       "sift-cpu-pipeline",
