@@ -4,9 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "sift/Dialect/Sift/Analysis/SizeBounds.h"
 #include "sift/Dialect/Sift/Transforms/Passes.h"
 
-#include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace mlir {
 namespace sift {
@@ -20,28 +21,28 @@ using namespace mlir;
 namespace {
 struct SiftReportBoundsPass
     : public sift::impl::SiftReportBoundsBase<SiftReportBoundsPass> {
+  // The bounds --sift-staticize pads to: the same analysis, per function.
   void runOnOperation() override {
-    getOperation().walk([](Operation *op) {
-      for (OpResult result : op->getResults()) {
-        auto type = dyn_cast<RankedTensorType>(result.getType());
-        if (!type || type.hasStaticShape())
-          continue;
-        for (int64_t d = 0, e = type.getRank(); d < e; ++d) {
-          if (!type.isDynamicDim(d))
+    getOperation().walk([](FunctionOpInterface func) {
+      sift::SizeBounds bounds;
+      func.walk([&](Operation *op) {
+        for (OpResult result : op->getResults()) {
+          auto type = dyn_cast<RankedTensorType>(result.getType());
+          if (!type || type.hasStaticShape())
             continue;
-          FailureOr<int64_t> ub =
-              ValueBoundsConstraintSet::computeConstantBound(
-                  presburger::BoundType::UB, {result, d},
-                  /*stopCondition=*/nullptr, /*closedUB=*/true);
-          if (succeeded(ub))
-            op->emitRemark() << "result #" << result.getResultNumber()
-                             << " dim " << d << " <= " << *ub;
-          else
-            op->emitWarning()
-                << "result #" << result.getResultNumber() << " dim " << d
-                << " has no static upper bound derivable from the program";
+          for (int64_t d = 0, e = type.getRank(); d < e; ++d) {
+            if (!type.isDynamicDim(d))
+              continue;
+            if (std::optional<int64_t> ub = bounds.upperDim(result, d))
+              op->emitRemark() << "result #" << result.getResultNumber()
+                               << " dim " << d << " <= " << *ub;
+            else
+              op->emitWarning()
+                  << "result #" << result.getResultNumber() << " dim " << d
+                  << " has no static upper bound derivable from the program";
+          }
         }
-      }
+      });
     });
   }
 };

@@ -1,0 +1,428 @@
+//===- SizeBounds.cpp - Constant bounds of data-dependent sizes -----------===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sift/Dialect/Sift/Analysis/SizeBounds.h"
+#include "sift/Dialect/Sift/IR/SiftOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::sift;
+
+static std::optional<int64_t>
+combine(std::optional<int64_t> a, std::optional<int64_t> b,
+        function_ref<int64_t(int64_t, int64_t)> fn) {
+  if (!a || !b)
+    return std::nullopt;
+  return fn(*a, *b);
+}
+
+static std::optional<int64_t> minOpt(std::optional<int64_t> a,
+                                     std::optional<int64_t> b, bool either) {
+  if (a && b)
+    return std::min(*a, *b);
+  return either ? (a ? a : b) : std::nullopt;
+}
+
+static std::optional<int64_t> maxOpt(std::optional<int64_t> a,
+                                     std::optional<int64_t> b, bool either) {
+  if (a && b)
+    return std::max(*a, *b);
+  return either ? (a ? a : b) : std::nullopt;
+}
+
+std::optional<int64_t> SizeBounds::computeBound(Value v, bool isUpper) {
+  APInt cst;
+  if (matchPattern(v, m_ConstantInt(&cst)))
+    return cst.getSExtValue();
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    // A size argument may carry a user-supplied bound.
+    auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+    if (func && arg.getOwner()->isEntryBlock()) {
+      if (auto attr = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
+                                                         "sift.bound"))
+        return isUpper ? std::optional<int64_t>(attr.getInt())
+                       : std::optional<int64_t>(0);
+    }
+  }
+  if (v.getType().isIndex())
+    if (std::optional<int64_t> b = fromValueBounds(v, isUpper))
+      return b;
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  // Size arithmetic that picks between branches (fill one group up from the
+  // other) is tighter by cases than by intervals.
+  if (isUpper && isa<arith::AddIOp, arith::SubIOp>(def))
+    if (std::optional<int64_t> b = caseSplitUpper(v)) {
+      std::optional<int64_t> interval = computeIntervalBound(v, def, isUpper);
+      return interval ? std::min(*b, *interval) : *b;
+    }
+  return computeIntervalBound(v, def, isUpper);
+}
+
+std::optional<int64_t> SizeBounds::computeIntervalBound(Value v, Operation *def,
+                                                        bool isUpper) {
+  auto up = [&](Value x) { return upper(x); };
+  auto lo = [&](Value x) { return lower(x); };
+  auto nonNegative = [&](Value x) {
+    std::optional<int64_t> l = lower(x);
+    return l && *l >= 0;
+  };
+  return TypeSwitch<Operation *, std::optional<int64_t>>(def)
+      .Case([&](tensor::DimOp op) -> std::optional<int64_t> {
+        std::optional<int64_t> d = op.getConstantIndex();
+        auto type = dyn_cast<RankedTensorType>(op.getSource().getType());
+        if (!d || !type || *d < 0 || *d >= type.getRank())
+          return std::nullopt;
+        return isUpper ? upperDim(op.getSource(), *d)
+                       : std::optional<int64_t>(0);
+      })
+      .Case([&](arith::IndexCastOp op) { return bound(op.getIn(), isUpper); })
+      .Case([&](arith::IndexCastUIOp op) { return bound(op.getIn(), isUpper); })
+      .Case([&](tensor::ExtractOp op) -> std::optional<int64_t> {
+        // The value of a count is at most the length it counts.
+        Operation *producer = op.getTensor().getDefiningOp();
+        if (auto count = dyn_cast_if_present<CountOp>(producer)) {
+          if (!isUpper)
+            return 0;
+          return upperDim(count.getInput(),
+                          count.getInput().getType().getRank() - 1);
+        }
+        if (auto compact = dyn_cast_if_present<CompactOp>(producer);
+            compact && op.getTensor() == compact.getCount()) {
+          if (!isUpper)
+            return 0;
+          return compact.getIndices().getType().getShape().back();
+        }
+        return std::nullopt;
+      })
+      .Case<arith::MinSIOp, arith::MinUIOp>([&](auto op) {
+        if (isa<arith::MinUIOp>(op) &&
+            !(nonNegative(op.getLhs()) && nonNegative(op.getRhs())))
+          return std::optional<int64_t>();
+        return isUpper ? minOpt(up(op.getLhs()), up(op.getRhs()), true)
+                       : minOpt(lo(op.getLhs()), lo(op.getRhs()), false);
+      })
+      .Case<arith::MaxSIOp, arith::MaxUIOp>([&](auto op) {
+        if (isa<arith::MaxUIOp>(op) &&
+            !(nonNegative(op.getLhs()) && nonNegative(op.getRhs())))
+          return std::optional<int64_t>();
+        return isUpper ? maxOpt(up(op.getLhs()), up(op.getRhs()), false)
+                       : maxOpt(lo(op.getLhs()), lo(op.getRhs()), true);
+      })
+      .Case([&](arith::SelectOp op) {
+        return isUpper ? maxOpt(up(op.getTrueValue()), up(op.getFalseValue()),
+                                false)
+                       : minOpt(lo(op.getTrueValue()), lo(op.getFalseValue()),
+                                false);
+      })
+      .Case([&](arith::AddIOp op) {
+        return combine(bound(op.getLhs(), isUpper), bound(op.getRhs(), isUpper),
+                       [](int64_t a, int64_t b) { return a + b; });
+      })
+      .Case([&](arith::SubIOp op) {
+        return combine(bound(op.getLhs(), isUpper),
+                       bound(op.getRhs(), !isUpper),
+                       [](int64_t a, int64_t b) { return a - b; });
+      })
+      .Case([&](arith::MulIOp op) -> std::optional<int64_t> {
+        APInt c;
+        Value other;
+        if (matchPattern(op.getRhs(), m_ConstantInt(&c)))
+          other = op.getLhs();
+        else if (matchPattern(op.getLhs(), m_ConstantInt(&c)))
+          other = op.getRhs();
+        else
+          return std::nullopt;
+        int64_t k = c.getSExtValue();
+        std::optional<int64_t> b = bound(other, k >= 0 ? isUpper : !isUpper);
+        return b ? std::optional<int64_t>(*b * k) : std::nullopt;
+      })
+      .Case<arith::DivUIOp, arith::DivSIOp, arith::FloorDivSIOp>(
+          [&](auto op) -> std::optional<int64_t> {
+            APInt c;
+            if (!matchPattern(op.getRhs(), m_ConstantInt(&c)) ||
+                c.getSExtValue() <= 0 || !nonNegative(op.getLhs()))
+              return std::nullopt;
+            std::optional<int64_t> b = bound(op.getLhs(), isUpper);
+            return b ? std::optional<int64_t>(*b / c.getSExtValue())
+                     : std::nullopt;
+          })
+      .Case([&](arith::CeilDivSIOp op) -> std::optional<int64_t> {
+        APInt c;
+        if (!matchPattern(op.getRhs(), m_ConstantInt(&c)) ||
+            c.getSExtValue() <= 0 || !nonNegative(op.getLhs()))
+          return std::nullopt;
+        std::optional<int64_t> b = bound(op.getLhs(), isUpper);
+        int64_t k = c.getSExtValue();
+        return b ? std::optional<int64_t>((*b + k - 1) / k) : std::nullopt;
+      })
+      .Case([&](scf::IfOp op) -> std::optional<int64_t> {
+        // A size chosen by a branch is bounded by both branches' bounds.
+        unsigned i = cast<OpResult>(v).getResultNumber();
+        std::optional<int64_t> thenB =
+            bound(op.thenYield().getOperand(i), isUpper);
+        std::optional<int64_t> elseB =
+            op.getElseRegion().empty()
+                ? std::nullopt
+                : bound(op.elseYield().getOperand(i), isUpper);
+        return isUpper ? maxOpt(thenB, elseB, false)
+                       : minOpt(thenB, elseB, false);
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+namespace {
+/// `constant + sum(coefficient * leaf)`: a bound on a size in terms of the
+/// sizes it is computed from, so that a size that appears with opposite
+/// signs cancels (k - n + n = k) instead of adding both intervals.
+struct LinearBound {
+  int64_t constant = 0;
+  SmallVector<std::pair<Value, int64_t>> terms;
+
+  void add(const LinearBound &other, int64_t scale) {
+    constant += scale * other.constant;
+    for (auto [leaf, coefficient] : other.terms) {
+      auto it = llvm::find_if(terms, [&](auto &t) { return t.first == leaf; });
+      if (it != terms.end())
+        it->second += scale * coefficient;
+      else
+        terms.push_back({leaf, scale * coefficient});
+    }
+  }
+};
+} // namespace
+
+/// An upper bound of `v` by cases: each `arith.select` condition of the size
+/// computation is assumed true, then false (every combination); under an
+/// assignment, a select is its chosen branch, `min(a, b)` is bounded by `a`
+/// and by `b` (either), and sums and differences combine linearly, so equal
+/// sizes cancel. The bound is the largest over the assignments of the
+/// smallest over the alternatives, each evaluated with the interval bounds
+/// of its leaves. Without it, `num_pos + num_neg` of a sampler that fills
+/// one group up to K from the other is bounded by 2K instead of K.
+std::optional<int64_t> SizeBounds::caseSplitUpper(Value v) {
+  constexpr unsigned kMaxConditions = 4, kMaxAlternatives = 64;
+  // Shared subexpressions are expanded once per use: a budget of visited
+  // ops keeps a large size computation from taking long (past it, values
+  // are leaves, which is still a sound bound).
+  constexpr unsigned kMaxVisits = 20000;
+  unsigned visits = 0;
+  SmallVector<Value> conditions;
+  // Alternatives for `x` bounded from above (isUpper) or below.
+  std::function<SmallVector<LinearBound>(Value, bool, unsigned)> expand =
+      [&](Value x, bool isUpper, unsigned assignment) {
+        auto leaf = [&]() {
+          LinearBound l;
+          l.terms.push_back({x, 1});
+          return SmallVector<LinearBound>{l};
+        };
+        APInt cst;
+        if (matchPattern(x, m_ConstantInt(&cst))) {
+          LinearBound l;
+          l.constant = cst.getSExtValue();
+          return SmallVector<LinearBound>{l};
+        }
+        Operation *def = x.getDefiningOp();
+        if (!def || ++visits > kMaxVisits)
+          return leaf();
+        auto nonNegative = [&](Value y) {
+          std::optional<int64_t> l = lower(y);
+          return l && *l >= 0;
+        };
+        // min(a, b) <= a, <= b, and <= itself, which lets it cancel against
+        // a subtraction of the same min elsewhere.
+        auto either = [&](Value a, Value b) {
+          SmallVector<LinearBound> alts = leaf();
+          for (LinearBound &l : expand(a, isUpper, assignment))
+            alts.push_back(std::move(l));
+          for (LinearBound &l : expand(b, isUpper, assignment))
+            if (alts.size() < kMaxAlternatives)
+              alts.push_back(std::move(l));
+          return alts;
+        };
+        auto combine = [&](Value a, Value b, int64_t sign) {
+          SmallVector<LinearBound> alts;
+          for (const LinearBound &l : expand(a, isUpper, assignment))
+            for (const LinearBound &r :
+                 expand(b, sign > 0 ? isUpper : !isUpper, assignment)) {
+              if (alts.size() >= kMaxAlternatives)
+                break;
+              LinearBound sum = l;
+              sum.add(r, sign);
+              alts.push_back(std::move(sum));
+            }
+          return alts;
+        };
+        if (auto add = dyn_cast<arith::AddIOp>(def))
+          return combine(add.getLhs(), add.getRhs(), 1);
+        if (auto sub = dyn_cast<arith::SubIOp>(def))
+          return combine(sub.getLhs(), sub.getRhs(), -1);
+        if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(def))
+          return expand(def->getOperand(0), isUpper, assignment);
+        if (isUpper &&
+            (isa<arith::MinSIOp>(def) ||
+             (isa<arith::MinUIOp>(def) && nonNegative(def->getOperand(0)) &&
+              nonNegative(def->getOperand(1)))))
+          return either(def->getOperand(0), def->getOperand(1));
+        if (!isUpper &&
+            (isa<arith::MaxSIOp>(def) ||
+             (isa<arith::MaxUIOp>(def) && nonNegative(def->getOperand(0)) &&
+              nonNegative(def->getOperand(1)))))
+          return either(def->getOperand(0), def->getOperand(1));
+        if (auto select = dyn_cast<arith::SelectOp>(def);
+            select && select.getCondition().getType().isInteger(1)) {
+          Value c = select.getCondition();
+          auto *it = llvm::find(conditions, c);
+          if (it == conditions.end()) {
+            if (conditions.size() >= kMaxConditions)
+              return leaf();
+            conditions.push_back(c);
+            it = conditions.end() - 1;
+          }
+          bool taken = assignment & (1u << (it - conditions.begin()));
+          return expand(taken ? select.getTrueValue() : select.getFalseValue(),
+                        isUpper, assignment);
+        }
+        return leaf();
+      };
+  auto evaluate = [&](const LinearBound &l) -> std::optional<int64_t> {
+    int64_t total = l.constant;
+    for (auto [leaf, coefficient] : l.terms) {
+      if (coefficient == 0)
+        continue;
+      std::optional<int64_t> b = coefficient > 0 ? upper(leaf) : lower(leaf);
+      if (!b)
+        return std::nullopt;
+      total += coefficient * *b;
+    }
+    return total;
+  };
+  // The all-false assignment also collects the conditions; then every other
+  // assignment of them is bounded.
+  SmallVector<LinearBound> allFalse = expand(v, /*isUpper=*/true, 0);
+  if (conditions.empty())
+    return std::nullopt;
+  std::optional<int64_t> result;
+  for (unsigned assignment = 0; assignment < (1u << conditions.size());
+       ++assignment) {
+    std::optional<int64_t> best;
+    for (const LinearBound &l :
+         assignment ? expand(v, /*isUpper=*/true, assignment) : allFalse)
+      if (std::optional<int64_t> b = evaluate(l))
+        best = best ? std::min(*best, *b) : *b;
+    if (!best)
+      return std::nullopt;
+    result = result ? std::max(*result, *best) : *best;
+  }
+  return result;
+}
+
+std::optional<int64_t> SizeBounds::computeUpperDim(Value v, int64_t dim) {
+  if (std::optional<int64_t> b = fromValueBounds({v, dim}, /*isUpper=*/true))
+    return b;
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  auto numel = [&](Value t, int64_t rank) -> std::optional<int64_t> {
+    int64_t n = 1;
+    for (int64_t d = 0; d < rank; ++d) {
+      std::optional<int64_t> b = upperDim(t, d);
+      if (!b)
+        return std::nullopt;
+      n *= *b;
+    }
+    return n;
+  };
+  return TypeSwitch<Operation *, std::optional<int64_t>>(def)
+      .Case([&](NonzeroOp op) {
+        return numel(op.getInput(), op.getInput().getType().getRank());
+      })
+      .Case([&](MaskedSelectOp op) -> std::optional<int64_t> {
+        if (dim > 0)
+          return upperDim(op.getInput(),
+                          op.getMask().getType().getRank() + dim - 1);
+        return numel(op.getMask(), op.getMask().getType().getRank());
+      })
+      .Case([&](UniqueOp op) -> std::optional<int64_t> {
+        if (v == op.getInverse())
+          return upperDim(op.getInput(), dim);
+        return numel(op.getInput(), op.getInput().getType().getRank());
+      })
+      .Case([&](RandpermOp op) { return upper(op.getN()); })
+      .Case([&](tensor::ExtractSliceOp op) -> std::optional<int64_t> {
+        unsigned resultDim = dim;
+        // Rank-reducing slices are not bounded here.
+        if (op.getType().getRank() != op.getSourceType().getRank())
+          return std::nullopt;
+        OpFoldResult size = op.getMixedSizes()[resultDim];
+        if (auto attr = dyn_cast<Attribute>(size))
+          return cast<IntegerAttr>(attr).getInt();
+        return upper(cast<Value>(size));
+      })
+      .Case([&](tensor::EmptyOp op) -> std::optional<int64_t> {
+        OpFoldResult size = op.getMixedSizes()[dim];
+        if (auto attr = dyn_cast<Attribute>(size))
+          return cast<IntegerAttr>(attr).getInt();
+        return upper(cast<Value>(size));
+      })
+      .Case([&](tensor::SplatOp op) -> std::optional<int64_t> {
+        auto sizes = op.getDynamicSizes();
+        int64_t dynIndex = 0;
+        for (int64_t d = 0; d < dim; ++d)
+          dynIndex += op.getType().isDynamicDim(d);
+        return upper(sizes[dynIndex]);
+      })
+      .Case([&](tensor::ConcatOp op) -> std::optional<int64_t> {
+        if (static_cast<int64_t>(op.getDim()) != dim)
+          return upperDim(op.getInputs().front(), dim);
+        int64_t total = 0;
+        for (Value in : op.getInputs()) {
+          std::optional<int64_t> b = upperDim(in, dim);
+          if (!b)
+            return std::nullopt;
+          total += *b;
+        }
+        return total;
+      })
+      .Case([&](tensor::CastOp op) { return upperDim(op.getSource(), dim); })
+      .Case([&](GatherOp op) -> std::optional<int64_t> {
+        int64_t idxRank = op.getIndices().getType().getRank();
+        if (dim < idxRank)
+          return upperDim(op.getIndices(), dim);
+        return upperDim(op.getSource(), dim - idxRank + op.getBatchDims() + 1);
+      })
+      .Case<SortOp, ArgsortOp, CumsumOp>(
+          [&](auto op) { return upperDim(op.getInput(), dim); })
+      .Case([&](TopkOp op) -> std::optional<int64_t> {
+        if (dim == op.getAxis())
+          return static_cast<int64_t>(op.getK());
+        return upperDim(op.getInput(), dim);
+      })
+      .Case([&](DestinationStyleOpInterface op) -> std::optional<int64_t> {
+        auto result = cast<OpResult>(v);
+        return upperDim(op.getDpsInitOperand(result.getResultNumber())->get(),
+                        dim);
+      })
+      .Default([&](Operation *op) -> std::optional<int64_t> {
+        // Elementwise ops: any operand of the result's shape.
+        if (op->hasTrait<OpTrait::Elementwise>() ||
+            op->hasTrait<OpTrait::SameOperandsAndResultShape>())
+          for (Value operand : op->getOperands())
+            if (auto t = dyn_cast<RankedTensorType>(operand.getType()))
+              if (t.getRank() == cast<RankedTensorType>(v.getType()).getRank())
+                if (std::optional<int64_t> b = upperDim(operand, dim))
+                  return b;
+        return std::nullopt;
+      });
+}
