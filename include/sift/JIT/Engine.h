@@ -94,8 +94,10 @@ private:
   void (*packed)(void **);
 };
 
-/// A compiled module. Calls on one Engine may run concurrently only when the
-/// compiled code and the runtime error hook allow it; serialize otherwise.
+/// A compiled module. Calls may run concurrently (on one Engine or several);
+/// each returns the run-time errors raised while it ran, on its own thread or
+/// on OpenMP workers. A worker does not know which call it works for: while
+/// calls run at once, an error raised on a worker reaches each of them.
 class Engine {
 public:
   ~Engine();
