@@ -183,11 +183,16 @@ NP = {"i1": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32,
 
 
 def same_bits(a, b):
+    """Bit for bit, -0.0 and 0.0 apart; but any NaN equals any NaN: which
+    operand's NaN an addition of two NaNs returns (and so its sign) depends
+    on the operand order, which IEEE 754 leaves open."""
     if a.shape != b.shape or a.dtype != b.dtype:
         return False
     if a.dtype.kind == "f":
-        return np.array_equal(a.view(np.dtype("u%d" % a.dtype.itemsize)),
-                              b.view(np.dtype("u%d" % b.dtype.itemsize)))
+        both_nan = np.isnan(a) & np.isnan(b)
+        u = np.dtype("u%d" % a.dtype.itemsize)
+        return np.array_equal(np.where(both_nan, 0, a.view(u)),
+                              np.where(both_nan, 0, b.view(u)))
     return np.array_equal(a, b)
 
 
