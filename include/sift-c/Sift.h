@@ -47,6 +47,11 @@ typedef enum sift_status_t {
   SIFT_ERROR_COMPILE = 4,          /* lowering or JIT compilation failed */
   SIFT_ERROR_UNSUPPORTED = 5,      /* target/type not available in this build */
   SIFT_ERROR_RUNTIME = 6,          /* compiled code reported an error */
+  SIFT_ERROR_OUT_OF_MEMORY = 7,    /* a buffer cannot be allocated */
+  /* Every int32_t value is in the range of the enum (no undefined behaviour
+     for values outside the list; they are rejected). */
+  SIFT_STATUS_MIN_ENUM_ = -0x7fffffff - 1,
+  SIFT_STATUS_MAX_ENUM_ = 0x7fffffff,
 } sift_status_t;
 
 /// Element types (the numbering of mlir::sift::jit::DType).
@@ -59,11 +64,19 @@ typedef enum sift_dtype_t {
   SIFT_DTYPE_U8 = 5,  /* accepted for i8 */
   SIFT_DTYPE_F32 = 6,
   SIFT_DTYPE_F64 = 7,
+  /* Any int32_t is a valid value of the type; others than the above are
+     rejected with SIFT_ERROR_INVALID_ARGUMENT. */
+  SIFT_DTYPE_MIN_ENUM_ = -0x7fffffff - 1,
+  SIFT_DTYPE_MAX_ENUM_ = 0x7fffffff,
 } sift_dtype_t;
 
 typedef enum sift_target_t {
   SIFT_TARGET_CPU = 0,
   SIFT_TARGET_CUDA = 1,
+  /* Any int32_t is a valid value of the type; others than the above are
+     rejected with SIFT_ERROR_INVALID_ARGUMENT. */
+  SIFT_TARGET_MIN_ENUM_ = -0x7fffffff - 1,
+  SIFT_TARGET_MAX_ENUM_ = 0x7fffffff,
 } sift_target_t;
 
 /// A compiled module.

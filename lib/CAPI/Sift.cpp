@@ -39,8 +39,17 @@ static sift_status_t fail(llvm::Error error) {
   return fail(static_cast<sift_status_t>(code), std::move(message));
 }
 
+// The C enums span all of int32_t (their *_MIN_ENUM_ and *_MAX_ENUM_
+// enumerators), so any value a caller passes is a valid value of the type:
+// read it as an integer, then check it against the listed enumerators.
 static bool validDType(sift_dtype_t dtype) {
-  return dtype >= SIFT_DTYPE_BOOL && dtype <= SIFT_DTYPE_F64;
+  int32_t v = dtype;
+  return v >= SIFT_DTYPE_BOOL && v <= SIFT_DTYPE_F64;
+}
+
+static std::string unknownDType(sift_dtype_t dtype) {
+  return "unknown dtype " + std::to_string(static_cast<int32_t>(dtype)) +
+         " (expected 0-7, SIFT_DTYPE_BOOL to SIFT_DTYPE_F64)";
 }
 
 extern "C" {
@@ -72,8 +81,11 @@ const char *sift_status_string(sift_status_t status) {
     return "SIFT_ERROR_UNSUPPORTED";
   case SIFT_ERROR_RUNTIME:
     return "SIFT_ERROR_RUNTIME";
+  case SIFT_ERROR_OUT_OF_MEMORY:
+    return "SIFT_ERROR_OUT_OF_MEMORY";
+  default:
+    return "unknown status";
   }
-  return "unknown status";
 }
 
 const char *sift_dtype_name(sift_dtype_t dtype) {
@@ -92,12 +104,14 @@ static sift_status_t convertOptions(const sift_compile_options_t *in,
                                     jit::CompileOptions &out) {
   if (!in)
     return SIFT_OK;
-  if (in->target == SIFT_TARGET_CUDA)
+  int32_t target = in->target;
+  if (target == SIFT_TARGET_CUDA)
     out.target = jit::Target::CUDA;
-  else if (in->target != SIFT_TARGET_CPU)
+  else if (target != SIFT_TARGET_CPU)
     return fail(SIFT_ERROR_INVALID_ARGUMENT,
-                "unknown target " + std::to_string(in->target));
-  if (in->opt_level < 0)
+                "unknown target " + std::to_string(target) +
+                    " (expected SIFT_TARGET_CPU = 0 or SIFT_TARGET_CUDA = 1)");
+  if (in->opt_level < 0 || in->opt_level > 3)
     return fail(SIFT_ERROR_INVALID_ARGUMENT,
                 "optimization level must be 0-3, got " +
                     std::to_string(in->opt_level));
@@ -226,30 +240,31 @@ sift_status_t sift_engine_call(sift_engine_t engine, const char *name,
   return SIFT_OK;
 }
 
+/// More dimensions than any tensor of a compiled function can have.
+constexpr int64_t kMaxRank = 1024;
+
 static sift_status_t makeView(const void *data, sift_dtype_t dtype,
                               int64_t rank, const int64_t *shape,
                               const int64_t *strides, jit::TensorView &view) {
   if (!validDType(dtype))
-    return fail(SIFT_ERROR_INVALID_ARGUMENT,
-                "unknown dtype " + std::to_string(dtype));
+    return fail(SIFT_ERROR_INVALID_ARGUMENT, unknownDType(dtype));
   if (rank < 0)
     return fail(SIFT_ERROR_INVALID_ARGUMENT,
                 "negative rank " + std::to_string(rank));
+  if (rank > kMaxRank)
+    return fail(SIFT_ERROR_INVALID_ARGUMENT,
+                "rank " + std::to_string(rank) + " is too large (at most " +
+                    std::to_string(kMaxRank) + ")");
   if (rank > 0 && !shape)
     return fail(SIFT_ERROR_INVALID_ARGUMENT,
                 "null shape for rank " + std::to_string(rank));
   view.data = data;
   view.dtype = static_cast<jit::DType>(dtype);
   view.shape.assign(shape, shape + rank);
-  for (int64_t d = 0; d < rank; ++d)
-    if (view.shape[d] < 0)
-      return fail(SIFT_ERROR_INVALID_ARGUMENT,
-                  "negative extent " + std::to_string(view.shape[d]) +
-                      " in dimension " + std::to_string(d));
   if (strides)
     view.strides.assign(strides, strides + rank);
-  if (!data && view.numElements() != 0)
-    return fail(SIFT_ERROR_INVALID_ARGUMENT, "null data pointer");
+  if (llvm::Error e = view.check("tensor"))
+    return fail(std::move(e));
   return SIFT_OK;
 }
 
@@ -278,8 +293,11 @@ sift_status_t sift_tensor_create_copy(const void *data, sift_dtype_t dtype,
   jit::TensorView view;
   if (sift_status_t s = makeView(data, dtype, rank, shape, strides, view))
     return s;
+  llvm::Expected<jit::Tensor> copy = jit::Tensor::copyOf(view);
+  if (!copy)
+    return fail(copy.takeError());
   *tensor = new sift_tensor;
-  (*tensor)->owned = jit::Tensor::copyOf(view);
+  (*tensor)->owned = std::move(*copy);
   (*tensor)->view = (*tensor)->owned.view();
   return SIFT_OK;
 }
@@ -290,8 +308,7 @@ sift_status_t sift_tensor_create_scalar_int(int64_t value, sift_dtype_t dtype,
     return fail(SIFT_ERROR_INVALID_ARGUMENT, "null tensor output pointer");
   *tensor = nullptr;
   if (!validDType(dtype))
-    return fail(SIFT_ERROR_INVALID_ARGUMENT,
-                "unknown dtype " + std::to_string(dtype));
+    return fail(SIFT_ERROR_INVALID_ARGUMENT, unknownDType(dtype));
   *tensor = new sift_tensor;
   (*tensor)->isScalar = true;
   (*tensor)->scalar = jit::Scalar::ofInt(value, static_cast<jit::DType>(dtype));
@@ -304,7 +321,8 @@ sift_status_t sift_tensor_create_scalar_float(double value, sift_dtype_t dtype,
   if (!tensor)
     return fail(SIFT_ERROR_INVALID_ARGUMENT, "null tensor output pointer");
   *tensor = nullptr;
-  if (dtype != SIFT_DTYPE_F32 && dtype != SIFT_DTYPE_F64)
+  int32_t kind = dtype;
+  if (kind != SIFT_DTYPE_F32 && kind != SIFT_DTYPE_F64)
     return fail(SIFT_ERROR_INVALID_ARGUMENT,
                 "a float scalar needs dtype f32 or f64");
   *tensor = new sift_tensor;

@@ -221,11 +221,13 @@ runtimeSymbols(llvm::orc::MangleAndInterner mangle) {
   add("memrefCopy", reinterpret_cast<void *>(&memrefCopy));
 #ifdef SIFT_JIT_HAS_RUNTIME
   // The CPU pipeline requests C interfaces for every func.func, declarations
-  // included, so a call to `func.func private @sift_rt_error(i64, i64)` goes
-  // to `_mlir_ciface_sift_rt_error`; with scalar arguments only, both names
-  // have the same ABI.
+  // included, so a call to `func.func private @sift_rt_report(i64, i64, i64,
+  // i64)` goes to `_mlir_ciface_sift_rt_report`; with scalar arguments only,
+  // both names have the same ABI.
   add("sift_rt_error", reinterpret_cast<void *>(&sift_rt_error));
   add("_mlir_ciface_sift_rt_error", reinterpret_cast<void *>(&sift_rt_error));
+  add("sift_rt_report", reinterpret_cast<void *>(&sift_rt_report));
+  add("_mlir_ciface_sift_rt_report", reinterpret_cast<void *>(&sift_rt_report));
   // Buffer allocation of compiled code (the runtime's caching allocator).
   add("_mlir_memref_to_llvm_alloc",
       reinterpret_cast<void *>(&_mlir_memref_to_llvm_alloc));
@@ -235,6 +237,52 @@ runtimeSymbols(llvm::orc::MangleAndInterner mangle) {
       reinterpret_cast<void *>(&_mlir_memref_to_llvm_free));
 #endif
   return map;
+}
+
+/// No machine has more address space than this (x86-64 and AArch64 with
+/// 4-level page tables map 2^48 bytes at most).
+static constexpr int64_t kMaxTensorBytes = int64_t(1) << 48;
+
+/// Fails, with a diagnostic at the op, where a value of the module has a
+/// static tensor or memref type of more than kMaxTensorBytes bytes (elements
+/// narrower than a byte take one).
+static mlir::LogicalResult checkStaticSizes(mlir::ModuleOp module) {
+  auto tooLarge = [](mlir::Type type) -> std::optional<std::string> {
+    auto shaped = llvm::dyn_cast<mlir::ShapedType>(type);
+    if (!shaped || !shaped.hasRank() || !shaped.hasStaticShape() ||
+        !shaped.getElementType().isIntOrIndexOrFloat())
+      return std::nullopt;
+    unsigned bits = shaped.getElementType().isIndex()
+                        ? 64
+                        : shaped.getElementType().getIntOrFloatBitWidth();
+    int64_t bytes = std::max<unsigned>(bits, 8) / 8;
+    for (int64_t d : shaped.getShape()) {
+      std::optional<int64_t> next =
+          jit::checkedMul(bytes, std::max<int64_t>(d, 1));
+      if (!next || *next > kMaxTensorBytes)
+        return "type " + typeString(type) +
+               " is larger than any address space (" +
+               std::to_string(kMaxTensorBytes) + " bytes)";
+      bytes = *next;
+    }
+    return std::nullopt;
+  };
+  mlir::WalkResult result = module.walk([&](mlir::Operation *op) {
+    for (mlir::Type type : op->getResultTypes())
+      if (std::optional<std::string> why = tooLarge(type)) {
+        op->emitError() << *why;
+        return mlir::WalkResult::interrupt();
+      }
+    for (mlir::Region &region : op->getRegions())
+      for (mlir::Block &block : region)
+        for (mlir::BlockArgument arg : block.getArguments())
+          if (std::optional<std::string> why = tooLarge(arg.getType())) {
+            op->emitError() << *why;
+            return mlir::WalkResult::interrupt();
+          }
+    return mlir::WalkResult::advance();
+  });
+  return mlir::failure(result.wasInterrupted());
 }
 
 Expected<std::unique_ptr<jit::Engine>>
@@ -310,6 +358,12 @@ jit::Engine::compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
                                 "' failed:\n" + diagnostics);
   }
 
+  // A static shape larger than any address space can never be allocated,
+  // and loops over it never end: reject it before lowering.
+  if (mlir::failed(checkStaticSizes(*module)))
+    return jit::makeError(ErrorCode::CompileError,
+                          "a tensor is too large:\n" + diagnostics);
+
   // Signatures come from the source functions, before lowering.
   auto impl = std::make_unique<jit::Engine::Impl>();
   std::vector<FunctionSignature> signatures;
@@ -334,6 +388,12 @@ jit::Engine::compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
       }
     };
     collect(func.getArgumentTypes(), sig.inputs, "argument");
+    // Declared bounds of size arguments are checked at every call.
+    for (auto [i, in] : llvm::enumerate(sig.inputs))
+      if (auto bound =
+              func.getArgAttrOfType<mlir::IntegerAttr>(i, "sift.bound"))
+        if (!in.isTensor)
+          in.bound = bound.getInt();
     collect(func.getResultTypes(), sig.results, "result");
     if (!why.empty()) {
       impl->unsupported[sig.name] = why;
@@ -567,6 +627,16 @@ jit::Function::call(llvm::ArrayRef<Argument> args) const {
           return fail(where + ": value " + Twine(s.i) + " does not fit in " +
                       want.str());
       }
+      if (want.bound && !jit::isFloat(want.dtype)) {
+        if (s.i < 0)
+          return fail(where + ": value " + Twine(s.i) +
+                      " is negative; its declared bound is {sift.bound = " +
+                      Twine(*want.bound) + "}");
+        if (s.i > *want.bound)
+          return fail(where + ": value " + Twine(s.i) +
+                      " exceeds its declared bound {sift.bound = " +
+                      Twine(*want.bound) + "}");
+      }
       uint64_t value;
       storeScalar(value, s, want.dtype);
       push(value);
@@ -577,6 +647,9 @@ jit::Function::call(llvm::ArrayRef<Argument> args) const {
       return fail(where + ": expected " + want.str() + ", got a scalar " +
                   dtypeName(arg.scalar().dtype));
     const TensorView &view = arg.view();
+    if (static_cast<unsigned>(view.dtype) > static_cast<unsigned>(DType::F64))
+      return fail(where + ": unknown dtype " +
+                  Twine(static_cast<int>(view.dtype)));
     bool dtypeOk = view.dtype == want.dtype ||
                    (want.dtype == DType::I8 && view.dtype == DType::U8);
     if (!dtypeOk)
@@ -586,28 +659,34 @@ jit::Function::call(llvm::ArrayRef<Argument> args) const {
       return fail(where + ": expected rank " + Twine(want.shape.size()) + " (" +
                   want.str() + "), got rank " + Twine(view.rank()) +
                   " with shape " + formatShape(view.shape));
-    for (int64_t d = 0; d < view.rank(); ++d) {
-      if (view.shape[d] < 0)
-        return fail(where + ": negative extent " + Twine(view.shape[d]) +
-                    " in dimension " + Twine(d));
+    if (llvm::Error e = view.check(where)) {
+      std::string msg;
+      jit::consumeError(std::move(e), &msg);
+      return fail(msg);
+    }
+    for (int64_t d = 0; d < view.rank(); ++d)
       if (want.shape[d] != ValueType::kDynamic &&
           want.shape[d] != view.shape[d])
         return fail(where + ": expected shape " + formatShape(want.shape) +
                     " (" + want.str() + "), got " + formatShape(view.shape) +
                     " (dimension " + Twine(d) + ")");
-    }
-    if (!view.strides.empty() &&
-        view.strides.size() != static_cast<size_t>(view.rank()))
-      return fail(where + ": " + Twine(view.strides.size()) +
-                  " strides given for rank " + Twine(view.rank()));
     const void *data = view.data;
-    if (!data) {
-      if (view.numElements() != 0)
-        return fail(where + ": null data pointer");
+    int64_t n = view.numElements();
+    if (n == 0)
       data = emptyData;
+    // Compiled code reads i1 bytes as 0 or 1 only; any other non-zero byte
+    // is true, as in NumPy: normalize into a copy where one occurs.
+    bool oddBools = false;
+    if (view.dtype == DType::Bool && n > 0 && view.isContiguous()) {
+      const auto *bytes = static_cast<const uint8_t *>(data);
+      for (int64_t e = 0; e < n && !oddBools; ++e)
+        oddBools = bytes[e] > 1;
     }
-    if (!view.isContiguous() && view.numElements() > 0) {
-      copies.push_back(Tensor::copyOf(view));
+    if (n > 0 && (!view.isContiguous() || oddBools)) {
+      Expected<Tensor> copy = Tensor::copyOf(view);
+      if (!copy)
+        return copy.takeError();
+      copies.push_back(std::move(*copy));
       data = copies.back().data();
     }
     uint64_t ptr = reinterpret_cast<uintptr_t>(data);
@@ -635,23 +714,38 @@ jit::Function::call(llvm::ArrayRef<Argument> args) const {
   if (!sig.results.empty())
     packedArgs.push_back(results);
 
+    // The runtime collects the errors of compiled code from every thread and
+    // ends the call early when a buffer cannot be allocated.
 #ifdef SIFT_JIT_HAS_RUNTIME
-  int64_t staleValue = 0;
-  (void)sift_rt_take_error(&staleValue);
-#endif
+  int64_t errorValues[3] = {0, 0, 0};
+  // When it ended the call early, the results were never written: all
+  // zeros, nothing to adopt.
+  int64_t errorCode = sift_rt_run(packed, packedArgs.data(), errorValues);
+#else
   packed(packedArgs.data());
+#endif
 
   // Adopt the returned buffers first, so that they are freed on every path.
   // Results may share a buffer; each allocation gets one owner.
   std::vector<Tensor> outputs;
   llvm::DenseMap<void *, std::shared_ptr<void>> owners;
-  std::string resultError;
+  std::optional<llvm::Error> resultError;
+  auto setError = [&](llvm::Error e) {
+    if (!resultError)
+      resultError = std::move(e);
+    else
+      llvm::consumeError(std::move(e));
+  };
   for (auto [r, out] : llvm::enumerate(sig.results)) {
     char *base = results + offsets[r];
     if (!out.isTensor) {
-      Tensor t = Tensor::zeros(out.dtype, {});
-      std::memcpy(t.data(), base, dtypeSize(out.dtype));
-      outputs.push_back(std::move(t));
+      Expected<Tensor> t = Tensor::zeros(out.dtype, {});
+      if (!t) {
+        setError(t.takeError());
+        continue;
+      }
+      std::memcpy(t->data(), base, dtypeSize(out.dtype));
+      outputs.push_back(std::move(*t));
       continue;
     }
     size_t rank = out.shape.size();
@@ -667,31 +761,50 @@ jit::Function::call(llvm::ArrayRef<Argument> args) const {
     if (!owner && allocated)
       owner = std::shared_ptr<void>(
           allocated, [](void *p) { _mlir_memref_to_llvm_free(p); });
-    char *data = static_cast<char *>(aligned) + offset * dtypeSize(out.dtype);
+    std::string what = "result " + std::to_string(r);
+    char *data = static_cast<char *>(aligned) +
+                 offset * static_cast<int64_t>(dtypeSize(out.dtype));
     TensorView view(data, out.dtype, shape, strides);
-    if (!aligned && view.numElements() > 0) {
-      resultError = "result " + std::to_string(r) + " has a null buffer";
+    if (llvm::Error e = view.check(what)) {
+      setError(std::move(e));
       continue;
     }
-    if (view.isContiguous())
+    if (!aligned && view.numElements() > 0) {
+      setError(makeError(ErrorCode::RuntimeError, what + " has a null buffer"));
+      continue;
+    }
+    if (view.isContiguous()) {
       outputs.push_back(Tensor::share(owner, data, out.dtype, shape));
-    else
-      outputs.push_back(Tensor::copyOf(view));
+      continue;
+    }
+    Expected<Tensor> copy = Tensor::copyOf(view);
+    if (!copy) {
+      setError(copy.takeError());
+      continue;
+    }
+    outputs.push_back(std::move(*copy));
   }
   owners.clear();
 
 #ifdef SIFT_JIT_HAS_RUNTIME
-  int64_t value = 0;
-  if (int64_t code = sift_rt_take_error(&value)) {
-    const char *text = sift_rt_error_message(code);
+  if (errorCode) {
+    if (resultError)
+      llvm::consumeError(std::move(*resultError));
+    char text[256];
+    sift_rt_format_error(errorCode, errorValues, text, sizeof(text));
+    if (errorCode == SIFT_RT_ERROR_OUT_OF_MEMORY)
+      return makeError(ErrorCode::OutOfMemory,
+                       "function '" + sig.name + "': " + text);
     return makeError(ErrorCode::RuntimeError,
-                     "function '" + sig.name + "': runtime error " +
-                         Twine(code) + ": " + (text ? text : "unknown error") +
-                         " (value " + Twine(value) + ")");
+                     "function '" + sig.name + "': runtime error: " + text);
   }
 #endif
-  if (!resultError.empty())
-    return makeError(ErrorCode::RuntimeError,
-                     "function '" + sig.name + "': " + resultError);
+  if (resultError) {
+    std::string msg;
+    ErrorCode code = jit::consumeError(std::move(*resultError), &msg);
+    return makeError(code == ErrorCode::OutOfMemory ? code
+                                                    : ErrorCode::RuntimeError,
+                     "function '" + sig.name + "': " + msg);
+  }
   return outputs;
 }

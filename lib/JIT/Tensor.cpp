@@ -81,10 +81,65 @@ std::string mlir::sift::jit::formatShape(llvm::ArrayRef<int64_t> shape) {
   return s + "]";
 }
 
+/// "[2, -1]": every number as given (formatShape prints negatives as "?").
+static std::string formatExtents(llvm::ArrayRef<int64_t> values) {
+  std::string s = "[";
+  for (size_t i = 0; i < values.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(values[i]);
+  return s + "]";
+}
+
+std::optional<int64_t> mlir::sift::jit::checkedMul(int64_t a, int64_t b) {
+  int64_t r;
+  if (a < 0 || b < 0 || __builtin_mul_overflow(a, b, &r))
+    return std::nullopt;
+  return r;
+}
+
+llvm::Expected<ShapeSize>
+mlir::sift::jit::checkShape(llvm::ArrayRef<int64_t> shape, DType dtype,
+                            const llvm::Twine &what) {
+  if (static_cast<unsigned>(dtype) > static_cast<unsigned>(DType::F64))
+    return makeError(ErrorCode::InvalidArgument,
+                     what + ": unknown dtype " +
+                         llvm::Twine(static_cast<int>(dtype)));
+  for (auto [d, extent] : llvm::enumerate(shape))
+    if (extent < 0)
+      return makeError(ErrorCode::InvalidArgument,
+                       what + ": negative extent " + llvm::Twine(extent) +
+                           " in dimension " + llvm::Twine(d) + " of shape " +
+                           formatExtents(shape));
+  // The product of the non-zero extents bounds every stride and offset.
+  int64_t bytes = static_cast<int64_t>(dtypeSize(dtype));
+  bool empty = false;
+  for (int64_t extent : shape) {
+    empty |= extent == 0;
+    std::optional<int64_t> next =
+        checkedMul(bytes, std::max<int64_t>(extent, 1));
+    if (!next)
+      return makeError(ErrorCode::InvalidArgument,
+                       what + ": shape " + formatExtents(shape) + " of " +
+                           dtypeName(dtype) +
+                           " is too large (its size in bytes overflows a "
+                           "64-bit integer)");
+    bytes = *next;
+  }
+  ShapeSize size;
+  size.numElements = empty ? 0 : bytes / static_cast<int64_t>(dtypeSize(dtype));
+  size.numBytes = empty ? 0 : bytes;
+  return size;
+}
+
 int64_t mlir::sift::jit::numElements(llvm::ArrayRef<int64_t> shape) {
   int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
+  for (int64_t d : shape) {
+    if (d == 0)
+      return 0;
+    std::optional<int64_t> next = checkedMul(n, d);
+    if (!next)
+      return INT64_MAX;
+    n = *next;
+  }
   return n;
 }
 
@@ -92,7 +147,8 @@ llvm::SmallVector<int64_t>
 mlir::sift::jit::contiguousStrides(llvm::ArrayRef<int64_t> shape) {
   llvm::SmallVector<int64_t> strides(shape.size(), 1);
   for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
-    strides[i] = strides[i + 1] * std::max<int64_t>(shape[i + 1], 1);
+    strides[i] = checkedMul(strides[i + 1], std::max<int64_t>(shape[i + 1], 1))
+                     .value_or(INT64_MAX);
   return strides;
 }
 
@@ -112,9 +168,47 @@ bool TensorView::isContiguous() const {
   for (int64_t i = rank() - 1; i >= 0; --i) {
     if (shape[i] > 1 && strides[i] != expected)
       return false;
-    expected *= std::max<int64_t>(shape[i], 1);
+    expected = checkedMul(expected, std::max<int64_t>(shape[i], 1))
+                   .value_or(INT64_MAX);
   }
   return true;
+}
+
+llvm::Error TensorView::check(const llvm::Twine &what) const {
+  llvm::Expected<ShapeSize> size = checkShape(shape, dtype, what);
+  if (!size)
+    return size.takeError();
+  if (!strides.empty() && strides.size() != shape.size())
+    return makeError(ErrorCode::InvalidArgument,
+                     what + ": " + llvm::Twine(strides.size()) +
+                         " strides given for rank " + llvm::Twine(rank()));
+  if (size->numElements == 0)
+    return llvm::Error::success();
+  if (!data)
+    return makeError(ErrorCode::InvalidArgument, what + ": null data pointer");
+  // Every element's byte offset, sum(i_k * strides[k]) * size, must be
+  // representable: bound the largest |offset| in elements.
+  int64_t span = 0;
+  for (auto [d, stride] : llvm::enumerate(strides)) {
+    std::optional<int64_t> term =
+        stride == INT64_MIN
+            ? std::nullopt
+            : checkedMul(stride < 0 ? -stride : stride, shape[d] - 1);
+    int64_t sum;
+    if (!term || __builtin_add_overflow(span, *term, &sum))
+      return makeError(ErrorCode::InvalidArgument,
+                       what + ": strides " + formatExtents(strides) +
+                           " of shape " + formatExtents(shape) +
+                           " address offsets that overflow a 64-bit integer");
+    span = sum;
+  }
+  if (!checkedMul(span, static_cast<int64_t>(dtypeSize(dtype))))
+    return makeError(ErrorCode::InvalidArgument,
+                     what + ": strides " + formatExtents(strides) +
+                         " of shape " + formatExtents(shape) +
+                         " address byte offsets that overflow a 64-bit "
+                         "integer");
+  return llvm::Error::success();
 }
 
 namespace {
@@ -123,17 +217,29 @@ struct FreeDeleter {
 };
 } // namespace
 
-Tensor Tensor::zeros(DType dtype, llvm::ArrayRef<int64_t> shape) {
-  size_t bytes = jit::numElements(shape) * dtypeSize(dtype);
+llvm::Expected<Tensor> Tensor::zeros(DType dtype,
+                                     llvm::ArrayRef<int64_t> shape) {
+  llvm::Expected<ShapeSize> size = checkShape(shape, dtype, "tensor");
+  if (!size)
+    return size.takeError();
   // calloc(0) may return null; always hand out a valid pointer.
+  size_t bytes = static_cast<size_t>(size->numBytes);
   void *p = std::calloc(bytes ? bytes : 1, 1);
   if (!p)
-    llvm::report_bad_alloc_error("sift: out of memory allocating a tensor");
+    return makeError(ErrorCode::OutOfMemory,
+                     "out of memory: cannot allocate " + llvm::Twine(bytes) +
+                         " bytes for a tensor of shape " + formatShape(shape) +
+                         " of " + dtypeName(dtype));
   return adoptMalloced(p, p, dtype, shape);
 }
 
-Tensor Tensor::copyOf(const TensorView &view) {
-  Tensor t = zeros(view.dtype, view.shape);
+llvm::Expected<Tensor> Tensor::copyOf(const TensorView &view) {
+  if (llvm::Error e = view.check("tensor view"))
+    return std::move(e);
+  llvm::Expected<Tensor> made = zeros(view.dtype, view.shape);
+  if (!made)
+    return made.takeError();
+  Tensor t = std::move(*made);
   int64_t n = view.numElements();
   if (n == 0)
     return t;
@@ -141,24 +247,30 @@ Tensor Tensor::copyOf(const TensorView &view) {
   const char *src = static_cast<const char *>(view.data);
   char *dst = static_cast<char *>(t.data_);
   if (view.isContiguous()) {
-    std::memcpy(dst, src, n * esize);
-    return t;
-  }
-  // Walk the index space in row-major order with an odometer.
-  llvm::SmallVector<int64_t> strides = view.effectiveStrides();
-  llvm::SmallVector<int64_t> index(view.rank(), 0);
-  int64_t offset = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    std::memcpy(dst + i * esize, src + offset * static_cast<int64_t>(esize),
-                esize);
-    for (int64_t d = view.rank() - 1; d >= 0; --d) {
-      ++index[d];
-      offset += strides[d];
-      if (index[d] < view.shape[d])
-        break;
-      offset -= strides[d] * index[d];
-      index[d] = 0;
+    std::memcpy(dst, src, static_cast<size_t>(n) * esize);
+  } else {
+    // Walk the index space in row-major order with an odometer.
+    llvm::SmallVector<int64_t> strides = view.effectiveStrides();
+    llvm::SmallVector<int64_t> index(view.rank(), 0);
+    int64_t offset = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      std::memcpy(dst + i * esize, src + offset * static_cast<int64_t>(esize),
+                  esize);
+      for (int64_t d = view.rank() - 1; d >= 0; --d) {
+        if (index[d] + 1 < view.shape[d]) {
+          ++index[d];
+          offset += strides[d];
+          break;
+        }
+        offset -= strides[d] * index[d];
+        index[d] = 0;
+      }
     }
+  }
+  if (view.dtype == DType::Bool) {
+    auto *bytes = static_cast<uint8_t *>(t.data_);
+    for (int64_t i = 0; i < n; ++i)
+      bytes[i] = bytes[i] != 0;
   }
   return t;
 }

@@ -6,34 +6,128 @@
 
 #include "sift/Runtime/SiftRuntime.h"
 
+#include <algorithm>
+#include <csetjmp>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include <dlfcn.h>
 #include <map>
 #include <mutex>
+#include <sys/mman.h>
 #include <utility>
 #include <vector>
 
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
 namespace {
-/// The first error recorded on this thread since the last take.
-struct ErrorState {
+struct RecordedError {
   int64_t code = 0;
-  int64_t value = 0;
+  int64_t values[3] = {0, 0, 0};
+
+  void record(int64_t c, int64_t v0, int64_t v1, int64_t v2) {
+    if (code != 0)
+      return; // the first error wins
+    code = c;
+    values[0] = v0;
+    values[1] = v1;
+    values[2] = v2;
+  }
 };
-thread_local ErrorState errorState;
+
+/// One sift_rt_run in progress.
+struct Call {
+  RecordedError error; // guarded by registryMutex()
+  jmp_buf exit;        // where an allocation failure jumps to
+};
+
+/// The calls in progress (any thread) and the errors raised outside them.
+/// Errors are rare, so one lock for all is enough.
+std::mutex &registryMutex() {
+  static std::mutex *mutex = new std::mutex();
+  return *mutex;
+}
+std::vector<Call *> &activeCalls() {
+  static auto *calls = new std::vector<Call *>();
+  return *calls;
+}
+RecordedError unattributed;
+
+/// The call this thread runs (null on OpenMP workers and outside calls).
+thread_local Call *currentCall = nullptr;
+
+/// Whether the calling thread is inside an OpenMP parallel region (then a
+/// long jump would leave the OpenMP runtime's team waiting). The runtime is
+/// found where the JIT loaded it (globally); without it there is no region.
+bool inParallelRegion() {
+  using LevelFn = int (*)();
+  static LevelFn level =
+      reinterpret_cast<LevelFn>(dlsym(RTLD_DEFAULT, "omp_get_level"));
+  return level && level() > 0;
+}
+
+__attribute__((noinline)) void runGuarded(void (*fn)(void **), void **args,
+                                          Call *call) {
+  if (setjmp(call->exit) == 0)
+    fn(args);
+}
 } // namespace
 
-extern "C" void sift_rt_error(int64_t code, int64_t value) {
-  if (errorState.code != 0 || code == 0)
+extern "C" void sift_rt_report(int64_t code, int64_t v0, int64_t v1,
+                               int64_t v2) {
+  if (code == 0)
     return;
-  errorState.code = code;
-  errorState.value = value;
+  std::lock_guard<std::mutex> lock(registryMutex());
+  if (Call *call = currentCall) {
+    call->error.record(code, v0, v1, v2);
+    return;
+  }
+  // A worker thread of some call's parallel region, or code run outside any
+  // call: every call in progress hears of it.
+  std::vector<Call *> &calls = activeCalls();
+  if (calls.empty())
+    unattributed.record(code, v0, v1, v2);
+  for (Call *call : calls)
+    call->error.record(code, v0, v1, v2);
+}
+
+extern "C" void sift_rt_error(int64_t code, int64_t value) {
+  sift_rt_report(code, value, 0, 0);
+}
+
+extern "C" int64_t sift_rt_run(void (*fn)(void **), void **args,
+                               int64_t *values) {
+  Call call;
+  Call *outer = currentCall;
+  {
+    std::lock_guard<std::mutex> lock(registryMutex());
+    activeCalls().push_back(&call);
+  }
+  currentCall = &call;
+  runGuarded(fn, args, &call);
+  currentCall = outer;
+  RecordedError error;
+  {
+    std::lock_guard<std::mutex> lock(registryMutex());
+    std::vector<Call *> &calls = activeCalls();
+    calls.erase(std::find(calls.begin(), calls.end(), &call));
+    error = call.error;
+  }
+  if (values)
+    std::memcpy(values, error.values, sizeof(error.values));
+  return error.code;
 }
 
 extern "C" int64_t sift_rt_take_error(int64_t *value) {
-  int64_t code = errorState.code;
+  std::lock_guard<std::mutex> lock(registryMutex());
+  int64_t code = unattributed.code;
   if (value)
-    *value = errorState.value;
-  errorState = ErrorState();
+    *value = unattributed.values[0];
+  unattributed = RecordedError();
   return code;
 }
 
@@ -42,15 +136,84 @@ extern "C" const char *sift_rt_error_message(int64_t code) {
   case SIFT_RT_OK:
     return "no error";
   case SIFT_RT_ERROR_TARGET_OUT_OF_RANGE:
-    return "sift.cross_entropy: a target is outside [0, C) and is not "
+  case SIFT_RT_ERROR_CROSS_ENTROPY_TARGET:
+    return "cross_entropy: a target is outside [0, C) and is not "
            "ignore_index";
+  case SIFT_RT_ERROR_CROSS_ENTROPY_ROWS:
+    return "cross_entropy: the logits and the targets have different numbers "
+           "of rows";
+  case SIFT_RT_ERROR_CROSS_ENTROPY_WEIGHTS:
+    return "cross_entropy: the class weights do not have C elements";
+  case SIFT_RT_ERROR_RANDPERM_NEGATIVE:
+    return "randperm: n is negative";
+  case SIFT_RT_ERROR_RANDPERM_TOO_LARGE:
+    return "randperm: n is too large";
+  case SIFT_RT_ERROR_TOPK_K_EXCEEDS_SIZE:
+    return "topk: k exceeds the input's size";
+  case SIFT_RT_ERROR_OUT_OF_MEMORY:
+    return "out of memory";
   default:
     return "unknown sift runtime error";
   }
 }
 
+extern "C" size_t sift_rt_format_error(int64_t code, const int64_t *values,
+                                       char *buffer, size_t size) {
+  static const int64_t zeros[3] = {0, 0, 0};
+  const int64_t *v = values ? values : zeros;
+  long long a = v[0], b = v[1], c = v[2];
+  int n;
+  switch (code) {
+  case SIFT_RT_ERROR_CROSS_ENTROPY_TARGET:
+    n = std::snprintf(buffer, size,
+                      "cross_entropy: target %lld in row %lld is outside "
+                      "[0, %lld)",
+                      a, b, c);
+    break;
+  case SIFT_RT_ERROR_CROSS_ENTROPY_ROWS:
+    n = std::snprintf(buffer, size,
+                      "cross_entropy: the logits have %lld rows but the "
+                      "targets have %lld elements",
+                      a, b);
+    break;
+  case SIFT_RT_ERROR_CROSS_ENTROPY_WEIGHTS:
+    n = std::snprintf(buffer, size,
+                      "cross_entropy: the class weights have %lld elements, "
+                      "the logits %lld classes",
+                      a, b);
+    break;
+  case SIFT_RT_ERROR_RANDPERM_NEGATIVE:
+    n = std::snprintf(buffer, size, "randperm: n = %lld is negative", a);
+    break;
+  case SIFT_RT_ERROR_RANDPERM_TOO_LARGE:
+    n = std::snprintf(buffer, size,
+                      "randperm: n = %lld is too large (at most %lld)", a, b);
+    break;
+  case SIFT_RT_ERROR_TOPK_K_EXCEEDS_SIZE:
+    n = std::snprintf(buffer, size,
+                      "topk: k = %lld exceeds the input's size %lld", a, b);
+    break;
+  case SIFT_RT_ERROR_OUT_OF_MEMORY:
+    n = std::snprintf(buffer, size,
+                      "out of memory: cannot allocate a buffer of %lld bytes",
+                      a);
+    break;
+  default:
+    n = std::snprintf(buffer, size, "code %lld: %s (value %lld)",
+                      static_cast<long long>(code), sift_rt_error_message(code),
+                      a);
+    break;
+  }
+  return n < 0 ? 0 : static_cast<size_t>(n);
+}
+
 extern "C" void _mlir_ciface_sift_rt_error(int64_t code, int64_t value) {
   sift_rt_error(code, value);
+}
+
+extern "C" void _mlir_ciface_sift_rt_report(int64_t code, int64_t v0,
+                                            int64_t v1, int64_t v2) {
+  sift_rt_report(code, v0, v1, v2);
 }
 
 extern "C" int64_t _mlir_ciface_sift_rt_take_error(int64_t *value) {
@@ -73,7 +236,20 @@ struct BlockInfo {
   void *base;
   size_t size;   // bytes asked for
   size_t offset; // header size (the alignment)
+  bool mapped;   // mmap-ed (a fallback after a failure), not malloc-ed
 };
+
+/// A request that cannot be met: records the error, then ends the call when
+/// that is safe (see SiftRuntime.h); returns only when it is not.
+void allocationFailed(size_t size) {
+  sift_rt_report(SIFT_RT_ERROR_OUT_OF_MEMORY,
+                 size > static_cast<size_t>(INT64_MAX)
+                     ? INT64_MAX
+                     : static_cast<int64_t>(size),
+                 0, 0);
+  if (Call *call = currentCall; call && !inParallelRegion())
+    longjmp(call->exit, 1);
+}
 
 class BufferCache {
 public:
@@ -89,11 +265,26 @@ public:
         return ptr;
       }
     }
+    // A size computed from a negative or overflowed extent wraps to a huge
+    // one: never let `offset + size` wrap to a small block.
+    bool mapped = false;
     void *base = nullptr;
-    if (posix_memalign(&base, offset, offset + size) != 0)
-      return nullptr;
+    if (size > static_cast<size_t>(PTRDIFF_MAX) - offset ||
+        posix_memalign(&base, offset, offset + size) != 0) {
+      allocationFailed(size);
+      // Still running (a worker thread or a parallel region): the error is
+      // recorded; give compiled code address space the kernel backs only
+      // where it is touched, rather than a null pointer.
+      if (size > static_cast<size_t>(PTRDIFF_MAX) - offset)
+        return nullptr;
+      base = mmap(nullptr, offset + size, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (base == MAP_FAILED)
+        return nullptr;
+      mapped = true;
+    }
     char *ptr = static_cast<char *>(base) + offset;
-    BlockInfo info{base, size, offset};
+    BlockInfo info{base, size, offset, mapped};
     std::memcpy(ptr - sizeof(BlockInfo), &info, sizeof(BlockInfo));
     return ptr;
   }
@@ -104,6 +295,10 @@ public:
     BlockInfo info;
     std::memcpy(&info, static_cast<char *>(ptr) - sizeof(BlockInfo),
                 sizeof(BlockInfo));
+    if (info.mapped) {
+      munmap(info.base, info.offset + info.size);
+      return;
+    }
     if (info.size >= kCacheMinSize) {
       std::lock_guard<std::mutex> lock(mutex);
       if (cached + info.size <= kCacheCapacity) {

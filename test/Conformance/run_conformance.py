@@ -1003,6 +1003,44 @@ def cross_entropy_cases():
                      "%s -> tensor<f32>" % (tt(x), tt(t))])
         out.append(Case("cross_entropy", name + "_is_error", mlir, [x, t],
                         expect_error=r"(?i)target|range|bound|abort|error"))
+    out += cross_entropy_million_rows_cases()
+    return out
+
+
+def cross_entropy_million_rows_cases():
+    """mean/sum over 10^6 f32 rows against a float64 NumPy reference: the
+    error must be near NumPy's own float32 result (its pairwise sum of the
+    float32 losses), not that of a sequential float32 sum (some 3000x
+    larger here)."""
+    out = []
+    r = rng_for("cross_entropy_million_rows")
+    n, c = 1000000, 4
+    x = (r.standard_normal((n, c)) * 2).astype(np.float32)
+    t = r.integers(0, c, n).astype(np.int64)
+    x64 = x.astype(np.float64)
+    m = x64.max(axis=1)
+    lse = m + np.log(np.exp(x64 - m[:, None]).sum(axis=1))
+    loss64 = lse - x64[np.arange(n), t]
+    loss32 = loss64.astype(np.float32)
+    for red in ("mean", "sum"):
+        want = loss64.mean() if red == "mean" else loss64.sum()
+        numpy32 = float(loss32.mean(dtype=np.float32) if red == "mean"
+                        else loss32.sum(dtype=np.float32))
+        bound = max(2 * abs(numpy32 - want),
+                    4 * float(np.spacing(np.float32(want))))
+        mlir = func("f", [("x", tt(x)), ("t", tt(t))], [("%r", "tensor<f32>")],
+                    ["%%r = sift.cross_entropy %%x, %%t reduction = %s : %s, "
+                     "%s -> tensor<f32>" % (red, tt(x), tt(t))])
+
+        def check(res, want=want, bound=bound, numpy32=numpy32):
+            got = float(np.asarray(res[0]))
+            if abs(got - want) <= bound:
+                return []
+            return ["%r is %.3g from the float64 reference %r (NumPy float32: "
+                    "%.3g; allowed %.3g)" % (got, abs(got - want), want,
+                                             abs(numpy32 - want), bound)]
+        out.append(Case("cross_entropy", "million_rows_%s" % red, mlir,
+                        [x, t], check=check))
     return out
 
 

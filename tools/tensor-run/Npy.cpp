@@ -152,22 +152,23 @@ llvm::Expected<Tensor> npy::parse(StringRef bytes, StringRef name) {
     shape.push_back(extent);
   }
 
-  size_t esize = jit::dtypeSize(*dtype);
-  int64_t n = jit::numElements(shape);
+  llvm::Expected<jit::ShapeSize> size =
+      jit::checkShape(shape, *dtype, "'" + name + "'");
+  if (!size)
+    return size.takeError();
   size_t dataStart = headerStart + headerLen;
-  if (bytes.size() - dataStart < static_cast<size_t>(n) * esize)
-    return fail(name, "truncated data: " + Twine(n) + " elements of " + descr +
-                          " need " + Twine(n * esize) +
-                          " bytes, the file has " +
-                          Twine(bytes.size() - dataStart));
+  uint64_t available = bytes.size() - dataStart;
+  if (available < static_cast<uint64_t>(size->numBytes))
+    return fail(name, "truncated data: " + Twine(size->numElements) +
+                          " elements of " + descr + " need " +
+                          Twine(size->numBytes) + " bytes, the file has " +
+                          Twine(available));
   const char *data = bytes.data() + dataStart;
-  if (!fortran) {
-    Tensor t = Tensor::zeros(*dtype, shape);
-    if (n)
-      std::memcpy(t.data(), data, n * esize);
-    return t;
-  }
-  // Column-major: strides grow from the first dimension.
+  // Booleans are normalized on the copy (any non-zero byte is true).
+  if (!fortran)
+    return Tensor::copyOf(jit::TensorView(data, *dtype, shape));
+  // Column-major: strides grow from the first dimension (checkShape bounds
+  // their products).
   llvm::SmallVector<int64_t> strides(shape.size(), 1);
   for (size_t i = 1; i < shape.size(); ++i)
     strides[i] = strides[i - 1] * std::max<int64_t>(shape[i - 1], 1);

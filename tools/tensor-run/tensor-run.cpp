@@ -178,11 +178,22 @@ static llvm::Expected<jit::Scalar> parseScalar(StringRef text, DType dtype,
   return jit::Scalar::ofInt(v, dtype);
 }
 
-static Tensor randomTensor(const jit::ValueType &type, std::mt19937_64 &rng) {
+static llvm::Expected<Tensor> randomTensor(const jit::ValueType &type,
+                                           const std::string &what,
+                                           std::mt19937_64 &rng) {
   llvm::SmallVector<int64_t> shape;
   for (int64_t d : type.shape)
     shape.push_back(d == jit::ValueType::kDynamic ? dynamicSize.getValue() : d);
-  Tensor t = Tensor::zeros(type.dtype, shape);
+  if (auto size =
+          jit::checkShape(shape, type.dtype,
+                          "the random input for " + what + " (--dynamic-size=" +
+                              Twine(dynamicSize.getValue()) + ")");
+      !size)
+    return size.takeError();
+  llvm::Expected<Tensor> made = Tensor::zeros(type.dtype, shape);
+  if (!made)
+    return made.takeError();
+  Tensor t = std::move(*made);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   std::uniform_int_distribution<int64_t> small(0, 15);
   for (int64_t i = 0, n = t.numElements(); i < n; ++i) {
@@ -225,6 +236,21 @@ static void printElement(llvm::raw_ostream &os, const Tensor &t, int64_t i) {
     os << t.getAsInt(i);
 }
 
+/// Decimal digits of a 128-bit integer (raw_ostream has no operator).
+static std::string formatInt128(__int128 v) {
+  if (v >= INT64_MIN && v <= INT64_MAX)
+    return std::to_string(static_cast<int64_t>(v));
+  bool negative = v < 0;
+  unsigned __int128 u = negative ? -static_cast<unsigned __int128>(v)
+                                 : static_cast<unsigned __int128>(v);
+  std::string digits;
+  for (; u; u /= 10)
+    digits += static_cast<char>('0' + static_cast<int>(u % 10));
+  if (negative)
+    digits += '-';
+  return std::string(digits.rbegin(), digits.rend());
+}
+
 static void printSummary(llvm::raw_ostream &os, size_t index, const Tensor &t) {
   os << "result " << index << ": " << jit::dtypeName(t.dtype()) << " "
      << jit::formatShape(t.shape());
@@ -259,14 +285,16 @@ static void printSummary(llvm::raw_ostream &os, size_t index, const Tensor &t) {
         trues += t.getAsInt(i);
       os << " true " << trues << "/" << n;
     } else {
-      int64_t lo = INT64_MAX, hi = INT64_MIN, sum = 0;
+      // The exact sum (128-bit: no overflow for any 2^63 int64 elements).
+      int64_t lo = INT64_MAX, hi = INT64_MIN;
+      __int128 sum = 0;
       for (int64_t i = 0; i < n; ++i) {
         int64_t v = t.getAsInt(i);
         lo = std::min(lo, v);
         hi = std::max(hi, v);
         sum += v;
       }
-      os << " min " << lo << " max " << hi << " sum " << sum;
+      os << " min " << lo << " max " << hi << " sum " << formatInt128(sum);
     }
   }
   os << "\n  [";
@@ -410,7 +438,10 @@ int main(int argc, char **argv) {
         return fail(tensor.takeError());
       tensors.push_back(std::move(*tensor));
     } else if (randomInputs) {
-      tensors.push_back(randomTensor(type, rng));
+      auto tensor = randomTensor(type, what, rng);
+      if (!tensor)
+        return fail(tensor.takeError());
+      tensors.push_back(std::move(*tensor));
     } else {
       return fail(what + " has no input: give --input FILE.npy or --random");
     }

@@ -291,7 +291,7 @@ TEST_F(CAPITest, RuntimeErrorIsAStatus) {
   EXPECT_EQ(sift_engine_call(engine, "checked", args, 2, &result, 1, &n),
             SIFT_ERROR_RUNTIME);
   EXPECT_NE(std::string(sift_last_error_message())
-                .find("function 'checked': runtime error 1"),
+                .find("function 'checked': runtime error: code 1: "),
             std::string::npos)
       << sift_last_error_message();
   EXPECT_EQ(result, nullptr);
@@ -313,12 +313,14 @@ TEST(CAPITensorTest, CreationErrors) {
   EXPECT_EQ(
       sift_tensor_create_view(nullptr, SIFT_DTYPE_F32, 2, shape, nullptr, &t),
       SIFT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STREQ(sift_last_error_message(), "null data pointer");
+  EXPECT_STREQ(sift_last_error_message(), "tensor: null data pointer");
   EXPECT_EQ(t, nullptr);
   EXPECT_EQ(sift_tensor_create_view(a, static_cast<sift_dtype_t>(42), 2, shape,
                                     nullptr, &t),
             SIFT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STREQ(sift_last_error_message(), "unknown dtype 42");
+  EXPECT_STREQ(sift_last_error_message(),
+               "unknown dtype 42 (expected 0-7, SIFT_DTYPE_BOOL to "
+               "SIFT_DTYPE_F64)");
   EXPECT_EQ(sift_tensor_create_view(a, SIFT_DTYPE_F32, -1, shape, nullptr, &t),
             SIFT_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(sift_last_error_message(), "negative rank -1");
@@ -328,7 +330,8 @@ TEST(CAPITensorTest, CreationErrors) {
   EXPECT_EQ(
       sift_tensor_create_copy(a, SIFT_DTYPE_F32, 1, negative, nullptr, &t),
       SIFT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STREQ(sift_last_error_message(), "negative extent -1 in dimension 0");
+  EXPECT_STREQ(sift_last_error_message(),
+               "tensor: negative extent -1 in dimension 0 of shape [-1]");
   EXPECT_EQ(
       sift_tensor_create_view(a, SIFT_DTYPE_F32, 2, shape, nullptr, nullptr),
       SIFT_ERROR_INVALID_ARGUMENT);

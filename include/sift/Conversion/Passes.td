@@ -25,8 +25,14 @@ def ConvertSiftToLinalg : Pass<"convert-sift-to-linalg", "ModuleOp"> {
       a stable 8-bit-digit LSD radix sort (floats: -0.0 is +0.0, every NaN
       one largest key; descending inverts the key, which stays stable).
     - `cross_entropy`: max-shifted log-sum-exp; an out-of-range target calls
-      the runtime's `sift_rt_error(code, value)` (see
-      `sift/Runtime/SiftRuntime.h`) and yields NaN for its element.
+      the runtime's `sift_rt_report(code, target, row, C)` (see
+      `sift/Runtime/SiftRuntime.h`) and yields NaN for its element; mean and
+      sum accumulate in f64.
+
+    Run-time checks report through `sift_rt_report` with the values
+    involved, and the code after them stays in bounds: `randperm` n outside
+    [0, 2^56], `topk` k above a dynamic extent, `cross_entropy` rows of
+    logits and targets (and weights and C) that disagree.
 
     An op (or element type) that has no lowering is reported as an error.
   }];

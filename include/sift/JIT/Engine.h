@@ -21,9 +21,8 @@
 #ifndef SIFT_JIT_ENGINE_H
 #define SIFT_JIT_ENGINE_H
 
+#include "sift/JIT/Error.h"
 #include "sift/JIT/Tensor.h"
-
-#include "llvm/Support/Error.h"
 
 #include <memory>
 #include <string>
@@ -36,41 +35,6 @@ class MemoryBuffer;
 namespace mlir {
 namespace sift {
 namespace jit {
-
-/// What went wrong. The numbering is part of the C API (`sift_status_t`):
-/// append only.
-enum class ErrorCode : int {
-  Ok = 0,
-  InvalidArgument = 1, // a call's arguments do not match the signature
-  NotFound = 2,        // no such function or file
-  ParseError = 3,      // the source does not parse or verify
-  CompileError = 4,    // the pipeline or the JIT failed
-  Unsupported = 5,     // a target, type or option this build cannot handle
-  RuntimeError = 6,    // compiled code reported an error through the runtime
-};
-
-/// The error payload of every failure of this API.
-class JitError : public llvm::ErrorInfo<JitError> {
-public:
-  static char ID;
-  JitError(ErrorCode code, std::string message)
-      : code(code), message(std::move(message)) {}
-  void log(llvm::raw_ostream &os) const override;
-  std::error_code convertToErrorCode() const override;
-  ErrorCode getCode() const { return code; }
-  const std::string &getMessage() const { return message; }
-
-private:
-  ErrorCode code;
-  std::string message;
-};
-
-/// Makes an llvm::Error holding a JitError.
-llvm::Error makeError(ErrorCode code, const llvm::Twine &message);
-
-/// Splits an error into its code and message (consumes it). Errors that are
-/// not JitErrors get ErrorCode::CompileError.
-ErrorCode consumeError(llvm::Error error, std::string *message = nullptr);
 
 enum class Target { CPU, CUDA };
 
@@ -96,6 +60,9 @@ struct ValueType {
   /// Static extents; kDynamic for `?`. Empty for scalars.
   llvm::SmallVector<int64_t, 4> shape;
   static constexpr int64_t kDynamic = -1;
+  /// For an integer scalar parameter annotated `{sift.bound = N : i64}`: N.
+  /// Calls check that the value lies in [0, N].
+  std::optional<int64_t> bound;
 
   /// "tensor<4x?xf32>" or "f32".
   std::string str() const;
@@ -127,8 +94,10 @@ private:
   void (*packed)(void **);
 };
 
-/// A compiled module. Calls on one Engine may run concurrently only when the
-/// compiled code and the runtime error hook allow it; serialize otherwise.
+/// A compiled module. Calls may run concurrently (on one Engine or several);
+/// each returns the run-time errors raised while it ran, on its own thread or
+/// on OpenMP workers. A worker does not know which call it works for: while
+/// calls run at once, an error raised on a worker reaches each of them.
 class Engine {
 public:
   ~Engine();

@@ -11,6 +11,8 @@
 #ifndef SIFT_JIT_TENSOR_H
 #define SIFT_JIT_TENSOR_H
 
+#include "sift/JIT/Error.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -49,7 +51,25 @@ bool isFloat(DType dtype);
 /// Formats a shape as "[2, 3]"; a negative extent prints as "?".
 std::string formatShape(llvm::ArrayRef<int64_t> shape);
 
-/// Number of elements of a shape (1 for rank 0).
+/// `a * b` for non-negative `a` and `b`, or nullopt when it overflows int64_t.
+/// Every product of extents, strides and element sizes goes through it.
+std::optional<int64_t> checkedMul(int64_t a, int64_t b);
+
+/// The element count of `shape` (1 for rank 0) and its size in bytes with
+/// elements of `dtype`, when the shape is valid: no negative extent, and the
+/// product of the non-zero extents times the element size fits in int64_t (as
+/// NumPy requires), so that every element count, stride and byte offset of the
+/// shape is representable. Otherwise an InvalidArgument error that starts with
+/// `what` and names the shape.
+struct ShapeSize {
+  int64_t numElements;
+  int64_t numBytes;
+};
+llvm::Expected<ShapeSize> checkShape(llvm::ArrayRef<int64_t> shape, DType dtype,
+                                     const llvm::Twine &what);
+
+/// Number of elements of a shape (1 for rank 0). The shape must be valid
+/// (checkShape); an invalid one gives INT64_MAX (never overflows).
 int64_t numElements(llvm::ArrayRef<int64_t> shape);
 
 /// Row-major (C order) strides, in elements, of a shape.
@@ -76,6 +96,10 @@ struct TensorView {
   llvm::SmallVector<int64_t> effectiveStrides() const;
   /// True when the elements are dense and in row-major order.
   bool isContiguous() const;
+  /// Checks the view: a valid dtype and shape (checkShape), as many strides
+  /// as extents (or none), every addressed byte offset representable, and a
+  /// data pointer unless the view is empty. Errors start with `what`.
+  llvm::Error check(const llvm::Twine &what) const;
 };
 
 /// A tensor that owns its buffer (row-major contiguous). Copies share the
@@ -84,10 +108,14 @@ class Tensor {
 public:
   Tensor() = default;
 
-  /// A zero-filled tensor.
-  static Tensor zeros(DType dtype, llvm::ArrayRef<int64_t> shape);
-  /// A contiguous copy of a view (any strides).
-  static Tensor copyOf(const TensorView &view);
+  /// A zero-filled tensor. An invalid shape (checkShape) is an
+  /// InvalidArgument error, a buffer that cannot be allocated an OutOfMemory
+  /// error naming the shape and the byte count.
+  static llvm::Expected<Tensor> zeros(DType dtype,
+                                      llvm::ArrayRef<int64_t> shape);
+  /// A contiguous copy of a view (any strides; TensorView::check). Booleans
+  /// are normalized: any non-zero byte reads as true (1), as in NumPy.
+  static llvm::Expected<Tensor> copyOf(const TensorView &view);
   /// Adopts a buffer allocated with malloc; `data` points into it (at
   /// `allocated` or after it) and is row-major contiguous.
   static Tensor adoptMalloced(void *allocated, void *data, DType dtype,
@@ -100,7 +128,9 @@ public:
   llvm::ArrayRef<int64_t> shape() const { return shape_; }
   int64_t rank() const { return shape_.size(); }
   int64_t numElements() const { return jit::numElements(shape_); }
-  size_t sizeInBytes() const { return numElements() * dtypeSize(dtype_); }
+  size_t sizeInBytes() const {
+    return static_cast<size_t>(numElements()) * dtypeSize(dtype_);
+  }
 
   void *data() { return data_; }
   const void *data() const { return data_; }
@@ -116,7 +146,7 @@ public:
 
   /// A view of this tensor, e.g. to pass it back to a compiled function.
   TensorView view() const { return TensorView(data_, dtype_, shape_); }
-  Tensor clone() const { return copyOf(view()); }
+  llvm::Expected<Tensor> clone() const { return copyOf(view()); }
 
 private:
   std::shared_ptr<void> owner_;

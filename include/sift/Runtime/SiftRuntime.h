@@ -3,10 +3,14 @@
 // Part of the sift project: static masked rewrites of data-dependent tensors.
 //
 // Run-time support called by compiled sift code. Errors found while a
-// compiled function runs (an out-of-range class target, ...) are recorded,
-// never raised: compiled code calls `sift_rt_error`, which keeps the first
-// error of the calling thread; the host calls `sift_rt_take_error` after each
-// call to read and clear it.
+// compiled function runs (an out-of-range class target, a negative size, ...)
+// are recorded, never raised: compiled code calls `sift_rt_report` (or the
+// older `sift_rt_error`), which keeps the first error of the call. A host runs
+// compiled code through `sift_rt_run`, which returns that error whichever
+// thread raised it: the calling thread or an OpenMP worker of a parallel
+// region inside the call. A buffer that cannot be allocated ends the call
+// early with SIFT_RT_ERROR_OUT_OF_MEMORY instead of handing compiled code a
+// null pointer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,40 +30,79 @@
 extern "C" {
 #endif
 
-/// Error codes recorded by compiled code (0 means no error).
+/// Error codes recorded by compiled code (0 means no error). The values of
+/// each are listed with it (`sift_rt_report`'s v0, v1, v2).
 enum SiftRtErrorCode {
   SIFT_RT_OK = 0,
-  /// `sift.cross_entropy`: a target outside [0, C) that is not
-  /// `ignore_index`; the value is the target.
+  /// A target outside [0, C) that is not `ignore_index` (`sift_rt_error`
+  /// form: the value is the target).
   SIFT_RT_ERROR_TARGET_OUT_OF_RANGE = 1,
+  /// `sift.cross_entropy`: v0 = the target, v1 = its row, v2 = C.
+  SIFT_RT_ERROR_CROSS_ENTROPY_TARGET = 2,
+  /// `sift.cross_entropy`: v0 = rows of the logits, v1 = targets.
+  SIFT_RT_ERROR_CROSS_ENTROPY_ROWS = 3,
+  /// `sift.randperm`: v0 = n (negative).
+  SIFT_RT_ERROR_RANDPERM_NEGATIVE = 4,
+  /// `sift.randperm`: v0 = n, v1 = the largest n supported.
+  SIFT_RT_ERROR_RANDPERM_TOO_LARGE = 5,
+  /// `sift.topk`: v0 = k, v1 = the size of the input along the axis.
+  SIFT_RT_ERROR_TOPK_K_EXCEEDS_SIZE = 6,
+  /// `sift.cross_entropy`: v0 = extent of the class weights, v1 = C.
+  SIFT_RT_ERROR_CROSS_ENTROPY_WEIGHTS = 7,
+  /// A buffer of v0 bytes cannot be allocated.
+  SIFT_RT_ERROR_OUT_OF_MEMORY = 8,
 };
 
-/// Records an error of the calling thread unless one is already recorded
-/// (the first error wins). Called by compiled code.
+/// Records an error of the running call unless one is already recorded (the
+/// first error wins). Called by compiled code, on any thread.
+SIFT_RT_EXPORT void sift_rt_report(int64_t code, int64_t v0, int64_t v1,
+                                   int64_t v2);
+/// sift_rt_report(code, value, 0, 0).
 SIFT_RT_EXPORT void sift_rt_error(int64_t code, int64_t value);
 
-/// Returns the recorded error code of the calling thread (0 when none) and
-/// clears it. When `value` is not null it receives the error's value.
+/// Calls `fn(args)` (a packed wrapper of a compiled function) and returns the
+/// first error recorded while it ran (0 when none), with its values in
+/// `values[0..2]` when `values` is not null. Errors raised on threads that
+/// work for this call (OpenMP workers) count: while several calls run at once
+/// on different host threads, an error raised on a worker thread is reported
+/// by each of them, since a worker does not know its caller.
+SIFT_RT_EXPORT int64_t sift_rt_run(void (*fn)(void **), void **args,
+                                   int64_t *values);
+
+/// Returns the first error recorded outside any `sift_rt_run` (e.g. by code
+/// run with mlir-runner) and clears it. When `value` is not null it receives
+/// the error's first value.
 SIFT_RT_EXPORT int64_t sift_rt_take_error(int64_t *value);
 
 /// A static, human-readable description of an error code.
 SIFT_RT_EXPORT const char *sift_rt_error_message(int64_t code);
 
-/// The same entry points under the names that MLIR's C-interface wrappers
-/// (`llvm.emit_c_interface`, which `--sift-cpu-pipeline` requests on every
-/// `func.func`, declarations included) call.
+/// Writes the message of an error with its values, e.g. "randperm: n = -1 is
+/// negative", into `buffer` (NUL-terminated, truncated to `size`); returns
+/// the length of the full message.
+SIFT_RT_EXPORT size_t sift_rt_format_error(int64_t code, const int64_t *values,
+                                           char *buffer, size_t size);
+
 /// Allocation of memref buffers by compiled code (the CPU pipeline lowers
 /// memref.alloc/dealloc to these). Freed blocks of 64 KiB or more are kept in
 /// per-size free lists (at most 1 GiB in all) and handed out again, so that a
 /// function called in a loop does not map and fault in its large temporaries
 /// on every call. Buffers returned by a compiled function are freed with
-/// `_mlir_memref_to_llvm_free` too.
+/// `_mlir_memref_to_llvm_free` too. A request that cannot be met records
+/// SIFT_RT_ERROR_OUT_OF_MEMORY; inside `sift_rt_run` on the calling thread
+/// outside parallel regions it also ends the call (a long jump back to
+/// `sift_rt_run`; buffers the call allocated before are not freed).
 SIFT_RT_EXPORT void *_mlir_memref_to_llvm_alloc(size_t size);
 SIFT_RT_EXPORT void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment,
                                                         size_t size);
 SIFT_RT_EXPORT void _mlir_memref_to_llvm_free(void *ptr);
 
+/// The same entry points under the names that MLIR's C-interface wrappers
+/// (`llvm.emit_c_interface`, which `--sift-cpu-pipeline` requests on every
+/// `func.func`, declarations included) call.
 SIFT_RT_EXPORT void _mlir_ciface_sift_rt_error(int64_t code, int64_t value);
+SIFT_RT_EXPORT void _mlir_ciface_sift_rt_report(int64_t code, int64_t v0,
+                                                int64_t v1, int64_t v2);
 SIFT_RT_EXPORT int64_t _mlir_ciface_sift_rt_take_error(int64_t *value);
 
 #ifdef __cplusplus

@@ -5,8 +5,10 @@
 // `cross_entropy`: one line per element (the class axis), each with
 // a max-shifted log-sum-exp that propagates NaN and infinities as PyTorch's
 // log_softmax does. A target outside [0, C) that is not `ignore_index` calls
-// the runtime's `sift_rt_error(code, target)` and gives NaN for its element;
-// the other elements are unaffected. Reductions sum sequentially.
+// the runtime's `sift_rt_report` (the target, its row and C) and gives NaN
+// for its element; the other elements are unaffected. Dynamic extents that
+// must agree (rows of logits and targets, weights and C) are checked at run
+// time. Reductions sum sequentially in f64 and round once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,30 +29,6 @@ using namespace mlir::sift::lowering;
 
 namespace {
 
-constexpr StringLiteral kErrorFn = "sift_rt_error";
-
-/// Declares `func.func private @sift_rt_error(i64, i64)` in the module of
-/// `op` unless it is there.
-static LogicalResult declareErrorFn(PatternRewriter &rewriter, Operation *op) {
-  auto module = op->getParentOfType<ModuleOp>();
-  if (!module)
-    return op->emitOpError("must be inside a module to be lowered");
-  if (auto existing = module.lookupSymbol<func::FuncOp>(kErrorFn)) {
-    Type i64 = rewriter.getI64Type();
-    if (existing.getFunctionType() != rewriter.getFunctionType({i64, i64}, {}))
-      return existing.emitOpError("conflicts with the sift runtime's ")
-             << kErrorFn;
-    return success();
-  }
-  OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPointToStart(module.getBody());
-  Type i64 = rewriter.getI64Type();
-  auto fn = func::FuncOp::create(rewriter, module.getLoc(), kErrorFn,
-                                 rewriter.getFunctionType({i64, i64}, {}));
-  fn.setPrivate();
-  return success();
-}
-
 static Value floatConst(OpBuilder &b, Location loc, Type type, double value) {
   return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
 }
@@ -67,7 +45,7 @@ struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
         !floatType.isF64())
       return op.emitOpError("has no CPU lowering for element type ")
              << floatType;
-    if (failed(declareErrorFn(rewriter, op)))
+    if (failed(declareRuntimeReport(rewriter, op)))
       return failure();
     // Half types compute in f32.
     Type ct = floatType.getWidth() < 32 ? b.getF32Type() : Type(floatType);
@@ -97,6 +75,49 @@ struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
           b, loc, logits, ArrayRef<ReassociationIndices>{leading, {rank - 1}});
     }
     Value targets = flatten(b, loc, op.getTargets());
+    // The logits' rows and the targets must agree, and the class weights
+    // must have C elements. Where an extent is dynamic this is a run-time
+    // check; on a mismatch the rows past the shorter operand are not read
+    // (their losses are NaN) and weights past the end read as NaN.
+    int64_t staticRows = cast<RankedTensorType>(rows.getType()).getDimSize(0);
+    int64_t staticTargets =
+        cast<RankedTensorType>(targets.getType()).getDimSize(0);
+    Value numTargets = dimValue(b, loc, targets, 0);
+    bool rowsMayDiffer = ShapedType::isDynamic(staticRows) ||
+                         ShapedType::isDynamic(staticTargets);
+    if (rowsMayDiffer) {
+      Value numRows = dimValue(b, loc, rows, 0);
+      emitRuntimeCheck(b, loc,
+                       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                             numRows, numTargets),
+                       SIFT_RT_ERROR_CROSS_ENTROPY_ROWS, {numRows, numTargets});
+      Value common = arith::MinUIOp::create(b, loc, numRows, numTargets);
+      auto slice = [&](Value t) -> Value {
+        auto type = cast<RankedTensorType>(t.getType());
+        SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+        SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, t);
+        sizes[0] = common;
+        SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+        return tensor::ExtractSliceOp::create(b, loc, t, offsets, sizes,
+                                              strides);
+      };
+      rows = slice(rows);
+      targets = slice(targets);
+    }
+    Value numClassesAll = dimValue(b, loc, rows, 1);
+    Value numWeights;
+    if (weight) {
+      numWeights = dimValue(b, loc, weight, 0);
+      if (ShapedType::isDynamic(
+              cast<RankedTensorType>(weight.getType()).getDimSize(0)) ||
+          ShapedType::isDynamic(
+              cast<RankedTensorType>(rows.getType()).getDimSize(1)))
+        emitRuntimeCheck(b, loc,
+                         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                               numWeights, numClassesAll),
+                         SIFT_RT_ERROR_CROSS_ENTROPY_WEIGHTS,
+                         {numWeights, numClassesAll});
+    }
     auto toI64 = [&](OpBuilder &b, Location loc, Value t) -> Value {
       unsigned width = t.getType().getIntOrFloatBitWidth();
       if (width == 64)
@@ -147,14 +168,8 @@ struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
                                     constInt(b, loc, b.getI1Type(), 1)),
               arith::XOrIOp::create(b, loc, inRange,
                                     constInt(b, loc, b.getI1Type(), 1)));
-          scf::IfOp::create(b, loc, bad, [&](OpBuilder &b, Location loc) {
-            func::CallOp::create(
-                b, loc, kErrorFn, TypeRange{},
-                ValueRange{
-                    constInt(b, loc, i64, SIFT_RT_ERROR_TARGET_OUT_OF_RANGE),
-                    t});
-            scf::YieldOp::create(b, loc);
-          });
+          emitRuntimeCheck(b, loc, bad, SIFT_RT_ERROR_CROSS_ENTROPY_TARGET,
+                           {t, row, numClasses});
 
           // lse = m + log(sum exp(x - m)); NaN and +-inf propagate.
           auto maxLoop = scf::ForOp::create(
@@ -194,9 +209,20 @@ struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
               ifValid([&](OpBuilder &b,
                           Location loc) { return load(b, loc, line, safeT); },
                       nan);
+          // A class weight, NaN past the end of a too short weight tensor.
+          auto loadWeight = [&](OpBuilder &b, Location loc, Value c) {
+            Value inWeights = arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::ult, c, numWeights);
+            return ifThenElse(
+                b, loc, inWeights,
+                [&](OpBuilder &b, Location loc) {
+                  return load(b, loc, weight, c);
+                },
+                nan);
+          };
           Value wt = weight ? ifValid(
                                   [&](OpBuilder &b, Location loc) {
-                                    return load(b, loc, weight, safeT);
+                                    return loadWeight(b, loc, safeT);
                                   },
                                   zero)
                             : floatConst(b, loc, ct, 1.0);
@@ -210,8 +236,8 @@ struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
                   Value term =
                       arith::SubFOp::create(b, loc, lse, load(b, loc, line, c));
                   if (weight)
-                    term = arith::MulFOp::create(b, loc,
-                                                 load(b, loc, weight, c), term);
+                    term = arith::MulFOp::create(b, loc, loadWeight(b, loc, c),
+                                                 term);
                   scf::YieldOp::create(
                       b, loc,
                       ValueRange{arith::AddFOp::create(b, loc, it[0], term)});
@@ -241,6 +267,25 @@ struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
     Value result;
     if (op.getReduction() == Reduction::None) {
       Value losses = perRow[0];
+      if (rowsMayDiffer) {
+        // One loss per target: NaN for targets without a row of logits.
+        Value computed = losses;
+        Value numComputed = dimValue(b, loc, computed, 0);
+        Value nan =
+            floatConst(b, loc, ct, std::numeric_limits<double>::quiet_NaN());
+        losses = generateLine(
+            b, loc, numTargets, ct, [&](OpBuilder &b, Location loc, Value i) {
+              return ifThenElse(
+                  b, loc,
+                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i,
+                                        numComputed),
+                  [&](OpBuilder &b, Location loc) {
+                    return Value(
+                        tensor::ExtractOp::create(b, loc, computed, i));
+                  },
+                  nan);
+            });
+      }
       if (ct != floatType)
         losses = mapLine(b, loc, losses, floatType,
                          [&](OpBuilder &b, Location loc, Value v, Value) {
@@ -251,8 +296,14 @@ struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
     } else {
       // Each item of the leading `batch_dims` dimensions sums its own
       // consecutive rows, in order, exactly as the op on that item alone.
-      Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
-      Value zero = floatConst(b, loc, ct, 0.0);
+      // The sums accumulate in f64 (at least), then round once: a long
+      // sequential f32 sum would lose digits as it grows.
+      Value c1 = constIndex(b, loc, 1);
+      Type acc = b.getF64Type();
+      Value zero = floatConst(b, loc, acc, 0.0);
+      auto widen = [&](OpBuilder &b, Location loc, Value v) -> Value {
+        return v.getType() == acc ? v : arith::ExtFOp::create(b, loc, acc, v);
+      };
       Value numRows = dimValue(b, loc, perRow[0], 0);
       Value numItems = c1;
       for (int64_t d = 0, e = op.getBatchDims(); d < e; ++d)
@@ -268,8 +319,10 @@ struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
             auto sums = scf::ForOp::create(
                 b, loc, first, last, c1, ValueRange{zero, zero},
                 [&](OpBuilder &b, Location loc, Value r, ValueRange it) {
-                  Value l = tensor::ExtractOp::create(b, loc, perRow[0], r);
-                  Value w = tensor::ExtractOp::create(b, loc, perRow[1], r);
+                  Value l = widen(
+                      b, loc, tensor::ExtractOp::create(b, loc, perRow[0], r));
+                  Value w = widen(
+                      b, loc, tensor::ExtractOp::create(b, loc, perRow[1], r));
                   scf::YieldOp::create(
                       b, loc,
                       ValueRange{arith::AddFOp::create(b, loc, it[0], l),
@@ -278,6 +331,8 @@ struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
             Value total = sums.getResult(0);
             if (op.getReduction() == Reduction::Mean)
               total = arith::DivFOp::create(b, loc, total, sums.getResult(1));
+            if (total.getType() != ct)
+              total = arith::TruncFOp::create(b, loc, ct, total);
             return toResultElt(b, loc, total);
           });
       SmallVector<OpFoldResult> sizes =

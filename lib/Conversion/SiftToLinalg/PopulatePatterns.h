@@ -60,6 +60,21 @@ Value unflatten(OpBuilder &b, Location loc, Value flat, RankedTensorType type,
                 ArrayRef<OpFoldResult> sizes);
 
 //===----------------------------------------------------------------------===//
+// Run-time checks
+//===----------------------------------------------------------------------===//
+
+/// Declares the runtime's `func.func private @sift_rt_report(i64, i64, i64,
+/// i64)` in the module of `op` (an error when a different symbol has its
+/// name).
+LogicalResult declareRuntimeReport(OpBuilder &b, Operation *op);
+/// `if (failed) sift_rt_report(code, values...)`: records a run-time error
+/// (SiftRtErrorCode `code`) with up to three values (i64 or index) for the
+/// host to report (see sift/Runtime/SiftRuntime.h). Compiled code goes on
+/// after it: the caller makes what follows memory-safe (clamps sizes).
+void emitRuntimeCheck(OpBuilder &b, Location loc, Value failed, int64_t code,
+                      ValueRange values);
+
+//===----------------------------------------------------------------------===//
 // Loops
 //===----------------------------------------------------------------------===//
 

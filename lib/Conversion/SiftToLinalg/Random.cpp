@@ -14,6 +14,8 @@
 
 #include "PopulatePatterns.h"
 
+#include "sift/Runtime/SiftRuntime.h"
+
 #include "sift/Dialect/Sift/IR/SiftOps.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -286,6 +288,11 @@ struct RandomUniformLowering : OpRewritePattern<RandomUniformOp> {
   }
 };
 
+/// The largest `n` of randperm: its buffers (a few words per element) have
+/// byte sizes far from overflowing 64 bits; larger ones cannot be allocated
+/// on any machine anyway.
+constexpr int64_t kMaxRandpermSize = int64_t(1) << 56;
+
 struct RandpermLowering : OpRewritePattern<RandpermOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(RandpermOp op,
@@ -293,7 +300,25 @@ struct RandpermLowering : OpRewritePattern<RandpermOp> {
     Location loc = op.getLoc();
     Value seed = op.getSeed();
     Value offset = offsetOrZero(rewriter, loc, op.getOffset());
+    // n must lie in [0, kMaxRandpermSize]: otherwise a run-time error, and
+    // the code goes on with n = 0 (an empty permutation, nothing allocated).
+    if (failed(declareRuntimeReport(rewriter, op)))
+      return failure();
     Value n = op.getN();
+    {
+      OpBuilder &b = rewriter;
+      Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                             n, constIndex(b, loc, 0));
+      Value tooLarge =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, n,
+                                constIndex(b, loc, kMaxRandpermSize));
+      emitRuntimeCheck(b, loc, negative, SIFT_RT_ERROR_RANDPERM_NEGATIVE, {n});
+      emitRuntimeCheck(b, loc, tooLarge, SIFT_RT_ERROR_RANDPERM_TOO_LARGE,
+                       {n, constInt(b, loc, b.getI64Type(), kMaxRandpermSize)});
+      n = arith::SelectOp::create(
+          b, loc, arith::OrIOp::create(b, loc, negative, tooLarge),
+          constIndex(b, loc, 0), n);
+    }
     // Stable ascending argsort of the first n unsigned 32-bit words.
     Value keys = generateLine(rewriter, loc, n, rewriter.getI32Type(),
                               [&](OpBuilder &b, Location loc, Value i) {

@@ -12,6 +12,8 @@
 
 #include "PopulatePatterns.h"
 
+#include "sift/Runtime/SiftRuntime.h"
+
 #include "sift/Dialect/Sift/IR/SiftOps.h"
 
 using namespace mlir;
@@ -286,6 +288,20 @@ struct TopkLowering : OpRewritePattern<TopkOp> {
     // the whole line.
     int64_t n = inType.getDimSize(axis);
     bool select = !ShapedType::isDynamic(n) && k > 0 && k < n;
+    // A dynamic extent may be smaller than k: a run-time error, and the
+    // lanes past the extent are zeros (never read out of bounds).
+    bool guard = ShapedType::isDynamic(n);
+    if (guard) {
+      if (failed(declareRuntimeReport(rewriter, op)))
+        return failure();
+      Value size = dimValue(rewriter, loc, op.getInput(), axis);
+      Value kValue = constIndex(rewriter, loc, k);
+      emitRuntimeCheck(rewriter, loc,
+                       arith::CmpIOp::create(rewriter, loc,
+                                             arith::CmpIPredicate::ugt, kValue,
+                                             size),
+                       SIFT_RT_ERROR_TOPK_K_EXCEEDS_SIZE, {kValue, size});
+    }
     SmallVector<Value> results = buildLineLoop(
         rewriter, loc, op.getInput(), axis,
         {{inType.getElementType(), kSize}, {rewriter.getI64Type(), kSize}},
@@ -299,6 +315,45 @@ struct TopkLowering : OpRewritePattern<TopkOp> {
             return SmallVector<Value>{values, indices};
           }
           Value perm = argsortLine(b, loc, lines[0], *info, descending);
+          if (guard) {
+            Value line = lines[0];
+            Value size = dimValue(b, loc, line, 0);
+            Type elementType =
+                cast<RankedTensorType>(line.getType()).getElementType();
+            Value kValue = constIndex(b, loc, k);
+            auto inLine = [&](OpBuilder &b, Location loc, Value i) {
+              return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i,
+                                           size);
+            };
+            Value best =
+                generateLine(b, loc, kValue, b.getI64Type(),
+                             [&](OpBuilder &b, Location loc, Value i) {
+                               return ifThenElse(
+                                   b, loc, inLine(b, loc, i),
+                                   [&](OpBuilder &b, Location loc) {
+                                     return Value(tensor::ExtractOp::create(
+                                         b, loc, perm, i));
+                                   },
+                                   constInt(b, loc, b.getI64Type(), 0));
+                             });
+            Value values = generateLine(
+                b, loc, kValue, elementType,
+                [&](OpBuilder &b, Location loc, Value i) {
+                  return ifThenElse(
+                      b, loc, inLine(b, loc, i),
+                      [&](OpBuilder &b, Location loc) {
+                        Value p = tensor::ExtractOp::create(b, loc, best, i);
+                        return Value(tensor::ExtractOp::create(
+                            b, loc, line, ValueRange{i64ToIndex(b, loc, p)}));
+                      },
+                      arith::ConstantOp::create(b, loc,
+                                                b.getZeroAttr(elementType)));
+                });
+            return SmallVector<Value>{
+                castTo(b, loc, values, RankedTensorType::get({k}, elementType)),
+                castTo(b, loc, best,
+                       RankedTensorType::get({k}, b.getI64Type()))};
+          }
           Value best = firstElements(b, loc, perm, k);
           return SmallVector<Value>{permuteLine(b, loc, lines[0], best), best};
         });

@@ -7,7 +7,9 @@
 #include "PopulatePatterns.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/APFloat.h"
 
 using namespace mlir;
@@ -82,6 +84,45 @@ Value lowering::ifThenElse(OpBuilder &b, Location loc, Value cond,
         scf::YieldOp::create(b, loc, elseValue);
       });
   return ifOp.getResult(0);
+}
+
+static constexpr StringLiteral kReportFn = "sift_rt_report";
+
+LogicalResult lowering::declareRuntimeReport(OpBuilder &b, Operation *op) {
+  auto module = op->getParentOfType<ModuleOp>();
+  if (!module)
+    return op->emitOpError("must be inside a module to be lowered");
+  Type i64 = b.getI64Type();
+  FunctionType type = b.getFunctionType({i64, i64, i64, i64}, {});
+  if (auto existing = module.lookupSymbol<func::FuncOp>(kReportFn)) {
+    if (existing.getFunctionType() != type)
+      return existing.emitOpError("conflicts with the sift runtime's ")
+             << kReportFn;
+    return success();
+  }
+  if (module.lookupSymbol(kReportFn))
+    return op->emitOpError("cannot declare the sift runtime's ")
+           << kReportFn << ": the module has another symbol of that name";
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  auto fn = func::FuncOp::create(b, module.getLoc(), kReportFn, type);
+  fn.setPrivate();
+  return success();
+}
+
+void lowering::emitRuntimeCheck(OpBuilder &b, Location loc, Value failed,
+                                int64_t code, ValueRange values) {
+  assert(values.size() <= 3 && "sift_rt_report takes three values");
+  scf::IfOp::create(b, loc, failed, [&](OpBuilder &b, Location loc) {
+    Type i64 = b.getI64Type();
+    SmallVector<Value> args{constInt(b, loc, i64, code)};
+    for (Value v : values)
+      args.push_back(v.getType().isIndex() ? indexToI64(b, loc, v) : v);
+    while (args.size() < 4)
+      args.push_back(constInt(b, loc, i64, 0));
+    func::CallOp::create(b, loc, kReportFn, TypeRange{}, args);
+    scf::YieldOp::create(b, loc);
+  });
 }
 
 Value lowering::firstElements(OpBuilder &b, Location loc, Value line,

@@ -53,11 +53,16 @@ func.func @argsort_i64(%x: tensor<10xi64>) -> tensor<10xi64> {
 
 // -----
 
-// Out-of-range targets call the runtime, declared once per module.
-// CHECK: func.func private @sift_rt_error(i64, i64)
+// Out-of-range targets call the runtime, declared once per module, with the
+// code (2: SIFT_RT_ERROR_CROSS_ENTROPY_TARGET), the target, its row and C.
+// CHECK: func.func private @sift_rt_report(i64, i64, i64, i64)
 // CHECK-LABEL: func.func @cross_entropy
+// CHECK-DAG: %[[CODE:.*]] = arith.constant 2 : i64
+// CHECK-DAG: %[[C:.*]] = arith.constant 3 : i64
+// CHECK: %[[T:.*]] = tensor.extract %{{.*}}[%{{.*}}] : tensor<4xi64>
 // CHECK: scf.if
-// CHECK-NEXT: func.call @sift_rt_error(%{{.*}}, %{{.*}}) : (i64, i64) -> ()
+// CHECK: %[[ROW:.*]] = arith.index_cast
+// CHECK-NEXT: func.call @sift_rt_report(%[[CODE]], %[[T]], %[[ROW]], %[[C]]) : (i64, i64, i64, i64) -> ()
 // CHECK: math.exp
 // CHECK: math.log
 func.func @cross_entropy(%x: tensor<4x3xf32>, %t: tensor<4xi64>) -> tensor<f32> {

@@ -1,0 +1,69 @@
+//===- ErrorTest.cpp - The runtime's error channel --------------*- C++ -*-===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+// sift_rt_run returns the first error recorded during the call, whichever
+// thread raised it, and a buffer that cannot be allocated ends the call
+// instead of returning null to compiled code.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sift/Runtime/SiftRuntime.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdint>
+#include <string>
+#include <thread>
+
+namespace {
+
+int reachedAfterAlloc = 0;
+
+void reportOnAnotherThread(void **) {
+  std::thread worker(
+      [] { sift_rt_report(SIFT_RT_ERROR_CROSS_ENTROPY_TARGET, 3, 4095, 3); });
+  worker.join();
+  // The first error wins.
+  sift_rt_report(SIFT_RT_ERROR_RANDPERM_NEGATIVE, -1, 0, 0);
+}
+
+void allocateTooMuch(void **) {
+  void *p = _mlir_memref_to_llvm_alloc(SIZE_MAX - 8); // wraps with a header
+  reachedAfterAlloc = 1;
+  *static_cast<char *>(p) = 1; // never reached
+}
+
+void noError(void **) {}
+
+} // namespace
+
+TEST(ErrorTest, ErrorsFromAnyThreadReachTheCall) {
+  int64_t values[3] = {};
+  EXPECT_EQ(sift_rt_run(&reportOnAnotherThread, nullptr, values),
+            SIFT_RT_ERROR_CROSS_ENTROPY_TARGET);
+  EXPECT_EQ(values[0], 3);
+  EXPECT_EQ(values[1], 4095);
+  EXPECT_EQ(values[2], 3);
+  char text[128];
+  sift_rt_format_error(SIFT_RT_ERROR_CROSS_ENTROPY_TARGET, values, text,
+                       sizeof(text));
+  EXPECT_EQ(std::string(text),
+            "cross_entropy: target 3 in row 4095 is outside [0, 3)");
+  // Cleared: the next call is clean, and nothing leaked outside calls.
+  EXPECT_EQ(sift_rt_run(&noError, nullptr, values), 0);
+  EXPECT_EQ(sift_rt_take_error(nullptr), 0);
+}
+
+TEST(ErrorTest, AllocationFailureEndsTheCall) {
+  int64_t values[3] = {};
+  EXPECT_EQ(sift_rt_run(&allocateTooMuch, nullptr, values),
+            SIFT_RT_ERROR_OUT_OF_MEMORY);
+  EXPECT_EQ(reachedAfterAlloc, 0);
+  EXPECT_EQ(values[0], INT64_MAX);
+  // Outside a call, a failed allocation is a null pointer and a recorded
+  // error.
+  EXPECT_EQ(_mlir_memref_to_llvm_alloc(SIZE_MAX - 8), nullptr);
+  int64_t value = 0;
+  EXPECT_EQ(sift_rt_take_error(&value), SIFT_RT_ERROR_OUT_OF_MEMORY);
+}
