@@ -845,9 +845,10 @@ LogicalResult Staticizer::rewrite(Operation *op) {
       for (Block &block : region)
         if (failed(rewriteBlock(block)))
           return failure();
+    // (ifConvert may erase `op`.)
     if (auto ifOp = dyn_cast<scf::IfOp>(op))
       ifConvert(ifOp);
-    if (auto forOp = dyn_cast<scf::ForOp>(op))
+    else if (auto forOp = dyn_cast<scf::ForOp>(op))
       if (auto it = loopBounds.find(forOp); it != loopBounds.end())
         staticizeLoop(forOp, it->second);
     return success();
