@@ -18,6 +18,7 @@
 #include "sift/Dialect/Sift/IR/SiftDialect.h"
 #include "sift/Dialect/Sift/Transforms/GuardedVerify.h"
 #include "sift/Dialect/Sift/Transforms/Passes.h"
+#include "sift/InitAllSift.h"
 #include "sift/Pipelines/Pipelines.h"
 
 #ifdef SIFT_JIT_HAS_RUNTIME
@@ -203,9 +204,7 @@ static void initializeOnce() {
   std::call_once(flag, [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
-    mlir::registerAllPasses();
-    mlir::sift::registerSiftPasses();
-    mlir::sift::registerSiftPipelines();
+    mlir::sift::registerAllSiftPasses();
   });
 }
 
@@ -316,9 +315,7 @@ jit::Engine::compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
   initializeOnce();
 
   mlir::DialectRegistry registry;
-  mlir::registerAllDialects(registry);
-  mlir::registerAllExtensions(registry);
-  registry.insert<mlir::sift::SiftDialect>();
+  mlir::sift::registerAllSiftDialects(registry);
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
   mlir::registerOpenMPDialectTranslation(registry);

@@ -32,6 +32,7 @@
 #include "sift/Dialect/Sift/IR/SiftDialect.h"
 #include "sift/Dialect/Sift/Transforms/GuardedVerify.h"
 #include "sift/Dialect/Sift/Transforms/Passes.h"
+#include "sift/InitAllSift.h"
 #include "sift/Pipelines/Pipelines.h"
 
 #include <cstddef>
@@ -47,13 +48,8 @@ namespace {
 const DialectRegistry &getRegistry() {
   static const DialectRegistry *registry = [] {
     auto *r = new DialectRegistry();
-    registerAllDialects(*r);
-    registerAllExtensions(*r);
-    r->insert<sift::SiftDialect>();
-    registerAllPasses();
-    sift::registerSiftPasses();
-    sift::registerSiftConversionPasses();
-    sift::registerSiftPipelines();
+    sift::registerAllSiftDialects(*r);
+    sift::registerAllSiftPasses();
     return r;
   }();
   return *registry;

@@ -9,10 +9,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mlir/IR/DialectRegistry.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
-#include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -20,23 +16,13 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
 
-#include "sift/Conversion/Passes.h"
-#include "sift/Dialect/Sift/IR/SiftDialect.h"
 #include "sift/Dialect/Sift/Transforms/GuardedVerify.h"
-#include "sift/Dialect/Sift/Transforms/Passes.h"
-#include "sift/Pipelines/Pipelines.h"
+#include "sift/InitAllSift.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  mlir::registerAllDialects(registry);
-  mlir::registerAllExtensions(registry);
-  mlir::registerAllPasses();
-
-  registry.insert<mlir::sift::SiftDialect>();
-  mlir::sift::registerSiftPasses();
-  mlir::sift::registerSiftConversionPasses();
-  mlir::sift::registerSiftPipelines();
-  mlir::registerPass([] { return mlir::sift::createGuardedVerifyPass(); });
+  mlir::sift::registerAllSiftDialects(registry);
+  mlir::sift::registerAllSiftPasses();
 
   // mlir::MlirOptMain(argc, argv, ...), with the verification on parsing
   // moved into the first pass.
