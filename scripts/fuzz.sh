@@ -60,7 +60,7 @@ PY
 
 symbolizer="$(command -v llvm-symbolizer-22 ||
   echo /usr/lib/llvm-22/bin/llvm-symbolizer)"
-export ASAN_OPTIONS="detect_leaks=1:external_symbolizer_path=$symbolizer"
+export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1:external_symbolizer_path=$symbolizer"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:external_symbolizer_path=$symbolizer:suppressions=$root/scripts/ubsan.supp"
 export OMP_NUM_THREADS=1
 
