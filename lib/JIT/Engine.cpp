@@ -227,6 +227,8 @@ runtimeSymbols(llvm::orc::MangleAndInterner mangle) {
   add("_mlir_ciface_sift_rt_error", reinterpret_cast<void *>(&sift_rt_error));
   add("sift_rt_report", reinterpret_cast<void *>(&sift_rt_report));
   add("_mlir_ciface_sift_rt_report", reinterpret_cast<void *>(&sift_rt_report));
+  add("sift_rt_fail", reinterpret_cast<void *>(&sift_rt_fail));
+  add("_mlir_ciface_sift_rt_fail", reinterpret_cast<void *>(&sift_rt_fail));
   // Buffer allocation of compiled code (the runtime's caching allocator).
   add("_mlir_memref_to_llvm_alloc",
       reinterpret_cast<void *>(&_mlir_memref_to_llvm_alloc));

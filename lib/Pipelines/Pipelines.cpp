@@ -7,8 +7,10 @@
 #include "sift/Pipelines/Pipelines.h"
 
 #include "sift/Conversion/Passes.h"
+#include "sift/Runtime/SiftRuntime.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -18,6 +20,7 @@
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -200,6 +203,120 @@ struct ExpandShapeToReshapePass
   }
 };
 
+/// Checks at run time, before each linalg op that runs on the calling
+/// thread, that the operand extents the op requires equal are equal: two
+/// dynamic `tensor<?xf32>` arguments of an `arith.addf` of different lengths
+/// would otherwise be read past the end of the shorter. A mismatch calls
+/// `sift_rt_fail` with both extents and the op's source line, which ends the
+/// call with that error. Ops inside parallel loops and linalg bodies are
+/// sift's own, consistent by construction, and are left alone.
+struct CheckExtentsPass
+    : PassWrapper<CheckExtentsPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CheckExtentsPass)
+  StringRef getArgument() const override { return "sift-check-extents"; }
+  StringRef getDescription() const override {
+    return "Check at run time that the extents a linalg op requires equal "
+           "are equal";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<arith::ArithDialect, func::FuncDialect, scf::SCFDialect,
+                    tensor::TensorDialect>();
+  }
+
+  static constexpr StringLiteral kFailFn = "sift_rt_fail";
+
+  /// Whether `op` runs on the thread that called the function.
+  static bool onCallingThread(Operation *op) {
+    for (Operation *parent = op->getParentOp(); parent;
+         parent = parent->getParentOp()) {
+      if (isa<FunctionOpInterface>(parent))
+        return true;
+      if (!isa<scf::ForOp, scf::IfOp, scf::WhileOp>(parent))
+        return false;
+    }
+    return false;
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<linalg::LinalgOp> ops;
+    module.walk([&](linalg::LinalgOp op) {
+      if (op.hasPureTensorSemantics() && onCallingThread(op))
+        ops.push_back(op);
+    });
+    func::FuncOp failFn;
+    for (linalg::LinalgOp op : ops) {
+      // Per loop dimension, the operand dimensions it is read from.
+      SmallVector<SmallVector<std::pair<Value, int64_t>>> sources(
+          op.getNumLoops());
+      for (OpOperand &operand : op->getOpOperands()) {
+        if (!isa<RankedTensorType>(operand.get().getType()))
+          continue;
+        AffineMap map = op.getMatchingIndexingMap(&operand);
+        for (auto [i, expr] : llvm::enumerate(map.getResults()))
+          if (auto dim = dyn_cast<AffineDimExpr>(expr))
+            sources[dim.getPosition()].push_back({operand.get(), i});
+      }
+      OpBuilder b(op);
+      Location loc = op.getLoc();
+      auto extent = [&](std::pair<Value, int64_t> source) -> Value {
+        return arith::IndexCastOp::create(
+            b, loc, b.getI64Type(),
+            tensor::DimOp::create(b, loc, source.first, source.second));
+      };
+      auto isStatic = [](std::pair<Value, int64_t> source) {
+        return !cast<RankedTensorType>(source.first.getType())
+                    .isDynamicDim(source.second);
+      };
+      int64_t line = 0;
+      if (auto fileLoc = loc->findInstanceOf<FileLineColLoc>())
+        line = fileLoc.getLine();
+      for (auto &dimSources : sources) {
+        for (size_t i = 1; i < dimSources.size(); ++i) {
+          if (dimSources[i] == dimSources[0] ||
+              (isStatic(dimSources[0]) && isStatic(dimSources[i])))
+            continue; // The same extent, or checked by the verifier.
+          if (!failFn && !(failFn = getOrDeclareFailFn(module)))
+            return signalPassFailure();
+          Value a = extent(dimSources[0]), c = extent(dimSources[i]);
+          Value differ =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, a, c);
+          scf::IfOp::create(b, loc, differ, [&](OpBuilder &b, Location loc) {
+            Value code = arith::ConstantIntOp::create(
+                b, loc, b.getI64Type(), SIFT_RT_ERROR_EXTENT_MISMATCH);
+            Value where =
+                arith::ConstantIntOp::create(b, loc, b.getI64Type(), line);
+            func::CallOp::create(b, loc, failFn, ValueRange{code, a, c, where});
+            scf::YieldOp::create(b, loc);
+          });
+        }
+      }
+    }
+  }
+
+  static func::FuncOp getOrDeclareFailFn(ModuleOp module) {
+    Builder b(module.getContext());
+    Type i64 = b.getI64Type();
+    auto type = b.getFunctionType({i64, i64, i64, i64}, {});
+    if (auto existing = module.lookupSymbol<func::FuncOp>(kFailFn)) {
+      if (existing.getFunctionType() == type)
+        return existing;
+      existing.emitError() << "cannot declare the runtime function " << kFailFn
+                           << ": a function of that name exists";
+      return {};
+    }
+    if (Operation *other = module.lookupSymbol(kFailFn)) {
+      other->emitError() << "cannot declare the runtime function " << kFailFn
+                         << ": the module has another symbol of that name";
+      return {};
+    }
+    OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
+    auto fn = func::FuncOp::create(builder, module.getLoc(), kFailFn, type);
+    fn.setPrivate();
+    return fn;
+  }
+};
+
 /// Parallel iterations wanted before a further dimension of an
 /// `scf.parallel` is made parallel too.
 constexpr int64_t kMinParallelIterations = 32;
@@ -309,6 +426,8 @@ void mlir::sift::buildCpuPipeline(OpPassManager &pm,
   // Element-wise arith/math ops on tensors become linalg.generic, which
   // bufferizes (arith on tensors does not).
   addPasses(pm, "func.func(convert-elementwise-to-linalg)");
+  // Operand extents that must agree are checked before each op reads them.
+  pm.addPass(std::make_unique<CheckExtentsPass>());
   // Before every CSE, `tensor.empty` becomes `bufferization.alloc_tensor`:
   // CSE would otherwise replace a scratch tensor.empty inside a per-line
   // `scf.forall` body by an identical one outside it, and bufferization
@@ -376,6 +495,7 @@ void mlir::sift::registerSiftPipelines() {
   PassRegistration<FuseCheapProducersPass>();
   PassRegistration<BlockFloatReductionsPass>();
   PassRegistration<ExpandShapeToReshapePass>();
+  PassRegistration<CheckExtentsPass>();
   PassRegistration<SequentializeInnerParallelDimsPass>();
   PassPipelineRegistration<CpuPipelineOptions>(
       "sift-cpu-pipeline",

@@ -99,6 +99,14 @@ extern "C" void sift_rt_error(int64_t code, int64_t value) {
   sift_rt_report(code, value, 0, 0);
 }
 
+extern "C" void sift_rt_fail(int64_t code, int64_t v0, int64_t v1, int64_t v2) {
+  sift_rt_report(code, v0, v1, v2);
+  // On the calling thread outside parallel regions only: a long jump on a
+  // worker would leave the OpenMP runtime's team waiting.
+  if (Call *call = currentCall; call && !inParallelRegion())
+    longjmp(call->exit, 1);
+}
+
 extern "C" int64_t sift_rt_run(void (*fn)(void **), void **args,
                                int64_t *values) {
   Call call;
@@ -152,6 +160,8 @@ extern "C" const char *sift_rt_error_message(int64_t code) {
     return "topk: k exceeds the input's size";
   case SIFT_RT_ERROR_OUT_OF_MEMORY:
     return "out of memory";
+  case SIFT_RT_ERROR_EXTENT_MISMATCH:
+    return "operands of one op disagree on an extent";
   default:
     return "unknown sift runtime error";
   }
@@ -198,6 +208,16 @@ extern "C" size_t sift_rt_format_error(int64_t code, const int64_t *values,
                       "out of memory: cannot allocate a buffer of %lld bytes",
                       a);
     break;
+  case SIFT_RT_ERROR_EXTENT_MISMATCH:
+    n = c > 0 ? std::snprintf(buffer, size,
+                              "the operands of the op at line %lld disagree "
+                              "on an extent: %lld and %lld",
+                              c, a, b)
+              : std::snprintf(buffer, size,
+                              "the operands of an op disagree on an extent: "
+                              "%lld and %lld",
+                              a, b);
+    break;
   default:
     n = std::snprintf(buffer, size, "code %lld: %s (value %lld)",
                       static_cast<long long>(code), sift_rt_error_message(code),
@@ -214,6 +234,11 @@ extern "C" void _mlir_ciface_sift_rt_error(int64_t code, int64_t value) {
 extern "C" void _mlir_ciface_sift_rt_report(int64_t code, int64_t v0,
                                             int64_t v1, int64_t v2) {
   sift_rt_report(code, v0, v1, v2);
+}
+
+extern "C" void _mlir_ciface_sift_rt_fail(int64_t code, int64_t v0, int64_t v1,
+                                          int64_t v2) {
+  sift_rt_fail(code, v0, v1, v2);
 }
 
 extern "C" int64_t _mlir_ciface_sift_rt_take_error(int64_t *value) {
@@ -242,13 +267,11 @@ struct BlockInfo {
 /// A request that cannot be met: records the error, then ends the call when
 /// that is safe (see SiftRuntime.h); returns only when it is not.
 void allocationFailed(size_t size) {
-  sift_rt_report(SIFT_RT_ERROR_OUT_OF_MEMORY,
-                 size > static_cast<size_t>(INT64_MAX)
-                     ? INT64_MAX
-                     : static_cast<int64_t>(size),
-                 0, 0);
-  if (Call *call = currentCall; call && !inParallelRegion())
-    longjmp(call->exit, 1);
+  sift_rt_fail(SIFT_RT_ERROR_OUT_OF_MEMORY,
+               size > static_cast<size_t>(INT64_MAX)
+                   ? INT64_MAX
+                   : static_cast<int64_t>(size),
+               0, 0);
 }
 
 class BufferCache {

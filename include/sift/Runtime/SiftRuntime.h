@@ -51,6 +51,10 @@ enum SiftRtErrorCode {
   SIFT_RT_ERROR_CROSS_ENTROPY_WEIGHTS = 7,
   /// A buffer of v0 bytes cannot be allocated.
   SIFT_RT_ERROR_OUT_OF_MEMORY = 8,
+  /// Two operands of one op disagree on an extent the op requires equal
+  /// (`--sift-check-extents`): v0 and v1 = the two extents, v2 = the op's
+  /// source line (0 when unknown).
+  SIFT_RT_ERROR_EXTENT_MISMATCH = 9,
 };
 
 /// Records an error of the running call unless one is already recorded (the
@@ -59,6 +63,11 @@ SIFT_RT_EXPORT void sift_rt_report(int64_t code, int64_t v0, int64_t v1,
                                    int64_t v2);
 /// sift_rt_report(code, value, 0, 0).
 SIFT_RT_EXPORT void sift_rt_error(int64_t code, int64_t value);
+/// Records an error after which the code cannot go on safely (the next op
+/// would read out of bounds), then ends the call as an allocation failure
+/// does (see below); returns only when that is not safe.
+SIFT_RT_EXPORT void sift_rt_fail(int64_t code, int64_t v0, int64_t v1,
+                                 int64_t v2);
 
 /// Calls `fn(args)` (a packed wrapper of a compiled function) and returns the
 /// first error recorded while it ran (0 when none), with its values in
@@ -103,6 +112,8 @@ SIFT_RT_EXPORT void _mlir_memref_to_llvm_free(void *ptr);
 SIFT_RT_EXPORT void _mlir_ciface_sift_rt_error(int64_t code, int64_t value);
 SIFT_RT_EXPORT void _mlir_ciface_sift_rt_report(int64_t code, int64_t v0,
                                                 int64_t v1, int64_t v2);
+SIFT_RT_EXPORT void _mlir_ciface_sift_rt_fail(int64_t code, int64_t v0,
+                                              int64_t v1, int64_t v2);
 SIFT_RT_EXPORT int64_t _mlir_ciface_sift_rt_take_error(int64_t *value);
 
 #ifdef __cplusplus
