@@ -42,13 +42,17 @@ func.func @topk(%x: tensor<?xf32>) -> (tensor<3xf32>, tensor<3xi64>) {
 func.func @copy(%x: tensor<?xi64>) -> tensor<?xi64> {
   return %x : tensor<?xi64>
 }
-func.func @add(%a: tensor<?xi64>, %b: tensor<?xi64>) -> tensor<?xi64> {
-  %r = arith.addi %a, %b : tensor<?xi64>
-  return %r : tensor<?xi64>
-}
 func.func @matvec(%m: tensor<?x?xf32>, %v: tensor<?xf32>, %acc: tensor<?xf32>) -> tensor<?xf32> {
   %r = linalg.matvec ins(%m, %v : tensor<?x?xf32>, tensor<?xf32>) outs(%acc : tensor<?xf32>) -> tensor<?xf32>
   return %r : tensor<?xf32>
+}
+func.func @select(%x: tensor<?xi64>, %m: tensor<?xi1>) -> tensor<?xi64> {
+  %r = sift.masked_select %x, %m : tensor<?xi64>, tensor<?xi1> -> tensor<?xi64>
+  return %r : tensor<?xi64>
+}
+func.func @gather_rows(%x: tensor<?x3xf32>, %i: tensor<?x2xi64>) -> tensor<?x2xf32> {
+  %r = sift.gather %x[%i] {batch_dims = 1 : i64} : tensor<?x3xf32>, tensor<?x2xi64> -> tensor<?x2xf32>
+  return %r : tensor<?x2xf32>
 }
 func.func @huge_static() -> tensor<17592186044416xi64> {
   %c = arith.constant 7 : i64
@@ -110,13 +114,25 @@ func.func @huge_static() -> tensor<17592186044416xi64> {
 // WEIGHTS: runtime error: cross_entropy: the class weights have 2 elements, the logits 3 classes
 // Any op on dynamic operands: the extents it requires equal are checked
 // before it reads them (--sift-check-extents), named with the op's line.
+func.func @add(%a: tensor<?xi64>, %b: tensor<?xi64>) -> tensor<?xi64> {
+  %r = arith.addi %a, %b : tensor<?xi64>
+  return %r : tensor<?xi64>
+}
 // RUN: not tensor-run %s -e add --input %t.t4.npy --input %t.t3.npy 2>&1 | FileCheck %s --check-prefix=ADD
-// ADD: runtime error: the operands of the op at line [[# @LINE - 68]] disagree on an extent: 4 and 3
+// ADD: runtime error: the operands of the op at line [[# @LINE - 4]] disagree on an extent: 4 and 3
 // RUN: tensor-run %s -e add --input %t.t4.npy --input %t.t4.npy | FileCheck %s --check-prefix=ADDOK
 // ADDOK: result 0: i64 [4] min 0 max 4 sum 8
 // RUN: %python %S/Inputs/write_npy.py %t.v4.npy '<f4' 4 1,1,1,1
 // RUN: not tensor-run %s -e matvec --input %t.x43.npy --input %t.v4.npy --input %t.v4.npy 2>&1 | FileCheck %s --check-prefix=MATVEC
 // MATVEC: runtime error: the operands of the op at line {{[0-9]+}} disagree on an extent: 3 and 4
+// sift ops check the extents they relate: a mask against its data, the
+// batch dimensions of a gather.
+// RUN: %python %S/Inputs/write_npy.py %t.m3.npy '|b1' 3 raw:010001
+// RUN: not tensor-run %s -e select --input %t.t4.npy --input %t.m3.npy 2>&1 | FileCheck %s --check-prefix=SELECT
+// SELECT: runtime error: the operands of the op at line {{[0-9]+}} disagree on an extent: 4 and 3
+// RUN: %python %S/Inputs/write_npy.py %t.i32.npy '<i8' 3,2 0,1,2,0,1,1
+// RUN: not tensor-run %s -e gather_rows --input %t.x43.npy --input %t.i32.npy 2>&1 | FileCheck %s --check-prefix=GATHER
+// GATHER: runtime error: the operands of the op at line {{[0-9]+}} disagree on an extent: 4 and 3
 // The matching call is fine (NumPy: mean of log(sum(exp(x))) - x[t]).
 // RUN: tensor-run %s -e ce --input %t.x43.npy --input %t.t4.npy | FileCheck %s --check-prefix=CEOK
 // CEOK: result 0: f32 [] = 1.11934

@@ -32,7 +32,12 @@ def ConvertSiftToLinalg : Pass<"convert-sift-to-linalg", "ModuleOp"> {
     Run-time checks report through `sift_rt_report` with the values
     involved, and the code after them stays in bounds: `randperm` n outside
     [0, 2^56], `topk` k above a dynamic extent, `cross_entropy` rows of
-    logits and targets (and weights and C) that disagree.
+    logits and targets (and weights and C) that disagree. Extents whose
+    disagreement would make the next op read out of bounds (a mask against
+    its data in `masked_select`, the batch dimensions of a `gather`) call
+    `sift_rt_fail` instead, which ends the call with the error; the CPU
+    pipeline's `--sift-check-extents` does the same for every linalg op on
+    dynamic operands.
 
     An op (or element type) that has no lowering is reported as an error.
   }];

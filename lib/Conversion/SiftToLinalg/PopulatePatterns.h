@@ -64,8 +64,8 @@ Value unflatten(OpBuilder &b, Location loc, Value flat, RankedTensorType type,
 //===----------------------------------------------------------------------===//
 
 /// Declares the runtime's `func.func private @sift_rt_report(i64, i64, i64,
-/// i64)` in the module of `op` (an error when a different symbol has its
-/// name).
+/// i64)` and `@sift_rt_fail` (the same type) in the module of `op` (an error
+/// when a different symbol has one of their names).
 LogicalResult declareRuntimeReport(OpBuilder &b, Operation *op);
 /// `if (failed) sift_rt_report(code, values...)`: records a run-time error
 /// (SiftRtErrorCode `code`) with up to three values (i64 or index) for the
@@ -73,6 +73,10 @@ LogicalResult declareRuntimeReport(OpBuilder &b, Operation *op);
 /// after it: the caller makes what follows memory-safe (clamps sizes).
 void emitRuntimeCheck(OpBuilder &b, Location loc, Value failed, int64_t code,
                       ValueRange values);
+/// `if (a != c) sift_rt_fail(EXTENT_MISMATCH, a, c, line of loc)`: two
+/// extents (index) an op requires equal. The call ends there, since what
+/// follows would read out of bounds (see sift_rt_fail).
+void emitExtentCheck(OpBuilder &b, Location loc, Value a, Value c);
 
 //===----------------------------------------------------------------------===//
 // Loops

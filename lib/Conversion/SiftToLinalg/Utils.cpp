@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "PopulatePatterns.h"
+#include "sift/Runtime/SiftRuntime.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -87,6 +88,7 @@ Value lowering::ifThenElse(OpBuilder &b, Location loc, Value cond,
 }
 
 static constexpr StringLiteral kReportFn = "sift_rt_report";
+static constexpr StringLiteral kFailFn = "sift_rt_fail";
 
 LogicalResult lowering::declareRuntimeReport(OpBuilder &b, Operation *op) {
   auto module = op->getParentOfType<ModuleOp>();
@@ -94,20 +96,38 @@ LogicalResult lowering::declareRuntimeReport(OpBuilder &b, Operation *op) {
     return op->emitOpError("must be inside a module to be lowered");
   Type i64 = b.getI64Type();
   FunctionType type = b.getFunctionType({i64, i64, i64, i64}, {});
-  if (auto existing = module.lookupSymbol<func::FuncOp>(kReportFn)) {
-    if (existing.getFunctionType() != type)
-      return existing.emitOpError("conflicts with the sift runtime's ")
-             << kReportFn;
-    return success();
+  for (StringLiteral name : {kReportFn, kFailFn}) {
+    if (auto existing = module.lookupSymbol<func::FuncOp>(name)) {
+      if (existing.getFunctionType() != type)
+        return existing.emitOpError("conflicts with the sift runtime's ")
+               << name;
+      continue;
+    }
+    if (module.lookupSymbol(name))
+      return op->emitOpError("cannot declare the sift runtime's ")
+             << name << ": the module has another symbol of that name";
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    auto fn = func::FuncOp::create(b, module.getLoc(), name, type);
+    fn.setPrivate();
   }
-  if (module.lookupSymbol(kReportFn))
-    return op->emitOpError("cannot declare the sift runtime's ")
-           << kReportFn << ": the module has another symbol of that name";
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(module.getBody());
-  auto fn = func::FuncOp::create(b, module.getLoc(), kReportFn, type);
-  fn.setPrivate();
   return success();
+}
+
+void lowering::emitExtentCheck(OpBuilder &b, Location loc, Value a, Value c) {
+  Value differ = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, a, c);
+  int64_t line = 0;
+  if (auto fileLoc = loc->findInstanceOf<FileLineColLoc>())
+    line = fileLoc.getLine();
+  scf::IfOp::create(b, loc, differ, [&](OpBuilder &b, Location loc) {
+    Type i64 = b.getI64Type();
+    func::CallOp::create(
+        b, loc, kFailFn, TypeRange{},
+        ValueRange{constInt(b, loc, i64, SIFT_RT_ERROR_EXTENT_MISMATCH),
+                   indexToI64(b, loc, a), indexToI64(b, loc, c),
+                   constInt(b, loc, i64, line)});
+    scf::YieldOp::create(b, loc);
+  });
 }
 
 void lowering::emitRuntimeCheck(OpBuilder &b, Location loc, Value failed,
