@@ -252,14 +252,8 @@ struct GatherLowering : OpRewritePattern<GatherOp> {
     int64_t indicesRank = indicesType.getRank();
     int64_t sourceRank = sourceType.getRank();
     // The batch dimensions of the source and the indices must agree.
-    for (int64_t d = 0; d < batch; ++d) {
-      if (!sourceType.isDynamicDim(d) && !indicesType.isDynamicDim(d))
-        continue; // Checked by the verifier.
-      if (failed(declareRuntimeReport(rewriter, op)))
-        return failure();
-      emitExtentCheck(b, loc, dimValue(b, loc, source, d),
-                      dimValue(b, loc, indices, d));
-    }
+    if (failed(checkLeadingExtents(rewriter, op, source, indices, batch)))
+      return failure();
 
     SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, indices);
     SmallVector<OpFoldResult> sourceSizes =
@@ -388,15 +382,8 @@ struct MaskedSelectLowering : OpRewritePattern<MaskedSelectOp> {
     int64_t rank = inType.getRank();
     int64_t maskRank = cast<RankedTensorType>(mask.getType()).getRank();
     // The mask's extents must be the input's leading ones.
-    auto maskType = cast<RankedTensorType>(mask.getType());
-    for (int64_t d = 0; d < maskRank; ++d) {
-      if (!inType.isDynamicDim(d) && !maskType.isDynamicDim(d))
-        continue; // Checked by the verifier.
-      if (failed(declareRuntimeReport(rewriter, op)))
-        return failure();
-      emitExtentCheck(b, loc, dimValue(b, loc, input, d),
-                      dimValue(b, loc, mask, d));
-    }
+    if (failed(checkLeadingExtents(rewriter, op, input, mask, maskRank)))
+      return failure();
     // Each selected mask position copies a sub-tensor of `inner` elements.
     Value inner = constIndex(b, loc, 1);
     SmallVector<OpFoldResult> resultSizes;

@@ -87,7 +87,7 @@ selectLineInIndexOrder(OpBuilder &b, Location loc, Value line, int64_t k,
   // Collect, in index order, into k + 1 slots: the last one takes the
   // writes of the elements that are not taken once all k are in.
   Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
-  Value zero64 = constInt(b, loc, i64, 0), one64 = constInt(b, loc, i64, 1);
+  Value zero64 = constInt(b, loc, i64, 0);
   OpFoldResult slots = b.getIndexAttr(k + 1);
   Value idx0 = emptyTensor(b, loc, {slots}, i64);
   Value vals0 = emptyTensor(b, loc, {slots}, elementType);
@@ -134,7 +134,7 @@ static std::pair<Value, Value> selectSortedLine(OpBuilder &b, Location loc,
   // Keys and indices go to k + 1 result slots and count + 1 candidate slots:
   // the last slot of each takes the writes of the elements not kept there.
   Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
-  Value zero64 = constInt(b, loc, i64, 0), one64 = constInt(b, loc, i64, 1);
+  Value zero64 = constInt(b, loc, i64, 0);
   Value digitMask = constInt(b, loc, keyType, 255);
   OpFoldResult slots = b.getIndexAttr(k + 1);
   Value m = i64ToIndex(b, loc, split.count);

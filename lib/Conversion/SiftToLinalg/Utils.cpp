@@ -114,6 +114,21 @@ LogicalResult lowering::declareRuntimeReport(OpBuilder &b, Operation *op) {
   return success();
 }
 
+LogicalResult lowering::checkLeadingExtents(OpBuilder &b, Operation *op,
+                                            Value x, Value y, int64_t n) {
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto yType = cast<RankedTensorType>(y.getType());
+  for (int64_t d = 0; d < n; ++d) {
+    if (!xType.isDynamicDim(d) && !yType.isDynamicDim(d))
+      continue; // Checked by the verifier.
+    if (failed(declareRuntimeReport(b, op)))
+      return failure();
+    Location loc = op->getLoc();
+    emitExtentCheck(b, loc, dimValue(b, loc, x, d), dimValue(b, loc, y, d));
+  }
+  return success();
+}
+
 void lowering::emitExtentCheck(OpBuilder &b, Location loc, Value a, Value c) {
   Value differ = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, a, c);
   int64_t line = 0;
