@@ -37,6 +37,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 using namespace mlir;
@@ -96,6 +97,39 @@ bool hitsKnownUpstreamCrash(ModuleOp module) {
   return result.wasInterrupted();
 }
 
+/// Whether the text has a `dimensions` list that is not `[int, ...]`: the
+/// custom parsers of linalg.reduce and linalg.broadcast store a null
+/// attribute after failing to parse one and crash (llvm/llvm-project#132747,
+/// docs/UpstreamBugs.md), before any sift code runs.
+bool hasMalformedDimensions(StringRef text) {
+  for (size_t at = text.find("dimensions"); at != StringRef::npos;
+       at = text.find("dimensions", at + 1)) {
+    StringRef rest = text.drop_front(at + strlen("dimensions")).ltrim();
+    if (!rest.consume_front("="))
+      continue; // Not an attribute assignment.
+    rest = rest.ltrim();
+    if (rest.starts_with("array<"))
+      continue; // The generic form, parsed by the attribute parser.
+    if (!rest.consume_front("["))
+      return true;
+    if (rest.ltrim().starts_with("]"))
+      continue; // An empty list.
+    for (;;) {
+      rest = rest.ltrim();
+      rest.consume_front("-");
+      size_t digits = rest.find_first_not_of("0123456789");
+      if (digits == 0 || digits == StringRef::npos)
+        return true;
+      rest = rest.drop_front(digits).ltrim();
+      if (rest.consume_front("]"))
+        break;
+      if (!rest.consume_front(","))
+        return true;
+    }
+  }
+  return false;
+}
+
 /// Runs `build`'s passes on `module`; the pass manager verifies after each
 /// pass, as tensor-opt does.
 template <typename BuildFn>
@@ -111,6 +145,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // The MLIR lexer reads up to a terminating NUL: copy the bytes into a
   // string, which has one.
   std::string source(reinterpret_cast<const char *>(data), size);
+  if (hasMalformedDimensions(source))
+    return 0;
 
   MLIRContext ctx(getRegistry(), MLIRContext::Threading::DISABLED);
   ScopedDiagnosticHandler dropDiagnostics(
