@@ -197,6 +197,39 @@ struct jit::Engine::Impl {
 jit::Engine::Engine(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
 jit::Engine::~Engine() = default;
 
+/// The first element of the contiguous integer tensor `data` (n elements of
+/// `dtype`) outside [0, bound], as the error of argument `where`.
+static std::optional<std::string> checkBound(const void *data, int64_t n,
+                                             DType dtype, int64_t bound,
+                                             llvm::StringRef where) {
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t v;
+    switch (dtype) {
+    case DType::I8:
+      v = static_cast<const int8_t *>(data)[e];
+      break;
+    case DType::I16:
+      v = static_cast<const int16_t *>(data)[e];
+      break;
+    case DType::I32:
+      v = static_cast<const int32_t *>(data)[e];
+      break;
+    case DType::I64:
+      v = static_cast<const int64_t *>(data)[e];
+      break;
+    default:
+      return std::nullopt; // No sizes in i1 or u8.
+    }
+    if (v < 0 || v > bound)
+      return (where + ": element " + llvm::Twine(e) + " is " + llvm::Twine(v) +
+              ", outside [0, " + llvm::Twine(bound) +
+              "] of its declared bound {sift.bound = " + llvm::Twine(bound) +
+              "}")
+          .str();
+  }
+  return std::nullopt;
+}
+
 /// One-time global set-up: the native target and the pass registry (for
 /// textual pipeline overrides).
 static void initializeOnce() {
@@ -387,12 +420,12 @@ jit::Engine::compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
       }
     };
     collect(func.getArgumentTypes(), sig.inputs, "argument");
-    // Declared bounds of size arguments are checked at every call.
+    // Declared bounds of size arguments (scalars, or the per-row sizes of
+    // a batched function) are checked at every call.
     for (auto [i, in] : llvm::enumerate(sig.inputs))
       if (auto bound =
               func.getArgAttrOfType<mlir::IntegerAttr>(i, "sift.bound"))
-        if (!in.isTensor)
-          in.bound = bound.getInt();
+        in.bound = bound.getInt();
     collect(func.getResultTypes(), sig.results, "result");
     if (!why.empty()) {
       impl->unsupported[sig.name] = why;
@@ -688,6 +721,10 @@ jit::Function::call(llvm::ArrayRef<Argument> args) const {
       copies.push_back(std::move(*copy));
       data = copies.back().data();
     }
+    if (want.bound && !jit::isFloat(want.dtype))
+      if (std::optional<std::string> error =
+              checkBound(data, n, want.dtype, *want.bound, where))
+        return fail(*error);
     uint64_t ptr = reinterpret_cast<uintptr_t>(data);
     push(ptr); // allocated
     push(ptr); // aligned

@@ -54,6 +54,9 @@ func.func @gather_rows(%x: tensor<?x3xf32>, %i: tensor<?x2xi64>) -> tensor<?x2xf
   %r = sift.gather %x[%i] {batch_dims = 1 : i64} : tensor<?x3xf32>, tensor<?x2xi64> -> tensor<?x2xf32>
   return %r : tensor<?x2xf32>
 }
+func.func @sizes_bounded(%n: tensor<?xi64> {sift.bound = 8 : i64}) -> tensor<?xi64> {
+  return %n : tensor<?xi64>
+}
 func.func @huge_static() -> tensor<17592186044416xi64> {
   %c = arith.constant 7 : i64
   %e = tensor.empty() : tensor<17592186044416xi64>
@@ -165,6 +168,14 @@ func.func @add(%a: tensor<?xi64>, %b: tensor<?xi64>) -> tensor<?xi64> {
 // BOUNDNEG: argument 0: value -2 is negative; its declared bound is {sift.bound = 8}
 // RUN: tensor-run %s -e randperm_bounded --arg n=8 --arg seed=1 | FileCheck %s --check-prefix=BOUNDOK
 // BOUNDOK: result 0: i64 [8] min 0 max 7 sum 28
+// Per-row sizes of a batched function keep the bound (--sift-batch), and
+// every element is checked.
+// RUN: %python %S/Inputs/write_npy.py %t.n3.npy '<i8' 3 3,20,1
+// RUN: not tensor-run %s -e sizes_bounded --input %t.n3.npy 2>&1 | FileCheck %s --check-prefix=ROWBOUND
+// ROWBOUND: argument 0: element 1 is 20, outside [0, 8] of its declared bound {sift.bound = 8}
+// RUN: %python %S/Inputs/write_npy.py %t.nneg.npy '<i8' 2 0,-1
+// RUN: not tensor-run %s -e sizes_bounded --input %t.nneg.npy 2>&1 | FileCheck %s --check-prefix=ROWBOUNDNEG
+// ROWBOUNDNEG: argument 0: element 1 is -1, outside [0, 8]
 
 // == What a user tries next: NaN logits give NaN (no error), an empty batch,
 // int64 results whose sum overflows 64 bits (printed exactly).

@@ -131,3 +131,16 @@ func.func @f(%x: tensor<4xf32>) -> (tensor<4xf32>, i64) {
   }
   return %r#0, %r#1 : tensor<4xf32>, i64
 }
+
+// -----
+
+// A bounded size argument becomes a tensor of per-row sizes that keeps its
+// bound (the JIT checks every element against it).
+// CHECK-LABEL: func.func @f_batched
+// CHECK-SAME: (%{{.*}}: tensor<8xindex> {sift.bound = 16 : i64}, %{{.*}}: tensor<8xi64>)
+func.func @f(%n: index {sift.bound = 16 : i64}, %seed: i64) -> tensor<i64> {
+  %k = arith.index_cast %n : index to i64
+  %s = arith.addi %k, %seed : i64
+  %t = tensor.from_elements %s : tensor<i64>
+  return %t : tensor<i64>
+}

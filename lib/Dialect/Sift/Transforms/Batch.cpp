@@ -1056,8 +1056,8 @@ struct SiftBatchPass : sift::impl::SiftBatchBase<SiftBatchPass> {
     for (unsigned i = 0; i < inputs.size(); ++i)
       for (NamedAttribute attr :
            cast<FunctionOpInterface>(source.getOperation()).getArgAttrs(i))
-        if (attr.getName() != kUnbatchedAttr &&
-            !(argBatched[i] && attr.getName() == "sift.bound"))
+        // A batched size keeps its `sift.bound`: each row's size is bounded.
+        if (attr.getName() != kUnbatchedAttr)
           batchedFn.setArgAttr(i, attr.getName(), attr.getValue());
 
     // The source is batched from a scratch copy: named linalg ops are
