@@ -1,4 +1,4 @@
-//===- Staticize.cpp - Data-dependent shapes to static padded form -*- C++ -*-//
+//===- Staticize.cpp - Data-dependent shapes to static padded form --------===//
 //
 // Part of the sift project: static masked rewrites of data-dependent tensors.
 //
@@ -13,29 +13,15 @@
 //     constant upper bound, from MLIR's ValueBoundsConstraintSet (the sift
 //     ops implement ValueBoundsOpInterface) and, where that has no answer
 //     (min/max/select of sizes), from an interval evaluation of the scalar
-//     size arithmetic (SizeBounds below);
+//     size arithmetic (the SizeBounds analysis, sift/Dialect/Sift/Analysis);
 //  2. rewrite: a walk in program order that maps each dynamic value to its
 //     padded form (a `Padded` record) and rewrites each op that touches one.
 //     The original dynamic ops are erased at the end.
 //
 //===----------------------------------------------------------------------===//
 
-#include "sift/Dialect/Sift/Analysis/SizeBounds.h"
-#include "sift/Dialect/Sift/IR/SiftOps.h"
-#include "sift/Dialect/Sift/Transforms/HostReads.h"
+#include "Staticizer.h"
 #include "sift/Dialect/Sift/Transforms/Passes.h"
-
-#include "mlir/Dialect/Arith/Utils/Utils.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/IR/ImplicitLocOpBuilder.h"
-#include "mlir/IR/Matchers.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ValueBoundsOpInterface.h"
-#include "llvm/ADT/SetVector.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir {
 namespace sift {
@@ -47,91 +33,11 @@ namespace sift {
 using namespace mlir;
 using namespace mlir::sift;
 
-namespace {
+namespace mlir {
+namespace sift {
+namespace staticize {
 
-//===----------------------------------------------------------------------===//
-// Rewrite
-//===----------------------------------------------------------------------===//
-
-/// The static form of a tensor whose leading dimension is data-dependent:
-/// `padded` has `bound` rows, the first `count` of which are the value.
-struct Padded {
-  Value padded;
-  Value count; // index
-  int64_t bound;
-};
-
-class Staticizer {
-public:
-  Staticizer(func::FuncOp func, SizeBounds &bounds)
-      : func(func), bounds(bounds) {}
-
-  LogicalResult run();
-
-  int64_t numRewritten = 0;
-  int64_t numSyncsRemoved = 0;
-  /// (location, op name, bound) of every rewritten value, for `report`.
-  SmallVector<std::tuple<Location, std::string, int64_t>> reportedBounds;
-
-private:
-  LogicalResult rewrite(Operation *op);
-  LogicalResult rewriteBlock(Block &block);
-  /// Replaces a host branch on device data whose branches are speculatable
-  /// scalar code by a select.
-  void ifConvert(scf::IfOp ifOp);
-  /// Runs a loop over range(count) to the count's bound, its iterations past
-  /// the count guarded.
-  void staticizeLoop(scf::ForOp forOp, int64_t bound);
-  LogicalResult rewriteReturn(func::ReturnOp op);
-
-  /// The padded form of `v` (a mapped dynamic value or a static tensor).
-  Padded lookup(ImplicitLocOpBuilder &b, Value v);
-  bool isMapped(Value v) const { return padded.count(v); }
-
-  /// Maps the dynamic result `v` to its padded form.
-  void define(Operation *op, Value v, Value paddedValue, Value count) {
-    int64_t bound = cast<RankedTensorType>(paddedValue.getType()).getDimSize(0);
-    padded[v] = {paddedValue, count, bound};
-    reportedBounds.emplace_back(op->getLoc(),
-                                op->getName().getStringRef().str(), bound);
-    ++numRewritten;
-  }
-
-  /// The bound of dimension 0 of `v`, or an error at `op` that says how to
-  /// supply one.
-  FailureOr<int64_t> requireBound(Operation *op, Value v);
-
-  // Small IR builders.
-  Value iota(ImplicitLocOpBuilder &b, int64_t n);
-  Value splat(ImplicitLocOpBuilder &b, Value scalar, int64_t n);
-  Value toI64(ImplicitLocOpBuilder &b, Value index);
-  Value toIndex(ImplicitLocOpBuilder &b, Value i64Tensor0D);
-  Value laneIsValid(ImplicitLocOpBuilder &b, int64_t n, Value count);
-  Value gatherRows(ImplicitLocOpBuilder &b, Value source, Value indices);
-  Value constantI64(ImplicitLocOpBuilder &b, int64_t v, int64_t n);
-  /// An i1 tensor of `type`'s shape: true on the first `count` rows.
-  Value validRows(ImplicitLocOpBuilder &b, RankedTensorType type, Value count);
-  /// `p.padded` with its padding rows replaced by `fill`.
-  Value resetPadding(ImplicitLocOpBuilder &b, const Padded &p, TypedAttr fill);
-
-  /// `p.padded` resized to `n` rows (rows past its own are invalid lanes).
-  Value fitRows(ImplicitLocOpBuilder &b, const Padded &p, int64_t n);
-
-  LogicalResult rewriteLinalg(ImplicitLocOpBuilder &b, linalg::LinalgOp op);
-  LogicalResult rewriteSortLike(ImplicitLocOpBuilder &b, Operation *op);
-  LogicalResult rewriteUnique(ImplicitLocOpBuilder &b, UniqueOp op);
-
-  func::FuncOp func;
-  SizeBounds &bounds;
-  DenseMap<Value, Padded> padded;
-  /// Replaced ops, erased at the end (they stay in their blocks until then).
-  llvm::SetVector<Operation *> toErase;
-  /// Upper bounds of loops' upper bounds, taken before the rewrite replaces
-  /// sizes by counts.
-  DenseMap<Operation *, int64_t> loopBounds;
-};
-
-static bool hasDynamicTensor(TypeRange types) {
+bool hasDynamicTensor(TypeRange types) {
   return llvm::any_of(types, [](Type t) {
     auto rt = dyn_cast<RankedTensorType>(t);
     return rt && !rt.hasStaticShape();
@@ -139,21 +45,21 @@ static bool hasDynamicTensor(TypeRange types) {
 }
 
 /// Whether only dimension 0 of `t` is dynamic (the form staticize handles).
-static bool onlyLeadingDynamic(RankedTensorType t) {
+bool onlyLeadingDynamic(RankedTensorType t) {
   for (int64_t d = 1; d < t.getRank(); ++d)
     if (t.isDynamicDim(d))
       return false;
   return t.getRank() >= 1;
 }
 
-static RankedTensorType withLeading(RankedTensorType t, int64_t n) {
+RankedTensorType withLeading(RankedTensorType t, int64_t n) {
   SmallVector<int64_t> shape(t.getShape());
   shape[0] = n;
   return RankedTensorType::get(shape, t.getElementType());
 }
 
 /// `x != 0` elementwise (NaN counts as non-zero, as in sift.count).
-static Value isNonZero(ImplicitLocOpBuilder &b, Value x) {
+Value isNonZero(ImplicitLocOpBuilder &b, Value x) {
   auto type = cast<RankedTensorType>(x.getType());
   Value zero = arith::ConstantOp::create(
       b, DenseElementsAttr::get(type, b.getZeroAttr(type.getElementType())));
@@ -163,7 +69,7 @@ static Value isNonZero(ImplicitLocOpBuilder &b, Value x) {
 }
 
 /// The reassociation that groups the first `rank` dimensions into one.
-static ReassociationIndices leadingDims(int64_t rank) {
+ReassociationIndices leadingDims(int64_t rank) {
   ReassociationIndices dims(rank);
   std::iota(dims.begin(), dims.end(), 0);
   return dims;
@@ -241,58 +147,9 @@ Value Staticizer::resetPadding(ImplicitLocOpBuilder &b, const Padded &p,
                                  fillTensor);
 }
 
-/// The identity of the reduction `combiner` for `type`, or null.
-static TypedAttr reductionIdentity(Operation *combiner, Type type) {
-  Builder b(type.getContext());
-  auto floatType = dyn_cast<FloatType>(type);
-  auto fpInf = [&](bool negative) -> TypedAttr {
-    return b.getFloatAttr(
-        type, APFloat::getInf(floatType.getFloatSemantics(), negative));
-  };
-  unsigned width = type.isIntOrFloat() ? type.getIntOrFloatBitWidth() : 0;
-  return TypeSwitch<Operation *, TypedAttr>(combiner)
-      .Case<arith::AddFOp, arith::AddIOp, arith::OrIOp, arith::XOrIOp,
-            arith::MaxUIOp>([&](Operation *) { return b.getZeroAttr(type); })
-      .Case<arith::MulFOp>(
-          [&](Operation *) { return b.getFloatAttr(type, 1.0); })
-      .Case<arith::MulIOp>(
-          [&](Operation *) { return b.getIntegerAttr(type, 1); })
-      .Case<arith::MaximumFOp, arith::MaxNumFOp>(
-          [&](Operation *) { return fpInf(true); })
-      .Case<arith::MinimumFOp, arith::MinNumFOp>(
-          [&](Operation *) { return fpInf(false); })
-      .Case<arith::MaxSIOp>([&](Operation *) {
-        return b.getIntegerAttr(type, APInt::getSignedMinValue(width));
-      })
-      .Case<arith::MinSIOp>([&](Operation *) {
-        return b.getIntegerAttr(type, APInt::getSignedMaxValue(width));
-      })
-      .Case<arith::MinUIOp, arith::AndIOp>([&](Operation *) {
-        return b.getIntegerAttr(type, APInt::getAllOnes(width));
-      })
-      .Default([](Operation *) { return TypedAttr(); });
-}
-
-/// The op that folds output `i`'s running value with a contribution that
-/// does not depend on it (`acc = combine(acc, e)`, the running value used
-/// there only), when the combiner has a known identity; else null.
-static Operation *separableCombiner(linalg::LinalgOp op, unsigned i) {
-  Block *body = op.getBlock();
-  Value yielded = body->getTerminator()->getOperand(i);
-  BlockArgument acc = op.getRegionOutputArgs()[i];
-  Operation *combiner = yielded.getDefiningOp();
-  if (!combiner || combiner->getBlock() != body ||
-      combiner->getNumOperands() != 2 || !acc.hasOneUse() ||
-      acc.getUses().begin()->getOwner() != combiner || !yielded.hasOneUse() ||
-      combiner->getOperand(0) == combiner->getOperand(1) ||
-      !reductionIdentity(combiner, acc.getType()))
-    return nullptr;
-  return combiner;
-}
-
 /// An element value on which no op traps (1: no division by zero, no
 /// INT_MIN / -1), or null for other element types.
-static TypedAttr harmlessValue(Type elem) {
+TypedAttr harmlessValue(Type elem) {
   Builder b(elem.getContext());
   if (isa<FloatType>(elem))
     return b.getFloatAttr(elem, 1.0);
@@ -304,7 +161,7 @@ static TypedAttr harmlessValue(Type elem) {
 /// Whether some op of `op` (or of its regions) may trap or has an effect
 /// when run on arbitrary values, as on padding rows (integer division by a
 /// padding zero).
-static bool mayTrapOnPadding(Operation *op) {
+bool mayTrapOnPadding(Operation *op) {
   WalkResult result = op->walk([&](Operation *nested) {
     if (nested == op && isa<linalg::LinalgOp>(op))
       return WalkResult::advance();
@@ -326,440 +183,6 @@ Value Staticizer::fitRows(ImplicitLocOpBuilder &b, const Padded &p, int64_t n) {
     return p.padded;
   // Rows past the padded value's own rows read as invalid lanes (fill).
   return gatherRows(b, p.padded, iota(b, n));
-}
-
-LogicalResult Staticizer::rewriteLinalg(ImplicitLocOpBuilder &b,
-                                        linalg::LinalgOp op) {
-  // A linalg op over data-dependent rows becomes the same op over the padded
-  // rows. Each loop dimension that runs over padded rows gets one static
-  // extent: a static operand's extent on it when there is one (the dynamic
-  // program requires the sizes to agree), else the smallest padded bound.
-  // Padding rows are then harmless by construction:
-  //  - a dimension the op reduces over padded rows gets a validity mask as
-  //    an extra input, and the body keeps the running value on padding rows
-  //    (`select(valid, body(...), acc)`), whatever the body computes;
-  //  - a parallel dimension maps padding rows to padding rows of the result;
-  //  - a body that may trap sees 1 on padding rows instead of their values.
-  if (!op.hasPureTensorSemantics())
-    return op->emitOpError("on buffers is not supported by --sift-staticize");
-  auto iterators = op.getIteratorTypesArray();
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  int64_t numLoops = op.getNumLoops();
-  // The loop dimension of each padded operand's rows.
-  DenseMap<OpOperand *, int64_t> rowDimOf;
-  SmallVector<int64_t> extent(numLoops, -1);
-  SmallVector<bool> fromStatic(numLoops, false);
-  for (OpOperand &operand : op->getOpOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(&operand);
-    auto type = dyn_cast<RankedTensorType>(operand.get().getType());
-    if (!type)
-      continue;
-    if (isMapped(operand.get())) {
-      auto rowDim = dyn_cast<AffineDimExpr>(map.getResult(0));
-      if (!rowDim)
-        return op->emitOpError("indexes the rows of a data-dependent tensor "
-                               "with a non-trivial expression, which "
-                               "--sift-staticize does not support");
-      rowDimOf[&operand] = rowDim.getPosition();
-      continue;
-    }
-    for (auto [d, expr] : llvm::enumerate(map.getResults()))
-      if (auto dim = dyn_cast<AffineDimExpr>(expr);
-          dim && !type.isDynamicDim(d)) {
-        extent[dim.getPosition()] = type.getDimSize(d);
-        fromStatic[dim.getPosition()] = true;
-      }
-  }
-  for (auto [operand, d] : rowDimOf) {
-    int64_t bound = padded[operand->get()].bound;
-    if (!fromStatic[d])
-      extent[d] = extent[d] < 0 ? bound : std::min(extent[d], bound);
-  }
-
-  bool guardedBody = mayTrapOnPadding(op);
-  SmallVector<Value> inputs, inits;
-  // Validity masks of the padded rows reduced over: (loop dim, count).
-  SmallVector<std::pair<int64_t, Value>> guards;
-  for (OpOperand &operand : op->getOpOperands()) {
-    Value v = operand.get();
-    bool isInput = op.isDpsInput(&operand);
-    auto it = rowDimOf.find(&operand);
-    if (it == rowDimOf.end()) {
-      (isInput ? inputs : inits).push_back(v);
-      continue;
-    }
-    int64_t d = it->second;
-    Padded p = padded[v];
-    Padded fitted = {fitRows(b, p, extent[d]), p.count, extent[d]};
-    Value replacement = fitted.padded;
-    if (isInput && guardedBody)
-      if (TypedAttr one = harmlessValue(
-              cast<RankedTensorType>(replacement.getType()).getElementType()))
-        replacement = resetPadding(b, fitted, one);
-    if (isInput && iterators[d] == utils::IteratorType::reduction &&
-        !llvm::is_contained(guards, std::make_pair(d, p.count)))
-      guards.emplace_back(d, p.count);
-    (isInput ? inputs : inits).push_back(replacement);
-  }
-
-  SmallVector<Type> resultTypes =
-      llvm::map_to_vector(inits, [](Value init) { return init.getType(); });
-  for (Type t : resultTypes)
-    if (!cast<RankedTensorType>(t).hasStaticShape())
-      return op->emitOpError("mixes a data-dependent tensor with a dynamic "
-                             "tensor that is not bounded");
-
-  Operation *replacement;
-  if (guards.empty()) {
-    IRMapping mapping;
-    mapping.map(op.getDpsInputs(), inputs);
-    mapping.map(op.getDpsInits(), inits);
-    replacement = b.clone(*op, mapping);
-    for (auto [result, type] :
-         llvm::zip(replacement->getResults(), resultTypes))
-      result.setType(type);
-  } else {
-    // The same loop nest as a generic with one validity input per reduced
-    // padded dimension; padding rows leave the outputs as they were.
-    SmallVector<AffineMap> newMaps(maps.begin(),
-                                   maps.begin() + op.getNumDpsInputs());
-    SmallVector<Value> newInputs = inputs;
-    for (auto [d, count] : guards) {
-      newInputs.push_back(laneIsValid(b, extent[d], count));
-      newMaps.push_back(
-          AffineMap::get(numLoops, 0, b.getAffineDimExpr(d), b.getContext()));
-    }
-    newMaps.append(maps.begin() + op.getNumDpsInputs(), maps.end());
-    Block *body = op.getBlock();
-    unsigned numInputs = op.getNumDpsInputs(), numGuards = guards.size();
-    replacement = linalg::GenericOp::create(
-        b, resultTypes, newInputs, inits, newMaps, iterators,
-        [&](OpBuilder &nb, Location loc, ValueRange args) {
-          IRMapping mapping;
-          for (unsigned i = 0; i < numInputs; ++i)
-            mapping.map(body->getArgument(i), args[i]);
-          for (unsigned i = 0; i < op.getNumDpsInits(); ++i)
-            mapping.map(body->getArgument(numInputs + i),
-                        args[numInputs + numGuards + i]);
-          // `acc = combine(acc, e)` becomes `combine(acc, valid ? e :
-          // identity)`, which stays a plain reduction (later passes can
-          // reassociate it); any other body keeps `acc` on padding rows.
-          SmallVector<Operation *> combiners = llvm::map_to_vector(
-              llvm::seq<unsigned>(0, op.getNumDpsInits()),
-              [&](unsigned i) { return separableCombiner(op, i); });
-          for (Operation &nested : body->without_terminator())
-            if (!llvm::is_contained(combiners, &nested))
-              nb.clone(nested, mapping);
-          Value valid = args[numInputs];
-          for (unsigned g = 1; g < numGuards; ++g)
-            valid = arith::AndIOp::create(nb, loc, valid, args[numInputs + g]);
-          SmallVector<Value> yielded;
-          for (auto [i, y] :
-               llvm::enumerate(body->getTerminator()->getOperands())) {
-            Value acc = args[numInputs + numGuards + i];
-            if (Operation *combiner = combiners[i]) {
-              BlockArgument oldAcc = op.getRegionOutputArgs()[i];
-              unsigned pos = combiner->getOperand(0) == oldAcc ? 1 : 0;
-              Value identity = arith::ConstantOp::create(
-                  nb, loc, reductionIdentity(combiner, acc.getType()));
-              Value contribution = arith::SelectOp::create(
-                  nb, loc, valid,
-                  mapping.lookupOrDefault(combiner->getOperand(pos)), identity);
-              IRMapping combine;
-              combine.map(oldAcc, acc);
-              combine.map(combiner->getOperand(pos), contribution);
-              yielded.push_back(nb.clone(*combiner, combine)->getResult(0));
-              continue;
-            }
-            yielded.push_back(arith::SelectOp::create(
-                nb, loc, valid, mapping.lookupOrDefault(y), acc));
-          }
-          linalg::YieldOp::create(nb, loc, yielded);
-        });
-  }
-  for (auto [i, orig] : llvm::enumerate(op->getResults())) {
-    Value repl = replacement->getResult(i);
-    Value init = op.getDpsInits()[i];
-    if (isMapped(init))
-      define(op, orig, repl, padded[init].count);
-    else
-      orig.replaceAllUsesWith(repl);
-  }
-  toErase.insert(op);
-  return success();
-}
-
-/// The value that sorts after every other one of `type` (`last`), or
-/// before (`!last`), in sift's order (NaN largest).
-static TypedAttr extremeValue(Type type, bool last) {
-  Builder b(type.getContext());
-  if (auto ft = dyn_cast<FloatType>(type))
-    return b.getFloatAttr(type,
-                          last ? APFloat::getNaN(ft.getFloatSemantics())
-                               : APFloat::getInf(ft.getFloatSemantics(), true));
-  unsigned width = type.getIntOrFloatBitWidth();
-  return b.getIntegerAttr(type, last ? APInt::getSignedMaxValue(width)
-                                     : APInt::getSignedMinValue(width));
-}
-
-LogicalResult Staticizer::rewriteSortLike(ImplicitLocOpBuilder &b,
-                                          Operation *op) {
-  // Padding rows get a key that orders them after every valid row (stable
-  // sorts keep a valid row with the same key first), so the valid rows come
-  // out first.
-  Value input = op->getOperand(0);
-  Padded p = padded[input];
-  auto type = cast<RankedTensorType>(p.padded.getType());
-  int64_t axis = 0;
-  bool last = true;
-  if (auto sort = dyn_cast<SortOp>(op)) {
-    axis = sort.getAxis();
-    last = !sort.getDescending();
-  } else if (auto argsort = dyn_cast<ArgsortOp>(op)) {
-    axis = argsort.getAxis();
-    last = !argsort.getDescending();
-  } else if (auto topk = dyn_cast<TopkOp>(op)) {
-    axis = topk.getAxis();
-    last = topk.getSmallest();
-  } else {
-    axis = cast<CumsumOp>(op).getAxis();
-  }
-  if (type.getElementType().isInteger(1))
-    return op->emitOpError("of a data-dependent i1 tensor is not supported "
-                           "by --sift-staticize yet");
-  Value key = p.padded;
-  if (axis == 0 && !isa<CumsumOp>(op))
-    key = resetPadding(b, p, extremeValue(type.getElementType(), last));
-  IRMapping mapping;
-  mapping.map(input, key);
-  Operation *clone = b.clone(*op, mapping);
-  for (auto [orig, repl] : llvm::zip(op->getResults(), clone->getResults())) {
-    auto rt = cast<RankedTensorType>(orig.getType());
-    repl.setType(rt.hasStaticShape() ? rt : withLeading(rt, p.bound));
-    if (rt.hasStaticShape())
-      orig.replaceAllUsesWith(repl);
-    else
-      define(op, orig, repl, p.count);
-  }
-  toErase.insert(op);
-  return success();
-}
-
-LogicalResult Staticizer::rewriteUnique(ImplicitLocOpBuilder &b, UniqueOp op) {
-  // unique = stable sort + "differs from its predecessor" flags +
-  // compaction; counts are differences of group starts; the inverse is the
-  // group id (inclusive scan of the flags, minus one) sent back through the
-  // inverse of the sort permutation.
-  auto inType = op.getInput().getType();
-  if (!inType.hasStaticShape())
-    return op->emitOpError("of a data-dependent input is not supported by "
-                           "--sift-staticize yet");
-  int64_t n = inType.getNumElements();
-  Type elem = inType.getElementType();
-  auto i64 = b.getI64Type();
-  auto vec = [&](Type t) { return RankedTensorType::get({n}, t); };
-  Value flat = op.getInput();
-  if (inType.getRank() != 1)
-    flat = tensor::CollapseShapeOp::create(
-        b, vec(elem), flat,
-        ArrayRef<ReassociationIndices>{leadingDims(inType.getRank())});
-  auto sort = SortOp::create(b, flat);
-  Value sorted = sort.getValues();
-  Value lanes = iota(b, n);
-  Value one = constantI64(b, 1, n);
-  Value prevIdx = arith::SubIOp::create(b, lanes, one);
-  Value prev = gatherRows(b, sorted, prevIdx);
-  Value differs;
-  if (isa<FloatType>(elem)) {
-    // NaNs are one value: a NaN equals the NaN before it.
-    Value une =
-        arith::CmpFOp::create(b, arith::CmpFPredicate::UNE, sorted, prev);
-    Value ord =
-        arith::CmpFOp::create(b, arith::CmpFPredicate::ORD, sorted, prev);
-    Value bothNaN = arith::AndIOp::create(
-        b, arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, sorted, sorted),
-        arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, prev, prev));
-    Value notBoth = arith::XOrIOp::create(
-        b, bothNaN,
-        arith::ConstantOp::create(
-            b, DenseElementsAttr::get(vec(b.getI1Type()), true)));
-    differs =
-        arith::AndIOp::create(b, arith::OrIOp::create(b, une, ord), notBoth);
-  } else {
-    differs = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, sorted, prev);
-  }
-  Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lanes,
-                                      constantI64(b, 0, n));
-  Value flags = arith::OrIOp::create(b, differs, first);
-  auto compact = CompactOp::create(b, vec(i64), RankedTensorType::get({}, i64),
-                                   flags, /*fill=*/-1);
-  Value count = toIndex(b, compact.getCount());
-  define(op, op.getValues(), gatherRows(b, sorted, compact.getIndices()),
-         count);
-  if (Value counts = op.getCounts()) {
-    Value next = gatherRows(b, compact.getIndices(),
-                            arith::AddIOp::create(b, lanes, one));
-    Value hasNext = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
-                                          arith::AddIOp::create(b, lanes, one),
-                                          splat(b, toI64(b, count), n));
-    next = arith::SelectOp::create(b, hasNext, next, constantI64(b, n, n));
-    define(op, counts, arith::SubIOp::create(b, next, compact.getIndices()),
-           count);
-  }
-  if (Value inverse = op.getInverse()) {
-    Value group = CumsumOp::create(b, vec(i64), flags, /*dim=*/-1,
-                                   /*exclusive=*/false);
-    group = arith::SubIOp::create(b, group, one);
-    Value back = ArgsortOp::create(b, sort.getIndices());
-    Value inv = gatherRows(b, group, back);
-    if (inType.getRank() != 1)
-      inv = tensor::ExpandShapeOp::create(
-          b, RankedTensorType::get(inType.getShape(), i64), inv,
-          ArrayRef<ReassociationIndices>{leadingDims(inType.getRank())});
-    inverse.replaceAllUsesWith(inv);
-  }
-  ++numSyncsRemoved;
-  toErase.insert(op);
-  return success();
-}
-
-/// Integer division and remainder: pure in MLIR's model, but they trap on a
-/// zero divisor (and INT_MIN / -1).
-static bool isIntDivision(Operation &op) {
-  return isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
-             arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(op);
-}
-
-/// Whether `value`'s type is a static tensor with at least one element, so
-/// that any index can be clamped into it.
-static bool isClampable(Value tensor) {
-  auto type = dyn_cast<RankedTensorType>(tensor.getType());
-  return type && type.hasStaticShape() && type.getNumElements() > 0;
-}
-
-/// Whether the ops of `block` (but its terminator) can run whether or not
-/// their branch or iteration is taken, once `speculate` has guarded them:
-/// pure ops without regions, and reads and writes of static tensors.
-static bool canSpeculate(Block &block,
-                         const llvm::SetVector<Operation *> &dead) {
-  return llvm::all_of(block.without_terminator(), [&](Operation &op) {
-    if (dead.contains(&op))
-      return true;
-    if (op.getNumRegions() != 0)
-      return false;
-    if (auto extract = dyn_cast<tensor::ExtractOp>(op))
-      return isClampable(extract.getTensor());
-    if (auto insert = dyn_cast<tensor::InsertOp>(op))
-      return isClampable(insert.getDest());
-    if (isIntDivision(op))
-      return true; // `speculate` guards the divisor.
-    return isPure(&op) && !isa<memref::LoadOp>(op);
-  });
-}
-
-/// Makes the ops of `block` harmless where the i1 `valid` is false, so that
-/// they can run unconditionally: indices are clamped into their tensor (an
-/// index such as `n - 1` is only in range in its branch), a write stores back
-/// the element it replaces, and a divisor is 1 (no trap on a padding zero).
-static void speculate(Block &block, Value valid,
-                      const llvm::SetVector<Operation *> &dead) {
-  for (Operation &op : llvm::make_early_inc_range(block.without_terminator())) {
-    if (dead.contains(&op))
-      continue;
-    ImplicitLocOpBuilder b(op.getLoc(), &op);
-    auto clampIndices = [&](Value tensor, MutableOperandRange indices) {
-      auto shape = cast<RankedTensorType>(tensor.getType()).getShape();
-      Value zero = arith::ConstantIndexOp::create(b, 0);
-      for (auto [i, operand] : llvm::enumerate(indices)) {
-        Value last = arith::ConstantIndexOp::create(b, shape[i] - 1);
-        operand.set(arith::MaxSIOp::create(
-            b, arith::MinSIOp::create(b, operand.get(), last), zero));
-      }
-    };
-    if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
-      clampIndices(extract.getTensor(), extract.getIndicesMutable());
-    } else if (auto insert = dyn_cast<tensor::InsertOp>(op)) {
-      clampIndices(insert.getDest(), insert.getIndicesMutable());
-      Value old =
-          tensor::ExtractOp::create(b, insert.getDest(), insert.getIndices());
-      insert.getScalarMutable().set(
-          arith::SelectOp::create(b, valid, insert.getScalar(), old));
-    } else if (isIntDivision(op)) {
-      Value divisor = op.getOperand(1);
-      Type elem = getElementTypeOrSelf(divisor.getType());
-      TypedAttr one = harmlessValue(elem);
-      if (auto shaped = dyn_cast<ShapedType>(divisor.getType()))
-        one = DenseElementsAttr::get(shaped, one);
-      Value safe = arith::ConstantOp::create(b, one);
-      op.setOperand(1, arith::SelectOp::create(b, valid, divisor, safe));
-    }
-  }
-}
-
-void Staticizer::ifConvert(scf::IfOp ifOp) {
-  // `k = 4 if n > 4 else n`, `x[m][n - 1] if n > 0 else 0` with n a count:
-  // run both branches, guarded, and select, instead of a host branch on
-  // device data.
-  if (ifOp.getNumResults() == 0 || ifOp.getElseRegion().empty() ||
-      !findHostRead(ifOp.getCondition()) ||
-      !canSpeculate(*ifOp.thenBlock(), toErase) ||
-      !canSpeculate(*ifOp.elseBlock(), toErase))
-    return;
-  Value cond = ifOp.getCondition();
-  ImplicitLocOpBuilder b(ifOp.getLoc(), ifOp);
-  Value notCond = arith::XOrIOp::create(
-      b, cond, arith::ConstantIntOp::create(b, b.getI1Type(), 1));
-  speculate(*ifOp.thenBlock(), cond, toErase);
-  speculate(*ifOp.elseBlock(), notCond, toErase);
-  Block *parent = ifOp->getBlock();
-  auto hoist = [&](Block *block) {
-    parent->getOperations().splice(ifOp->getIterator(), block->getOperations(),
-                                   block->begin(),
-                                   block->getTerminator()->getIterator());
-    return block->getTerminator()->getOperands();
-  };
-  ValueRange thenValues = hoist(ifOp.thenBlock());
-  ValueRange elseValues = hoist(ifOp.elseBlock());
-  b.setInsertionPoint(ifOp);
-  for (auto [result, t, e] :
-       llvm::zip_equal(ifOp.getResults(), thenValues, elseValues))
-    result.replaceAllUsesWith(
-        arith::SelectOp::create(b, cond, t, e).getResult());
-  ifOp->erase();
-  ++numSyncsRemoved;
-}
-
-/// Whether `value` is `base` with elements replaced by `tensor.insert`s only
-/// (which store back what they replace on an invalid iteration).
-static bool isInsertChainOf(Value value, Value base) {
-  while (auto insert = value.getDefiningOp<tensor::InsertOp>())
-    value = insert.getDest();
-  return value == base;
-}
-
-void Staticizer::staticizeLoop(scf::ForOp forOp, int64_t bound) {
-  // `for k in range(count)` runs to the count's bound; an iteration at or
-  // past the count is guarded and leaves the loop-carried values as they
-  // are.
-  Value ub = forOp.getUpperBound();
-  if (!findHostRead(ub) || findHostRead(forOp.getLowerBound()) ||
-      findHostRead(forOp.getStep()) ||
-      !canSpeculate(*forOp.getBody(), toErase) || !ub.getType().isIndex())
-    return;
-  Block *body = forOp.getBody();
-  ImplicitLocOpBuilder b(forOp.getLoc(), body, body->begin());
-  Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
-                                      forOp.getInductionVar(), ub);
-  speculate(*body, valid, toErase);
-  Operation *yield = body->getTerminator();
-  b.setInsertionPoint(yield);
-  for (auto [operand, iterArg] :
-       llvm::zip_equal(yield->getOpOperands(), forOp.getRegionIterArgs()))
-    if (!isInsertChainOf(operand.get(), iterArg))
-      operand.set(arith::SelectOp::create(b, valid, operand.get(), iterArg));
-  b.setInsertionPoint(forOp);
-  forOp.getUpperBoundMutable().set(arith::ConstantIndexOp::create(b, bound));
-  ++numSyncsRemoved;
 }
 
 Padded Staticizer::lookup(ImplicitLocOpBuilder &b, Value v) {
@@ -1338,6 +761,13 @@ LogicalResult Staticizer::rewriteReturn(func::ReturnOp op) {
   return success();
 }
 
+} // namespace staticize
+} // namespace sift
+} // namespace mlir
+
+namespace {
+using staticize::Staticizer;
+
 struct SiftStaticizePass
     : public sift::impl::SiftStaticizeBase<SiftStaticizePass> {
   using Base::Base;
@@ -1363,5 +793,4 @@ struct SiftStaticizePass
     }
   }
 };
-
 } // namespace

@@ -1,0 +1,152 @@
+//===- Sorts.cpp - Staticize rules of sorts, top-k, unique ----------------===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Staticizer.h"
+
+using namespace mlir;
+using namespace mlir::sift;
+
+namespace mlir {
+namespace sift {
+namespace staticize {
+
+/// The value that sorts after every other one of `type` (`last`), or
+/// before (`!last`), in sift's order (NaN largest).
+static TypedAttr extremeValue(Type type, bool last) {
+  Builder b(type.getContext());
+  if (auto ft = dyn_cast<FloatType>(type))
+    return b.getFloatAttr(type,
+                          last ? APFloat::getNaN(ft.getFloatSemantics())
+                               : APFloat::getInf(ft.getFloatSemantics(), true));
+  unsigned width = type.getIntOrFloatBitWidth();
+  return b.getIntegerAttr(type, last ? APInt::getSignedMaxValue(width)
+                                     : APInt::getSignedMinValue(width));
+}
+
+LogicalResult Staticizer::rewriteSortLike(ImplicitLocOpBuilder &b,
+                                          Operation *op) {
+  // Padding rows get a key that orders them after every valid row (stable
+  // sorts keep a valid row with the same key first), so the valid rows come
+  // out first.
+  Value input = op->getOperand(0);
+  Padded p = padded[input];
+  auto type = cast<RankedTensorType>(p.padded.getType());
+  int64_t axis = 0;
+  bool last = true;
+  if (auto sort = dyn_cast<SortOp>(op)) {
+    axis = sort.getAxis();
+    last = !sort.getDescending();
+  } else if (auto argsort = dyn_cast<ArgsortOp>(op)) {
+    axis = argsort.getAxis();
+    last = !argsort.getDescending();
+  } else if (auto topk = dyn_cast<TopkOp>(op)) {
+    axis = topk.getAxis();
+    last = topk.getSmallest();
+  } else {
+    axis = cast<CumsumOp>(op).getAxis();
+  }
+  if (type.getElementType().isInteger(1))
+    return op->emitOpError("of a data-dependent i1 tensor is not supported "
+                           "by --sift-staticize yet");
+  Value key = p.padded;
+  if (axis == 0 && !isa<CumsumOp>(op))
+    key = resetPadding(b, p, extremeValue(type.getElementType(), last));
+  IRMapping mapping;
+  mapping.map(input, key);
+  Operation *clone = b.clone(*op, mapping);
+  for (auto [orig, repl] : llvm::zip(op->getResults(), clone->getResults())) {
+    auto rt = cast<RankedTensorType>(orig.getType());
+    repl.setType(rt.hasStaticShape() ? rt : withLeading(rt, p.bound));
+    if (rt.hasStaticShape())
+      orig.replaceAllUsesWith(repl);
+    else
+      define(op, orig, repl, p.count);
+  }
+  toErase.insert(op);
+  return success();
+}
+
+LogicalResult Staticizer::rewriteUnique(ImplicitLocOpBuilder &b, UniqueOp op) {
+  // unique = stable sort + "differs from its predecessor" flags +
+  // compaction; counts are differences of group starts; the inverse is the
+  // group id (inclusive scan of the flags, minus one) sent back through the
+  // inverse of the sort permutation.
+  auto inType = op.getInput().getType();
+  if (!inType.hasStaticShape())
+    return op->emitOpError("of a data-dependent input is not supported by "
+                           "--sift-staticize yet");
+  int64_t n = inType.getNumElements();
+  Type elem = inType.getElementType();
+  auto i64 = b.getI64Type();
+  auto vec = [&](Type t) { return RankedTensorType::get({n}, t); };
+  Value flat = op.getInput();
+  if (inType.getRank() != 1)
+    flat = tensor::CollapseShapeOp::create(
+        b, vec(elem), flat,
+        ArrayRef<ReassociationIndices>{leadingDims(inType.getRank())});
+  auto sort = SortOp::create(b, flat);
+  Value sorted = sort.getValues();
+  Value lanes = iota(b, n);
+  Value one = constantI64(b, 1, n);
+  Value prevIdx = arith::SubIOp::create(b, lanes, one);
+  Value prev = gatherRows(b, sorted, prevIdx);
+  Value differs;
+  if (isa<FloatType>(elem)) {
+    // NaNs are one value: a NaN equals the NaN before it.
+    Value une =
+        arith::CmpFOp::create(b, arith::CmpFPredicate::UNE, sorted, prev);
+    Value ord =
+        arith::CmpFOp::create(b, arith::CmpFPredicate::ORD, sorted, prev);
+    Value bothNaN = arith::AndIOp::create(
+        b, arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, sorted, sorted),
+        arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, prev, prev));
+    Value notBoth = arith::XOrIOp::create(
+        b, bothNaN,
+        arith::ConstantOp::create(
+            b, DenseElementsAttr::get(vec(b.getI1Type()), true)));
+    differs =
+        arith::AndIOp::create(b, arith::OrIOp::create(b, une, ord), notBoth);
+  } else {
+    differs = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, sorted, prev);
+  }
+  Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lanes,
+                                      constantI64(b, 0, n));
+  Value flags = arith::OrIOp::create(b, differs, first);
+  auto compact = CompactOp::create(b, vec(i64), RankedTensorType::get({}, i64),
+                                   flags, /*fill=*/-1);
+  Value count = toIndex(b, compact.getCount());
+  define(op, op.getValues(), gatherRows(b, sorted, compact.getIndices()),
+         count);
+  if (Value counts = op.getCounts()) {
+    Value next = gatherRows(b, compact.getIndices(),
+                            arith::AddIOp::create(b, lanes, one));
+    Value hasNext = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
+                                          arith::AddIOp::create(b, lanes, one),
+                                          splat(b, toI64(b, count), n));
+    next = arith::SelectOp::create(b, hasNext, next, constantI64(b, n, n));
+    define(op, counts, arith::SubIOp::create(b, next, compact.getIndices()),
+           count);
+  }
+  if (Value inverse = op.getInverse()) {
+    Value group = CumsumOp::create(b, vec(i64), flags, /*dim=*/-1,
+                                   /*exclusive=*/false);
+    group = arith::SubIOp::create(b, group, one);
+    Value back = ArgsortOp::create(b, sort.getIndices());
+    Value inv = gatherRows(b, group, back);
+    if (inType.getRank() != 1)
+      inv = tensor::ExpandShapeOp::create(
+          b, RankedTensorType::get(inType.getShape(), i64), inv,
+          ArrayRef<ReassociationIndices>{leadingDims(inType.getRank())});
+    inverse.replaceAllUsesWith(inv);
+  }
+  ++numSyncsRemoved;
+  toErase.insert(op);
+  return success();
+}
+
+} // namespace staticize
+} // namespace sift
+} // namespace mlir

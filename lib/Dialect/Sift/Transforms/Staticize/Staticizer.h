@@ -1,0 +1,134 @@
+//===- Staticizer.h - The state of one --sift-staticize rewrite -*- C++ -*-===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+// Private to lib/Dialect/Sift/Transforms/Staticize/: the Staticizer (one
+// function's rewrite) and the helpers its files share. Staticize.cpp has the
+// walk and the rules of most ops; Linalg.cpp the linalg rule; Sorts.cpp the
+// sort, top-k and unique rules; Regions.cpp the branches and loops on counts.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SIFT_LIB_DIALECT_SIFT_TRANSFORMS_STATICIZE_STATICIZER_H
+#define SIFT_LIB_DIALECT_SIFT_TRANSFORMS_STATICIZE_STATICIZER_H
+
+#include "sift/Dialect/Sift/Analysis/SizeBounds.h"
+#include "sift/Dialect/Sift/IR/SiftOps.h"
+#include "sift/Dialect/Sift/Transforms/HostReads.h"
+#include "sift/Dialect/Sift/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir {
+namespace sift {
+namespace staticize {
+
+/// The static form of a tensor whose leading dimension is data-dependent:
+/// `padded` has `bound` rows, the first `count` of which are the value.
+struct Padded {
+  Value padded;
+  Value count; // index
+  int64_t bound;
+};
+
+class Staticizer {
+public:
+  Staticizer(func::FuncOp func, SizeBounds &bounds)
+      : func(func), bounds(bounds) {}
+
+  LogicalResult run();
+
+  int64_t numRewritten = 0;
+  int64_t numSyncsRemoved = 0;
+  /// (location, op name, bound) of every rewritten value, for `report`.
+  SmallVector<std::tuple<Location, std::string, int64_t>> reportedBounds;
+
+private:
+  LogicalResult rewrite(Operation *op);
+  LogicalResult rewriteBlock(Block &block);
+  /// Replaces a host branch on device data whose branches are speculatable
+  /// scalar code by a select.
+  void ifConvert(scf::IfOp ifOp);
+  /// Runs a loop over range(count) to the count's bound, its iterations past
+  /// the count guarded.
+  void staticizeLoop(scf::ForOp forOp, int64_t bound);
+  LogicalResult rewriteReturn(func::ReturnOp op);
+
+  /// The padded form of `v` (a mapped dynamic value or a static tensor).
+  Padded lookup(ImplicitLocOpBuilder &b, Value v);
+  bool isMapped(Value v) const { return padded.count(v); }
+
+  /// Maps the dynamic result `v` to its padded form.
+  void define(Operation *op, Value v, Value paddedValue, Value count) {
+    int64_t bound = cast<RankedTensorType>(paddedValue.getType()).getDimSize(0);
+    padded[v] = {paddedValue, count, bound};
+    reportedBounds.emplace_back(op->getLoc(),
+                                op->getName().getStringRef().str(), bound);
+    ++numRewritten;
+  }
+
+  /// The bound of dimension 0 of `v`, or an error at `op` that says how to
+  /// supply one.
+  FailureOr<int64_t> requireBound(Operation *op, Value v);
+
+  // Small IR builders.
+  Value iota(ImplicitLocOpBuilder &b, int64_t n);
+  Value splat(ImplicitLocOpBuilder &b, Value scalar, int64_t n);
+  Value toI64(ImplicitLocOpBuilder &b, Value index);
+  Value toIndex(ImplicitLocOpBuilder &b, Value i64Tensor0D);
+  Value laneIsValid(ImplicitLocOpBuilder &b, int64_t n, Value count);
+  Value gatherRows(ImplicitLocOpBuilder &b, Value source, Value indices);
+  Value constantI64(ImplicitLocOpBuilder &b, int64_t v, int64_t n);
+  /// An i1 tensor of `type`'s shape: true on the first `count` rows.
+  Value validRows(ImplicitLocOpBuilder &b, RankedTensorType type, Value count);
+  /// `p.padded` with its padding rows replaced by `fill`.
+  Value resetPadding(ImplicitLocOpBuilder &b, const Padded &p, TypedAttr fill);
+
+  /// `p.padded` resized to `n` rows (rows past its own are invalid lanes).
+  Value fitRows(ImplicitLocOpBuilder &b, const Padded &p, int64_t n);
+
+  LogicalResult rewriteLinalg(ImplicitLocOpBuilder &b, linalg::LinalgOp op);
+  LogicalResult rewriteSortLike(ImplicitLocOpBuilder &b, Operation *op);
+  LogicalResult rewriteUnique(ImplicitLocOpBuilder &b, UniqueOp op);
+
+  func::FuncOp func;
+  SizeBounds &bounds;
+  DenseMap<Value, Padded> padded;
+  /// Replaced ops, erased at the end (they stay in their blocks until then).
+  llvm::SetVector<Operation *> toErase;
+  /// Upper bounds of loops' upper bounds, taken before the rewrite replaces
+  /// sizes by counts.
+  DenseMap<Operation *, int64_t> loopBounds;
+};
+
+/// Whether some type is a tensor with a dynamic dimension.
+bool hasDynamicTensor(TypeRange types);
+/// Whether only dimension 0 of `t` is dynamic (the form staticize handles).
+bool onlyLeadingDynamic(RankedTensorType t);
+/// `t` with `n` rows.
+RankedTensorType withLeading(RankedTensorType t, int64_t n);
+/// `x != 0` elementwise (NaN counts as non-zero, as in sift.count).
+Value isNonZero(ImplicitLocOpBuilder &b, Value x);
+/// The reassociation that collapses the first `rank` dimensions into one.
+ReassociationIndices leadingDims(int64_t rank);
+/// An element value on which no op traps (1), or null for other types.
+TypedAttr harmlessValue(Type elem);
+/// Whether some op of `op` (or of its regions) may trap or has an effect
+/// when run on arbitrary values, as on padding rows.
+bool mayTrapOnPadding(Operation *op);
+
+} // namespace staticize
+} // namespace sift
+} // namespace mlir
+
+#endif // SIFT_LIB_DIALECT_SIFT_TRANSFORMS_STATICIZE_STATICIZER_H
