@@ -7,6 +7,7 @@
 #include "sift/Pipelines/Pipelines.h"
 
 #include "sift/Conversion/Passes.h"
+#include "sift/Conversion/SiftToLinalg/SiftToLinalg.h"
 #include "sift/Runtime/SiftRuntime.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
@@ -244,7 +245,7 @@ struct CheckExtentsPass
       if (op.hasPureTensorSemantics() && onCallingThread(op))
         ops.push_back(op);
     });
-    func::FuncOp failFn;
+    bool declared = false;
     for (linalg::LinalgOp op : ops) {
       // Per loop dimension, the operand dimensions it is read from.
       SmallVector<SmallVector<std::pair<Value, int64_t>>> sources(
@@ -258,62 +259,46 @@ struct CheckExtentsPass
             sources[dim.getPosition()].push_back({operand.get(), i});
       }
       OpBuilder b(op);
-      Location loc = op.getLoc();
-      auto extent = [&](std::pair<Value, int64_t> source) -> Value {
-        return arith::IndexCastOp::create(
-            b, loc, b.getI64Type(),
-            tensor::DimOp::create(b, loc, source.first, source.second));
-      };
       auto isStatic = [](std::pair<Value, int64_t> source) {
         return !cast<RankedTensorType>(source.first.getType())
                     .isDynamicDim(source.second);
       };
-      int64_t line = 0;
-      if (auto fileLoc = loc->findInstanceOf<FileLineColLoc>())
-        line = fileLoc.getLine();
       for (auto &dimSources : sources) {
         for (size_t i = 1; i < dimSources.size(); ++i) {
           if (dimSources[i] == dimSources[0] ||
               (isStatic(dimSources[0]) && isStatic(dimSources[i])))
             continue; // The same extent, or checked by the verifier.
-          if (!failFn && !(failFn = getOrDeclareFailFn(module)))
+          if (!declared && failed(declareFailFn(module)))
             return signalPassFailure();
-          Value a = extent(dimSources[0]), c = extent(dimSources[i]);
-          Value differ =
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, a, c);
-          scf::IfOp::create(b, loc, differ, [&](OpBuilder &b, Location loc) {
-            Value code = arith::ConstantIntOp::create(
-                b, loc, b.getI64Type(), SIFT_RT_ERROR_EXTENT_MISMATCH);
-            Value where =
-                arith::ConstantIntOp::create(b, loc, b.getI64Type(), line);
-            func::CallOp::create(b, loc, failFn, ValueRange{code, a, c, where});
-            scf::YieldOp::create(b, loc);
-          });
+          declared = true;
+          auto [x, dx] = dimSources[0];
+          auto [y, dy] = dimSources[i];
+          emitExtentCheck(b, op.getLoc(), x, dx, y, dy);
         }
       }
     }
   }
 
-  static func::FuncOp getOrDeclareFailFn(ModuleOp module) {
+  /// Declares `func.func private @sift_rt_fail(i64, i64, i64, i64)` at the
+  /// end of `module` unless it is there.
+  static LogicalResult declareFailFn(ModuleOp module) {
     Builder b(module.getContext());
     Type i64 = b.getI64Type();
     auto type = b.getFunctionType({i64, i64, i64, i64}, {});
     if (auto existing = module.lookupSymbol<func::FuncOp>(kFailFn)) {
       if (existing.getFunctionType() == type)
-        return existing;
-      existing.emitError() << "cannot declare the runtime function " << kFailFn
-                           << ": a function of that name exists";
-      return {};
+        return success();
+      return existing.emitError()
+             << "cannot declare the runtime function " << kFailFn
+             << ": a function of that name exists";
     }
-    if (Operation *other = module.lookupSymbol(kFailFn)) {
-      other->emitError() << "cannot declare the runtime function " << kFailFn
-                         << ": the module has another symbol of that name";
-      return {};
-    }
+    if (Operation *other = module.lookupSymbol(kFailFn))
+      return other->emitError()
+             << "cannot declare the runtime function " << kFailFn
+             << ": the module has another symbol of that name";
     OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
-    auto fn = func::FuncOp::create(builder, module.getLoc(), kFailFn, type);
-    fn.setPrivate();
-    return fn;
+    func::FuncOp::create(builder, module.getLoc(), kFailFn, type).setPrivate();
+    return success();
   }
 };
 

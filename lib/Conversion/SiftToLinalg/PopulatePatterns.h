@@ -73,12 +73,8 @@ LogicalResult declareRuntimeReport(OpBuilder &b, Operation *op);
 /// after it: the caller makes what follows memory-safe (clamps sizes).
 void emitRuntimeCheck(OpBuilder &b, Location loc, Value failed, int64_t code,
                       ValueRange values);
-/// `if (a != c) sift_rt_fail(EXTENT_MISMATCH, a, c, line of loc)`: two
-/// extents (index) an op requires equal. The call ends there, since what
-/// follows would read out of bounds (see sift_rt_fail).
-void emitExtentCheck(OpBuilder &b, Location loc, Value a, Value c);
-/// emitExtentCheck for each of the first `n` dimensions of the tensors `x`
-/// and `y` that is dynamic in either (declaring the runtime functions).
+/// sift::emitExtentCheck for each of the first `n` dimensions of the tensors
+/// `x` and `y` that is dynamic in either (declaring the runtime functions).
 LogicalResult checkLeadingExtents(OpBuilder &b, Operation *op, Value x, Value y,
                                   int64_t n);
 

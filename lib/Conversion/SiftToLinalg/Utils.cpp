@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "PopulatePatterns.h"
+#include "sift/Conversion/SiftToLinalg/SiftToLinalg.h"
 #include "sift/Runtime/SiftRuntime.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -123,24 +124,26 @@ LogicalResult lowering::checkLeadingExtents(OpBuilder &b, Operation *op,
       continue; // Checked by the verifier.
     if (failed(declareRuntimeReport(b, op)))
       return failure();
-    Location loc = op->getLoc();
-    emitExtentCheck(b, loc, dimValue(b, loc, x, d), dimValue(b, loc, y, d));
+    emitExtentCheck(b, op->getLoc(), x, d, y, d);
   }
   return success();
 }
 
-void lowering::emitExtentCheck(OpBuilder &b, Location loc, Value a, Value c) {
+void mlir::sift::emitExtentCheck(OpBuilder &b, Location loc, Value x,
+                                 int64_t dx, Value y, int64_t dy) {
+  using namespace lowering;
+  Value a = indexToI64(b, loc, dimValue(b, loc, x, dx));
+  Value c = indexToI64(b, loc, dimValue(b, loc, y, dy));
   Value differ = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, a, c);
   int64_t line = 0;
   if (auto fileLoc = loc->findInstanceOf<FileLineColLoc>())
     line = fileLoc.getLine();
   scf::IfOp::create(b, loc, differ, [&](OpBuilder &b, Location loc) {
     Type i64 = b.getI64Type();
-    func::CallOp::create(
-        b, loc, kFailFn, TypeRange{},
-        ValueRange{constInt(b, loc, i64, SIFT_RT_ERROR_EXTENT_MISMATCH),
-                   indexToI64(b, loc, a), indexToI64(b, loc, c),
-                   constInt(b, loc, i64, line)});
+    Value code = constInt(b, loc, i64, SIFT_RT_ERROR_EXTENT_MISMATCH);
+    Value where = constInt(b, loc, i64, line);
+    func::CallOp::create(b, loc, kFailFn, TypeRange{},
+                         ValueRange{code, a, c, where});
     scf::YieldOp::create(b, loc);
   });
 }

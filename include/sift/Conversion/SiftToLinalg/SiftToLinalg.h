@@ -11,8 +11,13 @@
 #ifndef SIFT_CONVERSION_SIFTTOLINALG_SIFTTOLINALG_H
 #define SIFT_CONVERSION_SIFTTOLINALG_SIFTTOLINALG_H
 
+#include <cstdint>
+
 namespace mlir {
+class Location;
+class OpBuilder;
 class RewritePatternSet;
+class Value;
 
 namespace sift {
 
@@ -20,6 +25,14 @@ namespace sift {
 /// whose operands the lowering does not support (for instance a sort of an
 /// `i128`) fails to match with an error at the op.
 void populateSiftToLinalgPatterns(RewritePatternSet &patterns);
+
+/// `if (dim(x, dx) != dim(y, dy)) sift_rt_fail(EXTENT_MISMATCH, both extents,
+/// line of loc)`: two extents an op requires equal, checked at run time. The
+/// call ends there, since what follows would read out of bounds (see
+/// sift_rt_fail in sift/Runtime/SiftRuntime.h). `@sift_rt_fail` must be
+/// declared in the module.
+void emitExtentCheck(OpBuilder &b, Location loc, Value x, int64_t dx, Value y,
+                     int64_t dy);
 
 } // namespace sift
 } // namespace mlir

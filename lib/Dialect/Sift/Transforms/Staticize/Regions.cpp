@@ -13,13 +13,6 @@ namespace mlir {
 namespace sift {
 namespace staticize {
 
-/// Integer division and remainder: pure in MLIR's model, but they trap on a
-/// zero divisor (and INT_MIN / -1).
-static bool isIntDivision(Operation &op) {
-  return isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
-             arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(op);
-}
-
 /// Whether `value`'s type is a static tensor with at least one element, so
 /// that any index can be clamped into it.
 static bool isClampable(Value tensor) {

@@ -158,6 +158,11 @@ TypedAttr harmlessValue(Type elem) {
   return {};
 }
 
+bool isIntDivision(Operation &op) {
+  return isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
+             arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(op);
+}
+
 /// Whether some op of `op` (or of its regions) may trap or has an effect
 /// when run on arbitrary values, as on padding rows (integer division by a
 /// padding zero).
@@ -165,11 +170,7 @@ bool mayTrapOnPadding(Operation *op) {
   WalkResult result = op->walk([&](Operation *nested) {
     if (nested == op && isa<linalg::LinalgOp>(op))
       return WalkResult::advance();
-    // Integer division and remainder trap on zero (and INT_MIN / -1) even
-    // where MLIR models them as pure.
-    if (isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
-            arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(
-            nested))
+    if (isIntDivision(*nested))
       return WalkResult::interrupt();
     if (isa<linalg::YieldOp>(nested) || isPure(nested))
       return WalkResult::advance();
