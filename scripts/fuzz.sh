@@ -6,8 +6,9 @@
 #
 #   scripts/fuzz.sh [SECONDS] [libFuzzer flags...]     (default 120 s)
 #
-# Seeds: the .mlir files of test/ and examples/, split at `// -----`, plus
-# the shared/ seeds and reproducers beside the checkout when there are any
+# First the inputs of tools/sift-fuzz/regressions/ (once each), then the
+# fuzz run. Seeds: the .mlir files of test/ and examples/, split at
+# `// -----`, plus the shared/ seeds and reproducers beside the checkout when there are any
 # (not the known crashes of shared/repro/crash/, and nothing of shared/ is
 # committed). The corpus grows in build-san/fuzz/corpus/ from run to run
 # ($SIFT_FUZZ_DIR instead of build-san/fuzz/). Exits non-zero on a crash, a
@@ -63,6 +64,11 @@ symbolizer="$(command -v llvm-symbolizer-22 ||
 export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1:external_symbolizer_path=$symbolizer"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:external_symbolizer_path=$symbolizer:suppressions=$root/scripts/ubsan.supp"
 export OMP_NUM_THREADS=1
+
+# Inputs that once crashed the target run first, once each (no fuzzing):
+# sift's own fixed bugs and upstream crashes the target must skip.
+echo "fuzz: the regression inputs of tools/sift-fuzz/regressions/"
+"$fuzzer" "$root"/tools/sift-fuzz/regressions/*.mlir
 
 echo "fuzz: $seconds s; corpus $corpus; findings go to $artifacts/"
 status=0
