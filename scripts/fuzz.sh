@@ -6,10 +6,10 @@
 #
 #   scripts/fuzz.sh [SECONDS] [libFuzzer flags...]     (default 120 s)
 #
-# First the inputs of tools/sift-fuzz/regressions/ (once each), then the
-# fuzz run. Seeds: the .mlir files of test/ and examples/, split at
-# `// -----`, plus the shared/ seeds and reproducers beside the checkout when there are any
-# (not the known crashes of shared/repro/crash/, and nothing of shared/ is
+# First the inputs of tools/sift-fuzz/regressions/ (once each), then the fuzz
+# run. Seeds: the .mlir files of test/ and examples/, split at `// -----`,
+# plus the shared/ seeds and reproducers beside the checkout when there are
+# any (not the known crashes of shared/repro/crash/, and nothing of shared/ is
 # committed). The corpus grows in build-san/fuzz/corpus/ from run to run
 # ($SIFT_FUZZ_DIR instead of build-san/fuzz/). Exits non-zero on a crash, a
 # sanitizer report, a leak, a timeout or an out-of-memory; the input that did
