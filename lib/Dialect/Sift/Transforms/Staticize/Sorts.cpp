@@ -28,6 +28,16 @@ static TypedAttr extremeValue(Type type, bool last) {
 
 LogicalResult Staticizer::rewriteSortLike(ImplicitLocOpBuilder &b,
                                           Operation *op) {
+  if (!isMapped(op->getOperand(0)))
+    return op->emitOpError("of a dynamic tensor that is not "
+                           "data-dependent is not supported");
+  if (auto topk = dyn_cast<TopkOp>(op);
+      topk && topk.getAxis() == 0 &&
+      static_cast<int64_t>(topk.getK()) > padded[topk.getInput()].bound)
+    return op->emitOpError("takes k = ")
+           << topk.getK() << " rows of a data-dependent tensor of at most "
+           << padded[topk.getInput()].bound
+           << " rows: the program fails at run time on every input";
   // Padding rows get a key that orders them after every valid row (stable
   // sorts keep a valid row with the same key first), so the valid rows come
   // out first.

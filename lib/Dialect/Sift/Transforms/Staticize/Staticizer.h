@@ -4,8 +4,11 @@
 //
 // Private to lib/Dialect/Sift/Transforms/Staticize/: the Staticizer (one
 // function's rewrite) and the helpers its files share. Staticize.cpp has the
-// walk and the rules of most ops; Linalg.cpp the linalg rule; Sorts.cpp the
-// sort, top-k and unique rules; Regions.cpp the branches and loops on counts.
+// walk, the dispatch to one rule per op (a TypeSwitch in
+// Staticizer::rewrite) and the pass; SiftOps.cpp the rules of sift ops;
+// TensorOps.cpp those of tensor and elementwise ops; Linalg.cpp the linalg
+// rule; Sorts.cpp the sort, top-k and unique rules; Regions.cpp the branches
+// and loops on counts.
 //
 //===----------------------------------------------------------------------===//
 
@@ -97,9 +100,34 @@ private:
   /// `p.padded` resized to `n` rows (rows past its own are invalid lanes).
   Value fitRows(ImplicitLocOpBuilder &b, const Padded &p, int64_t n);
 
-  LogicalResult rewriteLinalg(ImplicitLocOpBuilder &b, linalg::LinalgOp op);
+  // The rule of each op, reached from `rewrite`'s TypeSwitch; the file
+  // that has it is in the comment above each group.
+  // SiftOps.cpp:
+  LogicalResult rewriteNonzero(ImplicitLocOpBuilder &b, NonzeroOp op);
+  LogicalResult rewriteMaskedSelect(ImplicitLocOpBuilder &b, MaskedSelectOp op);
+  LogicalResult rewriteRandperm(ImplicitLocOpBuilder &b, RandpermOp op);
+  LogicalResult rewriteGather(ImplicitLocOpBuilder &b, GatherOp op);
+  LogicalResult rewriteCount(ImplicitLocOpBuilder &b, CountOp op);
+  LogicalResult rewriteCrossEntropy(ImplicitLocOpBuilder &b, CrossEntropyOp op);
+  // Sorts.cpp: sort, argsort, topk, cumsum; unique.
   LogicalResult rewriteSortLike(ImplicitLocOpBuilder &b, Operation *op);
   LogicalResult rewriteUnique(ImplicitLocOpBuilder &b, UniqueOp op);
+  // TensorOps.cpp:
+  LogicalResult rewriteDim(ImplicitLocOpBuilder &b, tensor::DimOp op);
+  LogicalResult rewriteExtractSlice(ImplicitLocOpBuilder &b,
+                                    tensor::ExtractSliceOp op);
+  LogicalResult rewriteConcat(ImplicitLocOpBuilder &b, tensor::ConcatOp op);
+  LogicalResult rewriteCast(ImplicitLocOpBuilder &b, tensor::CastOp op);
+  LogicalResult rewriteExtract(ImplicitLocOpBuilder &b, tensor::ExtractOp op);
+  /// tensor.empty, tensor.splat.
+  LogicalResult rewriteEmptyOrSplat(ImplicitLocOpBuilder &b, Operation *op);
+  /// Ops with the Elementwise trait (arith, math on tensors).
+  LogicalResult rewriteElementwise(ImplicitLocOpBuilder &b, Operation *op);
+  // Linalg.cpp:
+  LogicalResult rewriteLinalg(ImplicitLocOpBuilder &b, linalg::LinalgOp op);
+  // Staticize.cpp, Regions.cpp: region ops (branches and loops on counts).
+  LogicalResult rewriteRegionOp(Operation *op, bool touchesBoundedValue);
+  LogicalResult checkBodyReadsNoBoundedValue(Operation *op);
 
   func::FuncOp func;
   SizeBounds &bounds;

@@ -1,0 +1,223 @@
+//===- SiftOps.cpp - Staticize rules of sift ops
+//----------------------------===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+// The rules of the data-dependent sift ops (nonzero, masked_select,
+// randperm become a compaction or a sort to a static bound) and of the sift
+// ops that consume a padded value (gather, count, cross_entropy).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Staticizer.h"
+
+using namespace mlir;
+using namespace mlir::sift;
+
+namespace mlir {
+namespace sift {
+namespace staticize {
+
+// nonzero -> compact (+ unravel for N-D inputs).
+LogicalResult Staticizer::rewriteNonzero(ImplicitLocOpBuilder &b,
+                                         NonzeroOp nz) {
+  Operation *op = nz;
+  auto inType = nz.getInput().getType();
+  if (!inType.hasStaticShape())
+    return op->emitOpError(
+        "of a data-dependent input is not supported by --sift-staticize "
+        "yet");
+  Value mask = nz.getInput();
+  if (!inType.getElementType().isInteger(1))
+    mask = isNonZero(b, mask);
+  int64_t numel = inType.getNumElements();
+  int64_t rank = inType.getRank();
+  if (rank > 1)
+    mask = tensor::CollapseShapeOp::create(
+        b, RankedTensorType::get({numel}, b.getI1Type()), mask,
+        ArrayRef<ReassociationIndices>{leadingDims(rank)});
+  auto idxType = RankedTensorType::get({numel}, b.getI64Type());
+  auto compact = CompactOp::create(
+      b, idxType, RankedTensorType::get({}, b.getI64Type()), mask, /*fill=*/-1);
+  Value result = compact.getIndices();
+  if (rank > 1) {
+    // Unravel the flat indices into coordinates [numel, rank].
+    SmallVector<int64_t> strides(rank), sizes(inType.getShape());
+    int64_t s = 1;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      strides[d] = s;
+      s *= sizes[d];
+    }
+    auto vecType = RankedTensorType::get({rank}, b.getI64Type());
+    Value strideCst = arith::ConstantOp::create(
+        b, DenseElementsAttr::get(vecType, ArrayRef<int64_t>(strides)));
+    Value sizeCst = arith::ConstantOp::create(
+        b, DenseElementsAttr::get(vecType, ArrayRef<int64_t>(sizes)));
+    auto outType = RankedTensorType::get({numel, rank}, b.getI64Type());
+    Value init = tensor::EmptyOp::create(b, outType.getShape(), b.getI64Type());
+    MLIRContext *ctx = b.getContext();
+    AffineMap rows = AffineMap::get(2, 0, getAffineDimExpr(0, ctx));
+    AffineMap cols = AffineMap::get(2, 0, getAffineDimExpr(1, ctx));
+    result = linalg::GenericOp::create(
+                 b, TypeRange{outType}, ValueRange{result, strideCst, sizeCst},
+                 ValueRange{init},
+                 ArrayRef{rows, cols, cols, b.getMultiDimIdentityMap(2)},
+                 ArrayRef{utils::IteratorType::parallel,
+                          utils::IteratorType::parallel},
+                 [](OpBuilder &nb, Location loc, ValueRange args) {
+                   Value q = arith::DivSIOp::create(nb, loc, args[0], args[1]);
+                   Value r = arith::RemSIOp::create(nb, loc, q, args[2]);
+                   linalg::YieldOp::create(nb, loc, r);
+                 })
+                 .getResult(0);
+  }
+  define(op, nz.getResult(), result, toIndex(b, compact.getCount()));
+  ++numSyncsRemoved;
+  toErase.insert(op);
+  return success();
+}
+
+// masked_select -> compact + gather.
+LogicalResult Staticizer::rewriteMaskedSelect(ImplicitLocOpBuilder &b,
+                                              MaskedSelectOp ms) {
+  Operation *op = ms;
+  auto inType = ms.getInput().getType();
+  auto maskType = ms.getMask().getType();
+  if (!inType.hasStaticShape())
+    return op->emitOpError(
+        "of a data-dependent input is not supported by --sift-staticize "
+        "yet");
+  int64_t r = maskType.getRank();
+  int64_t m = maskType.getNumElements();
+  Value mask = ms.getMask(), input = ms.getInput();
+  if (r > 1) {
+    ReassociationIndices lead = leadingDims(r);
+    mask = tensor::CollapseShapeOp::create(
+        b, RankedTensorType::get({m}, b.getI1Type()), mask,
+        ArrayRef<ReassociationIndices>{lead});
+    SmallVector<ReassociationIndices> reassoc = {lead};
+    SmallVector<int64_t> shape = {m};
+    for (int64_t d = r; d < inType.getRank(); ++d) {
+      reassoc.push_back({d});
+      shape.push_back(inType.getDimSize(d));
+    }
+    input = tensor::CollapseShapeOp::create(
+        b, RankedTensorType::get(shape, inType.getElementType()), input,
+        reassoc);
+  }
+  auto compact = CompactOp::create(
+      b, RankedTensorType::get({m}, b.getI64Type()),
+      RankedTensorType::get({}, b.getI64Type()), mask, /*fill=*/-1);
+  define(op, ms.getResult(), gatherRows(b, input, compact.getIndices()),
+         toIndex(b, compact.getCount()));
+  ++numSyncsRemoved;
+  toErase.insert(op);
+  return success();
+}
+
+// randperm(n) -> stable argsort of the stream's keys, invalid lanes last.
+LogicalResult Staticizer::rewriteRandperm(ImplicitLocOpBuilder &b,
+                                          RandpermOp perm) {
+  Operation *op = perm;
+  FailureOr<int64_t> bound = requireBound(op, perm.getResult());
+  if (failed(bound))
+    return failure();
+  int64_t n = *bound;
+  auto bitsType = RankedTensorType::get({n}, b.getI32Type());
+  Value bits =
+      RandomBitsOp::create(b, bitsType, perm.getSeed(), perm.getOffset());
+  Value keys = arith::ExtUIOp::create(
+      b, RankedTensorType::get({n}, b.getI64Type()), bits);
+  Value past = constantI64(b, int64_t(1) << 32, n);
+  Value valid = laneIsValid(b, n, perm.getN());
+  keys = arith::SelectOp::create(b, valid, keys, past);
+  define(op, perm.getResult(), ArgsortOp::create(b, keys), perm.getN());
+  ++numSyncsRemoved;
+  toErase.insert(op);
+  return success();
+}
+
+// gather: bounded indices give a bounded result; a bounded source makes its
+// padding rows invalid lanes.
+LogicalResult Staticizer::rewriteGather(ImplicitLocOpBuilder &b,
+                                        GatherOp gather) {
+  Operation *op = gather;
+  if (gather.getBatchDims() != 0)
+    return op->emitOpError("with batch_dims and data-dependent shapes is "
+                           "not supported by --sift-staticize yet");
+  Padded idx = lookup(b, gather.getIndices());
+  Value indices = idx.padded;
+  Value source = gather.getSource();
+  if (isMapped(source)) {
+    Padded src = lookup(b, source);
+    source = src.padded;
+    auto idxType = cast<RankedTensorType>(indices.getType());
+    Value limit = tensor::SplatOp::create(b, idxType, toI64(b, src.count));
+    Value inRange =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, indices, limit);
+    Value invalid = arith::ConstantOp::create(
+        b, DenseElementsAttr::get(idxType, int64_t(-1)));
+    indices = arith::SelectOp::create(b, inRange, indices, invalid);
+  }
+  Value result = GatherOp::create(b, source, indices, /*batch_dims=*/0,
+                                  gather.getFillAttr());
+  if (isMapped(gather.getIndices()))
+    define(op, gather.getResult(), result, idx.count);
+  else
+    gather.getResult().replaceAllUsesWith(result);
+  toErase.insert(op);
+  return success();
+}
+
+// count of a bounded tensor: padding lanes do not count.
+LogicalResult Staticizer::rewriteCount(ImplicitLocOpBuilder &b, CountOp count) {
+  Operation *op = count;
+  Padded p = lookup(b, count.getInput());
+  auto type = cast<RankedTensorType>(p.padded.getType());
+  if (type.getRank() != 1)
+    return op->emitOpError("of a batched data-dependent tensor is not "
+                           "supported by --sift-staticize yet");
+  Value mask = arith::AndIOp::create(b, isNonZero(b, p.padded),
+                                     laneIsValid(b, p.bound, p.count));
+  count.getResult().replaceAllUsesWith(CountOp::create(b, mask));
+  toErase.insert(op);
+  return success();
+}
+
+// cross_entropy: padding rows become ignored targets, which contribute
+// nothing and are left out of the mean.
+LogicalResult Staticizer::rewriteCrossEntropy(ImplicitLocOpBuilder &b,
+                                              CrossEntropyOp ce) {
+  Operation *op = ce;
+  // Logits rows and targets have one size at run time: a static one when
+  // either is static, else at most the smaller bound.
+  Padded logits = lookup(b, ce.getLogits());
+  Padded targets = lookup(b, ce.getTargets());
+  bool logitsMapped = isMapped(ce.getLogits());
+  bool targetsMapped = isMapped(ce.getTargets());
+  int64_t rows = !logitsMapped    ? logits.bound
+                 : !targetsMapped ? targets.bound
+                                  : std::min(logits.bound, targets.bound);
+  Value count = targetsMapped ? targets.count : logits.count;
+  Value logitRows = fitRows(b, logits, rows);
+  Padded fitted = {fitRows(b, targets, rows), count, rows};
+  auto tType = cast<RankedTensorType>(fitted.padded.getType());
+  Value ignore = arith::ConstantOp::create(
+      b, DenseElementsAttr::get(tType, b.getIntegerAttr(tType.getElementType(),
+                                                        ce.getIgnoreIndex())));
+  Value t = arith::SelectOp::create(b, validRows(b, tType, count),
+                                    fitted.padded, ignore);
+  auto clone = CrossEntropyOp::create(
+      b, logitRows, t, ce.getWeight(), ce.getReduction(), ce.getIgnoreIndex(),
+      ce.getLabelSmoothing(), ce.getBatchDims());
+  if (ce.getType().hasStaticShape())
+    ce.getResult().replaceAllUsesWith(clone.getResult());
+  else
+    define(op, ce.getResult(), clone.getResult(), count);
+  toErase.insert(op);
+  return success();
+}
+
+} // namespace staticize
+} // namespace sift
+} // namespace mlir
