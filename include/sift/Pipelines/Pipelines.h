@@ -18,8 +18,32 @@
 namespace mlir {
 namespace sift {
 
-/// Options of `--sift-cpu-pipeline`.
-struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {};
+/// Options of `--sift-cpu-pipeline` (`tensor-opt --help` lists them; in a
+/// textual pipeline: `sift-cpu-pipeline{enable-openmp=false}`).
+struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
+  PassOptions::Option<bool> enableOpenMP{
+      *this, "enable-openmp",
+      llvm::cl::desc("Run the outer parallel loops on OpenMP threads; false "
+                     "runs every loop on the calling thread"),
+      llvm::cl::init(true)};
+  PassOptions::Option<unsigned> numThreads{
+      *this, "num-threads",
+      llvm::cl::desc("Threads of each OpenMP parallel loop; 0 leaves the "
+                     "choice to the OpenMP runtime (OMP_NUM_THREADS, else "
+                     "one per core)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> minParallelIterations{
+      *this, "min-parallel-iterations",
+      llvm::cl::desc("Parallel iterations a loop nest's outer dimensions "
+                     "must give before a further dimension is made parallel "
+                     "too (see --sift-sequentialize-inner-parallel-dims)"),
+      llvm::cl::init(32)};
+  PassOptions::Option<int64_t> reductionLanes{
+      *this, "reduction-lanes",
+      llvm::cl::desc("Partial sums of a blocked float sum (accuracy; see "
+                     "--sift-block-float-reductions); 0 sums in sequence"),
+      llvm::cl::init(256)};
+};
 
 /// Lowers a module of sift and upstream tensor ops to the LLVM dialect for the
 /// host CPU. Public functions get C interfaces (`_mlir_ciface_<name>`);
@@ -27,8 +51,9 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {};
 /// malloc), as the ownership-based buffer deallocation guarantees.
 void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
 
-/// Registers `--sift-cpu-pipeline` (and later pipelines) with the pass
-/// registry, for tensor-opt and textual pipelines.
+/// Registers `--sift-cpu-pipeline` (and later pipelines) and the passes of
+/// sift/Transforms/Passes.h they are built from with the pass registry, for
+/// tensor-opt and textual pipelines.
 void registerSiftPipelines();
 
 } // namespace sift

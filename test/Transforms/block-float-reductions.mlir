@@ -4,8 +4,12 @@
 // (numerics/sum_*: N = 1e6 against a float64 reference).
 //
 // RUN: tensor-opt %s -split-input-file --sift-block-float-reductions | FileCheck %s
+// RUN: tensor-opt %s -split-input-file --sift-block-float-reductions=lanes=64 | FileCheck %s --check-prefix=LANES64
 
 // CHECK-LABEL: func.func @dynamic_sum
+// LANES64-LABEL: func.func @dynamic_sum
+// LANES64: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<64xf32>)
+// LANES64: scf.for %{{.*}} step %c64
 // CHECK: %[[LANES:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<256xf32>)
 // CHECK: %[[P:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c256 iter_args(%[[ACC:.*]] = %[[LANES]]) -> (tensor<256xf32>)
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel"]

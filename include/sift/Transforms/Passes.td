@@ -1,0 +1,108 @@
+//===- Passes.td - sift's passes on upstream IR ------------*- tablegen -*-===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+// Passes that work on upstream dialects only (linalg, tensor, scf), used as
+// stages of sift's pipelines (lib/Pipelines). One file per pass in
+// lib/Transforms/, named after the pass; one test per pass in
+// test/Transforms/.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SIFT_TRANSFORMS_PASSES_TD
+#define SIFT_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def SiftFuseCheapProducers
+    : Pass<"sift-fuse-cheap-producers", "func::FuncOp"> {
+  let summary = "Fuse cheap elementwise linalg producers into all their "
+                "consumers";
+  let description = [{
+    Fuses an elementwise `linalg.generic` into each of its consumers even
+    when it has several, if its body is a couple of arith ops: recomputing
+    them is cheaper than a round trip through memory, and a mask (i1) that
+    is not materialized keeps the consumers' loops vectorizable (LLVM does
+    not widen loads of i1). `linalg-fuse-elementwise-ops` fuses single uses
+    only.
+  }];
+  let dependentDialects = ["linalg::LinalgDialect"];
+}
+
+def SiftBlockFloatReductions
+    : Pass<"sift-block-float-reductions", "func::FuncOp"> {
+  let summary = "Sum floats in blocked order (partial sums per lane, then "
+                "lanes)";
+  let description = [{
+    Reassociates float sums (a linalg op with one reduction dimension whose
+    outputs are all `acc = addf(acc, x)`) into `lanes` interleaved partial
+    sums and a final sum of the lanes, with upstream's partial reduction
+    tiling. A sequential f32 sum of n values has a relative error that grows
+    with n (7e-5 on 4096 normal values); the blocked order keeps it near
+    NumPy's pairwise sum, and the lane updates are one vector loop. Integer
+    sums and min/max are exact in any order and are left alone, as are
+    reductions of at most `lanes` elements.
+  }];
+  let options = [
+    Option<"lanes", "lanes", "int64_t", /*default=*/"256",
+           "Partial sums per reduction (0 leaves every sum sequential)">
+  ];
+  let dependentDialects = ["linalg::LinalgDialect", "scf::SCFDialect",
+                           "tensor::TensorDialect"];
+}
+
+def SiftExpandShapeToReshape
+    : Pass<"sift-expand-shape-to-reshape", "func::FuncOp"> {
+  let summary = "Rewrite expand_shape with several dynamic sizes in a group "
+                "into tensor.reshape (avoids an upstream crash)";
+  let description = [{
+    Rewrites each `tensor.expand_shape` that has two or more dynamic sizes
+    in one reassociation group into a `tensor.reshape` to its
+    `output_shape`. MLIR 22's `--expand-strided-metadata` dereferences a
+    null size on the memref form of such an expand_shape
+    (llvm/llvm-project#186830, docs/UpstreamBugs.md); `tensor.reshape`
+    bufferizes to `memref.reshape`, which does not go through it. sift's own
+    lowerings never emit one; this is for input programs that do.
+  }];
+  let dependentDialects = ["tensor::TensorDialect"];
+}
+
+def SiftCheckExtents : Pass<"sift-check-extents", "ModuleOp"> {
+  let summary = "Check at run time that the extents a linalg op requires "
+                "equal are equal";
+  let description = [{
+    Before each linalg op that runs on the calling thread, checks at run
+    time that the operand extents the op requires equal are equal: two
+    dynamic `tensor<?xf32>` arguments of an `arith.addf` of different
+    lengths would otherwise be read past the end of the shorter. A mismatch
+    calls `sift_rt_fail` with both extents and the op's source line, which
+    ends the call with that error. Ops inside parallel loops and linalg
+    bodies are sift's own, consistent by construction, and are left alone.
+  }];
+  let dependentDialects = ["arith::ArithDialect", "func::FuncDialect",
+                           "scf::SCFDialect", "tensor::TensorDialect"];
+}
+
+def SiftSequentializeInnerParallelDims
+    : Pass<"sift-sequentialize-inner-parallel-dims", "func::FuncOp"> {
+  let summary = "Run only the outer dimensions of scf.parallel loops in "
+                "parallel";
+  let description = [{
+    Keeps only the leading dimensions of each outermost `scf.parallel` that
+    give `min-parallel-iterations` parallel iterations (unit dimensions
+    dropped) and runs the others, and every `scf.parallel` nested in
+    another, as sequential `scf.for` loops. OpenMP collapses a
+    multi-dimensional loop into one and recovers each index with a division
+    per iteration, which keeps LLVM from vectorizing the inner loop; a
+    nested parallel loop would fork (serially) once per outer iteration.
+  }];
+  let options = [
+    Option<"minParallelIterations", "min-parallel-iterations", "int64_t",
+           /*default=*/"32",
+           "Parallel iterations wanted before a further dimension is made "
+           "parallel too">
+  ];
+  let dependentDialects = ["scf::SCFDialect"];
+}
+
+#endif // SIFT_TRANSFORMS_PASSES_TD

@@ -1,0 +1,74 @@
+//===- CpuPipeline.cpp - --sift-cpu-pipeline ------------------------------===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+// The host CPU pipeline: the shared stages of Stages.h, then parallel loops
+// on OpenMP threads and the lowering to the LLVM dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Stages.h"
+
+#include "sift/Pipelines/Pipelines.h"
+#include "sift/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::sift;
+using namespace mlir::sift::pipelines;
+
+/// Buffers to loops: the parallel dimensions of structured ops, and the
+/// sift lowering's loops over independent lines, on OpenMP threads.
+static void addCpuLoopStage(OpPassManager &pm,
+                            const CpuPipelineOptions &options) {
+  // The sift lowering's loop over independent lines (batch rows) is an
+  // `scf.forall`; after bufferization it becomes an `scf.parallel`.
+  addPasses(pm, "scf-forall-to-parallel");
+  // The parallel dimensions of structured ops become scf.parallel.
+  addPasses(pm, "convert-linalg-to-parallel-loops");
+  // Only the outer dimensions of each loop nest run in parallel (see
+  // --sift-sequentialize-inner-parallel-dims).
+  SiftSequentializeInnerParallelDimsOptions outer;
+  outer.minParallelIterations = options.minParallelIterations;
+  pm.addNestedPass<func::FuncOp>(
+      createSiftSequentializeInnerParallelDims(outer));
+  addPasses(pm, "lower-affine");
+  // scf.parallel runs on OpenMP threads (one team over the machine's cores
+  // unless num-threads says otherwise); without OpenMP it becomes a
+  // sequential loop nest in convert-scf-to-cf.
+  if (options.enableOpenMP)
+    addPasses(pm, llvm::formatv("convert-scf-to-openmp{{num-threads={0}}",
+                                unsigned(options.numThreads))
+                      .str());
+}
+
+/// Memref descriptors, then every dialect to LLVM.
+static void addCpuToLLVMStage(OpPassManager &pm,
+                              const CpuPipelineOptions &options) {
+  // The memref lowering goes before the loops become branches: the OpenMP
+  // loop bodies sit in memref.alloca_scope regions, which must still be
+  // single blocks then. (expand-strided-metadata makes affine.apply for
+  // dynamic subview offsets, as the bufferized line slices of the sift
+  // lowering have.) Allocations call the sift runtime's caching allocator
+  // (use-generic-functions).
+  addPasses(pm, "expand-strided-metadata,lower-affine,finalize-memref-to-llvm{"
+                "use-generic-functions},"
+                "convert-scf-to-cf,convert-math-to-llvm,convert-math-to-libm,"
+                "convert-arith-to-llvm,convert-index-to-llvm");
+  if (options.enableOpenMP)
+    addPasses(pm, "convert-openmp-to-llvm");
+  // Public functions get C interfaces (`_mlir_ciface_<name>`).
+  addPasses(pm, "func.func(llvm-request-c-wrappers),convert-func-to-llvm,"
+                "convert-cf-to-llvm,reconcile-unrealized-casts");
+}
+
+void mlir::sift::buildCpuPipeline(OpPassManager &pm,
+                                  const CpuPipelineOptions &options) {
+  addSiftToLinalgStage(pm);
+  addTensorFusionStage(pm, options.reductionLanes);
+  addBufferizationStage(pm);
+  addCpuLoopStage(pm, options);
+  addCpuToLLVMStage(pm, options);
+}

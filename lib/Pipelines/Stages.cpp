@@ -1,0 +1,87 @@
+//===- Stages.cpp - Stages shared by sift's pipelines ---------------------===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Stages.h"
+
+#include "sift/Conversion/Passes.h"
+#include "sift/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::sift;
+
+void pipelines::addPasses(OpPassManager &pm, StringRef pipeline) {
+  std::string error;
+  llvm::raw_string_ostream os(error);
+  if (failed(parsePassPipeline(pipeline, pm, os)))
+    llvm::report_fatal_error(llvm::Twine("sift: bad built-in pipeline '") +
+                             pipeline + "': " + error);
+}
+
+void pipelines::addCleanup(OpPassManager &pm) {
+  // Before every CSE, `tensor.empty` becomes `bufferization.alloc_tensor`:
+  // CSE would otherwise replace a scratch tensor.empty inside a per-line
+  // `scf.forall` body by an identical one outside it, and bufferization
+  // then gives every thread the same buffer (tensor.empty has no contents
+  // to conflict on). alloc_tensor allocates, so CSE leaves it in place.
+  addPasses(pm, "canonicalize,empty-tensor-to-alloc-tensor,cse");
+}
+
+void pipelines::addSiftToLinalgStage(OpPassManager &pm) {
+  // Every sift op becomes linalg/scf/arith/math/tensor code on tensors
+  // (sorts, scans and selections as real algorithms), so the rest of the
+  // pipeline only sees upstream dialects.
+  pm.addPass(createConvertSiftToLinalg());
+  // Element-wise arith/math ops on tensors become linalg.generic, which
+  // bufferizes (arith on tensors does not).
+  addPasses(pm, "func.func(convert-elementwise-to-linalg)");
+  // Operand extents that must agree are checked before each op reads them.
+  pm.addPass(createSiftCheckExtents());
+}
+
+void pipelines::addTensorFusionStage(OpPassManager &pm,
+                                     int64_t reductionLanes) {
+  // Fold what is constant before anything grows.
+  addCleanup(pm);
+  // Fuse producer/consumer elementwise linalg ops (comparisons, shifts,
+  // selects of the same shape) into single loops: one pass over memory
+  // instead of one per op.
+  addPasses(pm, "func.func(linalg-fuse-elementwise-ops)");
+  addCleanup(pm);
+  pm.addNestedPass<func::FuncOp>(createSiftFuseCheapProducers());
+  addCleanup(pm);
+  // Float sums in blocked order (accuracy; the lanes also vectorize).
+  SiftBlockFloatReductionsOptions blocked;
+  blocked.lanes = reductionLanes;
+  pm.addNestedPass<func::FuncOp>(createSiftBlockFloatReductions(blocked));
+  addCleanup(pm);
+}
+
+void pipelines::addBufferizationStage(OpPassManager &pm) {
+  // After the last canonicalization, which may fold reshapes back.
+  pm.addNestedPass<func::FuncOp>(createSiftExpandShapeToReshape());
+  // Tensors to buffers in one analysis over the whole module, function
+  // boundaries included, so no copies are made at calls; identity layouts at
+  // the boundary keep the C interface simple (dense row-major memrefs).
+  // A loop may carry a freshly computed tensor to its next iteration
+  // (allow-return-allocs-from-loops); the deallocation pipeline frees it.
+  addPasses(pm, "one-shot-bufferize{bufferize-function-boundaries "
+                "function-boundary-type-conversion=identity-layout-map "
+                "allow-return-allocs-from-loops}");
+  // A value computed in place in a slice of a buffer and inserted back
+  // into that slice bufferizes to a copy of the slice onto itself: CSE
+  // merges the two slices and canonicalization drops the self-copy.
+  addPasses(pm, "cse,canonicalize");
+  // Frees every temporary and makes returned memrefs caller-owned.
+  addPasses(pm, "buffer-deallocation-pipeline");
+  // The deallocation pipeline leaves bufferization.clone (a returned constant
+  // becomes a caller-owned copy); lower it to memref.alloc + memref.copy.
+  addPasses(pm, "convert-bufferization-to-memref");
+}

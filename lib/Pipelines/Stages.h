@@ -1,0 +1,46 @@
+//===- Stages.h - Stages shared by sift's pipelines -------------*- C++ -*-===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+// Private to lib/Pipelines/. The stages every target's pipeline starts with
+// (source IR to fused linalg on tensors, then to buffers); the per-target
+// stages (loops, code generation) sit in that target's file
+// (CpuPipeline.cpp; a GPU pipeline beside it).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SIFT_LIB_PIPELINES_STAGES_H
+#define SIFT_LIB_PIPELINES_STAGES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace mlir {
+namespace sift {
+namespace pipelines {
+
+/// Appends a textual pipeline fragment of upstream passes; the fragments are
+/// fixed, so a parse failure is a bug in lib/Pipelines.
+void addPasses(OpPassManager &pm, llvm::StringRef pipeline);
+
+/// Appends `canonicalize` and a CSE that keeps per-thread scratch tensors
+/// apart (see Stages.cpp).
+void addCleanup(OpPassManager &pm);
+
+/// Every sift op becomes linalg/scf/arith/math/tensor code on tensors, and
+/// operand extents that must agree are checked at run time.
+void addSiftToLinalgStage(OpPassManager &pm);
+
+/// Elementwise producers fused into their consumers; float sums in blocked
+/// order with `reductionLanes` lanes (0: in sequence).
+void addTensorFusionStage(OpPassManager &pm, int64_t reductionLanes);
+
+/// Tensors to buffers over the whole module, identity layouts at function
+/// boundaries, every temporary freed and returned buffers caller-owned.
+void addBufferizationStage(OpPassManager &pm);
+
+} // namespace pipelines
+} // namespace sift
+} // namespace mlir
+
+#endif // SIFT_LIB_PIPELINES_STAGES_H

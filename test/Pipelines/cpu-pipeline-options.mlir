@@ -1,0 +1,46 @@
+// The options of --sift-cpu-pipeline reach the passes they configure.
+//
+// RUN: tensor-opt %s --sift-cpu-pipeline | FileCheck %s --check-prefix=DEFAULT
+// RUN: tensor-opt %s '--sift-cpu-pipeline=num-threads=3' | FileCheck %s --check-prefix=THREADS
+// RUN: tensor-opt %s '--sift-cpu-pipeline=enable-openmp=false' | FileCheck %s --check-prefix=SERIAL
+// RUN: tensor-opt %s '--sift-cpu-pipeline=min-parallel-iterations=4' | FileCheck %s --check-prefix=MIN4
+// RUN: tensor-opt %s '--sift-cpu-pipeline=reduction-lanes=0' | FileCheck %s --check-prefix=SEQSUM
+
+// By default both dimensions of a 4x100 loop nest run on one OpenMP team
+// (4 rows are fewer than 32 parallel iterations), with the runtime's number
+// of threads; min-parallel-iterations=4 keeps only the rows parallel;
+// without OpenMP every loop runs on the calling thread.
+// DEFAULT-LABEL: llvm.func @add
+// DEFAULT: omp.parallel {
+// DEFAULT: omp.loop_nest (%{{.*}}, %{{.*}}) : i64
+// THREADS-LABEL: llvm.func @add
+// THREADS: %[[N:.*]] = llvm.mlir.constant(3 : i32) : i32
+// THREADS: omp.parallel num_threads(%[[N]] : i32)
+// SERIAL-LABEL: llvm.func @add
+// SERIAL-NOT: omp.
+// MIN4-LABEL: llvm.func @add
+// MIN4: omp.loop_nest (%{{[^,]*}}) : i64
+func.func @add(%a: tensor<4x100xf32>, %b: tensor<4x100xf32>) -> tensor<4x100xf32> {
+  %c = arith.addf %a, %b : tensor<4x100xf32>
+  return %c : tensor<4x100xf32>
+}
+
+// A float sum of 4096 values is blocked into 256 lanes unless
+// reduction-lanes=0.
+// DEFAULT-LABEL: llvm.func @sum
+// DEFAULT: llvm.mlir.constant(256 : index)
+// SEQSUM-LABEL: llvm.func @sum
+// MIN4-LABEL: llvm.func @sum
+// SEQSUM-NOT: 256
+// SEQSUM: llvm.return
+func.func @sum(%a: tensor<4096xf32>) -> tensor<f32> {
+  %zero = arith.constant 0.0 : f32
+  %init = tensor.empty() : tensor<f32>
+  %acc = linalg.fill ins(%zero : f32) outs(%init : tensor<f32>) -> tensor<f32>
+  %s = linalg.reduce ins(%a : tensor<4096xf32>) outs(%acc : tensor<f32>) dimensions = [0]
+    (%x: f32, %y: f32) {
+      %z = arith.addf %x, %y : f32
+      linalg.yield %z : f32
+    }
+  return %s : tensor<f32>
+}

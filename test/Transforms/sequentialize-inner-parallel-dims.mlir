@@ -1,0 +1,51 @@
+// --sift-sequentialize-inner-parallel-dims: only the outer dimensions of
+// loop nests run in parallel.
+//
+// RUN: tensor-opt %s -split-input-file --sift-sequentialize-inner-parallel-dims | FileCheck %s
+// RUN: tensor-opt %s -split-input-file --sift-sequentialize-inner-parallel-dims=min-parallel-iterations=4 | FileCheck %s --check-prefix=MIN4
+
+// 64 rows are enough parallel iterations: the columns run sequentially
+// inside each; a unit dimension is dropped.
+// CHECK-LABEL: func.func @outer_only
+// CHECK: scf.parallel (%[[I:.*]]) = (%c0) to (%c64) step (%c1)
+// CHECK-NEXT: scf.for %[[J:.*]] = %c0 to %c100 step %c1
+// CHECK-NEXT: memref.load %{{.*}}[%[[I]], %c0, %[[J]]]
+func.func @outer_only(%a: memref<64x1x100xf32>, %b: memref<64x1x100xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c100 = arith.constant 100 : index
+  scf.parallel (%i, %u, %j) = (%c0, %c0, %c0) to (%c64, %c1, %c100) step (%c1, %c1, %c1) {
+    %x = memref.load %a[%i, %u, %j] : memref<64x1x100xf32>
+    memref.store %x, %b[%i, %u, %j] : memref<64x1x100xf32>
+  }
+  return
+}
+
+// -----
+
+// 4 rows are too few: the first two dimensions stay parallel. A parallel
+// loop nested in another runs sequentially.
+// CHECK-LABEL: func.func @two_dims_and_nested
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%c4, %c100) step (%c1, %c1)
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for %{{.*}} = %c0 to %c100 step %c1
+// With min-parallel-iterations=4, the 4 rows are enough.
+// MIN4-LABEL: func.func @two_dims_and_nested
+// MIN4: scf.parallel (%{{.*}}) = (%c0) to (%c4) step (%c1) {
+// MIN4-NEXT: scf.for %{{.*}} = %c0 to %c100 step %c1
+// MIN4-NEXT: scf.for %{{.*}} = %c0 to %c100 step %c1
+// MIN4-NOT: scf.parallel
+func.func @two_dims_and_nested(%a: memref<4x100x100xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c100 = arith.constant 100 : index
+  %f = arith.constant 1.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c100) step (%c1, %c1) {
+    scf.parallel (%k) = (%c0) to (%c100) step (%c1) {
+      memref.store %f, %a[%i, %j, %k] : memref<4x100x100xf32>
+    }
+  }
+  return
+}
