@@ -7,7 +7,10 @@
 #include "sift/Dialect/Sift/Analysis/SizeBounds.h"
 #include "sift/Dialect/Sift/Transforms/Passes.h"
 
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+
+#include <string>
 
 namespace mlir {
 namespace sift {
@@ -21,12 +24,29 @@ using namespace mlir;
 namespace {
 struct SiftReportBoundsPass
     : public sift::impl::SiftReportBoundsBase<SiftReportBoundsPass> {
+  using Base::Base;
+
+  /// `size in [lo, hi]` for an index-typed `result` (either end `?` when
+  /// the analysis has none).
+  static void reportSize(sift::SizeBounds &bounds, OpResult result) {
+    auto show = [](std::optional<int64_t> b) {
+      return b ? std::to_string(*b) : std::string("?");
+    };
+    result.getOwner()->emitRemark()
+        << "result #" << result.getResultNumber() << " size in ["
+        << show(bounds.lower(result)) << ", " << show(bounds.upper(result))
+        << "]";
+  }
+
   // The bounds --sift-staticize pads to: the same analysis, per function.
   void runOnOperation() override {
-    getOperation().walk([](FunctionOpInterface func) {
+    getOperation().walk([&](FunctionOpInterface func) {
       sift::SizeBounds bounds;
       func.walk([&](Operation *op) {
         for (OpResult result : op->getResults()) {
+          if (sizes && result.getType().isIndex() &&
+              !matchPattern(result, m_Constant()))
+            reportSize(bounds, result);
           auto type = dyn_cast<RankedTensorType>(result.getType());
           if (!type || type.hasStaticShape())
             continue;

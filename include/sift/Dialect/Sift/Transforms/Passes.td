@@ -68,15 +68,23 @@ def SiftReportBounds : Pass<"sift-report-bounds", "ModuleOp"> {
   let summary = "Report the static upper bound of every dynamic dimension";
   let description = [{
     For every op result of a ranked tensor type, and every dynamic dimension
-    of it, derives a constant upper bound from the program with MLIR's
-    `ValueBoundsConstraintSet` (the sift ops implement
+    of it, reports the constant upper bound `--sift-staticize` pads it to,
+    as a remark at the op: `result #0 dim 0 <= 1000`. The bounds come from
+    the SizeBounds analysis (sift/Dialect/Sift/Analysis/SizeBounds.h):
+    MLIR's `ValueBoundsConstraintSet` (the sift ops implement
     `ValueBoundsOpInterface`: a selection has at most as many rows as it has
     candidates, a permutation of `n` has `n` elements, gathers and sorts keep
-    their operands' sizes) and reports it as a remark at the op:
-    `result #0 dim 0 <= 1000`. A dimension with no derivable bound gets a
-    warning. These are the bounds `--sift-staticize` pads to. The pass
-    changes nothing.
+    their operands' sizes), then an interval evaluation of the size
+    arithmetic it does not model (min/max/select of sizes, divisions, case
+    splits). A dimension with no derivable bound gets a warning. With
+    `sizes`, every index-typed result gets a remark with its interval too
+    (`size in [0, 10]`): the test view that pins the analysis's rules. The
+    pass changes nothing.
   }];
+  let options = [
+    Option<"sizes", "sizes", "bool", /*default=*/"false",
+           "Also report the interval of every index-typed result">
+  ];
 }
 
 def SiftBatch : Pass<"sift-batch", "ModuleOp"> {
