@@ -1,0 +1,221 @@
+//===- ControlFlow.cpp - Batch rules of scf.if and scf.for ----------------===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+// `scf.if` on a batched condition evaluates both branches and selects per
+// row; on an unbatched one it stays a branch. `scf.for` with unbatched bounds
+// keeps its loop, its carried values batched where needed (found by a
+// fixpoint over the body).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Batcher.h"
+
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::sift;
+using namespace mlir::sift::batch;
+
+FailureOr<SmallVector<Value>> Batcher::batchRegion(OpBuilder &b,
+                                                   Block &source) {
+  if (failed(batchOps(b, source)))
+    return failure();
+  SmallVector<Value> yielded;
+  for (Value v : source.getTerminator()->getOperands())
+    yielded.push_back(lookup(v));
+  return yielded;
+}
+
+//===----------------------------------------------------------------------===//
+// scf.if
+//===----------------------------------------------------------------------===//
+
+LogicalResult Batcher::batchScfIf(OpBuilder &b, scf::IfOp op) {
+  if (!isBatched(op.getCondition()))
+    return batchScfIfShared(b, op);
+  return batchScfIfPerRow(b, op);
+}
+
+/// The same branch for every row; a result is per row when either branch
+/// yields a per-row value.
+LogicalResult Batcher::batchScfIfShared(OpBuilder &b, scf::IfOp op) {
+  Location loc = op.getLoc();
+  auto newIf = scf::IfOp::create(b, loc, TypeRange{}, lookup(op.getCondition()),
+                                 /*withElseRegion=*/op.elseBlock() != nullptr);
+  SmallVector<SmallVector<Value>> yields;
+  for (Region *region : {&op.getThenRegion(), &op.getElseRegion()}) {
+    if (region->empty())
+      continue;
+    Block &target = region == &op.getThenRegion()
+                        ? newIf.getThenRegion().front()
+                        : newIf.getElseRegion().front();
+    if (!target.empty() && target.back().hasTrait<OpTrait::IsTerminator>())
+      target.back().erase();
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(&target);
+    FailureOr<SmallVector<Value>> values = batchRegion(b, region->front());
+    if (failed(values))
+      return failure();
+    yields.push_back(*values);
+  }
+  SmallVector<Type> types;
+  SmallVector<bool> perRow;
+  for (auto [i, result] : llvm::enumerate(op.getResults())) {
+    bool any = llvm::any_of(
+        yields, [&](auto &values) { return batched.contains(values[i]); });
+    perRow.push_back(any);
+    types.push_back(any ? batchedType(result.getType()) : result.getType());
+  }
+  Region *newRegions[] = {&newIf.getThenRegion(), &newIf.getElseRegion()};
+  for (auto [k, region] : llvm::enumerate(newRegions)) {
+    if (region->empty())
+      continue;
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(&region->front());
+    SmallVector<Value> values;
+    for (auto [i, v] : llvm::enumerate(yields[k]))
+      values.push_back(perRow[i] && !batched.contains(v) ? broadcast(b, loc, v)
+                                                         : v);
+    scf::YieldOp::create(b, loc, values);
+  }
+  // Re-create the op with its result types, moving the regions over.
+  auto typed = scf::IfOp::create(b, loc, types, newIf.getCondition(),
+                                 /*withElseRegion=*/false);
+  typed.getThenRegion().takeBody(newIf.getThenRegion());
+  typed.getElseRegion().takeBody(newIf.getElseRegion());
+  newIf.erase();
+  for (auto [i, result] : llvm::enumerate(op.getResults())) {
+    map.map(result, typed.getResult(i));
+    if (perRow[i])
+      batched.insert(typed.getResult(i));
+  }
+  return success();
+}
+
+/// A per-row condition: both branches run for every row, then each row
+/// takes its branch's values. Only side-effect free branches can do so.
+LogicalResult Batcher::batchScfIfPerRow(OpBuilder &b, scf::IfOp op) {
+  WalkResult effects = op->walk([&](Operation *inner) {
+    if (inner != op && !isa<scf::YieldOp>(inner) &&
+        !isMemoryEffectFree(inner)) {
+      inner->emitOpError("has side effects, so --sift-batch cannot run both "
+                         "branches of a per-row scf.if");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (effects.wasInterrupted())
+    return failure();
+  if (op.getNumResults() == 0)
+    return success();
+  FailureOr<SmallVector<Value>> thenValues =
+      batchRegion(b, op.getThenRegion().front());
+  if (failed(thenValues))
+    return failure();
+  FailureOr<SmallVector<Value>> elseValues =
+      batchRegion(b, op.getElseRegion().front());
+  if (failed(elseValues))
+    return failure();
+  // select(cond, then, else) per element, through the pointwise rule on a
+  // scratch select of the source types.
+  OpBuilder scratch(op);
+  for (auto [i, result] : llvm::enumerate(op.getResults())) {
+    auto select = arith::SelectOp::create(
+        scratch, op.getLoc(), op.getCondition(), op.thenYield().getOperand(i),
+        op.elseYield().getOperand(i));
+    LogicalResult selected = batchPointwise(b, select);
+    if (succeeded(selected))
+      map.map(result, lookup(select.getResult()));
+    select.erase();
+    if (failed(selected))
+      return failure();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// scf.for
+//===----------------------------------------------------------------------===//
+
+void Batcher::forgetValuesIn(Operation *op) {
+  op->walk([&](Operation *inner) {
+    for (Value v : inner->getResults())
+      batched.erase(v);
+    for (Region &region : inner->getRegions())
+      for (Block &block : region)
+        for (Value v : block.getArguments())
+          batched.erase(v);
+  });
+}
+
+/// The same loop for every row; a carried value is per row when its initial
+/// value or the value yielded for it is. That is a fixpoint: the body is
+/// batched again whenever a carried value turns out to be per row.
+LogicalResult Batcher::batchScfFor(OpBuilder &b, scf::ForOp op) {
+  if (isBatched(op.getLowerBound()) || isBatched(op.getUpperBound()) ||
+      isBatched(op.getStep()))
+    return op.emitOpError("has per-row bounds, which --sift-batch cannot "
+                          "batch (a loop of per-row trip counts)");
+  SmallVector<bool> perRow;
+  for (Value init : op.getInitArgs())
+    perRow.push_back(isBatched(init));
+  while (true) {
+    bool failedBody = false;
+    scf::ForOp loop = tryBatchScfFor(b, op, perRow, failedBody);
+    if (failedBody)
+      return failure();
+    if (!loop)
+      continue;
+    for (auto [result, value, isPerRow] :
+         llvm::zip_equal(op.getResults(), loop.getResults(), perRow)) {
+      map.map(result, value);
+      if (isPerRow)
+        batched.insert(value);
+    }
+    return success();
+  }
+}
+
+scf::ForOp Batcher::tryBatchScfFor(OpBuilder &b, scf::ForOp op,
+                                   SmallVector<bool> &perRow,
+                                   bool &failedBody) {
+  Location loc = op.getLoc();
+  SmallVector<Value> inits;
+  for (auto [init, isPerRow] : llvm::zip_equal(op.getInitArgs(), perRow))
+    inits.push_back(isPerRow ? batchedValue(b, loc, init) : lookup(init));
+  bool grew = false;
+  auto loop = scf::ForOp::create(
+      b, loc, lookup(op.getLowerBound()), lookup(op.getUpperBound()),
+      lookup(op.getStep()), inits,
+      [&](OpBuilder &nb, Location nloc, Value iv, ValueRange args) {
+        map.map(op.getInductionVar(), iv);
+        for (auto [arg, newArg, isPerRow] :
+             llvm::zip_equal(op.getRegionIterArgs(), args, perRow))
+          mapArgument(arg, newArg, isPerRow);
+        FailureOr<SmallVector<Value>> yielded = batchRegion(nb, *op.getBody());
+        if (failed(yielded)) {
+          failedBody = true;
+          scf::YieldOp::create(nb, nloc, args);
+          return;
+        }
+        SmallVector<Value> values;
+        for (auto [i, v] : llvm::enumerate(*yielded)) {
+          if (batched.contains(v) && !perRow[i]) {
+            perRow[i] = true;
+            grew = true;
+          }
+          values.push_back(
+              perRow[i] && !batched.contains(v) ? broadcast(nb, nloc, v) : v);
+        }
+        if (grew)
+          values.assign(args.begin(), args.end());
+        scf::YieldOp::create(nb, nloc, values);
+      });
+  if (!failedBody && !grew)
+    return loop;
+  // Forget the values of this attempt before they are erased.
+  forgetValuesIn(loop);
+  loop.erase();
+  return nullptr;
+}

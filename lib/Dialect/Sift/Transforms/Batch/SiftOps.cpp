@@ -1,0 +1,134 @@
+//===- SiftOps.cpp - Batch rules of the sift ops --------------------------===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+// The sift ops take their batched forms: axis attributes shift, a gather
+// from an unbatched source keeps its form, random ops and `sample_balanced`
+// take per-row seeds, `cross_entropy` reduces per row through `batch_dims`,
+// a static `randperm` becomes an argsort of per-row Philox words (its
+// definition).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Batcher.h"
+
+using namespace mlir;
+using namespace mlir::sift;
+using namespace mlir::sift::batch;
+
+/// A non-negative `dim` attribute of `clone` moves past the batch dimension.
+static void shiftDim(Operation *clone) {
+  auto dim = clone->getAttrOfType<IntegerAttr>("dim");
+  if (dim && dim.getInt() >= 0)
+    clone->setAttr("dim", IntegerAttr::get(dim.getType(), dim.getInt() + 1));
+}
+
+/// One more leading batch dimension in the `batch_dims` of `clone`.
+static void incrementBatchDims(Operation *clone) {
+  auto dims = clone->getAttrOfType<IntegerAttr>("batch_dims");
+  int64_t value = dims ? dims.getInt() : 0;
+  clone->setAttr(
+      "batch_dims",
+      IntegerAttr::get(IntegerType::get(clone->getContext(), 64), value + 1));
+}
+
+/// A per-row seed or offset stays as it is; an unbatched tensor one is
+/// broadcast so it keeps covering the same rows.
+Value Batcher::perRowSeed(OpBuilder &b, Location loc, Value v) {
+  if (!v)
+    return v;
+  if (isBatched(v) || isScalar(v.getType()))
+    return lookup(v);
+  return batchedValue(b, loc, v);
+}
+
+LogicalResult Batcher::batchCountOrCompact(OpBuilder &b, Operation *op) {
+  cloneBatched(b, op, batchedValue(b, op->getLoc(), op->getOperand(0)));
+  return success();
+}
+
+LogicalResult Batcher::batchAlongDim(OpBuilder &b, Operation *op) {
+  shiftDim(
+      cloneBatched(b, op, batchedValue(b, op->getLoc(), op->getOperand(0))));
+  return success();
+}
+
+LogicalResult Batcher::batchGather(OpBuilder &b, GatherOp op) {
+  Value source = lookup(op.getSource());
+  Value indices = lookup(op.getIndices());
+  if (!batched.contains(source) && op.getBatchDims() == 0) {
+    // Per-row indices into a shared source: the same op.
+    cloneBatched(b, op, {source, indices});
+    return success();
+  }
+  Location loc = op.getLoc();
+  incrementBatchDims(cloneBatched(b, op,
+                                  {batchedValue(b, loc, op.getSource()),
+                                   batchedValue(b, loc, op.getIndices())}));
+  return success();
+}
+
+LogicalResult Batcher::batchRandom(OpBuilder &b, Operation *op, Value seed,
+                                   Value offset) {
+  Location loc = op->getLoc();
+  SmallVector<Value> operands{perRowSeed(b, loc, seed)};
+  if (offset)
+    operands.push_back(perRowSeed(b, loc, offset));
+  cloneBatched(b, op, operands);
+  return success();
+}
+
+LogicalResult Batcher::batchSampleBalanced(OpBuilder &b, SampleBalancedOp op) {
+  // Row (p, q) of a per-row seed uses stream offset + q: with scalar seeds
+  // every row of the batch would take the next stream instead of the
+  // per-sample function's.
+  Location loc = op.getLoc();
+  Value seed = perRowSeed(b, loc, op.getSeed());
+  Value offset = perRowSeed(b, loc, op.getOffset());
+  if (!isa<RankedTensorType>(seed.getType()) &&
+      !(offset && isa<RankedTensorType>(offset.getType())))
+    seed = batchedValue(b, loc, op.getSeed());
+  SmallVector<Value> operands{batchedValue(b, loc, op.getLabels()), seed};
+  if (offset)
+    operands.push_back(offset);
+  cloneBatched(b, op, operands);
+  return success();
+}
+
+LogicalResult Batcher::batchCrossEntropy(OpBuilder &b, CrossEntropyOp op) {
+  if (Value weight = op.getWeight(); weight && isBatched(weight))
+    return op->emitOpError("has per-row class weights, which "
+                           "--sift-batch cannot batch");
+  Location loc = op.getLoc();
+  SmallVector<Value> operands{batchedValue(b, loc, op.getLogits()),
+                              batchedValue(b, loc, op.getTargets())};
+  if (Value weight = op.getWeight())
+    operands.push_back(lookup(weight));
+  incrementBatchDims(cloneBatched(b, op, operands));
+  return success();
+}
+
+LogicalResult Batcher::batchRandperm(OpBuilder &b, RandpermOp op) {
+  // randperm(n) is the stable argsort of the first n words of its stream,
+  // compared as unsigned: with per-row streams, per row.
+  if (!op.getType().hasStaticShape() || isBatched(op.getN()))
+    return op->emitOpError("has a data-dependent result shape: run "
+                           "--sift-staticize before --sift-batch");
+  Location loc = op.getLoc();
+  int64_t n = op.getType().getDimSize(0);
+  Value seed = perRowSeed(b, loc, op.getSeed());
+  Value offset = perRowSeed(b, loc, op.getOffset());
+  auto bitsType = RankedTensorType::get({size, n}, b.getI32Type());
+  Value bits = RandomBitsOp::create(b, loc, bitsType, seed, offset);
+  auto wideType = RankedTensorType::get({size, n}, b.getI64Type());
+  Value keys = arith::ExtUIOp::create(b, loc, wideType, bits);
+  setBatched(op.getResult(), ArgsortOp::create(b, loc, wideType, keys,
+                                               /*dim=*/b.getI64IntegerAttr(1),
+                                               /*descending=*/nullptr));
+  return success();
+}
+
+LogicalResult Batcher::batchDataDependent(Operation *op) {
+  return op->emitOpError("has a data-dependent result shape: run "
+                         "--sift-staticize before --sift-batch");
+}
