@@ -1,5 +1,4 @@
-//===- InitAllSift.h - Every dialect and pass sift's drivers accept -*- C++
-//-*-===//
+//===- InitAllSift.h - Every dialect and pass of sift ----------*- C++ -*-===//
 //
 // Part of the sift project: static masked rewrites of data-dependent tensors.
 //

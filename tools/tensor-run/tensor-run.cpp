@@ -309,6 +309,149 @@ static void printSummary(llvm::raw_ostream &os, size_t index, const Tensor &t) {
   os << "]\n";
 }
 
+static llvm::Error error(const Twine &message) {
+  return llvm::createStringError(message);
+}
+
+/// The function to run: -e, else the only one, else @main.
+static llvm::Expected<std::string> chooseFunction(const jit::Engine &engine) {
+  if (!entry.empty())
+    return entry;
+  llvm::ArrayRef<jit::FunctionSignature> fns = engine.functions();
+  if (fns.size() == 1)
+    return fns[0].name;
+  if (llvm::any_of(fns, [](const jit::FunctionSignature &f) {
+        return f.name == "main";
+      }))
+    return std::string("main");
+  std::string names;
+  for (const jit::FunctionSignature &f : fns)
+    names += (names.empty() ? "" : ", ") + f.name;
+  return error("the module has " + Twine(fns.size()) +
+               " functions and none is @main: choose one with -e (" + names +
+               ")");
+}
+
+/// The scalar arguments given with --arg NAME=VALUE, by position.
+static llvm::Expected<std::vector<std::optional<jit::Scalar>>>
+parseScalarArgs(StringRef name, const jit::FunctionSignature &sig,
+                ArrayRef<std::string> names) {
+  std::vector<std::optional<jit::Scalar>> scalars(sig.inputs.size());
+  for (StringRef spec : scalarArgs) {
+    auto [key, value] = spec.split('=');
+    key = key.trim();
+    if (value.empty() && !spec.contains('='))
+      return error("--arg '" + spec + "': expected NAME=VALUE");
+    key.consume_front("%");
+    std::optional<size_t> index;
+    for (size_t i = 0; i < names.size(); ++i)
+      if (names[i] == key)
+        index = i;
+    unsigned number;
+    if (!index && !key.getAsInteger(10, number) && number < sig.inputs.size())
+      index = number;
+    if (!index)
+      return error("--arg '" + spec + "': @" + name +
+                   " has no argument named '" + key + "'");
+    const jit::ValueType &type = sig.inputs[*index];
+    std::string what = describeArg(*index, names[*index], type);
+    if (type.isTensor)
+      return error("--arg '" + spec + "': " + what +
+                   " is a tensor; give it with --input");
+    auto scalar = parseScalar(value, type.dtype, what);
+    if (!scalar)
+      return scalar.takeError();
+    scalars[*index] = *scalar;
+  }
+  return scalars;
+}
+
+/// A random scalar of `dtype` (floats in [0, 1), integers in [0, 15]).
+static jit::Scalar randomScalar(DType dtype, std::mt19937_64 &rng) {
+  if (jit::isFloat(dtype))
+    return jit::Scalar::ofFloat(
+        std::uniform_real_distribution<double>(0, 1)(rng), dtype);
+  return jit::Scalar::ofInt(std::uniform_int_distribution<int64_t>(
+                                0, dtype == DType::Bool ? 1 : 15)(rng),
+                            dtype);
+}
+
+/// The call's arguments: scalars from --arg, tensors from --input in order,
+/// the rest random with --random. `tensors` owns the tensors the arguments
+/// view.
+static llvm::Expected<std::vector<jit::Argument>>
+buildArguments(StringRef name, const jit::FunctionSignature &sig,
+               ArrayRef<std::string> names, std::vector<Tensor> &tensors) {
+  auto scalars = parseScalarArgs(name, sig, names);
+  if (!scalars)
+    return scalars.takeError();
+  size_t numTensors = llvm::count_if(
+      sig.inputs, [](const jit::ValueType &t) { return t.isTensor; });
+  if (inputs.size() > numTensors)
+    return error(Twine(inputs.size()) + " --input files for " +
+                 Twine(numTensors) + " tensor argument(s) of @" + name);
+  std::mt19937_64 rng(seed);
+  tensors.reserve(sig.inputs.size());
+  std::vector<jit::Argument> args;
+  size_t nextInput = 0;
+  for (auto [i, type] : llvm::enumerate(sig.inputs)) {
+    std::string what = describeArg(i, names[i], type);
+    std::optional<jit::Scalar> &scalar = (*scalars)[i];
+    if (!type.isTensor) {
+      if (!scalar) {
+        if (!randomInputs)
+          return error(what + " has no value: give --arg " +
+                       (names[i].empty() ? std::to_string(i) : names[i]) +
+                       "=VALUE or --random");
+        scalar = randomScalar(type.dtype, rng);
+      }
+      args.emplace_back(*scalar);
+      continue;
+    }
+    if (nextInput < inputs.size()) {
+      auto tensor = npy::readFile(inputs[nextInput++]);
+      if (!tensor)
+        return tensor.takeError();
+      tensors.push_back(std::move(*tensor));
+    } else if (randomInputs) {
+      auto tensor = randomTensor(type, what, rng);
+      if (!tensor)
+        return tensor.takeError();
+      tensors.push_back(std::move(*tensor));
+    } else {
+      return error(what + " has no input: give --input FILE.npy or --random");
+    }
+    args.emplace_back(tensors.back());
+  }
+  return args;
+}
+
+/// Writes result<i>.npy for each result into --output-dir.
+static llvm::Error writeResults(ArrayRef<Tensor> results) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
+    return error("cannot create '" + outputDir + "': " + ec.message());
+  for (auto [i, t] : llvm::enumerate(results)) {
+    llvm::SmallString<128> path(outputDir);
+    llvm::sys::path::append(path, "result" + Twine(i) + ".npy");
+    if (llvm::Error e = npy::writeFile(path, t))
+      return e;
+    llvm::outs() << "wrote " << path << "\n";
+  }
+  return llvm::Error::success();
+}
+
+static void printTimes(std::vector<double> times, double compileMs) {
+  std::sort(times.begin(), times.end());
+  double median =
+      times.size() % 2
+          ? times[times.size() / 2]
+          : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
+  llvm::outs() << llvm::format("time per call: min %.3f ms, median %.3f ms "
+                               "(%u calls)\n",
+                               times.front(), median, repeat.getValue());
+  llvm::outs() << llvm::format("compile time: %.1f ms\n", compileMs);
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -344,115 +487,25 @@ int main(int argc, char **argv) {
                          std::chrono::steady_clock::now() - compileStart)
                          .count();
 
-  // The function: -e, else the only one, else @main.
-  std::string name = entry;
-  if (name.empty()) {
-    llvm::ArrayRef<jit::FunctionSignature> fns = (*engine)->functions();
-    if (fns.size() == 1) {
-      name = fns[0].name;
-    } else if (llvm::any_of(fns, [](const jit::FunctionSignature &f) {
-                 return f.name == "main";
-               })) {
-      name = "main";
-    } else {
-      std::string names;
-      for (const jit::FunctionSignature &f : fns)
-        names += (names.empty() ? "" : ", ") + f.name;
-      return fail("the module has " + Twine(fns.size()) +
-                  " functions and none is @main: choose one with -e (" + names +
-                  ")");
-    }
-  }
-  auto fn = (*engine)->lookup(name);
+  auto name = chooseFunction(**engine);
+  if (!name)
+    return fail(name.takeError());
+  auto fn = (*engine)->lookup(*name);
   if (!fn)
     return fail(fn.takeError());
   const jit::FunctionSignature &sig = fn->signature();
   std::vector<std::string> names =
-      argumentNames(source, name, sig.inputs.size());
-
-  // Scalars from --arg NAME=VALUE.
-  std::vector<std::optional<jit::Scalar>> scalars(sig.inputs.size());
-  for (StringRef spec : scalarArgs) {
-    auto [key, value] = spec.split('=');
-    key = key.trim();
-    if (value.empty() && !spec.contains('='))
-      return fail("--arg '" + spec + "': expected NAME=VALUE");
-    key.consume_front("%");
-    std::optional<size_t> index;
-    for (size_t i = 0; i < names.size(); ++i)
-      if (names[i] == key)
-        index = i;
-    unsigned number;
-    if (!index && !key.getAsInteger(10, number) && number < sig.inputs.size())
-      index = number;
-    if (!index)
-      return fail("--arg '" + spec + "': @" + name +
-                  " has no argument named '" + key + "'");
-    const jit::ValueType &type = sig.inputs[*index];
-    std::string what = describeArg(*index, names[*index], type);
-    if (type.isTensor)
-      return fail("--arg '" + spec + "': " + what +
-                  " is a tensor; give it with --input");
-    auto scalar = parseScalar(value, type.dtype, what);
-    if (!scalar)
-      return fail(scalar.takeError());
-    scalars[*index] = *scalar;
-  }
-
-  // Tensors from --input, in order; the rest random with --random.
-  size_t numTensors = llvm::count_if(
-      sig.inputs, [](const jit::ValueType &t) { return t.isTensor; });
-  if (inputs.size() > numTensors)
-    return fail(Twine(inputs.size()) + " --input files for " +
-                Twine(numTensors) + " tensor argument(s) of @" + name);
-  std::mt19937_64 rng(seed);
+      argumentNames(source, *name, sig.inputs.size());
   std::vector<Tensor> tensors;
-  tensors.reserve(sig.inputs.size());
-  std::vector<jit::Argument> args;
-  size_t nextInput = 0;
-  for (auto [i, type] : llvm::enumerate(sig.inputs)) {
-    std::string what = describeArg(i, names[i], type);
-    if (!type.isTensor) {
-      if (!scalars[i]) {
-        if (!randomInputs)
-          return fail(what + " has no value: give --arg " +
-                      (names[i].empty() ? std::to_string(i) : names[i]) +
-                      "=VALUE or --random");
-        jit::Scalar s =
-            jit::isFloat(type.dtype)
-                ? jit::Scalar::ofFloat(
-                      std::uniform_real_distribution<double>(0, 1)(rng),
-                      type.dtype)
-                : jit::Scalar::ofInt(
-                      std::uniform_int_distribution<int64_t>(
-                          0, type.dtype == DType::Bool ? 1 : 15)(rng),
-                      type.dtype);
-        scalars[i] = s;
-      }
-      args.emplace_back(*scalars[i]);
-      continue;
-    }
-    if (nextInput < inputs.size()) {
-      auto tensor = npy::readFile(inputs[nextInput++]);
-      if (!tensor)
-        return fail(tensor.takeError());
-      tensors.push_back(std::move(*tensor));
-    } else if (randomInputs) {
-      auto tensor = randomTensor(type, what, rng);
-      if (!tensor)
-        return fail(tensor.takeError());
-      tensors.push_back(std::move(*tensor));
-    } else {
-      return fail(what + " has no input: give --input FILE.npy or --random");
-    }
-    args.emplace_back(tensors.back());
-  }
+  auto args = buildArguments(*name, sig, names, tensors);
+  if (!args)
+    return fail(args.takeError());
 
   std::vector<Tensor> results;
   std::vector<double> times;
   for (unsigned r = 0; r < repeat; ++r) {
     auto start = std::chrono::steady_clock::now();
-    auto out = fn->call(args);
+    auto out = fn->call(*args);
     auto stop = std::chrono::steady_clock::now();
     if (!out)
       return fail(out.takeError());
@@ -462,31 +515,14 @@ int main(int argc, char **argv) {
       results = std::move(*out);
   }
 
-  llvm::outs() << "@" << name << ": " << sig.inputs.size() << " argument(s), "
+  llvm::outs() << "@" << *name << ": " << sig.inputs.size() << " argument(s), "
                << results.size() << " result(s)\n";
   for (auto [i, t] : llvm::enumerate(results))
     printSummary(llvm::outs(), i, t);
-  if (!outputDir.empty()) {
-    if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
-      return fail("cannot create '" + outputDir + "': " + ec.message());
-    for (auto [i, t] : llvm::enumerate(results)) {
-      llvm::SmallString<128> path(outputDir);
-      llvm::sys::path::append(path, "result" + Twine(i) + ".npy");
-      if (llvm::Error e = npy::writeFile(path, t))
-        return fail(std::move(e));
-      llvm::outs() << "wrote " << path << "\n";
-    }
-  }
-  if (repeat > 1) {
-    std::sort(times.begin(), times.end());
-    double median =
-        times.size() % 2
-            ? times[times.size() / 2]
-            : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
-    llvm::outs() << llvm::format("time per call: min %.3f ms, median %.3f ms "
-                                 "(%u calls)\n",
-                                 times.front(), median, repeat.getValue());
-    llvm::outs() << llvm::format("compile time: %.1f ms\n", compileMs);
-  }
+  if (!outputDir.empty())
+    if (llvm::Error e = writeResults(results))
+      return fail(std::move(e));
+  if (repeat > 1)
+    printTimes(std::move(times), compileMs);
   return 0;
 }

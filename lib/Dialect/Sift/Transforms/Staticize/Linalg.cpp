@@ -62,13 +62,124 @@ static Operation *separableCombiner(linalg::LinalgOp op, unsigned i) {
   return combiner;
 }
 
+namespace {
+/// The loops of a linalg op over padded rows: the loop dimension of each
+/// padded operand's rows, and one static extent per loop dimension (-1 where
+/// no operand says).
+struct PaddedLoops {
+  DenseMap<OpOperand *, int64_t> rowDimOf;
+  SmallVector<int64_t> extent;
+};
+} // namespace
+
+/// Each loop dimension that runs over padded rows gets one static extent: a
+/// static operand's extent on it when there is one (the dynamic program
+/// requires the sizes to agree), else the smallest padded bound.
+static FailureOr<PaddedLoops> padLoops(linalg::LinalgOp op,
+                                       const DenseMap<Value, Padded> &padded) {
+  PaddedLoops loops;
+  loops.extent.assign(op.getNumLoops(), -1);
+  SmallVector<bool> fromStatic(op.getNumLoops(), false);
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+    if (!type)
+      continue;
+    if (padded.count(operand.get())) {
+      auto rowDim = dyn_cast<AffineDimExpr>(map.getResult(0));
+      if (!rowDim)
+        return op->emitOpError("indexes the rows of a data-dependent tensor "
+                               "with a non-trivial expression, which "
+                               "--sift-staticize does not support");
+      loops.rowDimOf[&operand] = rowDim.getPosition();
+      continue;
+    }
+    for (auto [d, expr] : llvm::enumerate(map.getResults()))
+      if (auto dim = dyn_cast<AffineDimExpr>(expr);
+          dim && !type.isDynamicDim(d)) {
+        loops.extent[dim.getPosition()] = type.getDimSize(d);
+        fromStatic[dim.getPosition()] = true;
+      }
+  }
+  for (auto [operand, d] : loops.rowDimOf) {
+    int64_t bound = padded.lookup(operand->get()).bound;
+    int64_t &extent = loops.extent[d];
+    if (!fromStatic[d])
+      extent = extent < 0 ? bound : std::min(extent, bound);
+  }
+  return loops;
+}
+
+/// `op`'s loop nest as a generic on `inputs` and `inits` plus one validity
+/// input per mask of `guards` (`{loop dim, mask}`); padding rows leave the
+/// outputs as they were.
+static Operation *
+buildGuardedGeneric(ImplicitLocOpBuilder &b, linalg::LinalgOp op,
+                    ValueRange inputs, ValueRange inits, TypeRange resultTypes,
+                    ArrayRef<std::pair<int64_t, Value>> guards) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<AffineMap> newMaps(maps.begin(),
+                                 maps.begin() + op.getNumDpsInputs());
+  SmallVector<Value> newInputs(inputs);
+  for (auto [d, mask] : guards) {
+    newInputs.push_back(mask);
+    newMaps.push_back(AffineMap::get(op.getNumLoops(), 0, b.getAffineDimExpr(d),
+                                     b.getContext()));
+  }
+  newMaps.append(maps.begin() + op.getNumDpsInputs(), maps.end());
+  Block *body = op.getBlock();
+  unsigned numInputs = op.getNumDpsInputs(), numGuards = guards.size();
+  return linalg::GenericOp::create(
+      b, resultTypes, newInputs, inits, newMaps, op.getIteratorTypesArray(),
+      [&](OpBuilder &nb, Location loc, ValueRange args) {
+        IRMapping mapping;
+        for (unsigned i = 0; i < numInputs; ++i)
+          mapping.map(body->getArgument(i), args[i]);
+        for (unsigned i = 0; i < op.getNumDpsInits(); ++i)
+          mapping.map(body->getArgument(numInputs + i),
+                      args[numInputs + numGuards + i]);
+        // `acc = combine(acc, e)` becomes `combine(acc, valid ? e :
+        // identity)`, which stays a plain reduction (later passes can
+        // reassociate it); any other body keeps `acc` on padding rows.
+        SmallVector<Operation *> combiners = llvm::map_to_vector(
+            llvm::seq<unsigned>(0, op.getNumDpsInits()),
+            [&](unsigned i) { return separableCombiner(op, i); });
+        for (Operation &nested : body->without_terminator())
+          if (!llvm::is_contained(combiners, &nested))
+            nb.clone(nested, mapping);
+        Value valid = args[numInputs];
+        for (unsigned g = 1; g < numGuards; ++g)
+          valid = arith::AndIOp::create(nb, loc, valid, args[numInputs + g]);
+        SmallVector<Value> yielded;
+        for (auto [i, y] :
+             llvm::enumerate(body->getTerminator()->getOperands())) {
+          Value acc = args[numInputs + numGuards + i];
+          if (Operation *combiner = combiners[i]) {
+            BlockArgument oldAcc = op.getRegionOutputArgs()[i];
+            unsigned pos = combiner->getOperand(0) == oldAcc ? 1 : 0;
+            Value identity = arith::ConstantOp::create(
+                nb, loc, reductionIdentity(combiner, acc.getType()));
+            Value contribution = arith::SelectOp::create(
+                nb, loc, valid,
+                mapping.lookupOrDefault(combiner->getOperand(pos)), identity);
+            IRMapping combine;
+            combine.map(oldAcc, acc);
+            combine.map(combiner->getOperand(pos), contribution);
+            yielded.push_back(nb.clone(*combiner, combine)->getResult(0));
+            continue;
+          }
+          yielded.push_back(arith::SelectOp::create(
+              nb, loc, valid, mapping.lookupOrDefault(y), acc));
+        }
+        linalg::YieldOp::create(nb, loc, yielded);
+      });
+}
+
 LogicalResult Staticizer::rewriteLinalg(ImplicitLocOpBuilder &b,
                                         linalg::LinalgOp op) {
   // A linalg op over data-dependent rows becomes the same op over the padded
-  // rows. Each loop dimension that runs over padded rows gets one static
-  // extent: a static operand's extent on it when there is one (the dynamic
-  // program requires the sizes to agree), else the smallest padded bound.
-  // Padding rows are then harmless by construction:
+  // rows, each loop dimension over padded rows at one static extent
+  // (padLoops). Padding rows are then harmless by construction:
   //  - a dimension the op reduces over padded rows gets a validity mask as
   //    an extra input, and the body keeps the running value on padding rows
   //    (`select(valid, body(...), acc)`), whatever the body computes;
@@ -76,40 +187,10 @@ LogicalResult Staticizer::rewriteLinalg(ImplicitLocOpBuilder &b,
   //  - a body that may trap sees 1 on padding rows instead of their values.
   if (!op.hasPureTensorSemantics())
     return op->emitOpError("on buffers is not supported by --sift-staticize");
+  FailureOr<PaddedLoops> loops = padLoops(op, padded);
+  if (failed(loops))
+    return failure();
   auto iterators = op.getIteratorTypesArray();
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  int64_t numLoops = op.getNumLoops();
-  // The loop dimension of each padded operand's rows.
-  DenseMap<OpOperand *, int64_t> rowDimOf;
-  SmallVector<int64_t> extent(numLoops, -1);
-  SmallVector<bool> fromStatic(numLoops, false);
-  for (OpOperand &operand : op->getOpOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(&operand);
-    auto type = dyn_cast<RankedTensorType>(operand.get().getType());
-    if (!type)
-      continue;
-    if (isMapped(operand.get())) {
-      auto rowDim = dyn_cast<AffineDimExpr>(map.getResult(0));
-      if (!rowDim)
-        return op->emitOpError("indexes the rows of a data-dependent tensor "
-                               "with a non-trivial expression, which "
-                               "--sift-staticize does not support");
-      rowDimOf[&operand] = rowDim.getPosition();
-      continue;
-    }
-    for (auto [d, expr] : llvm::enumerate(map.getResults()))
-      if (auto dim = dyn_cast<AffineDimExpr>(expr);
-          dim && !type.isDynamicDim(d)) {
-        extent[dim.getPosition()] = type.getDimSize(d);
-        fromStatic[dim.getPosition()] = true;
-      }
-  }
-  for (auto [operand, d] : rowDimOf) {
-    int64_t bound = padded[operand->get()].bound;
-    if (!fromStatic[d])
-      extent[d] = extent[d] < 0 ? bound : std::min(extent[d], bound);
-  }
-
   bool guardedBody = mayTrapOnPadding(op);
   SmallVector<Value> inputs, inits;
   // Validity masks of the padded rows reduced over: (loop dim, count).
@@ -117,14 +198,15 @@ LogicalResult Staticizer::rewriteLinalg(ImplicitLocOpBuilder &b,
   for (OpOperand &operand : op->getOpOperands()) {
     Value v = operand.get();
     bool isInput = op.isDpsInput(&operand);
-    auto it = rowDimOf.find(&operand);
-    if (it == rowDimOf.end()) {
+    auto it = loops->rowDimOf.find(&operand);
+    if (it == loops->rowDimOf.end()) {
       (isInput ? inputs : inits).push_back(v);
       continue;
     }
     int64_t d = it->second;
     Padded p = padded[v];
-    Padded fitted = {fitRows(b, p, extent[d]), p.count, extent[d]};
+    int64_t extent = loops->extent[d];
+    Padded fitted = {fitRows(b, p, extent), p.count, extent};
     Value replacement = fitted.padded;
     if (isInput && guardedBody)
       if (TypedAttr one = harmlessValue(
@@ -153,63 +235,10 @@ LogicalResult Staticizer::rewriteLinalg(ImplicitLocOpBuilder &b,
          llvm::zip(replacement->getResults(), resultTypes))
       result.setType(type);
   } else {
-    // The same loop nest as a generic with one validity input per reduced
-    // padded dimension; padding rows leave the outputs as they were.
-    SmallVector<AffineMap> newMaps(maps.begin(),
-                                   maps.begin() + op.getNumDpsInputs());
-    SmallVector<Value> newInputs = inputs;
-    for (auto [d, count] : guards) {
-      newInputs.push_back(laneIsValid(b, extent[d], count));
-      newMaps.push_back(
-          AffineMap::get(numLoops, 0, b.getAffineDimExpr(d), b.getContext()));
-    }
-    newMaps.append(maps.begin() + op.getNumDpsInputs(), maps.end());
-    Block *body = op.getBlock();
-    unsigned numInputs = op.getNumDpsInputs(), numGuards = guards.size();
-    replacement = linalg::GenericOp::create(
-        b, resultTypes, newInputs, inits, newMaps, iterators,
-        [&](OpBuilder &nb, Location loc, ValueRange args) {
-          IRMapping mapping;
-          for (unsigned i = 0; i < numInputs; ++i)
-            mapping.map(body->getArgument(i), args[i]);
-          for (unsigned i = 0; i < op.getNumDpsInits(); ++i)
-            mapping.map(body->getArgument(numInputs + i),
-                        args[numInputs + numGuards + i]);
-          // `acc = combine(acc, e)` becomes `combine(acc, valid ? e :
-          // identity)`, which stays a plain reduction (later passes can
-          // reassociate it); any other body keeps `acc` on padding rows.
-          SmallVector<Operation *> combiners = llvm::map_to_vector(
-              llvm::seq<unsigned>(0, op.getNumDpsInits()),
-              [&](unsigned i) { return separableCombiner(op, i); });
-          for (Operation &nested : body->without_terminator())
-            if (!llvm::is_contained(combiners, &nested))
-              nb.clone(nested, mapping);
-          Value valid = args[numInputs];
-          for (unsigned g = 1; g < numGuards; ++g)
-            valid = arith::AndIOp::create(nb, loc, valid, args[numInputs + g]);
-          SmallVector<Value> yielded;
-          for (auto [i, y] :
-               llvm::enumerate(body->getTerminator()->getOperands())) {
-            Value acc = args[numInputs + numGuards + i];
-            if (Operation *combiner = combiners[i]) {
-              BlockArgument oldAcc = op.getRegionOutputArgs()[i];
-              unsigned pos = combiner->getOperand(0) == oldAcc ? 1 : 0;
-              Value identity = arith::ConstantOp::create(
-                  nb, loc, reductionIdentity(combiner, acc.getType()));
-              Value contribution = arith::SelectOp::create(
-                  nb, loc, valid,
-                  mapping.lookupOrDefault(combiner->getOperand(pos)), identity);
-              IRMapping combine;
-              combine.map(oldAcc, acc);
-              combine.map(combiner->getOperand(pos), contribution);
-              yielded.push_back(nb.clone(*combiner, combine)->getResult(0));
-              continue;
-            }
-            yielded.push_back(arith::SelectOp::create(
-                nb, loc, valid, mapping.lookupOrDefault(y), acc));
-          }
-          linalg::YieldOp::create(nb, loc, yielded);
-        });
+    SmallVector<std::pair<int64_t, Value>> masks;
+    for (auto [d, count] : guards)
+      masks.emplace_back(d, laneIsValid(b, loops->extent[d], count));
+    replacement = buildGuardedGeneric(b, op, inputs, inits, resultTypes, masks);
   }
   for (auto [i, orig] : llvm::enumerate(op->getResults())) {
     Value repl = replacement->getResult(i);
