@@ -15,6 +15,8 @@
 
 #include "sift/JIT/Engine.h"
 
+#include "Signature.h"
+
 #include "sift/Dialect/Sift/IR/SiftDialect.h"
 #include "sift/Dialect/Sift/Transforms/GuardedVerify.h"
 #include "sift/Dialect/Sift/Transforms/Passes.h"
@@ -69,86 +71,6 @@ using llvm::StringRef;
 using llvm::Twine;
 
 //===----------------------------------------------------------------------===//
-// Signatures
-//===----------------------------------------------------------------------===//
-
-std::string ValueType::str() const {
-  if (!isTensor)
-    return dtypeName(dtype).str();
-  std::string s = "tensor<";
-  for (int64_t d : shape)
-    s += (d < 0 ? std::string("?") : std::to_string(d)) + "x";
-  return s + dtypeName(dtype).str() + ">";
-}
-
-/// The DType of an MLIR element or scalar type, if this API supports it.
-static std::optional<DType> dtypeOf(mlir::Type type) {
-  if (type.isIndex())
-    return DType::I64;
-  if (auto intType = llvm::dyn_cast<mlir::IntegerType>(type)) {
-    if (intType.isUnsigned() && intType.getWidth() == 8)
-      return DType::U8;
-    if (intType.isUnsigned())
-      return std::nullopt;
-    switch (intType.getWidth()) {
-    case 1:
-      return DType::Bool;
-    case 8:
-      return DType::I8;
-    case 16:
-      return DType::I16;
-    case 32:
-      return DType::I32;
-    case 64:
-      return DType::I64;
-    default:
-      return std::nullopt;
-    }
-  }
-  if (type.isF32())
-    return DType::F32;
-  if (type.isF64())
-    return DType::F64;
-  return std::nullopt;
-}
-
-static std::string typeString(mlir::Type type) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  type.print(os);
-  return s;
-}
-
-/// Converts a parameter or result type; on failure returns why.
-static Expected<ValueType> convertType(mlir::Type type) {
-  ValueType vt;
-  if (auto tensorType = llvm::dyn_cast<mlir::RankedTensorType>(type)) {
-    if (tensorType.getEncoding())
-      return jit::makeError(ErrorCode::Unsupported,
-                            "tensors with an encoding are not supported: " +
-                                typeString(type));
-    std::optional<DType> dt = dtypeOf(tensorType.getElementType());
-    if (!dt)
-      return jit::makeError(ErrorCode::Unsupported,
-                            "unsupported element type in " + typeString(type));
-    vt.isTensor = true;
-    vt.dtype = *dt;
-    for (int64_t d : tensorType.getShape())
-      vt.shape.push_back(mlir::ShapedType::isDynamic(d) ? ValueType::kDynamic
-                                                        : d);
-    return vt;
-  }
-  if (std::optional<DType> dt = dtypeOf(type)) {
-    vt.dtype = *dt;
-    return vt;
-  }
-  return jit::makeError(ErrorCode::Unsupported,
-                        "unsupported type " + typeString(type) +
-                            " (ranked tensors and i1/i8/i16/i32/i64/index/"
-                            "f32/f64 scalars are)");
-}
-
-//===----------------------------------------------------------------------===//
 // Engine
 //===----------------------------------------------------------------------===//
 
@@ -160,39 +82,6 @@ struct jit::Engine::Impl {
 
 jit::Engine::Engine(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
 jit::Engine::~Engine() = default;
-
-/// The first element of the contiguous integer tensor `data` (n elements of
-/// `dtype`) outside [0, bound], as the error of argument `where`.
-static std::optional<std::string> checkBound(const void *data, int64_t n,
-                                             DType dtype, int64_t bound,
-                                             llvm::StringRef where) {
-  for (int64_t e = 0; e < n; ++e) {
-    int64_t v;
-    switch (dtype) {
-    case DType::I8:
-      v = static_cast<const int8_t *>(data)[e];
-      break;
-    case DType::I16:
-      v = static_cast<const int16_t *>(data)[e];
-      break;
-    case DType::I32:
-      v = static_cast<const int32_t *>(data)[e];
-      break;
-    case DType::I64:
-      v = static_cast<const int64_t *>(data)[e];
-      break;
-    default:
-      return std::nullopt; // No sizes in i1 or u8.
-    }
-    if (v < 0 || v > bound)
-      return (where + ": element " + llvm::Twine(e) + " is " + llvm::Twine(v) +
-              ", outside [0, " + llvm::Twine(bound) +
-              "] of its declared bound {sift.bound = " + llvm::Twine(bound) +
-              "}")
-          .str();
-  }
-  return std::nullopt;
-}
 
 /// One-time global set-up: the native target and the pass registry (for
 /// textual pipeline overrides).
@@ -258,7 +147,7 @@ static mlir::LogicalResult checkStaticSizes(mlir::ModuleOp module) {
       std::optional<int64_t> next =
           jit::checkedMul(bytes, std::max<int64_t>(d, 1));
       if (!next || *next > kMaxTensorBytes)
-        return "type " + typeString(type) +
+        return "type " + jit::typeString(type) +
                " is larger than any address space (" +
                std::to_string(kMaxTensorBytes) + " bytes)";
       bytes = *next;
@@ -362,47 +251,17 @@ jit::Engine::compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
 
   // Signatures come from the source functions, before lowering.
   auto impl = std::make_unique<jit::Engine::Impl>();
-  std::vector<FunctionSignature> signatures;
-  for (auto func : module->getOps<mlir::func::FuncOp>()) {
-    if (func.isDeclaration() || !func.isPublic())
-      continue;
-    FunctionSignature sig;
-    sig.name = func.getSymName().str();
-    std::string why;
-    auto collect = [&](llvm::ArrayRef<mlir::Type> types,
-                       std::vector<ValueType> &out, StringRef what) {
-      for (auto [i, type] : llvm::enumerate(types)) {
-        Expected<ValueType> vt = convertType(type);
-        if (!vt) {
-          std::string msg;
-          jit::consumeError(vt.takeError(), &msg);
-          if (why.empty())
-            why = (what + " " + Twine(i) + ": " + msg).str();
-          continue;
-        }
-        out.push_back(*vt);
-      }
-    };
-    collect(func.getArgumentTypes(), sig.inputs, "argument");
-    // Declared bounds of size arguments (scalars, or the per-row sizes of
-    // a batched function) are checked at every call.
-    for (auto [i, in] : llvm::enumerate(sig.inputs))
-      if (auto bound =
-              func.getArgAttrOfType<mlir::IntegerAttr>(i, "sift.bound"))
-        in.bound = bound.getInt();
-    collect(func.getResultTypes(), sig.results, "result");
-    if (!why.empty()) {
-      impl->unsupported[sig.name] = why;
-      continue;
-    }
-    // Inputs are host memory the caller still owns: compiled code must copy
-    // before writing, never write in place.
+  std::vector<FunctionSignature> signatures =
+      jit::readSignatures(*module, impl->unsupported);
+  // Inputs are host memory the caller still owns: compiled code must copy
+  // before writing, never write in place.
+  for (const FunctionSignature &sig : signatures) {
+    auto func = module->lookupSymbol<mlir::func::FuncOp>(sig.name);
     for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
       if (llvm::isa<mlir::TensorType>(type))
         func.setArgAttr(
             i, mlir::bufferization::BufferizationDialect::kWritableAttrName,
             mlir::BoolAttr::get(&context, false));
-    signatures.push_back(std::move(sig));
   }
 
   mlir::PassManager pm(&context, mlir::ModuleOp::getOperationName());
@@ -536,24 +395,6 @@ static size_t alignTo(size_t offset, size_t align) {
   return (offset + align - 1) / align * align;
 }
 
-/// Whether an integer fits in a dtype.
-static bool fitsIn(int64_t v, DType dtype) {
-  switch (dtype) {
-  case DType::Bool:
-    return v == 0 || v == 1;
-  case DType::I8:
-    return v >= INT8_MIN && v <= INT8_MAX;
-  case DType::U8:
-    return v >= 0 && v <= UINT8_MAX;
-  case DType::I16:
-    return v >= INT16_MIN && v <= INT16_MAX;
-  case DType::I32:
-    return v >= INT32_MIN && v <= INT32_MAX;
-  default:
-    return true;
-  }
-}
-
 /// Stores a scalar in the low bytes of an 8-byte slot (little-endian).
 static void storeScalar(uint64_t &slot, const jit::Scalar &s, DType to) {
   slot = 0;
@@ -608,64 +449,15 @@ jit::Function::call(llvm::ArrayRef<Argument> args) const {
   for (auto [i, arg] : llvm::enumerate(args)) {
     const ValueType &want = sig.inputs[i];
     std::string where = "argument " + std::to_string(i);
+    if (std::optional<std::string> why = jit::checkArgument(arg, want, where))
+      return fail(*why);
     if (!want.isTensor) {
-      if (arg.isTensor())
-        return fail(where + ": expected a scalar " + want.str() +
-                    ", got a tensor");
-      const Scalar &s = arg.scalar();
-      // Float parameters take any scalar (integers convert); integer
-      // parameters take integers that fit.
-      if (!jit::isFloat(want.dtype)) {
-        if (jit::isFloat(s.dtype))
-          return fail(where + ": expected an integer (" + want.str() +
-                      "), got " + dtypeName(s.dtype));
-        if (!fitsIn(s.i, want.dtype))
-          return fail(where + ": value " + Twine(s.i) + " does not fit in " +
-                      want.str());
-      }
-      if (want.bound && !jit::isFloat(want.dtype)) {
-        if (s.i < 0)
-          return fail(where + ": value " + Twine(s.i) +
-                      " is negative; its declared bound is {sift.bound = " +
-                      Twine(*want.bound) + "}");
-        if (s.i > *want.bound)
-          return fail(where + ": value " + Twine(s.i) +
-                      " exceeds its declared bound {sift.bound = " +
-                      Twine(*want.bound) + "}");
-      }
       uint64_t value;
-      storeScalar(value, s, want.dtype);
+      storeScalar(value, arg.scalar(), want.dtype);
       push(value);
       continue;
     }
-
-    if (!arg.isTensor())
-      return fail(where + ": expected " + want.str() + ", got a scalar " +
-                  dtypeName(arg.scalar().dtype));
     const TensorView &view = arg.view();
-    if (static_cast<unsigned>(view.dtype) > static_cast<unsigned>(DType::F64))
-      return fail(where + ": unknown dtype " +
-                  Twine(static_cast<int>(view.dtype)));
-    bool dtypeOk = view.dtype == want.dtype ||
-                   (want.dtype == DType::I8 && view.dtype == DType::U8);
-    if (!dtypeOk)
-      return fail(where + ": expected element type " + dtypeName(want.dtype) +
-                  " (" + want.str() + "), got " + dtypeName(view.dtype));
-    if (view.rank() != static_cast<int64_t>(want.shape.size()))
-      return fail(where + ": expected rank " + Twine(want.shape.size()) + " (" +
-                  want.str() + "), got rank " + Twine(view.rank()) +
-                  " with shape " + formatShape(view.shape));
-    if (llvm::Error e = view.check(where)) {
-      std::string msg;
-      jit::consumeError(std::move(e), &msg);
-      return fail(msg);
-    }
-    for (int64_t d = 0; d < view.rank(); ++d)
-      if (want.shape[d] != ValueType::kDynamic &&
-          want.shape[d] != view.shape[d])
-        return fail(where + ": expected shape " + formatShape(want.shape) +
-                    " (" + want.str() + "), got " + formatShape(view.shape) +
-                    " (dimension " + Twine(d) + ")");
     const void *data = view.data;
     int64_t n = view.numElements();
     if (n == 0)
@@ -685,10 +477,9 @@ jit::Function::call(llvm::ArrayRef<Argument> args) const {
       copies.push_back(std::move(*copy));
       data = copies.back().data();
     }
-    if (want.bound && !jit::isFloat(want.dtype))
-      if (std::optional<std::string> error =
-              checkBound(data, n, want.dtype, *want.bound, where))
-        return fail(*error);
+    if (std::optional<std::string> error =
+            jit::checkElementBound(data, n, want, where))
+      return fail(*error);
     uint64_t ptr = reinterpret_cast<uintptr_t>(data);
     push(ptr); // allocated
     push(ptr); // aligned
