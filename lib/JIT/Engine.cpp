@@ -15,6 +15,7 @@
 
 #include "sift/JIT/Engine.h"
 
+#include "CallingConvention.h"
 #include "Signature.h"
 
 #include "sift/Dialect/Sift/IR/SiftDialect.h"
@@ -253,16 +254,7 @@ jit::Engine::compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
   auto impl = std::make_unique<jit::Engine::Impl>();
   std::vector<FunctionSignature> signatures =
       jit::readSignatures(*module, impl->unsupported);
-  // Inputs are host memory the caller still owns: compiled code must copy
-  // before writing, never write in place.
-  for (const FunctionSignature &sig : signatures) {
-    auto func = module->lookupSymbol<mlir::func::FuncOp>(sig.name);
-    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
-      if (llvm::isa<mlir::TensorType>(type))
-        func.setArgAttr(
-            i, mlir::bufferization::BufferizationDialect::kWritableAttrName,
-            mlir::BoolAttr::get(&context, false));
-  }
+  jit::markInputsReadOnly(*module, signatures);
 
   mlir::PassManager pm(&context, mlir::ModuleOp::getOperationName());
   if (options.pipeline.empty()) {
@@ -375,135 +367,11 @@ jit::Engine::call(StringRef name, llvm::ArrayRef<Argument> args) const {
 // Calls
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// Size and alignment of a value of `type` in the LLVM struct the compiled
-/// function returns (x86-64/AArch64 data layouts: natural alignment).
-struct FieldLayout {
-  size_t size;
-  size_t align;
-};
-} // namespace
-
-static FieldLayout layoutOf(const ValueType &type) {
-  if (type.isTensor)
-    return {8 * (3 + 2 * type.shape.size()), 8};
-  size_t size = dtypeSize(type.dtype);
-  return {size, size};
-}
-
-static size_t alignTo(size_t offset, size_t align) {
-  return (offset + align - 1) / align * align;
-}
-
-/// Stores a scalar in the low bytes of an 8-byte slot (little-endian).
-static void storeScalar(uint64_t &slot, const jit::Scalar &s, DType to) {
-  slot = 0;
-  switch (to) {
-  case DType::F32: {
-    float f = jit::isFloat(s.dtype) ? static_cast<float>(s.f)
-                                    : static_cast<float>(s.i);
-    std::memcpy(&slot, &f, sizeof(f));
-    return;
-  }
-  case DType::F64: {
-    double d = jit::isFloat(s.dtype) ? s.f : static_cast<double>(s.i);
-    std::memcpy(&slot, &d, sizeof(d));
-    return;
-  }
-  default: {
-    int64_t v = s.i;
-    std::memcpy(&slot, &v, dtypeSize(to));
-    return;
-  }
-  }
-}
-
 Expected<std::vector<Tensor>>
 jit::Function::call(llvm::ArrayRef<Argument> args) const {
-  auto fail = [&](const Twine &msg) {
-    return makeError(ErrorCode::InvalidArgument,
-                     "function '" + sig.name + "': " + msg);
-  };
-  if (args.size() != sig.inputs.size())
-    return fail("expected " + Twine(sig.inputs.size()) + " argument(s), got " +
-                Twine(args.size()));
-
-  // Count the 8-byte slots of the expanded arguments so that `slots` never
-  // reallocates (the packed argument array points into it).
-  size_t numSlots = 0;
-  for (const ValueType &in : sig.inputs)
-    numSlots += in.isTensor ? 3 + 2 * in.shape.size() : 1;
-  std::vector<uint64_t> slots(numSlots, 0);
-  llvm::SmallVector<void *> packedArgs;
-  packedArgs.reserve(numSlots + 1);
-  std::vector<Tensor> copies; // contiguous copies of strided inputs
-  size_t slot = 0;
-  auto push = [&](uint64_t value) {
-    slots[slot] = value;
-    packedArgs.push_back(&slots[slot]);
-    ++slot;
-  };
-  // Pointers that stand in for null data of empty tensors.
-  static char emptyData[16];
-
-  for (auto [i, arg] : llvm::enumerate(args)) {
-    const ValueType &want = sig.inputs[i];
-    std::string where = "argument " + std::to_string(i);
-    if (std::optional<std::string> why = jit::checkArgument(arg, want, where))
-      return fail(*why);
-    if (!want.isTensor) {
-      uint64_t value;
-      storeScalar(value, arg.scalar(), want.dtype);
-      push(value);
-      continue;
-    }
-    const TensorView &view = arg.view();
-    const void *data = view.data;
-    int64_t n = view.numElements();
-    if (n == 0)
-      data = emptyData;
-    // Compiled code reads i1 bytes as 0 or 1 only; any other non-zero byte
-    // is true, as in NumPy: normalize into a copy where one occurs.
-    bool oddBools = false;
-    if (view.dtype == DType::Bool && n > 0 && view.isContiguous()) {
-      const auto *bytes = static_cast<const uint8_t *>(data);
-      for (int64_t e = 0; e < n && !oddBools; ++e)
-        oddBools = bytes[e] > 1;
-    }
-    if (n > 0 && (!view.isContiguous() || oddBools)) {
-      Expected<Tensor> copy = Tensor::copyOf(view);
-      if (!copy)
-        return copy.takeError();
-      copies.push_back(std::move(*copy));
-      data = copies.back().data();
-    }
-    if (std::optional<std::string> error =
-            jit::checkElementBound(data, n, want, where))
-      return fail(*error);
-    uint64_t ptr = reinterpret_cast<uintptr_t>(data);
-    push(ptr); // allocated
-    push(ptr); // aligned
-    push(0);   // offset
-    for (int64_t d : view.shape)
-      push(static_cast<uint64_t>(d));
-    for (int64_t s : contiguousStrides(view.shape))
-      push(static_cast<uint64_t>(s));
-  }
-
-  // The result storage: one struct (or a single value) in the natural layout.
-  llvm::SmallVector<size_t> offsets;
-  size_t size = 0, align = 1;
-  for (const ValueType &out : sig.results) {
-    FieldLayout l = layoutOf(out);
-    size = alignTo(size, l.align);
-    offsets.push_back(size);
-    size += l.size;
-    align = std::max(align, l.align);
-  }
-  std::vector<uint64_t> resultStorage(alignTo(size, 8) / 8 + 1, 0);
-  char *results = reinterpret_cast<char *>(resultStorage.data());
-  if (!sig.results.empty())
-    packedArgs.push_back(results);
+  PackedCall frame(sig);
+  if (llvm::Error e = frame.pack(args))
+    return std::move(e);
 
     // The runtime collects the errors of compiled code from every thread and
     // ends the call early when a buffer cannot be allocated.
@@ -511,76 +379,19 @@ jit::Function::call(llvm::ArrayRef<Argument> args) const {
   int64_t errorValues[3] = {0, 0, 0};
   // When it ended the call early, the results were never written: all
   // zeros, nothing to adopt.
-  int64_t errorCode = sift_rt_run(packed, packedArgs.data(), errorValues);
+  int64_t errorCode = sift_rt_run(packed, frame.arguments(), errorValues);
 #else
-  packed(packedArgs.data());
+  packed(frame.arguments());
 #endif
 
   // Adopt the returned buffers first, so that they are freed on every path.
-  // Results may share a buffer; each allocation gets one owner.
-  std::vector<Tensor> outputs;
-  llvm::DenseMap<void *, std::shared_ptr<void>> owners;
-  std::optional<llvm::Error> resultError;
-  auto setError = [&](llvm::Error e) {
-    if (!resultError)
-      resultError = std::move(e);
-    else
-      llvm::consumeError(std::move(e));
-  };
-  for (auto [r, out] : llvm::enumerate(sig.results)) {
-    char *base = results + offsets[r];
-    if (!out.isTensor) {
-      Expected<Tensor> t = Tensor::zeros(out.dtype, {});
-      if (!t) {
-        setError(t.takeError());
-        continue;
-      }
-      std::memcpy(t->data(), base, dtypeSize(out.dtype));
-      outputs.push_back(std::move(*t));
-      continue;
-    }
-    size_t rank = out.shape.size();
-    void *allocated, *aligned;
-    int64_t offset;
-    std::memcpy(&allocated, base, 8);
-    std::memcpy(&aligned, base + 8, 8);
-    std::memcpy(&offset, base + 16, 8);
-    llvm::SmallVector<int64_t> shape(rank), strides(rank);
-    std::memcpy(shape.data(), base + 24, 8 * rank);
-    std::memcpy(strides.data(), base + 24 + 8 * rank, 8 * rank);
-    std::shared_ptr<void> &owner = owners[allocated];
-    if (!owner && allocated)
-      owner = std::shared_ptr<void>(
-          allocated, [](void *p) { _mlir_memref_to_llvm_free(p); });
-    std::string what = "result " + std::to_string(r);
-    char *data = static_cast<char *>(aligned) +
-                 offset * static_cast<int64_t>(dtypeSize(out.dtype));
-    TensorView view(data, out.dtype, shape, strides);
-    if (llvm::Error e = view.check(what)) {
-      setError(std::move(e));
-      continue;
-    }
-    if (!aligned && view.numElements() > 0) {
-      setError(makeError(ErrorCode::RuntimeError, what + " has a null buffer"));
-      continue;
-    }
-    if (view.isContiguous()) {
-      outputs.push_back(Tensor::share(owner, data, out.dtype, shape));
-      continue;
-    }
-    Expected<Tensor> copy = Tensor::copyOf(view);
-    if (!copy) {
-      setError(copy.takeError());
-      continue;
-    }
-    outputs.push_back(std::move(*copy));
-  }
-  owners.clear();
+  Expected<std::vector<Tensor>> results =
+      frame.unpackResults([](void *p) { _mlir_memref_to_llvm_free(p); });
 
 #ifdef SIFT_JIT_HAS_RUNTIME
   if (errorCode) {
-    if (resultError)
-      llvm::consumeError(std::move(*resultError));
+    if (!results)
+      llvm::consumeError(results.takeError());
     char text[256];
     sift_rt_format_error(errorCode, errorValues, text, sizeof(text));
     if (errorCode == SIFT_RT_ERROR_OUT_OF_MEMORY)
@@ -590,12 +401,5 @@ jit::Function::call(llvm::ArrayRef<Argument> args) const {
                      "function '" + sig.name + "': runtime error: " + text);
   }
 #endif
-  if (resultError) {
-    std::string msg;
-    ErrorCode code = jit::consumeError(std::move(*resultError), &msg);
-    return makeError(code == ErrorCode::OutOfMemory ? code
-                                                    : ErrorCode::RuntimeError,
-                     "function '" + sig.name + "': " + msg);
-  }
-  return outputs;
+  return results;
 }
