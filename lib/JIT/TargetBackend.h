@@ -51,7 +51,8 @@ public:
 
   /// Calls a packed wrapper. An error (RuntimeError or OutOfMemory, its
   /// message without the function's name) when the compiled code reported
-  /// one; the results were then possibly never written (all zeros).
+  /// one; results it did not write stay all zeros, and the caller still
+  /// unpacks them so that the buffers it did return are freed.
   virtual llvm::Error invoke(PackedFunction fn, void **args) const = 0;
 
   /// How to free the buffers of returned tensors (the allocated pointer of a
