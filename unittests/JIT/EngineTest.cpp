@@ -701,3 +701,134 @@ func.func @check(%a: tensor<2xi64>, %bad: i1) -> tensor<2xi64> {
   ASSERT_OK(results);
   EXPECT_EQ((*results)[0].data<int64_t>()[1], 4);
 }
+
+//===----------------------------------------------------------------------===//
+// The calling convention (lib/JIT/CallingConvention.cpp)
+//===----------------------------------------------------------------------===//
+
+namespace {
+const char *kConventionProgram = R"mlir(
+func.func @negate0(%a: tensor<f32>) -> tensor<f32> {
+  %v = tensor.extract %a[] : tensor<f32>
+  %n = arith.negf %v : f32
+  %r = tensor.from_elements %n : tensor<f32>
+  return %r : tensor<f32>
+}
+
+func.func @mixed(%k: i8, %a: tensor<?xi16>, %x: f32)
+    -> (i8, tensor<?xi16>, i16, f64) {
+  %one = arith.constant 1 : i8
+  %k1 = arith.addi %k, %one : i8
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?xi16>
+  %e = tensor.empty(%n) : tensor<?xi16>
+  %d = linalg.add ins(%a, %a : tensor<?xi16>, tensor<?xi16>)
+                  outs(%e : tensor<?xi16>) -> tensor<?xi16>
+  %ni = arith.index_cast %n : index to i16
+  %xd = arith.extf %x : f32 to f64
+  %two = arith.constant 2.0 : f64
+  %x2 = arith.mulf %xd, %two : f64
+  return %k1, %d, %ni, %x2 : i8, tensor<?xi16>, i16, f64
+}
+
+func.func @row_sums2(%a: tensor<?x?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %a, %c0 : tensor<?x?xf32>
+  %init = tensor.empty(%n) : tensor<?xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%init : tensor<?xf32>)
+            -> tensor<?xf32>
+  %r = linalg.reduce ins(%a : tensor<?x?xf32>) outs(%fill : tensor<?xf32>)
+         dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<?xf32>
+}
+
+func.func @doubled_twice(%a: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %e = tensor.empty() : tensor<3xf32>
+  %r = linalg.add ins(%a, %a : tensor<3xf32>, tensor<3xf32>)
+                  outs(%e : tensor<3xf32>) -> tensor<3xf32>
+  return %r, %r : tensor<3xf32>, tensor<3xf32>
+}
+)mlir";
+} // namespace
+
+TEST(EngineConventionTest, RankZeroTensorsInAndOut) {
+  auto compiled = Engine::compileSource(kConventionProgram);
+  ASSERT_OK(compiled);
+  float a = 2.5f;
+  auto results = (*compiled)->call("negate0", {TensorView(&a, DType::F32, {})});
+  ASSERT_OK(results);
+  ASSERT_EQ(results->size(), 1u);
+  EXPECT_EQ((*results)[0].rank(), 0);
+  EXPECT_EQ((*results)[0].numElements(), 1);
+  EXPECT_EQ((*results)[0].data<float>()[0], -2.5f);
+  // A rank-0 tensor where a scalar is expected, and the other way round.
+  auto [code, message] =
+      errorOf((*compiled)->call("negate0", {Scalar::ofFloat(1.0)}));
+  EXPECT_EQ(code, ErrorCode::InvalidArgument);
+  EXPECT_EQ(message, "function 'negate0': argument 0: expected tensor<f32>, "
+                     "got a scalar f64");
+}
+
+// Results of different sizes and alignments in one returned struct.
+TEST(EngineConventionTest, MixedScalarAndTensorResults) {
+  auto compiled = Engine::compileSource(kConventionProgram);
+  ASSERT_OK(compiled);
+  int16_t a[4] = {1, -2, 300, 4};
+  auto results = (*compiled)->call(
+      "mixed", {Scalar::ofInt(-8, DType::I8), TensorView(a, DType::I16, {4}),
+                Scalar::ofFloat(1.25, DType::F32)});
+  ASSERT_OK(results);
+  ASSERT_EQ(results->size(), 4u);
+  EXPECT_EQ((*results)[0].dtype(), DType::I8);
+  EXPECT_EQ((*results)[0].data<int8_t>()[0], -7);
+  EXPECT_EQ((*results)[1].dtype(), DType::I16);
+  ASSERT_EQ((*results)[1].shape(), llvm::ArrayRef<int64_t>({4}));
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ((*results)[1].data<int16_t>()[i], 2 * a[i]);
+  EXPECT_EQ((*results)[2].dtype(), DType::I16);
+  EXPECT_EQ((*results)[2].data<int16_t>()[0], 4);
+  EXPECT_EQ((*results)[3].dtype(), DType::F64);
+  EXPECT_EQ((*results)[3].data<double>()[0], 2.5);
+}
+
+TEST(EngineConventionTest, EmptyTensorsOfRankTwo) {
+  auto compiled = Engine::compileSource(kConventionProgram);
+  ASSERT_OK(compiled);
+  // Three empty rows: three zero sums.
+  auto results =
+      (*compiled)->call("row_sums2", {TensorView(nullptr, DType::F32, {3, 0})});
+  ASSERT_OK(results);
+  ASSERT_EQ((*results)[0].shape(), llvm::ArrayRef<int64_t>({3}));
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ((*results)[0].data<float>()[i], 0.0f);
+  // No rows: an empty result.
+  results =
+      (*compiled)->call("row_sums2", {TensorView(nullptr, DType::F32, {0, 3})});
+  ASSERT_OK(results);
+  EXPECT_EQ((*results)[0].shape(), llvm::ArrayRef<int64_t>({0}));
+}
+
+// Two results in one buffer: it is freed once, after the last of them, which
+// may be after the Engine is gone.
+TEST(EngineConventionTest, ResultsSharingABufferOutliveTheEngine) {
+  auto compiled = Engine::compileSource(kConventionProgram);
+  ASSERT_OK(compiled);
+  float a[3] = {1, 2, 3.5f};
+  auto results =
+      (*compiled)->call("doubled_twice", {TensorView(a, DType::F32, {3})});
+  ASSERT_OK(results);
+  compiled->reset();
+  ASSERT_EQ(results->size(), 2u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ((*results)[0].data<float>()[i], 2 * a[i]);
+    EXPECT_EQ((*results)[1].data<float>()[i], 2 * a[i]);
+  }
+  Tensor first = (*results)[0];
+  results->clear();
+  EXPECT_EQ(first.data<float>()[2], 7.0f);
+}

@@ -123,6 +123,8 @@ public:
                                            llvm::ArrayRef<Argument> args) const;
 
 private:
+  /// Function::call reaches the target backend through `impl`.
+  friend class Function;
   struct Impl;
   explicit Engine(std::unique_ptr<Impl> impl);
   static llvm::Expected<std::unique_ptr<Engine>>

@@ -1,0 +1,185 @@
+//===- CpuTarget.cpp - The host CPU backend of the JIT ----------*- C++ -*-===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+// Lowers with the sift CPU pipeline and loads the result with
+// mlir::ExecutionEngine (the steps of mlir/examples/toy/Ch6/toyc.cpp runJit),
+// which generates a packed wrapper (`_mlir_<name>`) for every function. Calls
+// run through the sift runtime, which collects the errors compiled code raises
+// and allocates its buffers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TargetBackend.h"
+
+#include "sift/Pipelines/Pipelines.h"
+
+#ifdef SIFT_JIT_HAS_RUNTIME
+#include "sift/Runtime/SiftRuntime.h"
+#endif
+
+#include "mlir/ExecutionEngine/CRunnerUtils.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <cstdlib>
+#include <mutex>
+
+namespace jit = mlir::sift::jit;
+using llvm::StringRef;
+
+/// Symbols the compiled code may call that the JIT must resolve even when the
+/// process does not export them globally (e.g. loaded with RTLD_LOCAL).
+static llvm::orc::SymbolMap
+runtimeSymbols(llvm::orc::MangleAndInterner mangle) {
+  llvm::orc::SymbolMap map;
+  auto add = [&](StringRef name, void *ptr) {
+    map[mangle(name)] = llvm::orc::ExecutorSymbolDef(
+        llvm::orc::ExecutorAddr::fromPtr(ptr), llvm::JITSymbolFlags::Exported);
+  };
+  add("memrefCopy", reinterpret_cast<void *>(&memrefCopy));
+#ifdef SIFT_JIT_HAS_RUNTIME
+  // The CPU pipeline requests C interfaces for every func.func, declarations
+  // included, so a call to `func.func private @sift_rt_report(i64, i64, i64,
+  // i64)` goes to `_mlir_ciface_sift_rt_report`; with scalar arguments only,
+  // both names have the same ABI.
+  add("sift_rt_error", reinterpret_cast<void *>(&sift_rt_error));
+  add("_mlir_ciface_sift_rt_error", reinterpret_cast<void *>(&sift_rt_error));
+  add("sift_rt_report", reinterpret_cast<void *>(&sift_rt_report));
+  add("_mlir_ciface_sift_rt_report", reinterpret_cast<void *>(&sift_rt_report));
+  add("sift_rt_fail", reinterpret_cast<void *>(&sift_rt_fail));
+  add("_mlir_ciface_sift_rt_fail", reinterpret_cast<void *>(&sift_rt_fail));
+  // Buffer allocation of compiled code (the runtime's caching allocator).
+  add("_mlir_memref_to_llvm_alloc",
+      reinterpret_cast<void *>(&_mlir_memref_to_llvm_alloc));
+  add("_mlir_memref_to_llvm_aligned_alloc",
+      reinterpret_cast<void *>(&_mlir_memref_to_llvm_aligned_alloc));
+  add("_mlir_memref_to_llvm_free",
+      reinterpret_cast<void *>(&_mlir_memref_to_llvm_free));
+#endif
+  return map;
+}
+
+/// The target machine of the host CPU, or null where it cannot be detected.
+static std::unique_ptr<llvm::TargetMachine> hostTargetMachine() {
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder) {
+    llvm::consumeError(builder.takeError());
+    return nullptr;
+  }
+  auto tm = builder->createTargetMachine();
+  if (!tm) {
+    llvm::consumeError(tm.takeError());
+    return nullptr;
+  }
+  return std::move(*tm);
+}
+
+namespace {
+class CpuBackend final : public jit::TargetBackend {
+public:
+  CpuBackend() {
+    static std::once_flag flag;
+    std::call_once(flag, [] {
+      llvm::InitializeNativeTarget();
+      llvm::InitializeNativeTargetAsmPrinter();
+    });
+  }
+
+  void buildPipeline(mlir::OpPassManager &pm) const override {
+    mlir::sift::buildCpuPipeline(pm, mlir::sift::CpuPipelineOptions());
+  }
+
+  llvm::Error load(mlir::ModuleOp module, unsigned optLevel) override;
+
+  llvm::Expected<jit::PackedFunction> lookup(StringRef name) const override {
+    return engine->lookupPacked(name);
+  }
+
+  llvm::Error invoke(jit::PackedFunction fn, void **args) const override;
+
+  jit::BufferDeallocator resultDeallocator() const override {
+    // Compiled code allocates with the runtime's _mlir_memref_to_llvm_alloc.
+    return [](void *p) { _mlir_memref_to_llvm_free(p); };
+  }
+
+private:
+  std::unique_ptr<mlir::ExecutionEngine> engine;
+};
+} // namespace
+
+llvm::Error CpuBackend::load(mlir::ModuleOp module, unsigned optLevel) {
+  mlir::MLIRContext &context = *module.getContext();
+  mlir::registerBuiltinDialectTranslation(context);
+  mlir::registerLLVMDialectTranslation(context);
+  mlir::registerOpenMPDialectTranslation(context);
+
+  mlir::ExecutionEngineOptions options;
+  // Optimize for the host CPU (its vector width and features), as the code
+  // generator will; without a target machine LLVM's vectorizers have no
+  // cost model.
+  std::unique_ptr<llvm::TargetMachine> hostMachine = hostTargetMachine();
+  auto transformer = mlir::makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
+                                                     hostMachine.get());
+  options.transformer = transformer;
+  static const llvm::CodeGenOptLevel levels[] = {
+      llvm::CodeGenOptLevel::None, llvm::CodeGenOptLevel::Less,
+      llvm::CodeGenOptLevel::Default, llvm::CodeGenOptLevel::Aggressive};
+  options.jitCodeGenOptLevel = levels[optLevel];
+  // The MLIR runner utilities (printMemref*, printF32, ...) so that modules
+  // written for mlir-runner also run here; loaded only where they exist.
+  llvm::SmallVector<StringRef> sharedLibs;
+#ifdef SIFT_MLIR_RUNNER_UTILS
+  if (llvm::sys::fs::exists(SIFT_MLIR_RUNNER_UTILS))
+    sharedLibs.push_back(SIFT_MLIR_RUNNER_UTILS);
+#endif
+  // The OpenMP runtime that parallel loops call (__kmpc_*).
+  sharedLibs.push_back(SIFT_OPENMP_RUNTIME);
+  options.sharedLibPaths = sharedLibs;
+  options.enableGDBNotificationListener = false;
+  // SIFT_PERF=1 tells `perf` about the JIT-compiled functions (with
+  // `perf record -k 1` and `perf inject --jit`), for profiling.
+  const char *perfEnv = std::getenv("SIFT_PERF");
+  options.enablePerfNotificationListener = perfEnv && StringRef(perfEnv) == "1";
+
+  auto created = mlir::ExecutionEngine::create(module, options);
+  if (!created)
+    return created.takeError();
+  engine = std::move(*created);
+  engine->registerSymbols(runtimeSymbols);
+  engine->initialize();
+  return llvm::Error::success();
+}
+
+llvm::Error CpuBackend::invoke(jit::PackedFunction fn, void **args) const {
+#ifdef SIFT_JIT_HAS_RUNTIME
+  // The runtime collects the errors of compiled code from every thread and
+  // ends the call early when a buffer cannot be allocated.
+  int64_t values[3] = {0, 0, 0};
+  int64_t code = sift_rt_run(fn, args, values);
+  if (!code)
+    return llvm::Error::success();
+  char text[256];
+  sift_rt_format_error(code, values, text, sizeof(text));
+  if (code == SIFT_RT_ERROR_OUT_OF_MEMORY)
+    return jit::makeError(jit::ErrorCode::OutOfMemory, text);
+  return jit::makeError(jit::ErrorCode::RuntimeError,
+                        llvm::Twine("runtime error: ") + text);
+#else
+  fn(args);
+  return llvm::Error::success();
+#endif
+}
+
+std::unique_ptr<jit::TargetBackend> jit::createCpuBackend() {
+  return std::make_unique<CpuBackend>();
+}

@@ -1,0 +1,48 @@
+//===- Lowering.cpp - Lowering and code generation --------------*- C++ -*-===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Stages.h"
+#include "TargetBackend.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+namespace jit = mlir::sift::jit;
+using jit::ErrorCode;
+
+llvm::Error jit::lowerToLLVM(SourceModule &source, const TargetBackend &backend,
+                             llvm::StringRef pipeline) {
+  mlir::PassManager pm(&source.getContext(),
+                       mlir::ModuleOp::getOperationName());
+  if (pipeline.empty()) {
+    backend.buildPipeline(pm);
+  } else {
+    // The passes of "builtin.module(...)" go straight into `pm`, which is
+    // anchored on the module already.
+    llvm::StringRef text = pipeline.trim();
+    if (text.consume_front("builtin.module(") && !text.consume_back(")"))
+      text = pipeline;
+    std::string error;
+    llvm::raw_string_ostream errorOS(error);
+    if (mlir::failed(mlir::parsePassPipeline(text, pm, errorOS)))
+      return makeError(ErrorCode::InvalidArgument,
+                       "bad pipeline '" + pipeline + "': " + error);
+  }
+  if (mlir::failed(pm.run(source.getModule())))
+    return makeError(ErrorCode::CompileError,
+                     "lowering to the LLVM dialect failed:\n" +
+                         source.getDiagnostics());
+  return llvm::Error::success();
+}
+
+llvm::Error jit::generateCode(SourceModule &source, TargetBackend &backend,
+                              unsigned optLevel) {
+  if (llvm::Error e = backend.load(source.getModule(), optLevel))
+    return makeError(ErrorCode::CompileError,
+                     "JIT compilation failed: " + llvm::toString(std::move(e)) +
+                         "\n" + source.getDiagnostics());
+  return llvm::Error::success();
+}

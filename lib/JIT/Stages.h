@@ -1,0 +1,93 @@
+//===- Stages.h - The compile stages of the JIT engine ----------*- C++ -*-===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+// Engine::compile runs, in order:
+//   parseSource          (Parse.cpp)             text -> verified module
+//   runSourceTransforms  (SourceTransforms.cpp)  CompileOptions::transforms
+//   checkStaticSizes     (SourceTransforms.cpp)  no impossible static shapes
+//   readSignatures       (Signature.cpp)         the callable functions
+//   markInputsReadOnly   (CallingConvention.cpp) inputs stay the caller's
+//   lowerToLLVM          (Lowering.cpp)          the target's pipeline
+//   generateCode         (Lowering.cpp)          the target loads the code
+// Every stage's error carries the diagnostics raised so far.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SIFT_LIB_JIT_STAGES_H
+#define SIFT_LIB_JIT_STAGES_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+#include <string>
+
+namespace llvm {
+class MemoryBuffer;
+} // namespace llvm
+
+namespace mlir {
+namespace sift {
+namespace jit {
+
+class TargetBackend;
+
+/// A module being compiled, in a context of its own (every sift and upstream
+/// dialect, no threading), with every diagnostic raised on it so far: its
+/// location and source line, ready to become part of an error message.
+class SourceModule {
+public:
+  SourceModule();
+  SourceModule(const SourceModule &) = delete;
+  SourceModule &operator=(const SourceModule &) = delete;
+
+  mlir::MLIRContext &getContext() { return context; }
+  mlir::ModuleOp getModule() { return *module; }
+  const std::string &getDiagnostics() const { return diagnostics; }
+
+private:
+  friend llvm::Expected<std::unique_ptr<SourceModule>>
+  parseSource(std::unique_ptr<llvm::MemoryBuffer> buffer);
+
+  mlir::MLIRContext context;
+  std::string diagnostics;
+  llvm::raw_string_ostream diagnosticStream{diagnostics};
+  llvm::SourceMgr sourceMgr;
+  std::unique_ptr<mlir::SourceMgrDiagnosticHandler> handler;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+};
+
+/// Parses and verifies (sift::guardedVerify) the source in `buffer`.
+llvm::Expected<std::unique_ptr<SourceModule>>
+parseSource(std::unique_ptr<llvm::MemoryBuffer> buffer);
+
+/// Runs the textual pass pipeline `transforms` (none when empty) on the
+/// source module: what it adds is callable.
+llvm::Error runSourceTransforms(SourceModule &source,
+                                llvm::StringRef transforms);
+
+/// Fails where a static shape is larger than any address space: it could
+/// never be allocated, and loops over it would never end.
+llvm::Error checkStaticSizes(SourceModule &source);
+
+/// Lowers the source module to the LLVM dialect with `backend`'s pipeline,
+/// or with the textual `pipeline` when that is not empty.
+llvm::Error lowerToLLVM(SourceModule &source, const TargetBackend &backend,
+                        llvm::StringRef pipeline);
+
+/// Has `backend` generate and load the code of the lowered module.
+llvm::Error generateCode(SourceModule &source, TargetBackend &backend,
+                         unsigned optLevel);
+
+} // namespace jit
+} // namespace sift
+} // namespace mlir
+
+#endif // SIFT_LIB_JIT_STAGES_H

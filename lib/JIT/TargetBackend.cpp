@@ -1,0 +1,25 @@
+//===- TargetBackend.cpp - Selects the backend of a target ------*- C++ -*-===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TargetBackend.h"
+
+namespace jit = mlir::sift::jit;
+
+jit::TargetBackend::~TargetBackend() = default;
+
+llvm::Expected<std::unique_ptr<jit::TargetBackend>>
+jit::createTargetBackend(Target target) {
+  switch (target) {
+  case Target::CPU:
+    break;
+  case Target::CUDA:
+    // Where a CUDA backend would be created.
+    return makeError(ErrorCode::Unsupported,
+                     "target 'cuda' is not available: no CUDA support in "
+                     "this build/no GPU (use target 'cpu')");
+  }
+  return createCpuBackend();
+}

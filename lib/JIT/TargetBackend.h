@@ -1,0 +1,75 @@
+//===- TargetBackend.h - What one JIT target provides -----------*- C++ -*-===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+// The per-target part of the engine: the pipeline that lowers a source module
+// to the LLVM dialect, how the lowered module becomes loaded code, how one of
+// its functions is found and called, and how the buffers its results live in
+// are freed. Everything else (parsing, source transforms, signatures, the
+// memref calling convention) is shared by every target.
+//
+// A new target implements TargetBackend in its own file (as CpuTarget.cpp
+// does) and is selected for its jit::Target in createTargetBackend
+// (TargetBackend.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SIFT_LIB_JIT_TARGETBACKEND_H
+#define SIFT_LIB_JIT_TARGETBACKEND_H
+
+#include "CallingConvention.h"
+
+#include "sift/JIT/Engine.h"
+
+#include "llvm/Support/Error.h"
+
+#include <memory>
+
+namespace mlir {
+class ModuleOp;
+class OpPassManager;
+
+namespace sift {
+namespace jit {
+
+/// One target's code generation and calls, for one Engine: it owns the code it
+/// loaded. Calls (lookup, invoke) may come from several threads at once.
+class TargetBackend {
+public:
+  virtual ~TargetBackend();
+
+  /// Adds the passes that lower a verified source module to the LLVM dialect
+  /// with the standard function calling convention (replaced by
+  /// CompileOptions::pipeline when that is given).
+  virtual void buildPipeline(mlir::OpPassManager &pm) const = 0;
+
+  /// Generates code for the lowered module at `optLevel` (0-3) and loads it.
+  virtual llvm::Error load(mlir::ModuleOp module, unsigned optLevel) = 0;
+
+  /// The packed wrapper of the loaded function `name`.
+  virtual llvm::Expected<PackedFunction> lookup(llvm::StringRef name) const = 0;
+
+  /// Calls a packed wrapper. An error (RuntimeError or OutOfMemory, its
+  /// message without the function's name) when the compiled code reported
+  /// one; results it did not write stay all zeros, and the caller still
+  /// unpacks them so that the buffers it did return are freed.
+  virtual llvm::Error invoke(PackedFunction fn, void **args) const = 0;
+
+  /// How to free the buffers of returned tensors (the allocated pointer of a
+  /// result's memref descriptor).
+  virtual BufferDeallocator resultDeallocator() const = 0;
+};
+
+/// The backend of `target`, or an Unsupported error where this build has none.
+llvm::Expected<std::unique_ptr<TargetBackend>>
+createTargetBackend(Target target);
+
+/// The host CPU: the sift CPU pipeline and mlir::ExecutionEngine
+/// (CpuTarget.cpp).
+std::unique_ptr<TargetBackend> createCpuBackend();
+
+} // namespace jit
+} // namespace sift
+} // namespace mlir
+
+#endif // SIFT_LIB_JIT_TARGETBACKEND_H
