@@ -335,7 +335,7 @@ static llvm::Expected<std::string> chooseFunction(const jit::Engine &engine) {
 /// The scalar arguments given with --arg NAME=VALUE, by position.
 static llvm::Expected<std::vector<std::optional<jit::Scalar>>>
 parseScalarArgs(StringRef name, const jit::FunctionSignature &sig,
-                ArrayRef<std::string> names) {
+                llvm::ArrayRef<std::string> names) {
   std::vector<std::optional<jit::Scalar>> scalars(sig.inputs.size());
   for (StringRef spec : scalarArgs) {
     auto [key, value] = spec.split('=');
@@ -381,7 +381,8 @@ static jit::Scalar randomScalar(DType dtype, std::mt19937_64 &rng) {
 /// view.
 static llvm::Expected<std::vector<jit::Argument>>
 buildArguments(StringRef name, const jit::FunctionSignature &sig,
-               ArrayRef<std::string> names, std::vector<Tensor> &tensors) {
+               llvm::ArrayRef<std::string> names,
+               std::vector<Tensor> &tensors) {
   auto scalars = parseScalarArgs(name, sig, names);
   if (!scalars)
     return scalars.takeError();
@@ -427,7 +428,7 @@ buildArguments(StringRef name, const jit::FunctionSignature &sig,
 }
 
 /// Writes result<i>.npy for each result into --output-dir.
-static llvm::Error writeResults(ArrayRef<Tensor> results) {
+static llvm::Error writeResults(llvm::ArrayRef<Tensor> results) {
   if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
     return error("cannot create '" + outputDir + "': " + ec.message());
   for (auto [i, t] : llvm::enumerate(results)) {
