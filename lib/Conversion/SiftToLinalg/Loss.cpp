@@ -13,6 +13,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "PopulatePatterns.h"
+#include "Utils/CodegenUtils.h"
+#include "Utils/LineLoop.h"
+#include "Utils/RuntimeChecks.h"
 
 #include "sift/Dialect/Sift/IR/SiftOps.h"
 #include "sift/Runtime/SiftRuntime.h"

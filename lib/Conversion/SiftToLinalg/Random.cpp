@@ -13,6 +13,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "PopulatePatterns.h"
+#include "Utils/CodegenUtils.h"
+#include "Utils/Philox.h"
+#include "Utils/RadixSort.h"
+#include "Utils/RuntimeChecks.h"
 
 #include "sift/Runtime/SiftRuntime.h"
 

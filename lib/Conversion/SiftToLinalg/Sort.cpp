@@ -11,6 +11,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "PopulatePatterns.h"
+#include "Utils/CodegenUtils.h"
+#include "Utils/LineLoop.h"
+#include "Utils/RadixSort.h"
+#include "Utils/RuntimeChecks.h"
 
 #include "sift/Runtime/SiftRuntime.h"
 
