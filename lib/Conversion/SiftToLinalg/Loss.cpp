@@ -44,10 +44,8 @@ struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
     OpBuilder &b = rewriter;
     auto logitsType = cast<RankedTensorType>(op.getLogits().getType());
     auto floatType = cast<FloatType>(logitsType.getElementType());
-    if (!floatType.isF16() && !floatType.isBF16() && !floatType.isF32() &&
-        !floatType.isF64())
-      return op.emitOpError("has no CPU lowering for element type ")
-             << floatType;
+    if (!isSupportedFloat(floatType))
+      return unsupportedElementType(rewriter, op, floatType);
     if (failed(declareRuntimeReport(rewriter, op)))
       return failure();
     // Half types compute in f32.

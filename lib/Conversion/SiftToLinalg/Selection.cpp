@@ -251,8 +251,8 @@ struct GatherLowering : OpRewritePattern<GatherOp> {
     else if (isa<IntegerType, FloatType, IndexType>(elementType))
       fillAttr = cast<TypedAttr>(b.getZeroAttr(elementType));
     if (!fillAttr)
-      return op.emitOpError("has no CPU lowering for element type ")
-             << elementType << " without a fill";
+      return unsupportedElementType(rewriter, op, elementType,
+                                    " without a fill");
     int64_t batch = static_cast<int64_t>(op.getBatchDims());
     int64_t indicesRank = indicesType.getRank();
     int64_t sourceRank = sourceType.getRank();

@@ -214,12 +214,14 @@ static Value permuteLine(OpBuilder &b, Location loc, Value line, Value perm) {
                  });
 }
 
-/// The key layout of `op`'s element type, or an error at the op.
-static FailureOr<SortKeyInfo> keyInfoOrError(Operation *op, Value input) {
+/// The key layout of the element type of `op`'s `input`, or a match failure
+/// with the reason.
+static FailureOr<SortKeyInfo> matchSortKey(PatternRewriter &rewriter,
+                                           Operation *op, Value input) {
   Type elementType = cast<RankedTensorType>(input.getType()).getElementType();
   FailureOr<SortKeyInfo> info = getSortKeyInfo(elementType);
   if (failed(info))
-    op->emitOpError("has no CPU lowering for element type ") << elementType;
+    return unsupportedElementType(rewriter, op, elementType);
   return info;
 }
 
@@ -227,7 +229,7 @@ struct SortLowering : OpRewritePattern<SortOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(SortOp op,
                                 PatternRewriter &rewriter) const override {
-    FailureOr<SortKeyInfo> info = keyInfoOrError(op, op.getInput());
+    FailureOr<SortKeyInfo> info = matchSortKey(rewriter, op, op.getInput());
     if (failed(info))
       return failure();
     Location loc = op.getLoc();
@@ -253,7 +255,7 @@ struct ArgsortLowering : OpRewritePattern<ArgsortOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ArgsortOp op,
                                 PatternRewriter &rewriter) const override {
-    FailureOr<SortKeyInfo> info = keyInfoOrError(op, op.getInput());
+    FailureOr<SortKeyInfo> info = matchSortKey(rewriter, op, op.getInput());
     if (failed(info))
       return failure();
     Location loc = op.getLoc();
@@ -275,7 +277,7 @@ struct TopkLowering : OpRewritePattern<TopkOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(TopkOp op,
                                 PatternRewriter &rewriter) const override {
-    FailureOr<SortKeyInfo> info = keyInfoOrError(op, op.getInput());
+    FailureOr<SortKeyInfo> info = matchSortKey(rewriter, op, op.getInput());
     if (failed(info))
       return failure();
     Location loc = op.getLoc();
@@ -374,7 +376,7 @@ struct UniqueLowering : OpRewritePattern<UniqueOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(UniqueOp op,
                                 PatternRewriter &rewriter) const override {
-    FailureOr<SortKeyInfo> info = keyInfoOrError(op, op.getInput());
+    FailureOr<SortKeyInfo> info = matchSortKey(rewriter, op, op.getInput());
     if (failed(info))
       return failure();
     Location loc = op.getLoc();

@@ -79,6 +79,18 @@ Value lowering::ifThenElse(OpBuilder &b, Location loc, Value cond,
   return ifOp.getResult(0);
 }
 
+bool lowering::isSupportedFloat(Type type) {
+  return type.isF16() || type.isBF16() || type.isF32() || type.isF64();
+}
+
+LogicalResult lowering::unsupportedElementType(RewriterBase &rewriter,
+                                               Operation *op, Type elementType,
+                                               StringRef detail) {
+  return rewriter.notifyMatchFailure(op, [&](Diagnostic &diag) {
+    diag << "has no CPU lowering for element type " << elementType << detail;
+  });
+}
+
 Value lowering::firstElements(OpBuilder &b, Location loc, Value line,
                               int64_t k) {
   Type elementType = cast<RankedTensorType>(line.getType()).getElementType();

@@ -15,7 +15,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
 
 namespace mlir {
 namespace sift {
@@ -45,6 +45,14 @@ Value ifThenElse(OpBuilder &b, Location loc, Value cond,
                  Value elseValue);
 /// The first `k` elements of a 1-D tensor (a static slice).
 Value firstElements(OpBuilder &b, Location loc, Value line, int64_t k);
+
+/// Whether the lowering computes in the float type `type`: f16, bf16, f32
+/// or f64.
+bool isSupportedFloat(Type type);
+/// Fails to match `op`, the reason being that the lowering has no code for
+/// `elementType` (followed by `detail`, if any).
+LogicalResult unsupportedElementType(RewriterBase &rewriter, Operation *op,
+                                     Type elementType, StringRef detail = "");
 
 /// Collapses a tensor of rank >= 0 into 1-D (rank 0 gives one element).
 Value flatten(OpBuilder &b, Location loc, Value tensor);

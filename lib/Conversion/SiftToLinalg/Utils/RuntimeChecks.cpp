@@ -20,40 +20,52 @@ using namespace mlir::sift::lowering;
 static constexpr StringLiteral kReportFn = "sift_rt_report";
 static constexpr StringLiteral kFailFn = "sift_rt_fail";
 
-LogicalResult lowering::declareRuntimeReport(OpBuilder &b, Operation *op) {
+LogicalResult lowering::declareRuntimeReport(RewriterBase &rewriter,
+                                             Operation *op) {
   auto module = op->getParentOfType<ModuleOp>();
   if (!module)
-    return op->emitOpError("must be inside a module to be lowered");
-  Type i64 = b.getI64Type();
-  FunctionType type = b.getFunctionType({i64, i64, i64, i64}, {});
+    return rewriter.notifyMatchFailure(op,
+                                       "must be inside a module to be lowered");
+  Type i64 = rewriter.getI64Type();
+  FunctionType type = rewriter.getFunctionType({i64, i64, i64, i64}, {});
+  // Both names are checked before either is declared: a failed match
+  // leaves the module as it was.
   for (StringLiteral name : {kReportFn, kFailFn}) {
-    if (auto existing = module.lookupSymbol<func::FuncOp>(name)) {
-      if (existing.getFunctionType() != type)
-        return existing.emitOpError("conflicts with the sift runtime's ")
-               << name;
+    Operation *existing = module.lookupSymbol(name);
+    if (!existing)
       continue;
-    }
+    auto fn = dyn_cast<func::FuncOp>(existing);
+    if (fn && fn.getFunctionType() == type)
+      continue;
+    return rewriter.notifyMatchFailure(op, [&](Diagnostic &diag) {
+      diag << "cannot declare the sift runtime's " << name << ": "
+           << (fn ? "a function of that name has another type"
+                  : "the module has another symbol of that name");
+      diag.attachNote(existing->getLoc()) << "'" << name << "' is here";
+    });
+  }
+  for (StringLiteral name : {kReportFn, kFailFn}) {
     if (module.lookupSymbol(name))
-      return op->emitOpError("cannot declare the sift runtime's ")
-             << name << ": the module has another symbol of that name";
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(module.getBody());
-    auto fn = func::FuncOp::create(b, module.getLoc(), name, type);
+      continue;
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(module.getBody());
+    auto fn = func::FuncOp::create(rewriter, module.getLoc(), name, type);
     fn.setPrivate();
   }
   return success();
 }
 
-LogicalResult lowering::checkLeadingExtents(OpBuilder &b, Operation *op,
-                                            Value x, Value y, int64_t n) {
+LogicalResult lowering::checkLeadingExtents(RewriterBase &rewriter,
+                                            Operation *op, Value x, Value y,
+                                            int64_t n) {
   auto xType = cast<RankedTensorType>(x.getType());
   auto yType = cast<RankedTensorType>(y.getType());
   for (int64_t d = 0; d < n; ++d) {
     if (!xType.isDynamicDim(d) && !yType.isDynamicDim(d))
       continue; // Checked by the verifier.
-    if (failed(declareRuntimeReport(b, op)))
+    if (failed(declareRuntimeReport(rewriter, op)))
       return failure();
-    emitExtentCheck(b, op->getLoc(), x, d, y, d);
+    emitExtentCheck(rewriter, op->getLoc(), x, d, y, d);
   }
   return success();
 }
