@@ -330,7 +330,7 @@ struct RandpermLowering : OpRewritePattern<RandpermOp> {
                                                   indexToI64(b, loc, i));
                               });
     Value perm = radixArgsort(rewriter, loc, keys, n, 32).second;
-    rewriter.replaceOp(op, castTo(rewriter, loc, perm, op.getType()));
+    replaceOpWithCasts(rewriter, op, perm);
     return success();
   }
 };

@@ -107,6 +107,14 @@ Value lowering::castTo(OpBuilder &b, Location loc, Value value, Type type) {
   return tensor::CastOp::create(b, loc, type, value);
 }
 
+void lowering::replaceOpWithCasts(RewriterBase &rewriter, Operation *op,
+                                  ValueRange values) {
+  SmallVector<Value> casts;
+  for (auto [value, result] : llvm::zip_equal(values, op->getResults()))
+    casts.push_back(castTo(rewriter, op->getLoc(), value, result.getType()));
+  rewriter.replaceOp(op, casts);
+}
+
 Value lowering::flatten(OpBuilder &b, Location loc, Value tensor) {
   auto type = cast<RankedTensorType>(tensor.getType());
   if (type.getRank() == 1)

@@ -38,6 +38,10 @@ Value dimValue(OpBuilder &b, Location loc, Value tensor, int64_t dim);
 Value isNonZero(OpBuilder &b, Location loc, Value scalar);
 /// `tensor.cast` to `type` when the types differ.
 Value castTo(OpBuilder &b, Location loc, Value value, Type type);
+/// Replaces `op` with `values`, each cast (`castTo`) to the type of the
+/// result it replaces.
+void replaceOpWithCasts(RewriterBase &rewriter, Operation *op,
+                        ValueRange values);
 /// `cond ? thenValue() : elseValue` as an `scf.if`, for values whose
 /// computation must not run (out-of-bounds reads) or that are tensors.
 Value ifThenElse(OpBuilder &b, Location loc, Value cond,
