@@ -3,7 +3,8 @@
 // Part of the sift project: static masked rewrites of data-dependent tensors.
 //
 // The exported pattern set (one theme file each: Random, Sort, Selection,
-// Loss) and the thin `--convert-sift-to-linalg` driver around it.
+// Loss) and the thin `--convert-sift-to-linalg` driver around it, which
+// reports each sift op the patterns leave once, with the reason they gave.
 //
 //===----------------------------------------------------------------------===//
 
