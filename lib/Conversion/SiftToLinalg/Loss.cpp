@@ -25,6 +25,7 @@
 #include "mlir/IR/BuiltinOps.h"
 
 #include <limits>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::sift;
@@ -222,7 +223,8 @@ static SmallVector<Value> rowLoss(OpBuilder &b, Location loc, Value line,
   Value t = targetToI64(b, loc,
                         tensor::ExtractOp::create(b, loc, spec.operands.targets,
                                                   ValueRange{row}));
-  auto [ignored, valid] =
+  Value ignored, valid;
+  std::tie(ignored, valid) =
       classifyTarget(b, loc, t, row, numClasses, spec.ignoreIndex);
   Value lse = logSumExp(b, loc, line, numClasses, ct, zero, c0, c1);
 

@@ -371,7 +371,8 @@ struct NonzeroLowering : OpRewritePattern<NonzeroOp> {
     SmallVector<Value> dims;
     for (int64_t d = 0; d < rank; ++d)
       dims.push_back(dimValue(b, loc, input.tensor, d));
-    auto [flat, total, count] = input.flattenAndCount(b, loc);
+    FlatCount scan = input.flattenAndCount(b, loc);
+    Value flat = scan.flat, total = scan.size, count = scan.count;
     SmallVector<OpFoldResult> sizes = {getAsOpFoldResult(count)};
     if (rank > 1)
       sizes.push_back(b.getIndexAttr(rank));
@@ -432,7 +433,8 @@ struct MaskedSelectLowering : OpRewritePattern<MaskedSelectOp> {
       resultSizes.push_back(tensor::getMixedSize(b, loc, input, d));
     }
     Value flatIn = flatten(b, loc, input);
-    auto [flatMask, numRows, count] = mask.flattenAndCount(b, loc);
+    FlatCount scan = mask.flattenAndCount(b, loc);
+    Value flatMask = scan.flat, numRows = scan.size, count = scan.count;
     resultSizes[0] = getAsOpFoldResult(count);
     Value total = arith::MulIOp::create(b, loc, count, inner);
     Value init = emptyTensor(b, loc, {getAsOpFoldResult(total)},
