@@ -13,6 +13,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "PopulatePatterns.h"
+#include "Utils/CodegenUtils.h"
+#include "Utils/LineLoop.h"
+#include "Utils/RuntimeChecks.h"
 
 #include "sift/Dialect/Sift/IR/SiftOps.h"
 #include "sift/Runtime/SiftRuntime.h"
@@ -22,6 +25,7 @@
 #include "mlir/IR/BuiltinOps.h"
 
 #include <limits>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::sift;
@@ -33,6 +37,348 @@ static Value floatConst(OpBuilder &b, Location loc, Type type, double value) {
   return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
 }
 
+/// The logits as rows [M, C]: one row for rank 1, the leading dimensions
+/// collapsed for rank > 2.
+static Value logitRows(OpBuilder &b, Location loc, Value logits) {
+  auto logitsType = cast<RankedTensorType>(logits.getType());
+  Type floatType = logitsType.getElementType();
+  int64_t rank = logitsType.getRank();
+  if (rank == 1)
+    return tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({1, logitsType.getDimSize(0)}, floatType),
+        logits, ArrayRef<ReassociationIndices>{{0, 1}},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1),
+                               tensor::getMixedSize(b, loc, logits, 0)});
+  if (rank == 2)
+    return logits;
+  ReassociationIndices leading;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    leading.push_back(d);
+  return tensor::CollapseShapeOp::create(
+      b, loc, logits, ArrayRef<ReassociationIndices>{leading, {rank - 1}});
+}
+
+/// The operands of a cross_entropy after the run-time checks of the extents
+/// that must agree.
+struct LossOperands {
+  /// Logits [M, C] and targets [M]; when their dynamic extents may differ,
+  /// both sliced to the common M.
+  Value rows, targets;
+  /// The class weights (or null) and their number.
+  Value weight, numWeights;
+  /// The number of targets before slicing.
+  Value numTargets;
+  bool rowsMayDiffer;
+};
+
+/// The logits' rows and the targets must agree, and the class weights must
+/// have C elements. Where an extent is dynamic this is a run-time check; on
+/// a mismatch the rows past the shorter operand are not read (their losses
+/// are NaN) and weights past the end read as NaN.
+static LossOperands checkExtents(OpBuilder &b, Location loc, Value rows,
+                                 Value targets, Value weight) {
+  int64_t staticRows = cast<RankedTensorType>(rows.getType()).getDimSize(0);
+  int64_t staticTargets =
+      cast<RankedTensorType>(targets.getType()).getDimSize(0);
+  Value numTargets = dimValue(b, loc, targets, 0);
+  bool rowsMayDiffer =
+      ShapedType::isDynamic(staticRows) || ShapedType::isDynamic(staticTargets);
+  if (rowsMayDiffer) {
+    Value numRows = dimValue(b, loc, rows, 0);
+    emitRuntimeCheck(b, loc,
+                     arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                           numRows, numTargets),
+                     SIFT_RT_ERROR_CROSS_ENTROPY_ROWS, {numRows, numTargets});
+    Value common = arith::MinUIOp::create(b, loc, numRows, numTargets);
+    auto slice = [&](Value t) -> Value {
+      auto type = cast<RankedTensorType>(t.getType());
+      SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+      SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, t);
+      sizes[0] = common;
+      SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+      return tensor::ExtractSliceOp::create(b, loc, t, offsets, sizes, strides);
+    };
+    rows = slice(rows);
+    targets = slice(targets);
+  }
+  Value numClassesAll = dimValue(b, loc, rows, 1);
+  Value numWeights;
+  if (weight) {
+    numWeights = dimValue(b, loc, weight, 0);
+    if (ShapedType::isDynamic(
+            cast<RankedTensorType>(weight.getType()).getDimSize(0)) ||
+        ShapedType::isDynamic(
+            cast<RankedTensorType>(rows.getType()).getDimSize(1)))
+      emitRuntimeCheck(b, loc,
+                       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                             numWeights, numClassesAll),
+                       SIFT_RT_ERROR_CROSS_ENTROPY_WEIGHTS,
+                       {numWeights, numClassesAll});
+  }
+  return {rows, targets, weight, numWeights, numTargets, rowsMayDiffer};
+}
+
+/// A target of any integer type as an i64.
+static Value targetToI64(OpBuilder &b, Location loc, Value t) {
+  Type i64 = b.getI64Type();
+  unsigned width = t.getType().getIntOrFloatBitWidth();
+  if (width == 64)
+    return t;
+  if (width == 1)
+    return arith::ExtUIOp::create(b, loc, i64, t);
+  if (width < 64)
+    return arith::ExtSIOp::create(b, loc, i64, t);
+  return arith::TruncIOp::create(b, loc, i64, t);
+}
+
+/// Element `i` of the 1-D `tensor`, extended to the compute type `ct`.
+static Value loadAs(OpBuilder &b, Location loc, Value tensor, Value i,
+                    Type ct) {
+  Value x = tensor::ExtractOp::create(b, loc, tensor, ValueRange{i});
+  if (x.getType() != ct)
+    x = arith::ExtFOp::create(b, loc, ct, x);
+  return x;
+}
+
+/// What the loss of one row needs of the op.
+struct RowLossSpec {
+  /// The compute type (f32 for half types).
+  Type ct;
+  double smoothing;
+  int64_t ignoreIndex;
+  const LossOperands &operands;
+};
+
+/// Whether the target `t` (an i64) of row `row` is `ignore_index`, and
+/// whether it is a valid class; a target that is neither calls the runtime.
+static std::pair<Value, Value> classifyTarget(OpBuilder &b, Location loc,
+                                              Value t, Value row,
+                                              Value numClasses,
+                                              int64_t ignoreIndex) {
+  Type i64 = b.getI64Type();
+  Value ignored = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, t,
+                                        constInt(b, loc, i64, ignoreIndex));
+  Value inRange = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, t,
+                            constInt(b, loc, i64, 0)),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, t,
+                            indexToI64(b, loc, numClasses)));
+  Value valid = arith::AndIOp::create(
+      b, loc, inRange,
+      arith::XOrIOp::create(b, loc, ignored,
+                            constInt(b, loc, b.getI1Type(), 1)));
+  Value bad = arith::AndIOp::create(
+      b, loc,
+      arith::XOrIOp::create(b, loc, ignored,
+                            constInt(b, loc, b.getI1Type(), 1)),
+      arith::XOrIOp::create(b, loc, inRange,
+                            constInt(b, loc, b.getI1Type(), 1)));
+  emitRuntimeCheck(b, loc, bad, SIFT_RT_ERROR_CROSS_ENTROPY_TARGET,
+                   {t, row, numClasses});
+  return {ignored, valid};
+}
+
+/// lse = m + log(sum exp(x - m)) over the `numClasses` logits of `line`, m
+/// their maximum; NaN and +-inf propagate. `zero`, `c0` and `c1` are the
+/// constants 0.0 (of `ct`), 0 and 1.
+static Value logSumExp(OpBuilder &b, Location loc, Value line, Value numClasses,
+                       Type ct, Value zero, Value c0, Value c1) {
+  auto maxLoop = scf::ForOp::create(
+      b, loc, c0, numClasses, c1,
+      ValueRange{
+          floatConst(b, loc, ct, -std::numeric_limits<double>::infinity())},
+      [&](OpBuilder &b, Location loc, Value c, ValueRange it) {
+        Value x = loadAs(b, loc, line, c, ct);
+        scf::YieldOp::create(
+            b, loc, ValueRange{arith::MaximumFOp::create(b, loc, it[0], x)});
+      });
+  Value m = maxLoop.getResult(0);
+  auto sumLoop = scf::ForOp::create(
+      b, loc, c0, numClasses, c1, ValueRange{zero},
+      [&](OpBuilder &b, Location loc, Value c, ValueRange it) {
+        Value x = loadAs(b, loc, line, c, ct);
+        Value e =
+            math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, x, m));
+        scf::YieldOp::create(
+            b, loc, ValueRange{arith::AddFOp::create(b, loc, it[0], e)});
+      });
+  return arith::AddFOp::create(
+      b, loc, m, math::LogOp::create(b, loc, sumLoop.getResult(0)));
+}
+
+/// The loss of row `row` (its logits `line`) and the weight it counts with
+/// in a mean, two scalars of the compute type.
+static SmallVector<Value> rowLoss(OpBuilder &b, Location loc, Value line,
+                                  Value row, const RowLossSpec &spec) {
+  Type ct = spec.ct, i64 = b.getI64Type();
+  Value weight = spec.operands.weight;
+  Value numWeights = spec.operands.numWeights;
+  double smoothing = spec.smoothing;
+  Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+  Value numClasses = dimValue(b, loc, line, 0);
+  Value zero = floatConst(b, loc, ct, 0.0);
+  Value nan = floatConst(b, loc, ct, std::numeric_limits<double>::quiet_NaN());
+
+  Value t = targetToI64(b, loc,
+                        tensor::ExtractOp::create(b, loc, spec.operands.targets,
+                                                  ValueRange{row}));
+  Value ignored, valid;
+  std::tie(ignored, valid) =
+      classifyTarget(b, loc, t, row, numClasses, spec.ignoreIndex);
+  Value lse = logSumExp(b, loc, line, numClasses, ct, zero, c0, c1);
+
+  // The target's terms, read only when the target is valid.
+  Value safeT = i64ToIndex(
+      b, loc,
+      arith::SelectOp::create(b, loc, valid, t, constInt(b, loc, i64, 0)));
+  auto ifValid = [&](function_ref<Value(OpBuilder &, Location)> fn,
+                     Value otherwise) {
+    return ifThenElse(b, loc, valid, fn, otherwise);
+  };
+  Value xt =
+      ifValid([&](OpBuilder &b,
+                  Location loc) { return loadAs(b, loc, line, safeT, ct); },
+              nan);
+  // A class weight, NaN past the end of a too short weight tensor.
+  auto loadWeight = [&](OpBuilder &b, Location loc, Value c) {
+    Value inWeights =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, numWeights);
+    return ifThenElse(
+        b, loc, inWeights,
+        [&](OpBuilder &b, Location loc) {
+          return loadAs(b, loc, weight, c, ct);
+        },
+        nan);
+  };
+  Value wt =
+      weight ? ifValid([&](OpBuilder &b,
+                           Location loc) { return loadWeight(b, loc, safeT); },
+                       zero)
+             : floatConst(b, loc, ct, 1.0);
+  Value loss =
+      arith::MulFOp::create(b, loc, wt, arith::SubFOp::create(b, loc, lse, xt));
+  if (smoothing > 0.0) {
+    // (1-s) * w_t * (lse - x_t) + (s/C) * sum_c w_c * (lse - x_c).
+    auto smooth = scf::ForOp::create(
+        b, loc, c0, numClasses, c1, ValueRange{zero},
+        [&](OpBuilder &b, Location loc, Value c, ValueRange it) {
+          Value term =
+              arith::SubFOp::create(b, loc, lse, loadAs(b, loc, line, c, ct));
+          if (weight)
+            term = arith::MulFOp::create(b, loc, loadWeight(b, loc, c), term);
+          scf::YieldOp::create(
+              b, loc, ValueRange{arith::AddFOp::create(b, loc, it[0], term)});
+        });
+    Value cf =
+        arith::UIToFPOp::create(b, loc, ct, indexToI64(b, loc, numClasses));
+    Value scale =
+        arith::DivFOp::create(b, loc, floatConst(b, loc, ct, smoothing), cf);
+    loss = arith::AddFOp::create(
+        b, loc,
+        arith::MulFOp::create(b, loc, floatConst(b, loc, ct, 1.0 - smoothing),
+                              loss),
+        arith::MulFOp::create(b, loc, scale, smooth.getResult(0)));
+  }
+  loss = arith::SelectOp::create(b, loc, valid, loss, nan);
+  loss = arith::SelectOp::create(b, loc, ignored, zero, loss);
+  Value w = arith::SelectOp::create(b, loc, valid, wt, zero);
+  return {loss, w};
+}
+
+/// `v` rounded to the result's element type `floatType` when it differs.
+static Value toResultElt(OpBuilder &b, Location loc, Value v,
+                         FloatType floatType) {
+  if (v.getType() == floatType)
+    return v;
+  return arith::TruncFOp::create(b, loc, floatType, v);
+}
+
+/// reduction = none: one loss per target (NaN for the targets without a
+/// row of logits), in the targets' shape.
+static Value unreducedLosses(OpBuilder &b, Location loc, CrossEntropyOp op,
+                             Value losses, const LossOperands &operands,
+                             Type ct) {
+  auto resultType = cast<RankedTensorType>(op.getResult().getType());
+  auto floatType = cast<FloatType>(resultType.getElementType());
+  if (operands.rowsMayDiffer) {
+    Value computed = losses;
+    Value numComputed = dimValue(b, loc, computed, 0);
+    Value nan =
+        floatConst(b, loc, ct, std::numeric_limits<double>::quiet_NaN());
+    losses = generateLine(
+        b, loc, operands.numTargets, ct,
+        [&](OpBuilder &b, Location loc, Value i) {
+          return ifThenElse(
+              b, loc,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i,
+                                    numComputed),
+              [&](OpBuilder &b, Location loc) {
+                return Value(tensor::ExtractOp::create(b, loc, computed, i));
+              },
+              nan);
+        });
+  }
+  if (ct != floatType)
+    losses = mapLine(b, loc, losses, floatType,
+                     [&](OpBuilder &b, Location loc, Value v, Value) {
+                       return toResultElt(b, loc, v, floatType);
+                     });
+  return unflatten(b, loc, losses, resultType,
+                   tensor::getMixedSizes(b, loc, op.getTargets()));
+}
+
+/// reduction = sum or mean: each item of the leading `batch_dims` dimensions
+/// sums its own consecutive rows, in order, exactly as the op on that item
+/// alone. The sums accumulate in f64 (at least), then round once: a long
+/// sequential f32 sum would lose digits as it grows.
+static Value reducedLosses(OpBuilder &b, Location loc, CrossEntropyOp op,
+                           Value losses, Value weights, Type ct) {
+  auto resultType = cast<RankedTensorType>(op.getResult().getType());
+  auto floatType = cast<FloatType>(resultType.getElementType());
+  Value c1 = constIndex(b, loc, 1);
+  Type acc = b.getF64Type();
+  Value zero = floatConst(b, loc, acc, 0.0);
+  auto widen = [&](OpBuilder &b, Location loc, Value v) -> Value {
+    return v.getType() == acc ? v : arith::ExtFOp::create(b, loc, acc, v);
+  };
+  Value numRows = dimValue(b, loc, losses, 0);
+  Value numItems = c1;
+  for (int64_t d = 0, e = op.getBatchDims(); d < e; ++d)
+    numItems = arith::MulIOp::create(b, loc, numItems,
+                                     dimValue(b, loc, op.getTargets(), d));
+  Value perItem = arith::DivUIOp::create(
+      b, loc, numRows, arith::MaxUIOp::create(b, loc, numItems, c1));
+  Value reduced = generateLine(
+      b, loc, numItems, floatType,
+      [&](OpBuilder &b, Location loc, Value item) -> Value {
+        Value first = arith::MulIOp::create(b, loc, item, perItem);
+        Value last = arith::AddIOp::create(b, loc, first, perItem);
+        auto sums = scf::ForOp::create(
+            b, loc, first, last, c1, ValueRange{zero, zero},
+            [&](OpBuilder &b, Location loc, Value r, ValueRange it) {
+              Value l =
+                  widen(b, loc, tensor::ExtractOp::create(b, loc, losses, r));
+              Value w =
+                  widen(b, loc, tensor::ExtractOp::create(b, loc, weights, r));
+              scf::YieldOp::create(
+                  b, loc,
+                  ValueRange{arith::AddFOp::create(b, loc, it[0], l),
+                             arith::AddFOp::create(b, loc, it[1], w)});
+            });
+        Value total = sums.getResult(0);
+        if (op.getReduction() == Reduction::Mean)
+          total = arith::DivFOp::create(b, loc, total, sums.getResult(1));
+        if (total.getType() != ct)
+          total = arith::TruncFOp::create(b, loc, ct, total);
+        return toResultElt(b, loc, total, floatType);
+      });
+  SmallVector<OpFoldResult> sizes =
+      tensor::getMixedSizes(b, loc, op.getTargets());
+  return unflatten(b, loc, reduced, resultType,
+                   ArrayRef(sizes).take_front(op.getBatchDims()));
+}
+
 struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(CrossEntropyOp op,
@@ -41,305 +387,28 @@ struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
     OpBuilder &b = rewriter;
     auto logitsType = cast<RankedTensorType>(op.getLogits().getType());
     auto floatType = cast<FloatType>(logitsType.getElementType());
-    if (!floatType.isF16() && !floatType.isBF16() && !floatType.isF32() &&
-        !floatType.isF64())
-      return op.emitOpError("has no CPU lowering for element type ")
-             << floatType;
+    if (!isSupportedFloat(floatType))
+      return unsupportedElementType(rewriter, op, floatType);
     if (failed(declareRuntimeReport(rewriter, op)))
       return failure();
     // Half types compute in f32.
     Type ct = floatType.getWidth() < 32 ? b.getF32Type() : Type(floatType);
-    Type i64 = b.getI64Type();
-    int64_t rank = logitsType.getRank();
-    double smoothing = op.getLabelSmoothing().convertToDouble();
-    int64_t ignoreIndex = op.getIgnoreIndex();
-    Value weight = op.getWeight();
 
     // Rows: logits [M, C], targets [M].
-    Value logits = op.getLogits();
-    Value rows;
-    if (rank == 1) {
-      rows = tensor::ExpandShapeOp::create(
-          b, loc,
-          RankedTensorType::get({1, logitsType.getDimSize(0)}, floatType),
-          logits, ArrayRef<ReassociationIndices>{{0, 1}},
-          ArrayRef<OpFoldResult>{b.getIndexAttr(1),
-                                 tensor::getMixedSize(b, loc, logits, 0)});
-    } else if (rank == 2) {
-      rows = logits;
-    } else {
-      ReassociationIndices leading;
-      for (int64_t d = 0; d + 1 < rank; ++d)
-        leading.push_back(d);
-      rows = tensor::CollapseShapeOp::create(
-          b, loc, logits, ArrayRef<ReassociationIndices>{leading, {rank - 1}});
-    }
+    Value rows = logitRows(b, loc, op.getLogits());
     Value targets = flatten(b, loc, op.getTargets());
-    // The logits' rows and the targets must agree, and the class weights
-    // must have C elements. Where an extent is dynamic this is a run-time
-    // check; on a mismatch the rows past the shorter operand are not read
-    // (their losses are NaN) and weights past the end read as NaN.
-    int64_t staticRows = cast<RankedTensorType>(rows.getType()).getDimSize(0);
-    int64_t staticTargets =
-        cast<RankedTensorType>(targets.getType()).getDimSize(0);
-    Value numTargets = dimValue(b, loc, targets, 0);
-    bool rowsMayDiffer = ShapedType::isDynamic(staticRows) ||
-                         ShapedType::isDynamic(staticTargets);
-    if (rowsMayDiffer) {
-      Value numRows = dimValue(b, loc, rows, 0);
-      emitRuntimeCheck(b, loc,
-                       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                                             numRows, numTargets),
-                       SIFT_RT_ERROR_CROSS_ENTROPY_ROWS, {numRows, numTargets});
-      Value common = arith::MinUIOp::create(b, loc, numRows, numTargets);
-      auto slice = [&](Value t) -> Value {
-        auto type = cast<RankedTensorType>(t.getType());
-        SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
-        SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, t);
-        sizes[0] = common;
-        SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
-        return tensor::ExtractSliceOp::create(b, loc, t, offsets, sizes,
-                                              strides);
-      };
-      rows = slice(rows);
-      targets = slice(targets);
-    }
-    Value numClassesAll = dimValue(b, loc, rows, 1);
-    Value numWeights;
-    if (weight) {
-      numWeights = dimValue(b, loc, weight, 0);
-      if (ShapedType::isDynamic(
-              cast<RankedTensorType>(weight.getType()).getDimSize(0)) ||
-          ShapedType::isDynamic(
-              cast<RankedTensorType>(rows.getType()).getDimSize(1)))
-        emitRuntimeCheck(b, loc,
-                         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                                               numWeights, numClassesAll),
-                         SIFT_RT_ERROR_CROSS_ENTROPY_WEIGHTS,
-                         {numWeights, numClassesAll});
-    }
-    auto toI64 = [&](OpBuilder &b, Location loc, Value t) -> Value {
-      unsigned width = t.getType().getIntOrFloatBitWidth();
-      if (width == 64)
-        return t;
-      if (width == 1)
-        return arith::ExtUIOp::create(b, loc, i64, t);
-      if (width < 64)
-        return arith::ExtSIOp::create(b, loc, i64, t);
-      return arith::TruncIOp::create(b, loc, i64, t);
-    };
-
+    LossOperands operands = checkExtents(b, loc, rows, targets, op.getWeight());
+    RowLossSpec spec{ct, op.getLabelSmoothing().convertToDouble(),
+                     static_cast<int64_t>(op.getIgnoreIndex()), operands};
     SmallVector<Value> perRow = buildLineLoop(
-        b, loc, rows, /*axis=*/1, {{ct, OpFoldResult()}, {ct, OpFoldResult()}},
+        b, loc, operands.rows, /*axis=*/1,
+        {{ct, OpFoldResult()}, {ct, OpFoldResult()}},
         [&](OpBuilder &b, Location loc, ValueRange lines, Value row) {
-          Value line = lines[0];
-          Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
-          Value numClasses = dimValue(b, loc, line, 0);
-          Value zero = floatConst(b, loc, ct, 0.0);
-          Value nan =
-              floatConst(b, loc, ct, std::numeric_limits<double>::quiet_NaN());
-          auto load = [&](OpBuilder &b, Location loc, Value tensor,
-                          Value i) -> Value {
-            Value x = tensor::ExtractOp::create(b, loc, tensor, ValueRange{i});
-            if (x.getType() != ct)
-              x = arith::ExtFOp::create(b, loc, ct, x);
-            return x;
-          };
-
-          Value t = toI64(
-              b, loc,
-              tensor::ExtractOp::create(b, loc, targets, ValueRange{row}));
-          Value ignored =
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, t,
-                                    constInt(b, loc, i64, ignoreIndex));
-          Value inRange = arith::AndIOp::create(
-              b, loc,
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, t,
-                                    constInt(b, loc, i64, 0)),
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, t,
-                                    indexToI64(b, loc, numClasses)));
-          Value valid = arith::AndIOp::create(
-              b, loc, inRange,
-              arith::XOrIOp::create(b, loc, ignored,
-                                    constInt(b, loc, b.getI1Type(), 1)));
-          Value bad = arith::AndIOp::create(
-              b, loc,
-              arith::XOrIOp::create(b, loc, ignored,
-                                    constInt(b, loc, b.getI1Type(), 1)),
-              arith::XOrIOp::create(b, loc, inRange,
-                                    constInt(b, loc, b.getI1Type(), 1)));
-          emitRuntimeCheck(b, loc, bad, SIFT_RT_ERROR_CROSS_ENTROPY_TARGET,
-                           {t, row, numClasses});
-
-          // lse = m + log(sum exp(x - m)); NaN and +-inf propagate.
-          auto maxLoop = scf::ForOp::create(
-              b, loc, c0, numClasses, c1,
-              ValueRange{floatConst(b, loc, ct,
-                                    -std::numeric_limits<double>::infinity())},
-              [&](OpBuilder &b, Location loc, Value c, ValueRange it) {
-                Value x = load(b, loc, line, c);
-                scf::YieldOp::create(
-                    b, loc,
-                    ValueRange{arith::MaximumFOp::create(b, loc, it[0], x)});
-              });
-          Value m = maxLoop.getResult(0);
-          auto sumLoop = scf::ForOp::create(
-              b, loc, c0, numClasses, c1, ValueRange{zero},
-              [&](OpBuilder &b, Location loc, Value c, ValueRange it) {
-                Value x = load(b, loc, line, c);
-                Value e = math::ExpOp::create(
-                    b, loc, arith::SubFOp::create(b, loc, x, m));
-                scf::YieldOp::create(
-                    b, loc,
-                    ValueRange{arith::AddFOp::create(b, loc, it[0], e)});
-              });
-          Value lse = arith::AddFOp::create(
-              b, loc, m, math::LogOp::create(b, loc, sumLoop.getResult(0)));
-
-          // The target's terms, read only when the target is valid.
-          Value safeT =
-              i64ToIndex(b, loc,
-                         arith::SelectOp::create(b, loc, valid, t,
-                                                 constInt(b, loc, i64, 0)));
-          auto ifValid = [&](function_ref<Value(OpBuilder &, Location)> fn,
-                             Value otherwise) {
-            return ifThenElse(b, loc, valid, fn, otherwise);
-          };
-          Value xt =
-              ifValid([&](OpBuilder &b,
-                          Location loc) { return load(b, loc, line, safeT); },
-                      nan);
-          // A class weight, NaN past the end of a too short weight tensor.
-          auto loadWeight = [&](OpBuilder &b, Location loc, Value c) {
-            Value inWeights = arith::CmpIOp::create(
-                b, loc, arith::CmpIPredicate::ult, c, numWeights);
-            return ifThenElse(
-                b, loc, inWeights,
-                [&](OpBuilder &b, Location loc) {
-                  return load(b, loc, weight, c);
-                },
-                nan);
-          };
-          Value wt = weight ? ifValid(
-                                  [&](OpBuilder &b, Location loc) {
-                                    return loadWeight(b, loc, safeT);
-                                  },
-                                  zero)
-                            : floatConst(b, loc, ct, 1.0);
-          Value loss = arith::MulFOp::create(
-              b, loc, wt, arith::SubFOp::create(b, loc, lse, xt));
-          if (smoothing > 0.0) {
-            // (1-s) * w_t * (lse - x_t) + (s/C) * sum_c w_c * (lse - x_c).
-            auto smooth = scf::ForOp::create(
-                b, loc, c0, numClasses, c1, ValueRange{zero},
-                [&](OpBuilder &b, Location loc, Value c, ValueRange it) {
-                  Value term =
-                      arith::SubFOp::create(b, loc, lse, load(b, loc, line, c));
-                  if (weight)
-                    term = arith::MulFOp::create(b, loc, loadWeight(b, loc, c),
-                                                 term);
-                  scf::YieldOp::create(
-                      b, loc,
-                      ValueRange{arith::AddFOp::create(b, loc, it[0], term)});
-                });
-            Value cf = arith::UIToFPOp::create(b, loc, ct,
-                                               indexToI64(b, loc, numClasses));
-            Value scale = arith::DivFOp::create(
-                b, loc, floatConst(b, loc, ct, smoothing), cf);
-            loss = arith::AddFOp::create(
-                b, loc,
-                arith::MulFOp::create(
-                    b, loc, floatConst(b, loc, ct, 1.0 - smoothing), loss),
-                arith::MulFOp::create(b, loc, scale, smooth.getResult(0)));
-          }
-          loss = arith::SelectOp::create(b, loc, valid, loss, nan);
-          loss = arith::SelectOp::create(b, loc, ignored, zero, loss);
-          Value w = arith::SelectOp::create(b, loc, valid, wt, zero);
-          return SmallVector<Value>{loss, w};
+          return rowLoss(b, loc, lines[0], row, spec);
         });
-
-    auto resultType = cast<RankedTensorType>(op.getResult().getType());
-    auto toResultElt = [&](OpBuilder &b, Location loc, Value v) -> Value {
-      if (v.getType() == floatType)
-        return v;
-      return arith::TruncFOp::create(b, loc, floatType, v);
-    };
-    Value result;
-    if (op.getReduction() == Reduction::None) {
-      Value losses = perRow[0];
-      if (rowsMayDiffer) {
-        // One loss per target: NaN for targets without a row of logits.
-        Value computed = losses;
-        Value numComputed = dimValue(b, loc, computed, 0);
-        Value nan =
-            floatConst(b, loc, ct, std::numeric_limits<double>::quiet_NaN());
-        losses = generateLine(
-            b, loc, numTargets, ct, [&](OpBuilder &b, Location loc, Value i) {
-              return ifThenElse(
-                  b, loc,
-                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i,
-                                        numComputed),
-                  [&](OpBuilder &b, Location loc) {
-                    return Value(
-                        tensor::ExtractOp::create(b, loc, computed, i));
-                  },
-                  nan);
-            });
-      }
-      if (ct != floatType)
-        losses = mapLine(b, loc, losses, floatType,
-                         [&](OpBuilder &b, Location loc, Value v, Value) {
-                           return toResultElt(b, loc, v);
-                         });
-      result = unflatten(b, loc, losses, resultType,
-                         tensor::getMixedSizes(b, loc, op.getTargets()));
-    } else {
-      // Each item of the leading `batch_dims` dimensions sums its own
-      // consecutive rows, in order, exactly as the op on that item alone.
-      // The sums accumulate in f64 (at least), then round once: a long
-      // sequential f32 sum would lose digits as it grows.
-      Value c1 = constIndex(b, loc, 1);
-      Type acc = b.getF64Type();
-      Value zero = floatConst(b, loc, acc, 0.0);
-      auto widen = [&](OpBuilder &b, Location loc, Value v) -> Value {
-        return v.getType() == acc ? v : arith::ExtFOp::create(b, loc, acc, v);
-      };
-      Value numRows = dimValue(b, loc, perRow[0], 0);
-      Value numItems = c1;
-      for (int64_t d = 0, e = op.getBatchDims(); d < e; ++d)
-        numItems = arith::MulIOp::create(b, loc, numItems,
-                                         dimValue(b, loc, op.getTargets(), d));
-      Value perItem = arith::DivUIOp::create(
-          b, loc, numRows, arith::MaxUIOp::create(b, loc, numItems, c1));
-      Value reduced = generateLine(
-          b, loc, numItems, floatType,
-          [&](OpBuilder &b, Location loc, Value item) -> Value {
-            Value first = arith::MulIOp::create(b, loc, item, perItem);
-            Value last = arith::AddIOp::create(b, loc, first, perItem);
-            auto sums = scf::ForOp::create(
-                b, loc, first, last, c1, ValueRange{zero, zero},
-                [&](OpBuilder &b, Location loc, Value r, ValueRange it) {
-                  Value l = widen(
-                      b, loc, tensor::ExtractOp::create(b, loc, perRow[0], r));
-                  Value w = widen(
-                      b, loc, tensor::ExtractOp::create(b, loc, perRow[1], r));
-                  scf::YieldOp::create(
-                      b, loc,
-                      ValueRange{arith::AddFOp::create(b, loc, it[0], l),
-                                 arith::AddFOp::create(b, loc, it[1], w)});
-                });
-            Value total = sums.getResult(0);
-            if (op.getReduction() == Reduction::Mean)
-              total = arith::DivFOp::create(b, loc, total, sums.getResult(1));
-            if (total.getType() != ct)
-              total = arith::TruncFOp::create(b, loc, ct, total);
-            return toResultElt(b, loc, total);
-          });
-      SmallVector<OpFoldResult> sizes =
-          tensor::getMixedSizes(b, loc, op.getTargets());
-      result = unflatten(b, loc, reduced, resultType,
-                         ArrayRef(sizes).take_front(op.getBatchDims()));
-    }
+    Value result = op.getReduction() == Reduction::None
+                       ? unreducedLosses(b, loc, op, perRow[0], operands, ct)
+                       : reducedLosses(b, loc, op, perRow[0], perRow[1], ct);
     rewriter.replaceOp(op, result);
     return success();
   }

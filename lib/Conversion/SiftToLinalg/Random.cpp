@@ -13,6 +13,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "PopulatePatterns.h"
+#include "Utils/CodegenUtils.h"
+#include "Utils/Philox.h"
+#include "Utils/RadixSort.h"
+#include "Utils/RuntimeChecks.h"
 
 #include "sift/Runtime/SiftRuntime.h"
 
@@ -200,7 +204,8 @@ struct RandomBitsLowering : OpRewritePattern<RandomBitsOp> {
                                 PatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op.getType());
     if (!type.hasStaticShape())
-      return op.emitOpError("has no CPU lowering for a dynamic shape");
+      return rewriter.notifyMatchFailure(
+          op, "has no CPU lowering for a dynamic shape");
     Location loc = op.getLoc();
     Streams streams(rewriter, loc, op.getSeed(), op.getOffset());
     bool wide = type.getElementType().isInteger(64);
@@ -229,11 +234,10 @@ struct RandomUniformLowering : OpRewritePattern<RandomUniformOp> {
     auto type = cast<RankedTensorType>(op.getType());
     auto floatType = cast<FloatType>(type.getElementType());
     if (!type.hasStaticShape())
-      return op.emitOpError("has no CPU lowering for a dynamic shape");
-    if (!floatType.isF16() && !floatType.isBF16() && !floatType.isF32() &&
-        !floatType.isF64())
-      return op.emitOpError("has no CPU lowering for element type ")
-             << floatType;
+      return rewriter.notifyMatchFailure(
+          op, "has no CPU lowering for a dynamic shape");
+    if (!isSupportedFloat(floatType))
+      return unsupportedElementType(rewriter, op, floatType);
     Location loc = op.getLoc();
     Streams streams(rewriter, loc, op.getSeed(), op.getOffset());
     Value result = generateFromBlocks(
@@ -326,7 +330,7 @@ struct RandpermLowering : OpRewritePattern<RandpermOp> {
                                                   indexToI64(b, loc, i));
                               });
     Value perm = radixArgsort(rewriter, loc, keys, n, 32).second;
-    rewriter.replaceOp(op, castTo(rewriter, loc, perm, op.getType()));
+    replaceOpWithCasts(rewriter, op, perm);
     return success();
   }
 };

@@ -12,6 +12,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "PopulatePatterns.h"
+#include "Utils/CodegenUtils.h"
+#include "Utils/LineLoop.h"
+#include "Utils/Philox.h"
+#include "Utils/RadixSort.h"
+#include "Utils/RuntimeChecks.h"
 
 #include "sift/Dialect/Sift/IR/SiftOps.h"
 
@@ -42,15 +47,54 @@ static Value countNonZero(OpBuilder &b, Location loc, Value flat) {
   return loop.getResult(0);
 }
 
+/// A tensor flattened in row-major order, its number of elements and how
+/// many of them are non-zero (indices).
+struct FlatCount {
+  Value flat, size, count;
+};
+
+/// The prologue of the selection patterns: the tensor they scan (the input,
+/// the mask or the labels), its type and the axis of its lines (the last
+/// one unless the op names one).
+struct Scanned {
+  Value tensor;
+  RankedTensorType type;
+  int64_t axis;
+
+  explicit Scanned(Value tensor, std::optional<int64_t> axis = std::nullopt)
+      : tensor(tensor), type(cast<RankedTensorType>(tensor.getType())),
+        axis(axis ? *axis : type.getRank() - 1) {}
+
+  int64_t rank() const { return type.getRank(); }
+  Type elementType() const { return type.getElementType(); }
+  /// The length of a line (a `tensor.dim` when dynamic).
+  OpFoldResult length(OpBuilder &b, Location loc) const {
+    return tensor::getMixedSize(b, loc, tensor, axis);
+  }
+  /// `buildLineLoop` over the lines.
+  SmallVector<Value> forEachLine(OpBuilder &b, Location loc,
+                                 ArrayRef<LineResult> results,
+                                 LineBodyFn body) const {
+    return buildLineLoop(b, loc, tensor, axis, results, body);
+  }
+  /// The tensor flattened, its size and its number of non-zero elements.
+  FlatCount flattenAndCount(OpBuilder &b, Location loc) const {
+    Value flat = flatten(b, loc, tensor);
+    Value size = dimValue(b, loc, flat, 0);
+    return {flat, size, countNonZero(b, loc, flat)};
+  }
+};
+
 struct CountLowering : OpRewritePattern<CountOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(CountOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
-    Value input = op.getInput();
-    int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
-    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, input);
+    Scanned input(op.getInput());
+    int64_t rank = input.rank();
+    SmallVector<OpFoldResult> sizes =
+        tensor::getMixedSizes(b, loc, input.tensor);
     sizes.pop_back();
     Value init = emptyTensor(b, loc, sizes, b.getI64Type(),
                              constInt(b, loc, b.getI64Type(), 0));
@@ -62,15 +106,15 @@ struct CountLowering : OpRewritePattern<CountOp> {
     AffineMap outMap = AffineMap::get(
         rank, 0, inMap.getResults().take_front(rank - 1), b.getContext());
     auto generic = linalg::GenericOp::create(
-        b, loc, TypeRange{init.getType()}, ValueRange{input}, ValueRange{init},
-        ArrayRef<AffineMap>{inMap, outMap}, iterators,
+        b, loc, TypeRange{init.getType()}, ValueRange{input.tensor},
+        ValueRange{init}, ArrayRef<AffineMap>{inMap, outMap}, iterators,
         [&](OpBuilder &b, Location loc, ValueRange args) {
           Value one = arith::ExtUIOp::create(b, loc, b.getI64Type(),
                                              isNonZero(b, loc, args[0]));
           linalg::YieldOp::create(
               b, loc, ValueRange{arith::AddIOp::create(b, loc, args[1], one)});
         });
-    rewriter.replaceOp(op, castTo(b, loc, generic.getResult(0), op.getType()));
+    replaceOpWithCasts(rewriter, op, generic.getResult(0));
     return success();
   }
 };
@@ -80,25 +124,24 @@ struct CompactLowering : OpRewritePattern<CompactOp> {
   LogicalResult matchAndRewrite(CompactOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto indicesType = cast<RankedTensorType>(op.getIndices().getType());
-    int64_t k = indicesType.getShape().back();
-    int64_t axis = indicesType.getRank() - 1;
+    Scanned mask(op.getMask());
+    int64_t k =
+        cast<RankedTensorType>(op.getIndices().getType()).getShape().back();
     int64_t fill = op.getFill();
     Type i64 = rewriter.getI64Type();
-    SmallVector<Value> results = buildLineLoop(
-        rewriter, loc, op.getMask(), axis,
-        {{i64, rewriter.getIndexAttr(k)}, {i64, OpFoldResult()}},
+    SmallVector<Value> results = mask.forEachLine(
+        rewriter, loc, {{i64, rewriter.getIndexAttr(k)}, {i64, OpFoldResult()}},
         [&](OpBuilder &b, Location loc, ValueRange lines, Value) {
-          Value mask = lines[0];
+          Value line = lines[0];
           Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
-          Value n = dimValue(b, loc, mask, 0);
+          Value n = dimValue(b, loc, line, 0);
           Value kVal = constInt(b, loc, i64, k);
           Value init = emptyTensor(b, loc, {b.getIndexAttr(k)}, i64,
                                    constInt(b, loc, i64, fill));
           auto loop = scf::ForOp::create(
               b, loc, c0, n, c1, ValueRange{init, constInt(b, loc, i64, 0)},
               [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
-                Value m = tensor::ExtractOp::create(b, loc, mask, i);
+                Value m = tensor::ExtractOp::create(b, loc, line, i);
                 Value room = arith::CmpIOp::create(
                     b, loc, arith::CmpIPredicate::slt, it[1], kVal);
                 Value take = arith::AndIOp::create(b, loc, m, room);
@@ -116,9 +159,7 @@ struct CompactLowering : OpRewritePattern<CompactOp> {
               });
           return SmallVector<Value>{loop.getResult(0), loop.getResult(1)};
         });
-    rewriter.replaceOp(
-        op, {castTo(rewriter, loc, results[0], op.getIndices().getType()),
-             castTo(rewriter, loc, results[1], op.getCount().getType())});
+    replaceOpWithCasts(rewriter, op, results);
     return success();
   }
 };
@@ -128,15 +169,14 @@ struct CumsumLowering : OpRewritePattern<CumsumOp> {
   LogicalResult matchAndRewrite(CumsumOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    int64_t axis = op.getAxis();
+    Scanned input(op.getInput(), op.getAxis());
     bool exclusive = op.getExclusive();
     Type resultElt =
         cast<RankedTensorType>(op.getResult().getType()).getElementType();
     bool isFloat = isa<FloatType>(resultElt);
-    OpFoldResult n = tensor::getMixedSize(rewriter, loc, op.getInput(), axis);
-    SmallVector<LineResult> specs = {{resultElt, n}};
-    SmallVector<Value> results = buildLineLoop(
-        rewriter, loc, op.getInput(), axis, specs,
+    OpFoldResult n = input.length(rewriter, loc);
+    SmallVector<Value> results = input.forEachLine(
+        rewriter, loc, {{resultElt, n}},
         [&](OpBuilder &b, Location loc, ValueRange lines, Value) {
           Value line = lines[0];
           Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
@@ -160,7 +200,7 @@ struct CumsumLowering : OpRewritePattern<CumsumOp> {
               });
           return SmallVector<Value>{loop.getResult(0)};
         });
-    rewriter.replaceOp(op, castTo(rewriter, loc, results[0], op.getType()));
+    replaceOpWithCasts(rewriter, op, results);
     return success();
   }
 };
@@ -246,8 +286,8 @@ struct GatherLowering : OpRewritePattern<GatherOp> {
     else if (isa<IntegerType, FloatType, IndexType>(elementType))
       fillAttr = cast<TypedAttr>(b.getZeroAttr(elementType));
     if (!fillAttr)
-      return op.emitOpError("has no CPU lowering for element type ")
-             << elementType << " without a fill";
+      return unsupportedElementType(rewriter, op, elementType,
+                                    " without a fill");
     int64_t batch = static_cast<int64_t>(op.getBatchDims());
     int64_t indicesRank = indicesType.getRank();
     int64_t sourceRank = sourceType.getRank();
@@ -264,10 +304,9 @@ struct GatherLowering : OpRewritePattern<GatherOp> {
     Value n = indexToI64(b, loc, dimValue(b, loc, source, batch));
     Value fillValue = arith::ConstantOp::create(b, loc, fillAttr);
     if (sourceRank > batch + 1 && indicesRank > 0) {
-      rewriter.replaceOp(op, castTo(b, loc,
-                                    gatherRows(b, loc, source, indices, init,
-                                               batch, n, fillValue),
-                                    op.getType()));
+      replaceOpWithCasts(
+          rewriter, op,
+          gatherRows(b, loc, source, indices, init, batch, n, fillValue));
       return success();
     }
 
@@ -315,7 +354,7 @@ struct GatherLowering : OpRewritePattern<GatherOp> {
           }
           linalg::YieldOp::create(b, loc, v);
         });
-    rewriter.replaceOp(op, castTo(b, loc, generic.getResult(0), op.getType()));
+    replaceOpWithCasts(rewriter, op, generic.getResult(0));
     return success();
   }
 };
@@ -327,14 +366,13 @@ struct NonzeroLowering : OpRewritePattern<NonzeroOp> {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
     Type i64 = b.getI64Type();
-    Value input = op.getInput();
-    int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+    Scanned input(op.getInput());
+    int64_t rank = input.rank();
     SmallVector<Value> dims;
     for (int64_t d = 0; d < rank; ++d)
-      dims.push_back(dimValue(b, loc, input, d));
-    Value flat = flatten(b, loc, input);
-    Value total = dimValue(b, loc, flat, 0);
-    Value count = countNonZero(b, loc, flat);
+      dims.push_back(dimValue(b, loc, input.tensor, d));
+    FlatCount scan = input.flattenAndCount(b, loc);
+    Value flat = scan.flat, total = scan.size, count = scan.count;
     SmallVector<OpFoldResult> sizes = {getAsOpFoldResult(count)};
     if (rank > 1)
       sizes.push_back(b.getIndexAttr(rank));
@@ -366,7 +404,7 @@ struct NonzeroLowering : OpRewritePattern<NonzeroOp> {
               b, loc, it[1], arith::SelectOp::create(b, loc, nz, c1, c0));
           scf::YieldOp::create(b, loc, ValueRange{out, pos});
         });
-    rewriter.replaceOp(op, castTo(b, loc, loop.getResult(0), op.getType()));
+    replaceOpWithCasts(rewriter, op, loop.getResult(0));
     return success();
   }
 };
@@ -377,12 +415,13 @@ struct MaskedSelectLowering : OpRewritePattern<MaskedSelectOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
-    Value input = op.getInput(), mask = op.getMask();
+    Value input = op.getInput();
     auto inType = cast<RankedTensorType>(input.getType());
     int64_t rank = inType.getRank();
-    int64_t maskRank = cast<RankedTensorType>(mask.getType()).getRank();
+    Scanned mask(op.getMask());
+    int64_t maskRank = mask.rank();
     // The mask's extents must be the input's leading ones.
-    if (failed(checkLeadingExtents(rewriter, op, input, mask, maskRank)))
+    if (failed(checkLeadingExtents(rewriter, op, input, mask.tensor, maskRank)))
       return failure();
     // Each selected mask position copies a sub-tensor of `inner` elements.
     Value inner = constIndex(b, loc, 1);
@@ -394,9 +433,8 @@ struct MaskedSelectLowering : OpRewritePattern<MaskedSelectOp> {
       resultSizes.push_back(tensor::getMixedSize(b, loc, input, d));
     }
     Value flatIn = flatten(b, loc, input);
-    Value flatMask = flatten(b, loc, mask);
-    Value numRows = dimValue(b, loc, flatMask, 0);
-    Value count = countNonZero(b, loc, flatMask);
+    FlatCount scan = mask.flattenAndCount(b, loc);
+    Value flatMask = scan.flat, numRows = scan.size, count = scan.count;
     resultSizes[0] = getAsOpFoldResult(count);
     Value total = arith::MulIOp::create(b, loc, count, inner);
     Value init = emptyTensor(b, loc, {getAsOpFoldResult(total)},
@@ -433,7 +471,7 @@ struct MaskedSelectLowering : OpRewritePattern<MaskedSelectOp> {
     Value result = unflatten(
         b, loc, loop.getResult(0),
         RankedTensorType::get(shape, inType.getElementType()), resultSizes);
-    rewriter.replaceOp(op, castTo(b, loc, result, op.getType()));
+    replaceOpWithCasts(rewriter, op, result);
     return success();
   }
 };
@@ -447,9 +485,8 @@ struct SampleBalancedLowering : OpRewritePattern<SampleBalancedOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type i64 = rewriter.getI64Type();
-    auto labelsType = cast<RankedTensorType>(op.getLabels().getType());
-    Type labelType = labelsType.getElementType();
-    int64_t axis = labelsType.getRank() - 1;
+    Scanned labels(op.getLabels());
+    Type labelType = labels.elementType();
     int64_t numSamples = static_cast<int64_t>(op.getNumSamples());
     int64_t posCap = static_cast<int64_t>(
         std::floor(static_cast<double>(numSamples) *
@@ -469,16 +506,16 @@ struct SampleBalancedLowering : OpRewritePattern<SampleBalancedOp> {
                   : offset = flatten(rewriter, loc, v);
       }
     int64_t rowsPerSeed = 1;
-    for (int64_t size : labelsType.getShape().drop_back().drop_front(seedRank))
+    for (int64_t size : labels.type.getShape().drop_back().drop_front(seedRank))
       rowsPerSeed *= size;
-    SmallVector<Value> results = buildLineLoop(
-        rewriter, loc, op.getLabels(), axis,
+    SmallVector<Value> results = labels.forEachLine(
+        rewriter, loc,
         {{i64, rewriter.getIndexAttr(numSamples)}, {i64, OpFoldResult()}},
         [&](OpBuilder &b, Location loc, ValueRange lines, Value row) {
-          Value labels = lines[0];
+          Value line = lines[0];
           Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
           Value zero = constInt(b, loc, i64, 0);
-          Value n = dimValue(b, loc, labels, 0);
+          Value n = dimValue(b, loc, line, 0);
           Value ignore = constInt(b, loc, labelType, ignoreLabel);
           Value negative = constInt(b, loc, labelType, negativeLabel);
           auto classify = [&](OpBuilder &b, Location loc,
@@ -496,7 +533,7 @@ struct SampleBalancedLowering : OpRewritePattern<SampleBalancedOp> {
           auto counts = scf::ForOp::create(
               b, loc, c0, n, c1, ValueRange{zero, zero},
               [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
-                Value label = tensor::ExtractOp::create(b, loc, labels, i);
+                Value label = tensor::ExtractOp::create(b, loc, line, i);
                 auto [isPos, isNeg] = classify(b, loc, label);
                 Value p = arith::AddIOp::create(
                     b, loc, it[0], arith::ExtUIOp::create(b, loc, i64, isPos));
@@ -535,7 +572,7 @@ struct SampleBalancedLowering : OpRewritePattern<SampleBalancedOp> {
               [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
                 Value j = tensor::ExtractOp::create(b, loc, perm, i);
                 Value label = tensor::ExtractOp::create(
-                    b, loc, labels, ValueRange{i64ToIndex(b, loc, j)});
+                    b, loc, line, ValueRange{i64ToIndex(b, loc, j)});
                 auto [isPos, isNeg] = classify(b, loc, label);
                 Value takePos = arith::AndIOp::create(
                     b, loc, isPos,
@@ -567,9 +604,7 @@ struct SampleBalancedLowering : OpRewritePattern<SampleBalancedOp> {
           Value count = arith::AddIOp::create(b, loc, numPos, numNeg);
           return SmallVector<Value>{pick.getResult(0), count};
         });
-    rewriter.replaceOp(
-        op, {castTo(rewriter, loc, results[0], op.getIndices().getType()),
-             castTo(rewriter, loc, results[1], op.getCount().getType())});
+    replaceOpWithCasts(rewriter, op, results);
     return success();
   }
 };

@@ -11,6 +11,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "PopulatePatterns.h"
+#include "Utils/CodegenUtils.h"
+#include "Utils/LineLoop.h"
+#include "Utils/RadixSort.h"
+#include "Utils/RuntimeChecks.h"
 
 #include "sift/Runtime/SiftRuntime.h"
 
@@ -210,37 +214,70 @@ static Value permuteLine(OpBuilder &b, Location loc, Value line, Value perm) {
                  });
 }
 
-/// The key layout of `op`'s element type, or an error at the op.
-static FailureOr<SortKeyInfo> keyInfoOrError(Operation *op, Value input) {
+/// The key layout of the element type of `op`'s `input`, or a match failure
+/// with the reason.
+static FailureOr<SortKeyInfo> matchSortKey(PatternRewriter &rewriter,
+                                           Operation *op, Value input) {
   Type elementType = cast<RankedTensorType>(input.getType()).getElementType();
   FailureOr<SortKeyInfo> info = getSortKeyInfo(elementType);
   if (failed(info))
-    op->emitOpError("has no CPU lowering for element type ") << elementType;
+    return unsupportedElementType(rewriter, op, elementType);
   return info;
 }
+
+/// The prologue of the sort, argsort and topk patterns, validated once: the
+/// input, the axis of its lines and the key layout of its element type.
+struct SortedLines {
+  Value input;
+  RankedTensorType type;
+  int64_t axis;
+  SortKeyInfo info;
+
+  /// The lines of `op`, or a match failure (with the reason) when its
+  /// element type has no sort key.
+  template <typename OpTy>
+  static FailureOr<SortedLines> match(PatternRewriter &rewriter, OpTy op) {
+    FailureOr<SortKeyInfo> info = matchSortKey(rewriter, op, op.getInput());
+    if (failed(info))
+      return failure();
+    return SortedLines{op.getInput(),
+                       cast<RankedTensorType>(op.getInput().getType()),
+                       op.getAxis(), *info};
+  }
+
+  Type elementType() const { return type.getElementType(); }
+  /// The static length of a line (ShapedType::kDynamic when dynamic).
+  int64_t staticLength() const { return type.getDimSize(axis); }
+  /// The length of a line (a `tensor.dim` when dynamic).
+  OpFoldResult length(OpBuilder &b, Location loc) const {
+    return tensor::getMixedSize(b, loc, input, axis);
+  }
+  /// `buildLineLoop` over the lines.
+  SmallVector<Value> forEachLine(OpBuilder &b, Location loc,
+                                 ArrayRef<LineResult> results,
+                                 LineBodyFn body) const {
+    return buildLineLoop(b, loc, input, axis, results, body);
+  }
+};
 
 struct SortLowering : OpRewritePattern<SortOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(SortOp op,
                                 PatternRewriter &rewriter) const override {
-    FailureOr<SortKeyInfo> info = keyInfoOrError(op, op.getInput());
-    if (failed(info))
+    FailureOr<SortedLines> lines = SortedLines::match(rewriter, op);
+    if (failed(lines))
       return failure();
     Location loc = op.getLoc();
-    int64_t axis = op.getAxis();
+    const SortKeyInfo &info = lines->info;
     bool descending = op.getDescending();
-    auto inType = cast<RankedTensorType>(op.getInput().getType());
-    OpFoldResult n = tensor::getMixedSize(rewriter, loc, op.getInput(), axis);
-    SmallVector<Value> results = buildLineLoop(
-        rewriter, loc, op.getInput(), axis,
-        {{inType.getElementType(), n}, {rewriter.getI64Type(), n}},
-        [&](OpBuilder &b, Location loc, ValueRange lines, Value) {
-          Value perm = argsortLine(b, loc, lines[0], *info, descending);
-          return SmallVector<Value>{permuteLine(b, loc, lines[0], perm), perm};
+    OpFoldResult n = lines->length(rewriter, loc);
+    SmallVector<Value> results = lines->forEachLine(
+        rewriter, loc, {{lines->elementType(), n}, {rewriter.getI64Type(), n}},
+        [&](OpBuilder &b, Location loc, ValueRange line, Value) {
+          Value perm = argsortLine(b, loc, line[0], info, descending);
+          return SmallVector<Value>{permuteLine(b, loc, line[0], perm), perm};
         });
-    rewriter.replaceOp(
-        op, {castTo(rewriter, loc, results[0], op.getValues().getType()),
-             castTo(rewriter, loc, results[1], op.getIndices().getType())});
+    replaceOpWithCasts(rewriter, op, results);
     return success();
   }
 };
@@ -249,44 +286,78 @@ struct ArgsortLowering : OpRewritePattern<ArgsortOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ArgsortOp op,
                                 PatternRewriter &rewriter) const override {
-    FailureOr<SortKeyInfo> info = keyInfoOrError(op, op.getInput());
-    if (failed(info))
+    FailureOr<SortedLines> lines = SortedLines::match(rewriter, op);
+    if (failed(lines))
       return failure();
     Location loc = op.getLoc();
-    int64_t axis = op.getAxis();
+    const SortKeyInfo &info = lines->info;
     bool descending = op.getDescending();
-    OpFoldResult n = tensor::getMixedSize(rewriter, loc, op.getInput(), axis);
-    SmallVector<Value> results = buildLineLoop(
-        rewriter, loc, op.getInput(), axis, {{rewriter.getI64Type(), n}},
-        [&](OpBuilder &b, Location loc, ValueRange lines, Value) {
+    OpFoldResult n = lines->length(rewriter, loc);
+    SmallVector<Value> results = lines->forEachLine(
+        rewriter, loc, {{rewriter.getI64Type(), n}},
+        [&](OpBuilder &b, Location loc, ValueRange line, Value) {
           return SmallVector<Value>{
-              argsortLine(b, loc, lines[0], *info, descending)};
+              argsortLine(b, loc, line[0], info, descending)};
         });
-    rewriter.replaceOp(op, castTo(rewriter, loc, results[0], op.getType()));
+    replaceOpWithCasts(rewriter, op, results);
     return success();
   }
 };
+
+/// The first `k` of the sorting permutation `perm` of a `line` whose dynamic
+/// length may be below `k`, and the values they index: the lanes past the
+/// line's end are zeros (never read out of bounds).
+static SmallVector<Value> firstOfShortLine(OpBuilder &b, Location loc,
+                                           Value line, Value perm, int64_t k) {
+  Value size = dimValue(b, loc, line, 0);
+  Type elementType = cast<RankedTensorType>(line.getType()).getElementType();
+  Value kValue = constIndex(b, loc, k);
+  auto inLine = [&](OpBuilder &b, Location loc, Value i) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i, size);
+  };
+  Value best = generateLine(
+      b, loc, kValue, b.getI64Type(), [&](OpBuilder &b, Location loc, Value i) {
+        return ifThenElse(
+            b, loc, inLine(b, loc, i),
+            [&](OpBuilder &b, Location loc) {
+              return Value(tensor::ExtractOp::create(b, loc, perm, i));
+            },
+            constInt(b, loc, b.getI64Type(), 0));
+      });
+  Value values = generateLine(
+      b, loc, kValue, elementType, [&](OpBuilder &b, Location loc, Value i) {
+        return ifThenElse(
+            b, loc, inLine(b, loc, i),
+            [&](OpBuilder &b, Location loc) {
+              Value p = tensor::ExtractOp::create(b, loc, best, i);
+              return Value(tensor::ExtractOp::create(
+                  b, loc, line, ValueRange{i64ToIndex(b, loc, p)}));
+            },
+            arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType)));
+      });
+  return {castTo(b, loc, values, RankedTensorType::get({k}, elementType)),
+          castTo(b, loc, best, RankedTensorType::get({k}, b.getI64Type()))};
+}
 
 struct TopkLowering : OpRewritePattern<TopkOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(TopkOp op,
                                 PatternRewriter &rewriter) const override {
-    FailureOr<SortKeyInfo> info = keyInfoOrError(op, op.getInput());
-    if (failed(info))
+    FailureOr<SortedLines> lines = SortedLines::match(rewriter, op);
+    if (failed(lines))
       return failure();
     Location loc = op.getLoc();
-    int64_t axis = op.getAxis();
+    const SortKeyInfo &info = lines->info;
     int64_t k = static_cast<int64_t>(op.getK());
     // Largest first is a stable descending sort: ties keep the lower index
     // first, NaN (the largest key) comes first. With `unsorted`, a selection
     // returns the chosen elements in index order (no final sort); a full
     // sort (k = n, dynamic n) returns them sorted.
     bool descending = !op.getSmallest();
-    auto inType = cast<RankedTensorType>(op.getInput().getType());
     OpFoldResult kSize = rewriter.getIndexAttr(k);
     // With 0 < k < n, select the k best and sort only those; otherwise sort
     // the whole line.
-    int64_t n = inType.getDimSize(axis);
+    int64_t n = lines->staticLength();
     bool select = !ShapedType::isDynamic(n) && k > 0 && k < n;
     // A dynamic extent may be smaller than k: a run-time error, and the
     // lanes past the extent are zeros (never read out of bounds).
@@ -294,7 +365,7 @@ struct TopkLowering : OpRewritePattern<TopkOp> {
     if (guard) {
       if (failed(declareRuntimeReport(rewriter, op)))
         return failure();
-      Value size = dimValue(rewriter, loc, op.getInput(), axis);
+      Value size = dimValue(rewriter, loc, lines->input, lines->axis);
       Value kValue = constIndex(rewriter, loc, k);
       emitRuntimeCheck(rewriter, loc,
                        arith::CmpIOp::create(rewriter, loc,
@@ -302,64 +373,25 @@ struct TopkLowering : OpRewritePattern<TopkOp> {
                                              size),
                        SIFT_RT_ERROR_TOPK_K_EXCEEDS_SIZE, {kValue, size});
     }
-    SmallVector<Value> results = buildLineLoop(
-        rewriter, loc, op.getInput(), axis,
-        {{inType.getElementType(), kSize}, {rewriter.getI64Type(), kSize}},
-        [&](OpBuilder &b, Location loc, ValueRange lines, Value) {
+    SmallVector<Value> results = lines->forEachLine(
+        rewriter, loc,
+        {{lines->elementType(), kSize}, {rewriter.getI64Type(), kSize}},
+        [&](OpBuilder &b, Location loc, ValueRange line, Value) {
           if (select) {
             auto [values, indices] =
                 op.getUnsorted()
-                    ? selectLineInIndexOrder(b, loc, lines[0], k, *info,
+                    ? selectLineInIndexOrder(b, loc, line[0], k, info,
                                              descending)
-                    : selectSortedLine(b, loc, lines[0], k, *info, descending);
+                    : selectSortedLine(b, loc, line[0], k, info, descending);
             return SmallVector<Value>{values, indices};
           }
-          Value perm = argsortLine(b, loc, lines[0], *info, descending);
-          if (guard) {
-            Value line = lines[0];
-            Value size = dimValue(b, loc, line, 0);
-            Type elementType =
-                cast<RankedTensorType>(line.getType()).getElementType();
-            Value kValue = constIndex(b, loc, k);
-            auto inLine = [&](OpBuilder &b, Location loc, Value i) {
-              return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i,
-                                           size);
-            };
-            Value best =
-                generateLine(b, loc, kValue, b.getI64Type(),
-                             [&](OpBuilder &b, Location loc, Value i) {
-                               return ifThenElse(
-                                   b, loc, inLine(b, loc, i),
-                                   [&](OpBuilder &b, Location loc) {
-                                     return Value(tensor::ExtractOp::create(
-                                         b, loc, perm, i));
-                                   },
-                                   constInt(b, loc, b.getI64Type(), 0));
-                             });
-            Value values = generateLine(
-                b, loc, kValue, elementType,
-                [&](OpBuilder &b, Location loc, Value i) {
-                  return ifThenElse(
-                      b, loc, inLine(b, loc, i),
-                      [&](OpBuilder &b, Location loc) {
-                        Value p = tensor::ExtractOp::create(b, loc, best, i);
-                        return Value(tensor::ExtractOp::create(
-                            b, loc, line, ValueRange{i64ToIndex(b, loc, p)}));
-                      },
-                      arith::ConstantOp::create(b, loc,
-                                                b.getZeroAttr(elementType)));
-                });
-            return SmallVector<Value>{
-                castTo(b, loc, values, RankedTensorType::get({k}, elementType)),
-                castTo(b, loc, best,
-                       RankedTensorType::get({k}, b.getI64Type()))};
-          }
+          Value perm = argsortLine(b, loc, line[0], info, descending);
+          if (guard)
+            return firstOfShortLine(b, loc, line[0], perm, k);
           Value best = firstElements(b, loc, perm, k);
-          return SmallVector<Value>{permuteLine(b, loc, lines[0], best), best};
+          return SmallVector<Value>{permuteLine(b, loc, line[0], best), best};
         });
-    rewriter.replaceOp(
-        op, {castTo(rewriter, loc, results[0], op.getValues().getType()),
-             castTo(rewriter, loc, results[1], op.getIndices().getType())});
+    replaceOpWithCasts(rewriter, op, results);
     return success();
   }
 };
@@ -370,7 +402,7 @@ struct UniqueLowering : OpRewritePattern<UniqueOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(UniqueOp op,
                                 PatternRewriter &rewriter) const override {
-    FailureOr<SortKeyInfo> info = keyInfoOrError(op, op.getInput());
+    FailureOr<SortKeyInfo> info = matchSortKey(rewriter, op, op.getInput());
     if (failed(info))
       return failure();
     Location loc = op.getLoc();

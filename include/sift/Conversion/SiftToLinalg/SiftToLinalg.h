@@ -23,7 +23,8 @@ namespace sift {
 
 /// Adds the patterns that lower every sift op to upstream dialects. An op
 /// whose operands the lowering does not support (for instance a sort of an
-/// `i128`) fails to match with an error at the op.
+/// `i128`) fails to match, giving the reason with `notifyMatchFailure`;
+/// `--convert-sift-to-linalg` reports it as one error at the op.
 void populateSiftToLinalgPatterns(RewritePatternSet &patterns);
 
 /// `if (dim(x, dx) != dim(y, dy)) sift_rt_fail(EXTENT_MISMATCH, both extents,

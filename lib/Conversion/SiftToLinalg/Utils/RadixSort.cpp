@@ -1,0 +1,412 @@
+//===- RadixSort.cpp - Radix sort and selection on sort keys ----*- C++ -*-===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RadixSort.h"
+
+#include "CodegenUtils.h"
+
+#include "llvm/ADT/APFloat.h"
+
+using namespace mlir;
+using namespace mlir::sift;
+using namespace mlir::sift::lowering;
+
+FailureOr<SortKeyInfo> lowering::getSortKeyInfo(Type elementType) {
+  unsigned width = 0;
+  if (auto floatType = dyn_cast<FloatType>(elementType)) {
+    if (!floatType.isF16() && !floatType.isBF16() && !floatType.isF32() &&
+        !floatType.isF64())
+      return failure();
+    width = floatType.getWidth();
+  } else if (auto intType = dyn_cast<IntegerType>(elementType)) {
+    width = intType.getWidth();
+    if (width > 64)
+      return failure();
+  } else {
+    return failure();
+  }
+  return SortKeyInfo{width <= 32 ? 32u : 64u, width};
+}
+
+static Value constAPInt(OpBuilder &b, Location loc, Type type,
+                        const APInt &value) {
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, value));
+}
+
+Value lowering::toSortKey(OpBuilder &b, Location loc, Value scalar,
+                          const SortKeyInfo &info, bool descending) {
+  unsigned width = info.sortBits;
+  Type bitsType = b.getIntegerType(width);
+  Type keyType = b.getIntegerType(info.keyBits);
+  Value bits = scalar;
+  if (auto floatType = dyn_cast<FloatType>(scalar.getType())) {
+    // -0.0 becomes +0.0 and every NaN one quiet NaN, then the sign-magnitude
+    // pattern becomes an unsigned order: negatives are inverted, the sign bit
+    // of the others is set.
+    bits = arith::BitcastOp::create(b, loc, bitsType, scalar);
+    Value zero =
+        arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, 0.0));
+    Value isZero =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, scalar, zero);
+    Value isNan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
+                                        scalar, scalar);
+    APInt nan =
+        APFloat::getQNaN(floatType.getFloatSemantics()).bitcastToAPInt();
+    bits = arith::SelectOp::create(b, loc, isZero,
+                                   constInt(b, loc, bitsType, 0), bits);
+    bits = arith::SelectOp::create(b, loc, isNan,
+                                   constAPInt(b, loc, bitsType, nan), bits);
+    Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                           bits, constInt(b, loc, bitsType, 0));
+    Value mask = arith::SelectOp::create(
+        b, loc, negative, constInt(b, loc, bitsType, -1),
+        constAPInt(b, loc, bitsType, APInt::getSignMask(width)));
+    bits = arith::XOrIOp::create(b, loc, bits, mask);
+  } else if (width > 1) {
+    // Signed order: flip the sign bit. (`i1` is false < true as it is.)
+    bits = arith::XOrIOp::create(
+        b, loc, bits, constAPInt(b, loc, bitsType, APInt::getSignMask(width)));
+  }
+  Value key = width < info.keyBits
+                  ? Value(arith::ExtUIOp::create(b, loc, keyType, bits))
+                  : bits;
+  if (descending)
+    key = arith::XOrIOp::create(
+        b, loc, key,
+        constAPInt(b, loc, keyType,
+                   APInt::getLowBitsSet(info.keyBits, info.sortBits)));
+  return key;
+}
+
+/// Reads the key of element `i` (an index).
+using KeyFn = function_ref<Value(OpBuilder &, Location, Value)>;
+
+/// A `KeyFn` reading a 1-D tensor of keys.
+static auto readKeys(Value keys) {
+  return [keys](OpBuilder &b, Location loc, Value i) -> Value {
+    return tensor::ExtractOp::create(b, loc, keys, i);
+  };
+}
+
+/// The bitwise OR and AND of the keys of elements [0, n): the bits where they
+/// differ are the only ones that vary among the keys.
+static std::pair<Value, Value> orAndOf(OpBuilder &b, Location loc, Type keyType,
+                                       Value n, KeyFn keyAt) {
+  Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+  auto loop = scf::ForOp::create(
+      b, loc, c0, n, c1,
+      ValueRange{constInt(b, loc, keyType, 0), constInt(b, loc, keyType, -1)},
+      [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
+        Value key = keyAt(b, loc, i);
+        scf::YieldOp::create(
+            b, loc,
+            ValueRange{arith::OrIOp::create(b, loc, it[0], key),
+                       arith::AndIOp::create(b, loc, it[1], key)});
+      });
+  return {loop.getResult(0), loop.getResult(1)};
+}
+
+/// Whether the 8-bit digit at `shift` of `bits` (a key-typed value) is not
+/// zero.
+static Value digitNonZero(OpBuilder &b, Location loc, Value bits,
+                          unsigned shift) {
+  Type keyType = bits.getType();
+  Value d = arith::AndIOp::create(
+      b, loc,
+      arith::ShRUIOp::create(b, loc, bits, constInt(b, loc, keyType, shift)),
+      constInt(b, loc, keyType, 255));
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, d,
+                               constInt(b, loc, keyType, 0));
+}
+
+/// Sub-histograms that a histogram loop spreads its counts over (element i
+/// counts in copy i % kHistCopies): repeated digits then increment different
+/// counters, not one counter through a store-to-load chain.
+static constexpr int64_t kHistCopies = 4;
+
+/// The histogram of `digitOf(keyAt(i))` (an index in [0, 256)) over i in
+/// [0, n): a flat tensor of kHistCopies sub-histograms of 256 i64 counts.
+static Value
+histogramOf(OpBuilder &b, Location loc, Value n, KeyFn keyAt,
+            function_ref<Value(OpBuilder &, Location, Value)> digitOf) {
+  Type i64 = b.getI64Type();
+  Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+  Value hist0 = emptyTensor(b, loc, {b.getIndexAttr(256 * kHistCopies)}, i64,
+                            constInt(b, loc, i64, 0));
+  auto hist = scf::ForOp::create(
+      b, loc, c0, n, c1, ValueRange{hist0},
+      [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
+        Value key = keyAt(b, loc, i);
+        Value copy = arith::AndIOp::create(b, loc, i,
+                                           constIndex(b, loc, kHistCopies - 1));
+        Value at = arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(b, loc, copy, constIndex(b, loc, 256)),
+            digitOf(b, loc, key));
+        Value c = tensor::ExtractOp::create(b, loc, it[0], at);
+        c = arith::AddIOp::create(b, loc, c, constInt(b, loc, i64, 1));
+        scf::YieldOp::create(
+            b, loc, Value(tensor::InsertOp::create(b, loc, c, it[0], at)));
+      });
+  return hist.getResult(0);
+}
+
+/// The count of digit `d` (an index) in a `histogramOf` result.
+static Value countOf(OpBuilder &b, Location loc, Value hist, Value d) {
+  Value sum;
+  for (int64_t copy = 0; copy < kHistCopies; ++copy) {
+    Value at = arith::AddIOp::create(b, loc, d, constIndex(b, loc, 256 * copy));
+    Value c = tensor::ExtractOp::create(b, loc, hist, ValueRange{at});
+    sum = sum ? arith::AddIOp::create(b, loc, sum, c).getResult() : c;
+  }
+  return sum;
+}
+
+/// The digit (an index) whose run in `hist` (a `histogramOf` result) holds
+/// the `need`-th key (an i64, 1-based), and how many keys come before that
+/// run (an i64).
+static std::pair<Value, Value> findDigit(OpBuilder &b, Location loc, Value hist,
+                                         Value need) {
+  Type i64 = b.getI64Type();
+  Value c0 = constIndex(b, loc, 0), zero64 = constInt(b, loc, i64, 0);
+  auto scan = scf::ForOp::create(
+      b, loc, c0, constIndex(b, loc, 256), constIndex(b, loc, 1),
+      ValueRange{zero64, c0, zero64},
+      [&](OpBuilder &b, Location loc, Value d, ValueRange it) {
+        Value end =
+            arith::AddIOp::create(b, loc, it[0], countOf(b, loc, hist, d));
+        Value hit = arith::AndIOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, it[0],
+                                  need),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, need,
+                                  end));
+        scf::YieldOp::create(
+            b, loc,
+            ValueRange{end, arith::SelectOp::create(b, loc, hit, d, it[1]),
+                       arith::SelectOp::create(b, loc, hit, it[0], it[2])});
+      });
+  return {scan.getResult(1), scan.getResult(2)};
+}
+
+std::pair<Value, Value> lowering::radixArgsort(OpBuilder &b, Location loc,
+                                               Value keys, Value n,
+                                               unsigned sortBits) {
+  Type keyType = cast<RankedTensorType>(keys.getType()).getElementType();
+  Type i64 = b.getI64Type();
+  Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+  Value c256 = constIndex(b, loc, 256);
+  Value zero64 = constInt(b, loc, i64, 0), one64 = constInt(b, loc, i64, 1);
+  Value iota =
+      generateLine(b, loc, n, i64, [](OpBuilder &b, Location loc, Value i) {
+        return indexToI64(b, loc, i);
+      });
+  // The bits that vary among the keys: a digit in which every key agrees
+  // would be an identity pass, so it is skipped.
+  auto [orAll, andAll] = orAndOf(b, loc, keyType, n, readKeys(keys));
+  Value varying = arith::XOrIOp::create(b, loc, orAll, andAll);
+  // One stable counting-sort pass per 8-bit digit, least significant first.
+  // The passes are unrolled: each reads the previous pass's tensors and
+  // writes fresh ones, so bufferization needs no loop-carried buffer swap.
+  Value inKeys = keys, inIdx = iota;
+  for (unsigned shiftBits = 0; shiftBits < sortBits; shiftBits += 8) {
+    Value shift = constInt(b, loc, keyType, shiftBits);
+    Value digitMask = constInt(b, loc, keyType, 255);
+    auto digitOf = [&](OpBuilder &b, Location loc, Value key) -> Value {
+      Value d = arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, key, shift), digitMask);
+      return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), d);
+    };
+    Value curKeys = inKeys, curIdx = inIdx;
+    auto pass = scf::IfOp::create(
+        b, loc, digitNonZero(b, loc, varying, shiftBits),
+        [&](OpBuilder &b, Location loc) {
+          // Histogram of the digit.
+          Value hist = histogramOf(b, loc, n, readKeys(curKeys), digitOf);
+
+          // Exclusive prefix sum: where each digit's run starts.
+          Value starts0 = emptyTensor(b, loc, {b.getIndexAttr(256)}, i64);
+          auto starts = scf::ForOp::create(
+              b, loc, c0, c256, c1, ValueRange{starts0, zero64},
+              [&](OpBuilder &b, Location loc, Value d, ValueRange it) {
+                Value c = countOf(b, loc, hist, d);
+                Value s = tensor::InsertOp::create(b, loc, it[1], it[0], d);
+                Value acc = arith::AddIOp::create(b, loc, it[1], c);
+                scf::YieldOp::create(b, loc, ValueRange{s, acc});
+              });
+
+          // Stable scatter in input order.
+          Value outKeys0 = emptyTensor(b, loc, {getAsOpFoldResult(n)}, keyType);
+          Value outIdx0 = emptyTensor(b, loc, {getAsOpFoldResult(n)}, i64);
+          auto scatter = scf::ForOp::create(
+              b, loc, c0, n, c1,
+              ValueRange{outKeys0, outIdx0, starts.getResult(0)},
+              [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
+                Value key = tensor::ExtractOp::create(b, loc, curKeys, i);
+                Value idx = tensor::ExtractOp::create(b, loc, curIdx, i);
+                Value d = digitOf(b, loc, key);
+                Value pos = tensor::ExtractOp::create(b, loc, it[2], d);
+                Value at = i64ToIndex(b, loc, pos);
+                Value ok = tensor::InsertOp::create(b, loc, key, it[0], at);
+                Value oi = tensor::InsertOp::create(b, loc, idx, it[1], at);
+                Value next = arith::AddIOp::create(b, loc, pos, one64);
+                Value s = tensor::InsertOp::create(b, loc, next, it[2], d);
+                scf::YieldOp::create(b, loc, ValueRange{ok, oi, s});
+              });
+          scf::YieldOp::create(
+              b, loc,
+              ValueRange{
+                  castTo(b, loc, scatter.getResult(0), curKeys.getType()),
+                  castTo(b, loc, scatter.getResult(1), curIdx.getType())});
+        },
+        [&](OpBuilder &b, Location loc) {
+          scf::YieldOp::create(b, loc, ValueRange{curKeys, curIdx});
+        });
+    inKeys = pass.getResult(0);
+    inIdx = pass.getResult(1);
+  }
+  return {inKeys, inIdx};
+}
+
+std::pair<Value, Value> lowering::radixSelect(OpBuilder &b, Location loc,
+                                              Type keyType, Value n, Value k,
+                                              unsigned sortBits, KeyFn keyAt) {
+  Type indexType = b.getIndexType();
+  Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+  Value zeroKey = constInt(b, loc, keyType, 0);
+  Value onesKey = constInt(b, loc, keyType, -1);
+  // The candidates are the keys that agree with the k-th key on the digits
+  // found so far: all n keys (read with `keyAt`) until a digit that varies
+  // among them is found; from then on, the `m` keys compacted at the front
+  // of `cand`. `orC` and `andC` tell which bits still vary among them.
+  auto [orAll, andAll] = orAndOf(b, loc, keyType, n, keyAt);
+  Value cand =
+      emptyTensor(b, loc, {getAsOpFoldResult(n)}, keyType, /*fillValue=*/{});
+  Value m = n, need = k;
+  Value orC = orAll, andC = andAll;
+  Value threshold = zeroKey;
+  unsigned numDigits = (sortBits + 7) / 8;
+  for (int digit = numDigits - 1; digit >= 0; --digit) {
+    unsigned shiftBits = 8 * digit;
+    Value shift = constInt(b, loc, keyType, shiftBits);
+    Value digitMask = constInt(b, loc, keyType, 255);
+    auto digitOf = [&](OpBuilder &b, Location loc, Value key) -> Value {
+      return arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, key, shift), digitMask);
+    };
+    Value varies = digitNonZero(
+        b, loc, arith::XOrIOp::create(b, loc, orC, andC), shiftBits);
+    Value curCand = cand, curM = m, curNeed = need, curOr = orC, curAnd = andC;
+    // `build(fromKeys)` in two versions: reading the candidates with `keyAt`
+    // (none compacted yet: m == n) or from `cand`.
+    auto bothWays =
+        [&](OpBuilder &b, Location loc,
+            function_ref<SmallVector<Value>(OpBuilder &, Location, bool)> build)
+        -> SmallVector<Value> {
+      Value fromKeys =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, curM, n);
+      auto twoWays = scf::IfOp::create(
+          b, loc, fromKeys,
+          [&](OpBuilder &b, Location loc) {
+            scf::YieldOp::create(b, loc, build(b, loc, true));
+          },
+          [&](OpBuilder &b, Location loc) {
+            scf::YieldOp::create(b, loc, build(b, loc, false));
+          });
+      return llvm::to_vector_of<Value>(twoWays.getResults());
+    };
+    auto step = scf::IfOp::create(
+        b, loc, varies,
+        [&](OpBuilder &b, Location loc) {
+          // Histogram of the digit among the candidates.
+          Value hist =
+              bothWays(b, loc, [&](OpBuilder &b, Location loc, bool fromKeys) {
+                auto read = readKeys(curCand);
+                return SmallVector<Value>{
+                    histogramOf(b, loc, curM, fromKeys ? keyAt : KeyFn(read),
+                                [&](OpBuilder &b, Location loc, Value key) {
+                                  return Value(arith::IndexCastUIOp::create(
+                                      b, loc, indexType, digitOf(b, loc, key)));
+                                })};
+              })[0];
+          auto [found, before] = findDigit(b, loc, hist, curNeed);
+          Value selDigit = arith::IndexCastUIOp::create(b, loc, keyType, found);
+          Value newNeed = arith::SubIOp::create(b, loc, curNeed, before);
+          // Keep the candidates with that digit, compacted in place (the
+          // write index never passes the read index).
+          SmallVector<Value> kept =
+              bothWays(b, loc, [&](OpBuilder &b, Location loc, bool fromKeys) {
+                auto filter = scf::ForOp::create(
+                    b, loc, c0, curM, c1,
+                    ValueRange{curCand, c0, zeroKey, onesKey},
+                    [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
+                      Value key = fromKeys ? keyAt(b, loc, i)
+                                           : Value(tensor::ExtractOp::create(
+                                                 b, loc, it[0], i));
+                      Value match = arith::CmpIOp::create(
+                          b, loc, arith::CmpIPredicate::eq,
+                          digitOf(b, loc, key), selDigit);
+                      Value out =
+                          tensor::InsertOp::create(b, loc, key, it[0], it[1]);
+                      Value j = arith::AddIOp::create(
+                          b, loc, it[1],
+                          arith::SelectOp::create(b, loc, match, c1, c0));
+                      Value o = arith::OrIOp::create(
+                          b, loc, it[2],
+                          arith::SelectOp::create(b, loc, match, key, zeroKey));
+                      Value a = arith::AndIOp::create(
+                          b, loc, it[3],
+                          arith::SelectOp::create(b, loc, match, key, onesKey));
+                      scf::YieldOp::create(b, loc, ValueRange{out, j, o, a});
+                    });
+                return llvm::to_vector_of<Value>(filter.getResults());
+              });
+          scf::YieldOp::create(b, loc,
+                               ValueRange{kept[0], kept[1], newNeed, selDigit,
+                                          kept[2], kept[3]});
+        },
+        [&](OpBuilder &b, Location loc) {
+          // Every candidate has this digit.
+          scf::YieldOp::create(b, loc,
+                               ValueRange{curCand, curM, curNeed,
+                                          digitOf(b, loc, curAnd), curOr,
+                                          curAnd});
+        });
+    cand = step.getResult(0);
+    m = step.getResult(1);
+    need = step.getResult(2);
+    threshold = arith::OrIOp::create(
+        b, loc, threshold,
+        arith::ShLIOp::create(b, loc, step.getResult(3), shift));
+    orC = step.getResult(4);
+    andC = step.getResult(5);
+  }
+  return {threshold, need};
+}
+
+RadixSplit lowering::radixSplit(OpBuilder &b, Location loc, Type keyType,
+                                Value n, Value k, unsigned sortBits,
+                                KeyFn keyAt) {
+  // The most significant digit in which the keys differ (digit 0 when they
+  // are all equal).
+  auto [orAll, andAll] = orAndOf(b, loc, keyType, n, keyAt);
+  Value varying = arith::XOrIOp::create(b, loc, orAll, andAll);
+  Value shift = constInt(b, loc, keyType, 0);
+  for (unsigned shiftBits = 8; shiftBits < sortBits; shiftBits += 8)
+    shift = arith::SelectOp::create(
+        b, loc, digitNonZero(b, loc, varying, shiftBits),
+        constInt(b, loc, keyType, shiftBits), shift);
+  Value digitMask = constInt(b, loc, keyType, 255);
+  Value hist = histogramOf(
+      b, loc, n, keyAt, [&](OpBuilder &b, Location loc, Value key) -> Value {
+        Value d = arith::AndIOp::create(
+            b, loc, arith::ShRUIOp::create(b, loc, key, shift), digitMask);
+        return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), d);
+      });
+  auto [digit, below] = findDigit(b, loc, hist, k);
+  return {shift, arith::IndexCastUIOp::create(b, loc, keyType, digit), below,
+          countOf(b, loc, hist, digit)};
+}

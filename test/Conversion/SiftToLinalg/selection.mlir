@@ -1,0 +1,228 @@
+// The structure of the lowering of the ops in Selection.cpp: count, compact,
+// cumsum, gather, nonzero, masked_select, sample_balanced.
+//
+// RUN: tensor-opt %s --convert-sift-to-linalg -split-input-file | FileCheck %s
+
+// count is a reduction over the last axis.
+// CHECK-LABEL: func.func @count
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "reduction"]
+// CHECK: arith.cmpf une
+func.func @count(%x: tensor<4x8xf32>) -> tensor<4xi64> {
+  %r = sift.count %x : tensor<4x8xf32> -> tensor<4xi64>
+  return %r : tensor<4xi64>
+}
+
+// -----
+
+// A gather of whole rows reads each index once, in a parallel loop over the
+// index positions, and copies the row it names into the result's row (the
+// fill when it is out of range).
+// CHECK-LABEL: func.func @gather_rows
+// CHECK: scf.forall (%[[B:.*]], %[[J:.*]]) in (2, 5)
+// CHECK: %[[IDX:.*]] = tensor.extract %{{.*}}[%[[B]], %[[J]]]
+// CHECK: %[[ROW:.*]] = tensor.extract_slice %{{.*}}[%[[B]], %[[J]], 0] [1, 1, 16] [1, 1, 1]
+// CHECK: scf.if
+// CHECK: tensor.extract_slice %{{.*}}[%[[B]], %{{.*}}, 0] [1, 1, 16] [1, 1, 1]
+// CHECK: bufferization.materialize_in_destination %{{.*}} in %[[ROW]]
+// CHECK: } else {
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[ROW]] : tensor<16xf32>)
+// CHECK: tensor.parallel_insert_slice
+func.func @gather_rows(%s: tensor<2x7x16xf32>, %i: tensor<2x5xi64>) -> tensor<2x5x16xf32> {
+  %r = sift.gather %s[%i] {batch_dims = 1 : i64} : tensor<2x7x16xf32>, tensor<2x5xi64> -> tensor<2x5x16xf32>
+  return %r : tensor<2x5x16xf32>
+}
+
+// -----
+
+// An element-wise gather is one parallel linalg.generic over the result:
+// branch-free, it reads a clamped (always valid) index and selects the fill
+// for the lanes whose index is out of range.
+// CHECK-LABEL: func.func @gather_elements
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK-DAG: %[[FILL:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG: %[[N:.*]] = arith.constant 3 : i64
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel"]
+// CHECK-SAME: ins(%arg1 : tensor<4xi64>)
+// CHECK: ^bb0(%[[IDX:.*]]: i64, %{{.*}}: f32):
+// CHECK-DAG: %[[BELOW:.*]] = arith.cmpi slt, %[[IDX]], %[[N]]
+// CHECK-DAG: %[[NONNEG:.*]] = arith.cmpi sge, %[[IDX]], %[[ZERO]]
+// CHECK: %[[VALID:.*]] = arith.andi %[[NONNEG]], %[[BELOW]]
+// CHECK: %[[SAFE:.*]] = arith.select %[[VALID]], %[[IDX]], %[[ZERO]]
+// CHECK: %[[AT:.*]] = arith.index_cast %[[SAFE]] : i64 to index
+// CHECK: %[[READ:.*]] = tensor.extract %arg0[%[[AT]]]
+// CHECK: %[[V:.*]] = arith.select %[[VALID]], %[[READ]], %[[FILL]]
+// CHECK: linalg.yield %[[V]]
+func.func @gather_elements(%s: tensor<3xf32>, %i: tensor<4xi64>) -> tensor<4xf32> {
+  %r = sift.gather %s[%i] : tensor<3xf32>, tensor<4xi64> -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// nonzero counts the non-zero elements of the row-major flattened input,
+// allocates exactly that many rows, then writes the coordinates of each
+// non-zero element in one sequential pass.
+// CHECK-LABEL: func.func @nonzero
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[C5:.*]] = arith.constant 5 : index
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1]] : tensor<4x5xf32> into tensor<20xf32>
+// CHECK: %[[COUNT:.*]] = scf.for {{.*}} -> (index) {
+// CHECK: tensor.extract %[[FLAT]]
+// CHECK: arith.cmpf une
+// CHECK: %[[INIT:.*]] = tensor.empty(%[[COUNT]]) : tensor<?x2xi64>
+// CHECK: %[[FILLED:.*]]:2 = scf.for {{.*}} iter_args(%[[OUT:.*]] = %[[INIT]], %[[POS:.*]] = %{{.*}}) -> (tensor<?x2xi64>, index)
+// CHECK: arith.cmpf une
+// CHECK: scf.if
+// CHECK: arith.remui %{{.*}}, %[[C5]]
+// CHECK: %[[ROW:.*]] = arith.divui %{{.*}}, %[[C5]]
+// CHECK: %[[IN:.*]] = tensor.insert %{{.*}} into %[[OUT]][%[[POS]], %c1]
+// CHECK: arith.remui %[[ROW]], %[[C4]]
+// CHECK: tensor.insert %{{.*}} into %[[IN]][%[[POS]], %c0]
+// CHECK: return %[[FILLED]]#0
+func.func @nonzero(%x: tensor<4x5xf32>) -> tensor<?x2xi64> {
+  %r = sift.nonzero %x : tensor<4x5xf32> -> tensor<?x2xi64>
+  return %r : tensor<?x2xi64>
+}
+
+// -----
+
+// masked_select with a mask over the leading dimension copies whole rows:
+// count the selected rows, allocate count * 2 elements, copy each selected
+// row with a slice, then reshape to count x 2.
+// CHECK-LABEL: func.func @masked_select_rows
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-NOT: sift_rt_fail
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1]] : tensor<4x2xf32> into tensor<8xf32>
+// CHECK: %[[COUNT:.*]] = scf.for {{.*}} -> (index) {
+// CHECK: %[[TOTAL:.*]] = arith.muli %[[COUNT]], %[[C2]]
+// CHECK: %[[INIT:.*]] = tensor.empty(%[[TOTAL]]) : tensor<?xf32>
+// CHECK: %[[COPY:.*]]:2 = scf.for {{.*}} iter_args(%{{.*}} = %[[INIT]], %{{.*}} = %{{.*}})
+// CHECK: scf.if
+// CHECK: %[[ROW:.*]] = tensor.extract_slice %[[FLAT]][%{{.*}}] [%[[C2]]] [1]
+// CHECK: tensor.insert_slice %[[ROW]]
+// CHECK: tensor.expand_shape %[[COPY]]#0 {{\[\[}}0, 1]] output_shape [%[[COUNT]], 2]
+func.func @masked_select_rows(%x: tensor<4x2xf32>, %m: tensor<4xi1>) -> tensor<?x2xf32> {
+  %r = sift.masked_select %x, %m : tensor<4x2xf32>, tensor<4xi1> -> tensor<?x2xf32>
+  return %r : tensor<?x2xf32>
+}
+
+// -----
+
+// Dynamic extents of the mask and the input must agree: a mismatch calls
+// sift_rt_fail (code 9, SIFT_RT_ERROR_EXTENT_MISMATCH) with both extents
+// before anything is read.
+// CHECK: func.func private @sift_rt_fail(i64, i64, i64, i64)
+// CHECK-LABEL: func.func @masked_select_dynamic
+// CHECK-DAG: %[[CODE:.*]] = arith.constant 9 : i64
+// CHECK: %[[DX:.*]] = tensor.dim %arg0, %c0 : tensor<?x2xf32>
+// CHECK: %[[X:.*]] = arith.index_cast %[[DX]] : index to i64
+// CHECK: %[[DM:.*]] = tensor.dim %arg1, %c0 : tensor<?xi1>
+// CHECK: %[[M:.*]] = arith.index_cast %[[DM]] : index to i64
+// CHECK: %[[DIFFER:.*]] = arith.cmpi ne, %[[X]], %[[M]]
+// CHECK: scf.if %[[DIFFER]]
+// CHECK-NEXT: func.call @sift_rt_fail(%[[CODE]], %[[X]], %[[M]], %{{.*}})
+// CHECK: tensor.collapse_shape %arg0
+func.func @masked_select_dynamic(%x: tensor<?x2xf32>, %m: tensor<?xi1>) -> tensor<?x2xf32> {
+  %r = sift.masked_select %x, %m : tensor<?x2xf32>, tensor<?xi1> -> tensor<?x2xf32>
+  return %r : tensor<?x2xf32>
+}
+
+// -----
+
+// compact scans each line of the mask (an scf.forall over the independent
+// lines), writing the indices of the first k true lanes into a buffer
+// filled with `fill`, and the count of true lanes.
+// CHECK-LABEL: func.func @compact
+// CHECK-DAG: %[[FILL:.*]] = arith.constant 9 : i64
+// CHECK-DAG: %[[K:.*]] = arith.constant 3 : i64
+// CHECK: scf.forall (%{{.*}}) in (%c3) shared_outs(%[[IDX:.*]] = %{{.*}}, %[[CNT:.*]] = %{{.*}}) -> (tensor<3x3xi64>, tensor<3xi64>)
+// CHECK: %[[LINE:.*]] = tensor.extract_slice %arg0[%{{.*}}, 0] [1, 5] [1, 1] : tensor<3x5xi1> to tensor<5xi1>
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[FILL]] : i64) outs(%{{.*}} : tensor<3xi64>)
+// CHECK: %[[SCAN:.*]]:2 = scf.for {{.*}} iter_args(%{{.*}} = %[[INIT]], %[[SEEN:.*]] = %{{.*}}) -> (tensor<3xi64>, i64)
+// CHECK: %[[LANE:.*]] = tensor.extract %[[LINE]]
+// CHECK: %[[ROOM:.*]] = arith.cmpi slt, %[[SEEN]], %[[K]]
+// CHECK: %[[TAKE:.*]] = arith.andi %[[LANE]], %[[ROOM]]
+// CHECK: scf.if %[[TAKE]]
+// CHECK: tensor.insert
+// CHECK: %[[COUNT:.*]] = tensor.from_elements %[[SCAN]]#1 : tensor<i64>
+// CHECK: scf.forall.in_parallel
+// CHECK-NEXT: tensor.parallel_insert_slice %[[SCAN]]#0 into %[[IDX]][%{{.*}}, 0] [1, 3] [1, 1]
+// CHECK-NEXT: tensor.parallel_insert_slice %[[COUNT]] into %[[CNT]][%{{.*}}] [1] [1]
+func.func @compact(%m: tensor<3x5xi1>) -> (tensor<3x3xi64>, tensor<3xi64>) {
+  %i, %n = sift.compact %m {fill = 9 : i64} : tensor<3x5xi1> -> tensor<3x3xi64>, tensor<3xi64>
+  return %i, %n : tensor<3x3xi64>, tensor<3xi64>
+}
+
+// -----
+
+// cumsum along dim 0 of a 4x8 tensor: 8 independent lines of 4 elements,
+// each a sequential scan that writes the running sum.
+// CHECK-LABEL: func.func @cumsum_dim0
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: scf.forall (%{{.*}}) in (%c8) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<4x8xf32>)
+// CHECK: %[[LINE:.*]] = tensor.extract_slice %arg0[0, %[[J:.*]]] [4, 1] [1, 1] : tensor<4x8xf32> to tensor<4xf32>
+// CHECK: %[[SCAN:.*]]:2 = scf.for %[[I:.*]] = %c0 to %c4 {{.*}} iter_args(%[[ACC_OUT:.*]] = %{{.*}}, %[[ACC:.*]] = %[[ZERO]]) -> (tensor<4xf32>, f32)
+// CHECK: %[[X:.*]] = tensor.extract %[[LINE]][%[[I]]]
+// CHECK: %[[SUM:.*]] = arith.addf %[[ACC]], %[[X]]
+// CHECK: tensor.insert %[[SUM]] into %[[ACC_OUT]][%[[I]]]
+// CHECK: tensor.parallel_insert_slice %[[SCAN]]#0 into %[[OUT]][0, %[[J]]] [4, 1] [1, 1]
+func.func @cumsum_dim0(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %r = sift.cumsum %x {dim = 0 : i64} : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// An exclusive cumsum of a mask widens each lane to i64 and writes the sum
+// before adding it; a 1-D input is a single line (no loop over lines).
+// CHECK-LABEL: func.func @cumsum_exclusive
+// CHECK-NOT: scf.forall
+// CHECK: scf.for %[[I:.*]] = {{.*}} iter_args(%[[OUT:.*]] = %{{.*}}, %[[ACC:.*]] = %{{.*}}) -> (tensor<5xi64>, i64)
+// CHECK: %[[LANE:.*]] = tensor.extract %arg0[%[[I]]] : tensor<5xi1>
+// CHECK: %[[WIDE:.*]] = arith.extui %[[LANE]] : i1 to i64
+// CHECK: %[[SUM:.*]] = arith.addi %[[ACC]], %[[WIDE]]
+// CHECK: %[[NEW:.*]] = tensor.insert %[[ACC]] into %[[OUT]][%[[I]]]
+// CHECK: scf.yield %[[NEW]], %[[SUM]]
+func.func @cumsum_exclusive(%m: tensor<5xi1>) -> tensor<5xi64> {
+  %b = sift.cumsum %m exclusive : tensor<5xi1> -> tensor<5xi64>
+  return %b : tensor<5xi64>
+}
+
+// -----
+
+// sample_balanced, per row (an scf.forall over the rows): count positives
+// and negatives, cap them (2 = floor(4 * 0.5) positives), order the items
+// by a Philox word each (stream offset + row) with a 32-bit radix argsort
+// (four 8-bit passes), then take each group's first items in that order.
+// CHECK-LABEL: func.func @sample_balanced
+// CHECK-DAG: %[[POSCAP:.*]] = arith.constant 2 : i64
+// CHECK-DAG: %[[NUM:.*]] = arith.constant 4 : i64
+// CHECK-DAG: %[[EMPTY:.*]] = arith.constant -1 : i64
+// CHECK-DAG: %[[M0:.*]] = arith.constant -766435501 : i32
+// CHECK: scf.forall (%[[ROW:.*]]) in (%c3)
+// CHECK: %[[LABELS:.*]] = tensor.extract_slice %arg0[%{{.*}}, 0] [1, 8] [1, 1] : tensor<3x8xi64> to tensor<8xi64>
+// CHECK: %[[COUNTS:.*]]:2 = scf.for {{.*}} -> (i64, i64)
+// CHECK: %[[P:.*]] = arith.minsi %[[COUNTS]]#0, %[[POSCAP]]
+// CHECK: %[[ROOM:.*]] = arith.subi %[[NUM]], %[[P]]
+// CHECK: %[[Q:.*]] = arith.minsi %[[COUNTS]]#1, %[[ROOM]]
+// CHECK: %[[STREAM:.*]] = arith.addi %arg2, %{{.*}} : i64
+// CHECK: %[[KEYS:.*]] = linalg.generic
+// CHECK: arith.trunci %[[STREAM]]
+// CHECK-COUNT-20: arith.mului_extended
+// CHECK: } -> tensor<8xi32>
+// CHECK-COUNT-4: scf.for %{{.*}} = %c0 to %c256
+// CHECK-NOT: to %c256
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[EMPTY]] : i64) outs(%{{.*}} : tensor<4xi64>)
+// CHECK: %[[PICK:.*]]:3 = scf.for {{.*}} iter_args(%{{.*}} = %[[INIT]], {{.*}}) -> (tensor<4xi64>, i64, i64)
+// CHECK: tensor.extract %[[LABELS]]
+// CHECK: arith.cmpi slt, %{{.*}}, %[[P]]
+// CHECK: arith.cmpi slt, %{{.*}}, %[[Q]]
+// CHECK: %[[COUNT:.*]] = arith.addi %[[P]], %[[Q]]
+// CHECK: tensor.from_elements %[[COUNT]]
+// CHECK: tensor.parallel_insert_slice %[[PICK]]#0
+func.func @sample_balanced(%l: tensor<3x8xi64>, %seed: i64, %off: i64) -> (tensor<3x4xi64>, tensor<3xi64>) {
+  %i, %n = sift.sample_balanced %l, %seed offset %off {num_samples = 4 : i64, positive_fraction = 5.000000e-01 : f64} : tensor<3x8xi64> -> tensor<3x4xi64>, tensor<3xi64>
+  return %i, %n : tensor<3x4xi64>, tensor<3xi64>
+}

@@ -1,0 +1,163 @@
+// The structure of the lowering of the ops in Sort.cpp: sort, argsort, topk,
+// unique. Every element becomes an order-preserving unsigned key; a stable
+// LSD radix argsort (one pass of 8-bit digits per key byte: a histogram, a
+// prefix sum over 256 buckets, a stable scatter) sorts it.
+//
+// RUN: tensor-opt %s --convert-sift-to-linalg -split-input-file | FileCheck %s
+
+// An f32 sort is four 8-bit LSD radix passes, each a histogram, a prefix sum
+// over 256 buckets and a stable scatter; the independent lines are an
+// scf.forall (parallel threads on the CPU).
+// CHECK-LABEL: func.func @sort_f32
+// CHECK: scf.forall
+// CHECK: tensor.extract_slice
+// CHECK-COUNT-4: scf.for %{{.*}} = %{{.*}} to %c256
+// CHECK-NOT: to %c256
+// CHECK: scf.forall.in_parallel
+// CHECK: tensor.parallel_insert_slice
+func.func @sort_f32(%x: tensor<8x100xf32>) -> (tensor<8x100xf32>, tensor<8x100xi64>) {
+  %v, %i = sift.sort %x : tensor<8x100xf32> -> tensor<8x100xf32>, tensor<8x100xi64>
+  return %v, %i : tensor<8x100xf32>, tensor<8x100xi64>
+}
+
+// -----
+
+// An i1 key needs one pass, an i64 key eight.
+// CHECK-LABEL: func.func @argsort_i1
+// CHECK-COUNT-1: to %c256
+// CHECK-NOT: to %c256
+// CHECK-LABEL: func.func @argsort_i64
+// CHECK-COUNT-8: to %c256
+// CHECK-NOT: to %c256
+func.func @argsort_i1(%x: tensor<10xi1>) -> tensor<10xi64> {
+  %i = sift.argsort %x : tensor<10xi1> -> tensor<10xi64>
+  return %i : tensor<10xi64>
+}
+func.func @argsort_i64(%x: tensor<10xi64>) -> tensor<10xi64> {
+  %i = sift.argsort %x descending : tensor<10xi64> -> tensor<10xi64>
+  return %i : tensor<10xi64>
+}
+
+// -----
+
+// An f32 key: -0.0 becomes +0.0 and every NaN one quiet NaN, then negatives
+// are inverted and the others get the sign bit; descending inverts the key.
+// CHECK-LABEL: func.func @argsort_f32_key
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG: %[[QNAN:.*]] = arith.constant 2143289344 : i32
+// CHECK-DAG: %[[SIGN:.*]] = arith.constant -2147483648 : i32
+// CHECK-DAG: %[[ONES:.*]] = arith.constant -1 : i32
+// CHECK: linalg.generic
+// CHECK: ^bb0(%[[X:.*]]: f32, %{{.*}}: i32):
+// CHECK: %[[BITS:.*]] = arith.bitcast %[[X]] : f32 to i32
+// CHECK: %[[ISZERO:.*]] = arith.cmpf oeq, %[[X]], %[[ZERO]]
+// CHECK: %[[ISNAN:.*]] = arith.cmpf uno, %[[X]], %[[X]]
+// CHECK: %[[B1:.*]] = arith.select %[[ISZERO]], %{{.*}}, %[[BITS]]
+// CHECK: %[[B2:.*]] = arith.select %[[ISNAN]], %[[QNAN]], %[[B1]]
+// CHECK: %[[NEG:.*]] = arith.cmpi slt, %[[B2]], %{{.*}}
+// CHECK: %[[MASK:.*]] = arith.select %[[NEG]], %[[ONES]], %[[SIGN]]
+// CHECK: %[[KEY:.*]] = arith.xori %[[B2]], %[[MASK]]
+// CHECK: %[[DESC:.*]] = arith.xori %[[KEY]], %[[ONES]]
+// CHECK: linalg.yield %[[DESC]] : i32
+// CHECK-COUNT-4: to %c256
+// CHECK-NOT: to %c256
+func.func @argsort_f32_key(%x: tensor<10xf32>) -> tensor<10xi64> {
+  %i = sift.argsort %x descending : tensor<10xf32> -> tensor<10xi64>
+  return %i : tensor<10xi64>
+}
+
+// -----
+
+// topk with 0 < k < n selects before it sorts, per line (an scf.forall): a
+// radix split on the most significant digit that varies, one partition pass
+// into k + 1 result slots and the candidates, an MSD radix selection among
+// the candidates (one step per key byte), then a stable radix sort of the k
+// selected keys alone.
+// CHECK-LABEL: func.func @topk
+// CHECK: scf.forall (%{{.*}}) in (%c4) shared_outs(%[[V:.*]] = %{{.*}}, %[[I:.*]] = %{{.*}})
+// CHECK: tensor.extract_slice %arg0[%{{.*}}, 0] [1, 100] [1, 1] : tensor<4x100xf32> to tensor<100xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c256 {{.*}} -> (i64, index, i64)
+// CHECK: scf.for %{{.*}} = %c0 to %c100 {{.*}} -> (tensor<6xi32>, tensor<6xi64>, tensor<?xi32>, tensor<?xi64>, index, index)
+// CHECK-COUNT-4: scf.if %{{.*}} -> (tensor<?xi32>, index, i64, i32, i32, i32)
+// CHECK: %[[KEYS:.*]] = tensor.extract_slice %{{.*}}[0] [5] [1] : tensor<6xi32> to tensor<5xi32>
+// CHECK-COUNT-4: scf.for %{{.*}} = %c0 to %c256 {{.*}} -> (tensor<256xi64>, i64)
+// CHECK-NOT: to %c256
+// CHECK: scf.forall.in_parallel
+// CHECK-NEXT: tensor.parallel_insert_slice %{{.*}} into %[[V]][%{{.*}}, 0] [1, 5] [1, 1] : tensor<5xf32> into tensor<4x5xf32>
+// CHECK-NEXT: tensor.parallel_insert_slice %{{.*}} into %[[I]][%{{.*}}, 0] [1, 5] [1, 1] : tensor<5xi64> into tensor<4x5xi64>
+func.func @topk(%x: tensor<4x100xf32>) -> (tensor<4x5xf32>, tensor<4x5xi64>) {
+  %v, %i = sift.topk %x k(5) : tensor<4x100xf32> -> tensor<4x5xf32>, tensor<4x5xi64>
+  return %v, %i : tensor<4x5xf32>, tensor<4x5xi64>
+}
+
+// -----
+
+// unsorted: the MSD radix selection of the k-th key, then one pass in index
+// order collecting the keys below it and the first of those equal to it,
+// into k + 1 slots; no sort afterwards.
+// CHECK-LABEL: func.func @topk_unsorted
+// CHECK-NOT: scf.forall
+// CHECK-COUNT-4: scf.if %{{.*}} -> (tensor<100xi32>, index, i64, i32, i32, i32)
+// CHECK: %[[PICK:.*]]:4 = scf.for %{{.*}} = %c0 to %c100 {{.*}} -> (tensor<6xi64>, tensor<6xi32>, index, i64)
+// CHECK: %[[V:.*]] = tensor.extract_slice %[[PICK]]#1[0] [5] [1] : tensor<6xi32> to tensor<5xi32>
+// CHECK: %[[I:.*]] = tensor.extract_slice %[[PICK]]#0[0] [5] [1] : tensor<6xi64> to tensor<5xi64>
+// CHECK-NOT: scf.for
+// CHECK: return %[[V]], %[[I]]
+func.func @topk_unsorted(%x: tensor<100xi32>) -> (tensor<5xi32>, tensor<5xi64>) {
+  %v, %i = sift.topk %x k(5) smallest unsorted : tensor<100xi32> -> tensor<5xi32>, tensor<5xi64>
+  return %v, %i : tensor<5xi32>, tensor<5xi64>
+}
+
+// -----
+
+// A dynamic extent may be smaller than k: sift_rt_report with code 6
+// (SIFT_RT_ERROR_TOPK_K_EXCEEDS_SIZE), k and the extent; the whole line is
+// sorted and the lanes past the extent are zeros (never read).
+// CHECK: func.func private @sift_rt_report(i64, i64, i64, i64)
+// CHECK-LABEL: func.func @topk_dynamic
+// CHECK-DAG: %[[K64:.*]] = arith.constant 3 : i64
+// CHECK-DAG: %[[CODE:.*]] = arith.constant 6 : i64
+// CHECK-DAG: %[[K:.*]] = arith.constant 3 : index
+// CHECK: %[[DIM:.*]] = tensor.dim %arg0, %c0
+// CHECK: %[[SHORT:.*]] = arith.cmpi ult, %[[DIM]], %[[K]]
+// CHECK: scf.if %[[SHORT]]
+// CHECK: %[[N:.*]] = arith.index_cast %[[DIM]]
+// CHECK: func.call @sift_rt_report(%[[CODE]], %[[K64]], %[[N]], %{{.*}})
+// CHECK-COUNT-4: to %c256
+// CHECK-NOT: to %c256
+// CHECK: %[[BEST:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<3xi64>)
+// CHECK: %[[LANE:.*]] = linalg.index 0
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[LANE]], %{{.*}}
+// CHECK: scf.if %[[IN]] -> (i64)
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %c0_i64
+// CHECK: %[[VALUES:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<3xf32>)
+// CHECK: return %[[VALUES]], %[[BEST]]
+func.func @topk_dynamic(%x: tensor<?xf32>) -> (tensor<3xf32>, tensor<3xi64>) {
+  %v, %i = sift.topk %x k(3) : tensor<?xf32> -> tensor<3xf32>, tensor<3xi64>
+  return %v, %i : tensor<3xf32>, tensor<3xi64>
+}
+
+// -----
+
+// unique sorts the flattened input's keys (one radix argsort), then one
+// sequential scan over the sorted keys opens a group where a key differs
+// from the previous one, writing each group's value and count and each
+// element's group; the results are the first #groups entries.
+// CHECK-LABEL: func.func @unique
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1]] : tensor<4x4xf32> into tensor<16xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[FLAT]] : tensor<16xf32>) outs(%{{.*}} : tensor<16xi32>)
+// CHECK-COUNT-4: scf.for %{{.*}} = %c0 to %c256
+// CHECK: %[[SCAN:.*]]:4 = scf.for %{{.*}} = %c0 to %c16 {{.*}} -> (tensor<16xf32>, tensor<16xi64>, tensor<16xi64>, i64)
+// CHECK: %[[DIFFERS:.*]] = arith.cmpi ne, %{{.*}}, %{{.*}} : i32
+// CHECK: arith.ori %{{.*}}, %[[DIFFERS]]
+// CHECK: %[[LAST:.*]] = arith.addi %[[SCAN]]#3, %c1_i64
+// CHECK: %[[NUM:.*]] = arith.index_cast %[[LAST]] : i64 to index
+// CHECK: %[[VALUES:.*]] = tensor.extract_slice %[[SCAN]]#0[0] [%[[NUM]]] [1]
+// CHECK: %[[INVERSE:.*]] = tensor.expand_shape %[[SCAN]]#2 {{\[\[}}0, 1]] output_shape [4, 4]
+// CHECK: %[[COUNTS:.*]] = tensor.extract_slice %[[SCAN]]#1[0] [%[[NUM]]] [1]
+// CHECK: return %[[VALUES]], %[[INVERSE]], %[[COUNTS]]
+func.func @unique(%x: tensor<4x4xf32>) -> (tensor<?xf32>, tensor<4x4xi64>, tensor<?xi64>) {
+  %u, %inv, %c = sift.unique %x inverse counts : tensor<4x4xf32> -> tensor<?xf32>, tensor<4x4xi64>, tensor<?xi64>
+  return %u, %inv, %c : tensor<?xf32>, tensor<4x4xi64>, tensor<?xi64>
+}
