@@ -14,10 +14,13 @@ def ConvertSiftToLinalg : Pass<"convert-sift-to-linalg", "ModuleOp"> {
   let description = [{
     Rewrites each sift op into upstream ops on tensors that one-shot
     bufferization handles: `linalg.generic` for element-wise and reduction
-    work (Philox streams, counts, gathers), a loop over the independent
-    lines of an axis op (one line per batch row; `tensor.extract_slice` in,
-    `tensor.insert_slice` out), and sequential `scf.for` scans inside a line (prefix sums, compaction, LSD
+    work (Philox streams, counts, gathers), an `scf.forall` over the
+    independent lines of an axis op (one line per batch row;
+    `tensor.extract_slice` in, `tensor.parallel_insert_slice` out), and
+    sequential `scf.for` scans inside a line (prefix sums, compaction, LSD
     radix sort on an order-preserving unsigned key with an index payload).
+    An op it cannot lower (an unsupported element type) is reported once,
+    at the op, with the reason.
 
     - `random_bits`, `random_uniform`, `randperm`: Philox4x32-10 with
       `arith.mului_extended`, bit for bit as the dialect's contract.
