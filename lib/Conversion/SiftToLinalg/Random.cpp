@@ -249,12 +249,13 @@ struct RandomUniformLowering : OpRewritePattern<RandomUniformOp> {
             Value lo = words[0], hi = words[1];
             Value h =
                 arith::ShRUIOp::create(b, loc, hi, constInt(b, loc, i32, 11));
-            Value m = arith::OrIOp::create(
-                b, loc,
-                arith::ShLIOp::create(b, loc,
-                                      arith::ExtUIOp::create(b, loc, i64, h),
-                                      constInt(b, loc, i64, 32)),
-                arith::ExtUIOp::create(b, loc, i64, lo));
+            // One op per statement: the order of the ops must not depend
+            // on the compiler's order of evaluating arguments.
+            Value lo64 = arith::ExtUIOp::create(b, loc, i64, lo);
+            Value hi64 = arith::ExtUIOp::create(b, loc, i64, h);
+            Value top =
+                arith::ShLIOp::create(b, loc, hi64, constInt(b, loc, i64, 32));
+            Value m = arith::OrIOp::create(b, loc, top, lo64);
             Value v = arith::UIToFPOp::create(b, loc, b.getF64Type(), m);
             Value scale = arith::ConstantOp::create(
                 b, loc, b.getF64FloatAttr(std::ldexp(1.0, -53)));
