@@ -136,7 +136,10 @@ struct CompactLowering : OpRewritePattern<CompactOp> {
           Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
           Value n = dimValue(b, loc, line, 0);
           Value kVal = constInt(b, loc, i64, k);
-          Value init = emptyTensor(b, loc, {b.getIndexAttr(k)}, i64,
+          // Branch-free: every element is stored, a taken one at the next
+          // free slot and the others in a scratch slot k past the result,
+          // so a random mask costs no mispredicted branches.
+          Value init = emptyTensor(b, loc, {b.getIndexAttr(k + 1)}, i64,
                                    constInt(b, loc, i64, fill));
           auto loop = scf::ForOp::create(
               b, loc, c0, n, c1, ValueRange{init, constInt(b, loc, i64, 0)},
@@ -145,19 +148,20 @@ struct CompactLowering : OpRewritePattern<CompactOp> {
                 Value room = arith::CmpIOp::create(
                     b, loc, arith::CmpIPredicate::slt, it[1], kVal);
                 Value take = arith::AndIOp::create(b, loc, m, room);
-                Value out = ifThenElse(
-                    b, loc, take,
-                    [&](OpBuilder &b, Location loc) -> Value {
-                      return tensor::InsertOp::create(
-                          b, loc, indexToI64(b, loc, i), it[0],
-                          ValueRange{i64ToIndex(b, loc, it[1])});
-                    },
-                    it[0]);
+                Value slot = arith::SelectOp::create(b, loc, take, it[1], kVal);
+                Value out = tensor::InsertOp::create(
+                    b, loc, indexToI64(b, loc, i), it[0],
+                    ValueRange{i64ToIndex(b, loc, slot)});
                 Value pos = arith::AddIOp::create(
                     b, loc, it[1], arith::ExtUIOp::create(b, loc, i64, take));
                 scf::YieldOp::create(b, loc, ValueRange{out, pos});
               });
-          return SmallVector<Value>{loop.getResult(0), loop.getResult(1)};
+          Value indices = tensor::ExtractSliceOp::create(
+              b, loc, loop.getResult(0),
+              ArrayRef<OpFoldResult>{b.getIndexAttr(0)},
+              ArrayRef<OpFoldResult>{b.getIndexAttr(k)},
+              ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+          return SmallVector<Value>{indices, loop.getResult(1)};
         });
     replaceOpWithCasts(rewriter, op, results);
     return success();

@@ -133,22 +133,26 @@ func.func @masked_select_dynamic(%x: tensor<?x2xf32>, %m: tensor<?xi1>) -> tenso
 
 // compact scans each line of the mask (an scf.forall over the independent
 // lines), writing the indices of the first k true lanes into a buffer
-// filled with `fill`, and the count of true lanes.
+// filled with `fill`, and the count of true lanes. The scan has no branch:
+// every lane is stored, a taken one at the next free slot, the others in a
+// scratch slot k past the result.
 // CHECK-LABEL: func.func @compact
 // CHECK-DAG: %[[FILL:.*]] = arith.constant 9 : i64
 // CHECK-DAG: %[[K:.*]] = arith.constant 3 : i64
 // CHECK: scf.forall (%{{.*}}) in (%c3) shared_outs(%[[IDX:.*]] = %{{.*}}, %[[CNT:.*]] = %{{.*}}) -> (tensor<3x3xi64>, tensor<3xi64>)
 // CHECK: %[[LINE:.*]] = tensor.extract_slice %arg0[%{{.*}}, 0] [1, 5] [1, 1] : tensor<3x5xi1> to tensor<5xi1>
-// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[FILL]] : i64) outs(%{{.*}} : tensor<3xi64>)
-// CHECK: %[[SCAN:.*]]:2 = scf.for {{.*}} iter_args(%{{.*}} = %[[INIT]], %[[SEEN:.*]] = %{{.*}}) -> (tensor<3xi64>, i64)
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[FILL]] : i64) outs(%{{.*}} : tensor<4xi64>)
+// CHECK: %[[SCAN:.*]]:2 = scf.for {{.*}} iter_args(%{{.*}} = %[[INIT]], %[[SEEN:.*]] = %{{.*}}) -> (tensor<4xi64>, i64)
 // CHECK: %[[LANE:.*]] = tensor.extract %[[LINE]]
 // CHECK: %[[ROOM:.*]] = arith.cmpi slt, %[[SEEN]], %[[K]]
 // CHECK: %[[TAKE:.*]] = arith.andi %[[LANE]], %[[ROOM]]
-// CHECK: scf.if %[[TAKE]]
+// CHECK: %[[SLOT:.*]] = arith.select %[[TAKE]], %[[SEEN]], %[[K]] : i64
+// CHECK-NOT: scf.if
 // CHECK: tensor.insert
+// CHECK: %[[FIRST:.*]] = tensor.extract_slice %[[SCAN]]#0[0] [3] [1] : tensor<4xi64> to tensor<3xi64>
 // CHECK: %[[COUNT:.*]] = tensor.from_elements %[[SCAN]]#1 : tensor<i64>
 // CHECK: scf.forall.in_parallel
-// CHECK-NEXT: tensor.parallel_insert_slice %[[SCAN]]#0 into %[[IDX]][%{{.*}}, 0] [1, 3] [1, 1]
+// CHECK-NEXT: tensor.parallel_insert_slice %[[FIRST]] into %[[IDX]][%{{.*}}, 0] [1, 3] [1, 1]
 // CHECK-NEXT: tensor.parallel_insert_slice %[[COUNT]] into %[[CNT]][%{{.*}}] [1] [1]
 func.func @compact(%m: tensor<3x5xi1>) -> (tensor<3x3xi64>, tensor<3xi64>) {
   %i, %n = sift.compact %m {fill = 9 : i64} : tensor<3x5xi1> -> tensor<3x3xi64>, tensor<3xi64>
