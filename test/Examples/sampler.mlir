@@ -31,12 +31,12 @@
 // STATIC-SAME: -> (tensor<1000x16xf32>, tensor<i64>, tensor<1000xi64>, tensor<i64>)
 // STATIC-COUNT-2: sift.compact %{{.*}} : tensor<10000xi1> -> tensor<10000xi64>, tensor<i64>
 // STATIC: sift.random_bits %{{.*}} : tensor<10000xi32>
-// STATIC: sift.topk %{{.*}} k(1000) smallest {dim = 0 : i64} : tensor<10000xi64> -> tensor<1000xi64>, tensor<1000xi64>
+// STATIC: sift.topk %{{.*}} k(1000) smallest {dim = 0 : i64} : tensor<10000xi32> -> tensor<1000xi32>, tensor<1000xi64>
 // STATIC: sift.gather %{{.*}} : tensor<10000xi64>, tensor<1000xi64> -> tensor<1000xi64>
 // STATIC: sift.random_bits %{{.*}} offset %{{.*}} : tensor<10000xi32>
-// STATIC: sift.topk %{{.*}} k(1000) smallest {dim = 0 : i64} : tensor<10000xi64> -> tensor<1000xi64>, tensor<1000xi64>
+// STATIC: sift.topk %{{.*}} k(1000) smallest {dim = 0 : i64} : tensor<10000xi32> -> tensor<1000xi32>, tensor<1000xi64>
 // STATIC: tensor.concat dim(0) %{{.*}}, %{{.*}} : (tensor<1000xi64>, tensor<1000xi64>) -> tensor<2000xi64>
 // STATIC: sift.random_bits %{{.*}} offset %{{.*}} : tensor<1000xi32>
-// STATIC: sift.argsort %{{.*}} : tensor<1000xi64> -> tensor<1000xi64>
+// STATIC: sift.argsort %{{.*}} : tensor<1000xi32> -> tensor<1000xi64>
 // STATIC: sift.gather %{{.*}} : tensor<10000x16xf32>, tensor<1000xi64> -> tensor<1000x16xf32>
 // STATIC: return

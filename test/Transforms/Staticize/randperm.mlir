@@ -1,6 +1,8 @@
 // randperm of a data-dependent n: the argsort of the Philox keys of the
-// bound's length, with the lanes at or past n keyed 2^32 so that they sort
-// after every valid lane; the first n lanes are exactly randperm(n).
+// bound's length, 32-bit (the word with its sign bit flipped, which orders
+// as a signed i32 as the word does unsigned), with the lanes at or past n
+// keyed INT32_MAX so that they sort after every valid lane; the first n
+// lanes are exactly randperm(n).
 // RUN: tensor-opt %s --sift-staticize --sift-verify-static | FileCheck %s
 
 // CHECK-LABEL: func @randperm_of_count
@@ -11,11 +13,12 @@ func.func @randperm_of_count(%m: tensor<50xi1>, %seed: i64) -> tensor<?xi64> {
   %idx = sift.nonzero %m : tensor<50xi1> -> tensor<?xi64>
   %n = tensor.dim %idx, %c0 : tensor<?xi64>
   // CHECK: %[[BITS:.*]] = sift.random_bits %[[SEED]] offset %{{.*}} : tensor<50xi32>
-  // CHECK: %[[KEYS:.*]] = arith.extui %[[BITS]] : tensor<50xi32> to tensor<50xi64>
-  // CHECK: %[[PAST:.*]] = arith.constant dense<4294967296> : tensor<50xi64>
+  // CHECK: %[[SIGN:.*]] = arith.constant dense<-2147483648> : tensor<50xi32>
+  // CHECK: %[[KEYS:.*]] = arith.xori %[[BITS]], %[[SIGN]] : tensor<50xi32>
+  // CHECK: %[[PAST:.*]] = arith.constant dense<2147483647> : tensor<50xi32>
   // CHECK: %[[VALID:.*]] = arith.cmpi slt
   // CHECK: %[[MASKED:.*]] = arith.select %[[VALID]], %[[KEYS]], %[[PAST]]
-  // CHECK: %[[PERM:.*]] = sift.argsort %[[MASKED]] : tensor<50xi64> -> tensor<50xi64>
+  // CHECK: %[[PERM:.*]] = sift.argsort %[[MASKED]] : tensor<50xi32> -> tensor<50xi64>
   // CHECK: return %[[PERM]]
   %p = sift.randperm %n, %seed offset %c7 : tensor<?xi64>
   return %p : tensor<?xi64>
@@ -24,7 +27,7 @@ func.func @randperm_of_count(%m: tensor<50xi1>, %seed: i64) -> tensor<?xi64> {
 // A size argument with a user-supplied bound.
 // CHECK-LABEL: func @randperm_annotated
 // CHECK: sift.random_bits %{{.*}} : tensor<64xi32>
-// CHECK: sift.argsort %{{.*}} : tensor<64xi64> -> tensor<64xi64>
+// CHECK: sift.argsort %{{.*}} : tensor<64xi32> -> tensor<64xi64>
 func.func @randperm_annotated(%n: index {sift.bound = 64 : i64}, %seed: i64)
     -> tensor<?xi64> {
   %p = sift.randperm %n, %seed : tensor<?xi64>
@@ -36,8 +39,8 @@ func.func @randperm_annotated(%n: index {sift.bound = 64 : i64}, %seed: i64)
 // them; the argsort left without uses goes at the next canonicalization). A
 // slice that does not start at 0 stays a gather of the argsort.
 // CHECK-LABEL: func @randperm_prefix
-// CHECK: %[[MASKED:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<50xi1>, tensor<50xi64>
-// CHECK: %{{.*}}, %[[FIRST:.*]] = sift.topk %[[MASKED]] k(8) smallest {dim = 0 : i64} : tensor<50xi64> -> tensor<8xi64>, tensor<8xi64>
+// CHECK: %[[MASKED:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<50xi1>, tensor<50xi32>
+// CHECK: %{{.*}}, %[[FIRST:.*]] = sift.topk %[[MASKED]] k(8) smallest {dim = 0 : i64} : tensor<50xi32> -> tensor<8xi32>, tensor<8xi64>
 // CHECK: arith.select %{{.*}}, %[[FIRST]], %{{.*}} : tensor<8xi1>, tensor<8xi64>
 // CHECK: sift.argsort
 // CHECK: sift.gather

@@ -11,6 +11,8 @@
 
 #include "Staticizer.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::sift;
 
@@ -116,6 +118,13 @@ LogicalResult Staticizer::rewriteMaskedSelect(ImplicitLocOpBuilder &b,
 }
 
 // randperm(n) -> stable argsort of the stream's keys, invalid lanes last.
+// randperm orders lanes by their unsigned 32-bit Philox word, ties by
+// lane. The keys stay 32-bit (half the radix passes and memory of 64-bit
+// keys): the word with its sign bit flipped orders as a signed i32 as the
+// word does unsigned, and an invalid lane gets the largest key, INT32_MAX.
+// A valid lane whose word is 0xFFFFFFFF ties with the invalid lanes, but
+// comes before them (its index is lower): the first n lanes are exactly
+// randperm(n).
 LogicalResult Staticizer::rewriteRandperm(ImplicitLocOpBuilder &b,
                                           RandpermOp perm) {
   Operation *op = perm;
@@ -123,12 +132,16 @@ LogicalResult Staticizer::rewriteRandperm(ImplicitLocOpBuilder &b,
   if (failed(bound))
     return failure();
   int64_t n = *bound;
-  auto bitsType = RankedTensorType::get({n}, b.getI32Type());
+  auto keyType = RankedTensorType::get({n}, b.getI32Type());
   Value bits =
-      RandomBitsOp::create(b, bitsType, perm.getSeed(), perm.getOffset());
-  Value keys = arith::ExtUIOp::create(
-      b, RankedTensorType::get({n}, b.getI64Type()), bits);
-  Value past = constantI64(b, int64_t(1) << 32, n);
+      RandomBitsOp::create(b, keyType, perm.getSeed(), perm.getOffset());
+  auto constant = [&](int32_t v) -> Value {
+    return arith::ConstantOp::create(
+        b, DenseElementsAttr::get(keyType, b.getI32IntegerAttr(v)));
+  };
+  Value keys = arith::XOrIOp::create(
+      b, bits, constant(std::numeric_limits<int32_t>::min()));
+  Value past = constant(std::numeric_limits<int32_t>::max());
   Value valid = laneIsValid(b, n, perm.getN());
   keys = arith::SelectOp::create(b, valid, keys, past);
   define(op, perm.getResult(), ArgsortOp::create(b, keys), perm.getN());
