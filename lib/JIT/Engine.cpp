@@ -79,6 +79,8 @@ jit::Engine::compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
     return source.takeError();
   if (llvm::Error e = runSourceTransforms(**source, options.transforms))
     return std::move(e);
+  if (llvm::Error e = keepFunctions(**source, options.functions))
+    return std::move(e);
   if (llvm::Error e = checkStaticSizes(**source))
     return std::move(e);
   // Signatures come from the source functions, before lowering.

@@ -10,9 +10,11 @@
 #include "sift/JIT/Error.h"
 #include "sift/JIT/Tensor.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 
 #include <algorithm>
 
@@ -34,6 +36,37 @@ llvm::Error jit::runSourceTransforms(SourceModule &source,
     return makeError(ErrorCode::CompileError, "the transforms '" + transforms +
                                                   "' failed:\n" +
                                                   source.getDiagnostics());
+  return llvm::Error::success();
+}
+
+llvm::Error jit::keepFunctions(SourceModule &source,
+                               llvm::ArrayRef<std::string> names) {
+  if (names.empty())
+    return llvm::Error::success();
+  mlir::ModuleOp module = source.getModule();
+  std::string available;
+  for (auto func : module.getOps<mlir::func::FuncOp>())
+    if (func.isPublic() && !func.isExternal())
+      available += (available.empty() ? "" : ", ") + func.getSymName().str();
+  // The message of Engine::lookup for a missing function.
+  for (const std::string &name : names) {
+    auto func = module.lookupSymbol<mlir::func::FuncOp>(name);
+    if (!func || !func.isPublic() || func.isExternal())
+      return makeError(ErrorCode::NotFound,
+                       "no function '" + name + "' in the module (functions: " +
+                           (available.empty() ? "none" : available) + ")");
+  }
+  for (auto func : module.getOps<mlir::func::FuncOp>())
+    if (func.isPublic() && !func.isExternal() &&
+        !llvm::is_contained(names, func.getSymName()))
+      func.setPrivate();
+  mlir::PassManager pm(&source.getContext(),
+                       mlir::ModuleOp::getOperationName());
+  pm.addPass(mlir::createSymbolDCEPass());
+  if (mlir::failed(pm.run(module)))
+    return makeError(ErrorCode::CompileError,
+                     "dropping the functions not asked for failed:\n" +
+                         source.getDiagnostics());
   return llvm::Error::success();
 }
 

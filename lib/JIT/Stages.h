@@ -5,6 +5,7 @@
 // Engine::compile runs, in order:
 //   parseSource          (Parse.cpp)             text -> verified module
 //   runSourceTransforms  (SourceTransforms.cpp)  CompileOptions::transforms
+//   keepFunctions        (SourceTransforms.cpp)  CompileOptions::functions
 //   checkStaticSizes     (SourceTransforms.cpp)  no impossible static shapes
 //   readSignatures       (Signature.cpp)         the callable functions
 //   markInputsReadOnly   (CallingConvention.cpp) inputs stay the caller's
@@ -28,6 +29,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class MemoryBuffer;
@@ -72,6 +74,12 @@ parseSource(std::unique_ptr<llvm::MemoryBuffer> buffer);
 /// source module: what it adds is callable.
 llvm::Error runSourceTransforms(SourceModule &source,
                                 llvm::StringRef transforms);
+
+/// Makes every public function not named in `names` private and drops what
+/// nothing named calls (nothing when `names` is empty). Fails, naming the
+/// module's public functions, when a name is not one of them.
+llvm::Error keepFunctions(SourceModule &source,
+                          llvm::ArrayRef<std::string> names);
 
 /// Fails where a static shape is larger than any address space: it could
 /// never be allocated, and loops over it would never end.

@@ -49,7 +49,8 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<file.mlir>"),
 static cl::opt<std::string>
     entry("e",
           cl::desc("The function to run (default: the only public "
-                   "function, or @main)"),
+                   "function, or @main); with -e, only it and what it "
+                   "calls are compiled"),
           cl::value_desc("function"), cl::cat(category));
 static cl::list<std::string>
     inputs("input",
@@ -469,6 +470,9 @@ int main(int argc, char **argv) {
   options.optLevel = optLevel;
   options.pipeline = pipeline;
   options.transforms = transforms;
+  // With -e, only that function (and what it calls) is compiled.
+  if (!entry.empty())
+    options.functions = {entry};
   if (repeat == 0)
     return fail("--repeat must be at least 1");
   if (dynamicSize < 0)

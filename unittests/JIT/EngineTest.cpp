@@ -524,6 +524,46 @@ TEST(EngineCompileTest, MissingFile) {
       << message;
 }
 
+TEST(EngineCompileTest, CompilesOnlyTheFunctionsAskedFor) {
+  const char *source = R"mlir(
+func.func @twice(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %r = arith.addf %a, %a : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+func.func @four_times(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %t = call @twice(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  %r = call @twice(%t) : (tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+func.func @unused(%a: tensor<4xf32>) -> tensor<4xf32> {
+  return %a : tensor<4xf32>
+}
+)mlir";
+  CompileOptions options;
+  options.functions = {"four_times"};
+  auto compiled = Engine::compileSource(source, options);
+  ASSERT_OK(compiled);
+  Engine &engine = **compiled;
+  // What it calls is compiled too, but only what was asked for is callable.
+  ASSERT_EQ(engine.functions().size(), 1u);
+  EXPECT_EQ(engine.functions()[0].name, "four_times");
+  EXPECT_EQ(errorOf(engine.lookup("unused")).first, ErrorCode::NotFound);
+  float a[4] = {1, 2, 3, -4};
+  auto results = engine.call("four_times", {TensorView(a, DType::F32, {4})});
+  ASSERT_OK(results);
+  const float *r = (*results)[0].data<float>();
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(r[i], 4 * a[i]);
+
+  options.functions = {"four_times", "nope"};
+  auto [code, message] = errorOf(Engine::compileSource(source, options));
+  EXPECT_EQ(code, ErrorCode::NotFound);
+  EXPECT_NE(message.find("no function 'nope' in the module (functions: "
+                         "twice, four_times, unused)"),
+            std::string::npos)
+      << message;
+}
+
 TEST(EngineCompileTest, PipelineOverrideAndOptLevels) {
   for (unsigned level = 0; level <= 3; ++level) {
     CompileOptions options;

@@ -51,6 +51,11 @@ struct CompileOptions {
   /// "sift-staticize,sift-batch{func=sampler size=32}": the functions they
   /// add (sampler_batched) are callable like the others.
   std::string transforms;
+  /// The public functions to compile (after `transforms`), with what they
+  /// call; the other public functions are dropped before lowering, so
+  /// nobody pays for compiling them. Empty compiles every public function.
+  /// Naming a function the module does not have is an error.
+  std::vector<std::string> functions;
 };
 
 /// The type of one parameter or result, read from the source func.func.
