@@ -32,6 +32,7 @@ static void addCpuLoopStage(OpPassManager &pm,
   // --sift-sequentialize-inner-parallel-dims).
   SiftSequentializeInnerParallelDimsOptions outer;
   outer.minParallelIterations = options.minParallelIterations;
+  outer.minParallelWork = options.minParallelWork;
   pm.addNestedPass<func::FuncOp>(
       createSiftSequentializeInnerParallelDims(outer));
   addPasses(pm, "lower-affine");

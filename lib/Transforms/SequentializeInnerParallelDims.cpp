@@ -26,6 +26,78 @@ namespace sift {
 using namespace mlir;
 using namespace mlir::sift;
 
+/// The number of iterations of a loop dimension with constant bounds.
+static std::optional<int64_t> staticTripCount(Value lbValue, Value ubValue,
+                                              Value stepValue) {
+  std::optional<int64_t> lb = getConstantIntValue(lbValue);
+  std::optional<int64_t> ub = getConstantIntValue(ubValue);
+  std::optional<int64_t> step = getConstantIntValue(stepValue);
+  if (!lb || !ub || !step || *step <= 0)
+    return std::nullopt;
+  std::optional<int64_t> span = llvm::checkedSub(*ub, *lb);
+  if (!span)
+    return std::nullopt;
+  return *span <= 0 ? 0 : llvm::divideCeil(*span, *step);
+}
+
+/// `a * b`, saturated at INT64_MAX.
+static int64_t saturatingMul(int64_t a, int64_t b) {
+  int64_t product;
+  return llvm::MulOverflow(a, b, product) ? std::numeric_limits<int64_t>::max()
+                                          : product;
+}
+
+static std::optional<int64_t> staticWork(Operation *op);
+
+/// How many times the innermost loop bodies of `region` run per run of the
+/// region: the largest work of a loop in it (1 without loops), or nullopt
+/// when some loop's trip count is not a constant.
+static std::optional<int64_t> staticWork(Region &region) {
+  int64_t most = 1;
+  for (Block &block : region)
+    for (Operation &op : block) {
+      if (op.getNumRegions() == 0)
+        continue;
+      std::optional<int64_t> work = staticWork(&op);
+      if (!work)
+        return std::nullopt;
+      most = std::max(most, *work);
+    }
+  return most;
+}
+
+/// The static work of a loop (its trip count times its body's) or of
+/// another region op (its largest region's), or nullopt when unknown.
+static std::optional<int64_t> staticWork(Operation *op) {
+  int64_t trips = 1;
+  if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+    std::optional<int64_t> n = staticTripCount(
+        forOp.getLowerBound(), forOp.getUpperBound(), forOp.getStep());
+    if (!n)
+      return std::nullopt;
+    trips = *n;
+  } else if (auto parallel = dyn_cast<scf::ParallelOp>(op)) {
+    for (auto [lb, ub, step] :
+         llvm::zip_equal(parallel.getLowerBound(), parallel.getUpperBound(),
+                         parallel.getStep())) {
+      std::optional<int64_t> n = staticTripCount(lb, ub, step);
+      if (!n)
+        return std::nullopt;
+      trips = saturatingMul(trips, *n);
+    }
+  } else if (isa<scf::WhileOp>(op)) {
+    return std::nullopt;
+  }
+  int64_t most = 1;
+  for (Region &region : op->getRegions()) {
+    std::optional<int64_t> work = staticWork(region);
+    if (!work)
+      return std::nullopt;
+    most = std::max(most, *work);
+  }
+  return saturatingMul(trips, most);
+}
+
 namespace {
 /// See SiftSequentializeInnerParallelDims in Passes.td.
 struct SequentializeInnerParallelDimsPass
@@ -46,23 +118,22 @@ struct SequentializeInnerParallelDimsPass
 
   void rewrite(scf::ParallelOp loop) {
     bool nested = loop->getParentOfType<scf::ParallelOp>() != nullptr;
+    // A loop nest whose whole work is known and small runs on the calling
+    // thread: forking a team would cost more than the loop.
+    std::optional<int64_t> work = staticWork(loop.getOperation());
+    bool small = work && *work < minParallelWork;
     SmallVector<int64_t> parallelDims, sequentialDims;
     // getInductionVars() returns a vector by value: copy it once.
     SmallVector<Value> ivValues = llvm::to_vector(loop.getInductionVars());
     int64_t iterations = 1;
     for (int64_t d = 0, e = loop.getNumLoops(); d < e; ++d) {
-      std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[d]);
-      std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound()[d]);
-      std::optional<int64_t> step = getConstantIntValue(loop.getStep()[d]);
-      std::optional<int64_t> tripCount;
-      if (lb && ub && step && *step > 0)
-        if (std::optional<int64_t> span = llvm::checkedSub(*ub, *lb))
-          tripCount = *span <= 0 ? 0 : llvm::divideCeil(*span, *step);
+      std::optional<int64_t> tripCount = staticTripCount(
+          loop.getLowerBound()[d], loop.getUpperBound()[d], loop.getStep()[d]);
       if (tripCount == 1) {
         ivValues[d] = loop.getLowerBound()[d];
         continue;
       }
-      if (nested || iterations >= minParallelIterations) {
+      if (nested || small || iterations >= minParallelIterations) {
         sequentialDims.push_back(d);
         continue;
       }

@@ -5,8 +5,9 @@
 // RUN: tensor-opt %s '--sift-cpu-pipeline=enable-openmp=false' | FileCheck %s --check-prefix=SERIAL
 // RUN: tensor-opt %s '--sift-cpu-pipeline=min-parallel-iterations=4' | FileCheck %s --check-prefix=MIN4
 // RUN: tensor-opt %s '--sift-cpu-pipeline=reduction-lanes=0' | FileCheck %s --check-prefix=SEQSUM
+// RUN: tensor-opt %s '--sift-cpu-pipeline=min-parallel-work=1' | FileCheck %s --check-prefix=WORK1
 
-// By default both dimensions of a 4x100 loop nest run on one OpenMP team
+// By default both dimensions of a 4x1024 loop nest run on one OpenMP team
 // (4 rows are fewer than 32 parallel iterations), with the runtime's number
 // of threads; min-parallel-iterations=4 keeps only the rows parallel;
 // without OpenMP every loop runs on the calling thread.
@@ -20,9 +21,9 @@
 // SERIAL-NOT: omp.
 // MIN4-LABEL: llvm.func @add
 // MIN4: omp.loop_nest (%{{[^,]*}}) : i64
-func.func @add(%a: tensor<4x100xf32>, %b: tensor<4x100xf32>) -> tensor<4x100xf32> {
-  %c = arith.addf %a, %b : tensor<4x100xf32>
-  return %c : tensor<4x100xf32>
+func.func @add(%a: tensor<4x1024xf32>, %b: tensor<4x1024xf32>) -> tensor<4x1024xf32> {
+  %c = arith.addf %a, %b : tensor<4x1024xf32>
+  return %c : tensor<4x1024xf32>
 }
 
 // A float sum of 4096 values is blocked into 256 lanes unless
@@ -43,4 +44,16 @@ func.func @sum(%a: tensor<4096xf32>) -> tensor<f32> {
       linalg.yield %z : f32
     }
   return %s : tensor<f32>
+}
+
+// A loop of 4 iterations is less work than a fork of threads costs: it
+// runs on the calling thread unless min-parallel-work allows it.
+// DEFAULT-LABEL: llvm.func @tiny
+// DEFAULT-NOT: omp.
+// DEFAULT: llvm.return
+// WORK1-LABEL: llvm.func @tiny
+// WORK1: omp.parallel
+func.func @tiny(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  %c = arith.addf %a, %b : tensor<4xf32>
+  return %c : tensor<4xf32>
 }

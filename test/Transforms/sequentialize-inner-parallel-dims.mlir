@@ -3,6 +3,7 @@
 //
 // RUN: tensor-opt %s -split-input-file --sift-sequentialize-inner-parallel-dims | FileCheck %s
 // RUN: tensor-opt %s -split-input-file --sift-sequentialize-inner-parallel-dims=min-parallel-iterations=4 | FileCheck %s --check-prefix=MIN4
+// RUN: tensor-opt %s -split-input-file --sift-sequentialize-inner-parallel-dims=min-parallel-work=100000 | FileCheck %s --check-prefix=WORK
 
 // 64 rows are enough parallel iterations: the columns run sequentially
 // inside each; a unit dimension is dropped.
@@ -46,6 +47,54 @@ func.func @two_dims_and_nested(%a: memref<4x100x100xf32>) {
     scf.parallel (%k) = (%c0) to (%c100) step (%c1) {
       memref.store %f, %a[%i, %j, %k] : memref<4x100x100xf32>
     }
+  }
+  return
+}
+
+// -----
+
+// A nest whose constant trip counts give fewer innermost iterations than
+// min-parallel-work (4096 by default) runs sequentially; one with a trip
+// count that is not a constant stays parallel.
+// CHECK-LABEL: func.func @small_and_dynamic
+// CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1
+// CHECK-NEXT: scf.for %{{.*}} = %c0 to %c8 step %c1
+// CHECK-NEXT: memref.store
+// CHECK: scf.parallel (%{{.*}}) = (%c0) to (%[[N:.*]]) step (%c1)
+// WORK-LABEL: func.func @small_and_dynamic
+// MIN4-LABEL: func.func @small_and_dynamic
+// WORK-NOT: scf.parallel (%{{.*}}) = (%c0) to (%c4)
+// WORK: scf.parallel (%{{.*}}) = (%c0) to (%{{.*}}) step (%c1)
+func.func @small_and_dynamic(%a: memref<4x8xf32>, %b: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %f = arith.constant 1.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c8) step (%c1, %c1) {
+    memref.store %f, %a[%i, %j] : memref<4x8xf32>
+  }
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    memref.store %f, %b[%i] : memref<?xf32>
+  }
+  return
+}
+
+// -----
+
+// With min-parallel-work=100000, the 64x100 nest (6400 iterations) is
+// small too.
+// WORK-LABEL: func.func @below_the_option
+// WORK-NOT: scf.parallel
+// WORK: scf.for
+func.func @below_the_option(%a: memref<64x100xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c100 = arith.constant 100 : index
+  %f = arith.constant 1.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c100) step (%c1, %c1) {
+    memref.store %f, %a[%i, %j] : memref<64x100xf32>
   }
   return
 }

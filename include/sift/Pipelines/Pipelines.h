@@ -38,6 +38,12 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
                      "must give before a further dimension is made parallel "
                      "too (see --sift-sequentialize-inner-parallel-dims)"),
       llvm::cl::init(32)};
+  PassOptions::Option<int64_t> minParallelWork{
+      *this, "min-parallel-work",
+      llvm::cl::desc("Innermost iterations a loop nest with constant trip "
+                     "counts needs to run on threads at all; smaller ones "
+                     "run on the calling thread"),
+      llvm::cl::init(4096)};
   PassOptions::Option<int64_t> reductionLanes{
       *this, "reduction-lanes",
       llvm::cl::desc("Partial sums of a blocked float sum (accuracy; see "

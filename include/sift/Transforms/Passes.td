@@ -95,12 +95,22 @@ def SiftSequentializeInnerParallelDims
     multi-dimensional loop into one and recovers each index with a division
     per iteration, which keeps LLVM from vectorizing the inner loop; a
     nested parallel loop would fork (serially) once per outer iteration.
+
+    A loop nest whose constant trip counts (its own, times those of the
+    loops in its body) give fewer than `min-parallel-work` innermost
+    iterations runs sequentially altogether: forking a team of threads costs
+    microseconds, more than a small loop. A loop with a trip count that is
+    not a constant stays parallel.
   }];
   let options = [
     Option<"minParallelIterations", "min-parallel-iterations", "int64_t",
            /*default=*/"32",
            "Parallel iterations wanted before a further dimension is made "
-           "parallel too">
+           "parallel too">,
+    Option<"minParallelWork", "min-parallel-work", "int64_t",
+           /*default=*/"4096",
+           "Innermost iterations a loop nest with constant trip counts needs "
+           "to run in parallel at all">
   ];
   let dependentDialects = ["scf::SCFDialect"];
 }
