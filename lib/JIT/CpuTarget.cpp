@@ -87,7 +87,7 @@ static std::unique_ptr<llvm::TargetMachine> hostTargetMachine() {
 namespace {
 class CpuBackend final : public jit::TargetBackend {
 public:
-  CpuBackend() {
+  explicit CpuBackend(unsigned numThreads) : numThreads(numThreads) {
     static std::once_flag flag;
     std::call_once(flag, [] {
       llvm::InitializeNativeTarget();
@@ -96,7 +96,9 @@ public:
   }
 
   void buildPipeline(mlir::OpPassManager &pm) const override {
-    mlir::sift::buildCpuPipeline(pm, mlir::sift::CpuPipelineOptions());
+    mlir::sift::CpuPipelineOptions options;
+    options.numThreads = numThreads;
+    mlir::sift::buildCpuPipeline(pm, options);
   }
 
   llvm::Error load(mlir::ModuleOp module, unsigned optLevel) override;
@@ -113,6 +115,7 @@ public:
   }
 
 private:
+  unsigned numThreads;
   std::unique_ptr<mlir::ExecutionEngine> engine;
 };
 } // namespace
@@ -180,6 +183,6 @@ llvm::Error CpuBackend::invoke(jit::PackedFunction fn, void **args) const {
 #endif
 }
 
-std::unique_ptr<jit::TargetBackend> jit::createCpuBackend() {
-  return std::make_unique<CpuBackend>();
+std::unique_ptr<jit::TargetBackend> jit::createCpuBackend(unsigned numThreads) {
+  return std::make_unique<CpuBackend>(numThreads);
 }

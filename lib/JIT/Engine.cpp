@@ -62,7 +62,7 @@ jit::Engine::compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
                      const CompileOptions &options) {
   auto impl = std::make_unique<Impl>();
   Expected<std::unique_ptr<TargetBackend>> backend =
-      createTargetBackend(options.target);
+      createTargetBackend(options);
   if (!backend)
     return backend.takeError();
   impl->backend = std::move(*backend);

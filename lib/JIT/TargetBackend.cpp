@@ -11,8 +11,8 @@ namespace jit = mlir::sift::jit;
 jit::TargetBackend::~TargetBackend() = default;
 
 llvm::Expected<std::unique_ptr<jit::TargetBackend>>
-jit::createTargetBackend(Target target) {
-  switch (target) {
+jit::createTargetBackend(const CompileOptions &options) {
+  switch (options.target) {
   case Target::CPU:
     break;
   case Target::CUDA:
@@ -21,5 +21,5 @@ jit::createTargetBackend(Target target) {
                      "target 'cuda' is not available: no CUDA support in "
                      "this build/no GPU (use target 'cpu')");
   }
-  return createCpuBackend();
+  return createCpuBackend(options.numThreads);
 }

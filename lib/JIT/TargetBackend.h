@@ -60,13 +60,14 @@ public:
   virtual BufferDeallocator resultDeallocator() const = 0;
 };
 
-/// The backend of `target`, or an Unsupported error where this build has none.
+/// The backend of `options.target` (with `options`' per-target settings), or
+/// an Unsupported error where this build has none.
 llvm::Expected<std::unique_ptr<TargetBackend>>
-createTargetBackend(Target target);
+createTargetBackend(const CompileOptions &options);
 
 /// The host CPU: the sift CPU pipeline and mlir::ExecutionEngine
 /// (CpuTarget.cpp).
-std::unique_ptr<TargetBackend> createCpuBackend();
+std::unique_ptr<TargetBackend> createCpuBackend(unsigned numThreads);
 
 } // namespace jit
 } // namespace sift

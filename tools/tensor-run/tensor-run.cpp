@@ -79,6 +79,12 @@ static cl::opt<unsigned>
            cl::init(1), cl::cat(category));
 static cl::opt<std::string> target("target", cl::desc("cpu (default) or cuda"),
                                    cl::init("cpu"), cl::cat(category));
+static cl::opt<unsigned>
+    numThreads("num-threads",
+               cl::desc("Threads of each parallel loop (0: the OpenMP "
+                        "runtime's choice, OMP_NUM_THREADS or one per core)"),
+               cl::init(0), cl::cat(category));
+
 static cl::opt<unsigned> optLevel("O", cl::desc("Optimization level 0-3"),
                                   cl::init(2), cl::Prefix, cl::cat(category));
 static cl::opt<std::string>
@@ -470,6 +476,7 @@ int main(int argc, char **argv) {
   options.optLevel = optLevel;
   options.pipeline = pipeline;
   options.transforms = transforms;
+  options.numThreads = numThreads;
   // With -e, only that function (and what it calls) is compiled.
   if (!entry.empty())
     options.functions = {entry};

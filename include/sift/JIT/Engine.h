@@ -56,6 +56,9 @@ struct CompileOptions {
   /// nobody pays for compiling them. Empty compiles every public function.
   /// Naming a function the module does not have is an error.
   std::vector<std::string> functions;
+  /// Threads of each parallel loop (the CPU pipeline's num-threads); 0 leaves
+  /// the choice to the OpenMP runtime (OMP_NUM_THREADS, else one per core).
+  unsigned numThreads = 0;
 };
 
 /// The type of one parameter or result, read from the source func.func.

@@ -1,0 +1,17 @@
+// --num-threads sets the team of every parallel loop (the CPU pipeline's
+// num-threads): each element records the size of the team that wrote it.
+//
+// RUN: tensor-run %s --random --num-threads 1 | FileCheck %s --check-prefix=ONE
+// RUN: tensor-run %s --random --num-threads 3 | FileCheck %s --check-prefix=THREE
+
+// ONE: result 0: i32 [8192] min 1 max 1
+// THREE: result 0: i32 [8192] min 3 max 3
+func.func private @omp_get_num_threads() -> i32
+func.func @team(%x: tensor<8192xi32>) -> tensor<8192xi32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%x : tensor<8192xi32>) {
+  ^bb0(%o: i32):
+    %n = func.call @omp_get_num_threads() : () -> i32
+    linalg.yield %n : i32
+  } -> tensor<8192xi32>
+  return %r : tensor<8192xi32>
+}
