@@ -44,21 +44,23 @@ llvm::Error jit::keepFunctions(SourceModule &source,
   if (names.empty())
     return llvm::Error::success();
   mlir::ModuleOp module = source.getModule();
-  std::string available;
-  for (auto func : module.getOps<mlir::func::FuncOp>())
-    if (func.isPublic() && !func.isExternal())
-      available += (available.empty() ? "" : ", ") + func.getSymName().str();
+  auto isDefinedPublic = [](mlir::func::FuncOp func) {
+    return func && func.isPublic() && !func.isExternal();
+  };
   // The message of Engine::lookup for a missing function.
   for (const std::string &name : names) {
-    auto func = module.lookupSymbol<mlir::func::FuncOp>(name);
-    if (!func || !func.isPublic() || func.isExternal())
-      return makeError(ErrorCode::NotFound,
-                       "no function '" + name + "' in the module (functions: " +
-                           (available.empty() ? "none" : available) + ")");
+    if (isDefinedPublic(module.lookupSymbol<mlir::func::FuncOp>(name)))
+      continue;
+    std::string available;
+    for (auto func : module.getOps<mlir::func::FuncOp>())
+      if (isDefinedPublic(func))
+        available += (available.empty() ? "" : ", ") + func.getSymName().str();
+    return makeError(ErrorCode::NotFound,
+                     "no function '" + name + "' in the module (functions: " +
+                         (available.empty() ? "none" : available) + ")");
   }
   for (auto func : module.getOps<mlir::func::FuncOp>())
-    if (func.isPublic() && !func.isExternal() &&
-        !llvm::is_contained(names, func.getSymName()))
+    if (isDefinedPublic(func) && !llvm::is_contained(names, func.getSymName()))
       func.setPrivate();
   mlir::PassManager pm(&source.getContext(),
                        mlir::ModuleOp::getOperationName());

@@ -120,7 +120,9 @@ struct SequentializeInnerParallelDimsPass
     bool nested = loop->getParentOfType<scf::ParallelOp>() != nullptr;
     // A loop nest whose whole work is known and small runs on the calling
     // thread: forking a team would cost more than the loop.
-    std::optional<int64_t> work = staticWork(loop.getOperation());
+    // (A nested loop runs sequentially anyway: no need to weigh it.)
+    std::optional<int64_t> work =
+        nested ? std::nullopt : staticWork(loop.getOperation());
     bool small = work && *work < minParallelWork;
     SmallVector<int64_t> parallelDims, sequentialDims;
     // getInductionVars() returns a vector by value: copy it once.

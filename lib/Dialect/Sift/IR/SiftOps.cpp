@@ -12,6 +12,7 @@
 
 #include "OpUtils.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
@@ -20,6 +21,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 using namespace mlir;
@@ -309,6 +311,15 @@ MaskedSelectOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
 //===----------------------------------------------------------------------===//
 // RandpermOp
 //===----------------------------------------------------------------------===//
+
+Value RandpermOp::buildSortKeys(OpBuilder &b, Location loc, Value bits) {
+  auto type = cast<RankedTensorType>(bits.getType());
+  Value signBit = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(
+          type, b.getI32IntegerAttr(std::numeric_limits<int32_t>::min())));
+  return arith::XOrIOp::create(b, loc, bits, signBit);
+}
 
 LogicalResult RandpermOp::verify() {
   int64_t size = getType().getDimSize(0);

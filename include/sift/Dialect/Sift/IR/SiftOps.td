@@ -171,6 +171,16 @@ def Sift_RandpermOp : Sift_Op<"randperm", [Sift_ShapeBounds, Pure]> {
   }];
   let hasVerifier = 1;
   let hasCanonicalizer = 1;
+  let extraClassDeclaration = [{
+    /// Sort keys of randperm's order from its stream's words `bits` (an i32
+    /// tensor): a stable ascending `sift.argsort` of them is randperm. The
+    /// word with its sign bit flipped orders as a signed i32 as the word
+    /// does unsigned, so the keys stay 32-bit (half the radix passes of
+    /// 64-bit keys).
+    static ::mlir::Value buildSortKeys(::mlir::OpBuilder &b,
+                                       ::mlir::Location loc,
+                                       ::mlir::Value bits);
+  }];
 }
 
 //===----------------------------------------------------------------------===//

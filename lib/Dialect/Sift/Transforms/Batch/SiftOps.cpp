@@ -12,8 +12,6 @@
 
 #include "Batcher.h"
 
-#include <limits>
-
 using namespace mlir;
 using namespace mlir::sift;
 using namespace mlir::sift::batch;
@@ -120,15 +118,9 @@ LogicalResult Batcher::batchRandperm(OpBuilder &b, RandpermOp op) {
   int64_t n = op.getType().getDimSize(0);
   Value seed = perRowSeed(b, loc, op.getSeed());
   Value offset = perRowSeed(b, loc, op.getOffset());
-  // 32-bit keys (half the radix passes of 64-bit ones): the word with its
-  // sign bit flipped orders as a signed i32 as the word does unsigned.
   auto bitsType = RankedTensorType::get({size, n}, b.getI32Type());
   Value bits = RandomBitsOp::create(b, loc, bitsType, seed, offset);
-  Value signBit = arith::ConstantOp::create(
-      b, loc,
-      DenseElementsAttr::get(
-          bitsType, b.getI32IntegerAttr(std::numeric_limits<int32_t>::min())));
-  Value keys = arith::XOrIOp::create(b, loc, bits, signBit);
+  Value keys = RandpermOp::buildSortKeys(b, loc, bits);
   auto indexType = RankedTensorType::get({size, n}, b.getI64Type());
   setBatched(op.getResult(), ArgsortOp::create(b, loc, indexType, keys,
                                                /*dim=*/b.getI64IntegerAttr(1),

@@ -119,9 +119,8 @@ LogicalResult Staticizer::rewriteMaskedSelect(ImplicitLocOpBuilder &b,
 
 // randperm(n) -> stable argsort of the stream's keys, invalid lanes last.
 // randperm orders lanes by their unsigned 32-bit Philox word, ties by
-// lane. The keys stay 32-bit (half the radix passes and memory of 64-bit
-// keys): the word with its sign bit flipped orders as a signed i32 as the
-// word does unsigned, and an invalid lane gets the largest key, INT32_MAX.
+// lane; the keys are RandpermOp::buildSortKeys's 32-bit ones, and an
+// invalid lane gets the largest key, INT32_MAX.
 // A valid lane whose word is 0xFFFFFFFF ties with the invalid lanes, but
 // comes before them (its index is lower): the first n lanes are exactly
 // randperm(n).
@@ -135,13 +134,11 @@ LogicalResult Staticizer::rewriteRandperm(ImplicitLocOpBuilder &b,
   auto keyType = RankedTensorType::get({n}, b.getI32Type());
   Value bits =
       RandomBitsOp::create(b, keyType, perm.getSeed(), perm.getOffset());
-  auto constant = [&](int32_t v) -> Value {
-    return arith::ConstantOp::create(
-        b, DenseElementsAttr::get(keyType, b.getI32IntegerAttr(v)));
-  };
-  Value keys = arith::XOrIOp::create(
-      b, bits, constant(std::numeric_limits<int32_t>::min()));
-  Value past = constant(std::numeric_limits<int32_t>::max());
+  Value keys = RandpermOp::buildSortKeys(b, b.getLoc(), bits);
+  Value past = arith::ConstantOp::create(
+      b,
+      DenseElementsAttr::get(
+          keyType, b.getI32IntegerAttr(std::numeric_limits<int32_t>::max())));
   Value valid = laneIsValid(b, n, perm.getN());
   keys = arith::SelectOp::create(b, valid, keys, past);
   define(op, perm.getResult(), ArgsortOp::create(b, keys), perm.getN());
