@@ -35,6 +35,8 @@ static void addCpuLoopStage(OpPassManager &pm,
   outer.minParallelWork = options.minParallelWork;
   pm.addNestedPass<func::FuncOp>(
       createSiftSequentializeInnerParallelDims(outer));
+  // A reduction's accumulator stays in a register across its loop.
+  pm.addNestedPass<func::FuncOp>(createSiftPromoteAccumulators());
   addPasses(pm, "lower-affine");
   // scf.parallel runs on OpenMP threads (one team over the machine's cores
   // unless num-threads says otherwise); without OpenMP it becomes a

@@ -115,4 +115,28 @@ def SiftSequentializeInnerParallelDims
   let dependentDialects = ["scf::SCFDialect"];
 }
 
+def SiftPromoteAccumulators
+    : Pass<"sift-promote-accumulators", "func::FuncOp"> {
+  let summary = "Carry a loop's memory accumulator in a register "
+                "(iter_args) when no other access in the loop can alias it";
+  let description = [{
+    A reduction lowered to loops (`convert-linalg-to-parallel-loops`) loads
+    its accumulator from memory, updates it and stores it back on every
+    iteration. LLVM cannot keep it in a register: the input and the output
+    are both plain pointers to it, and the store might change the next
+    element read. This pass rewrites an `scf.for` whose body loads
+    `A[i...]` and later stores to `A[i...]` (the same loop-invariant
+    indices, no other access to `A` in the loop) into a loop that carries
+    the value as an iteration argument: one load before the loop, one store
+    after it. It does so only when every other memory access in the loop is
+    to a different allocation: the buffer of `A` (through its views) is an
+    allocation made in the function, and the others are function arguments
+    or other allocations. A loop with a call or any operation whose memory
+    effects are unknown is left alone. The loop then vectorizes (a sum or
+    count of a mask runs at memory speed instead of one element per
+    load-add-store round trip).
+  }];
+  let dependentDialects = ["scf::SCFDialect", "memref::MemRefDialect"];
+}
+
 #endif // SIFT_TRANSFORMS_PASSES_TD
