@@ -129,42 +129,61 @@ struct CompactLowering : OpRewritePattern<CompactOp> {
         cast<RankedTensorType>(op.getIndices().getType()).getShape().back();
     int64_t fill = op.getFill();
     Type i64 = rewriter.getI64Type();
-    SmallVector<Value> results = mask.forEachLine(
-        rewriter, loc, {{i64, rewriter.getIndexAttr(k)}, {i64, OpFoldResult()}},
-        [&](OpBuilder &b, Location loc, ValueRange lines, Value) {
-          Value line = lines[0];
-          Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
-          Value n = dimValue(b, loc, line, 0);
-          Value kVal = constInt(b, loc, i64, k);
-          // Branch-free: every element is stored, a taken one at the next
-          // free slot and the others in a scratch slot k past the result,
-          // so a random mask costs no mispredicted branches.
-          Value init = emptyTensor(b, loc, {b.getIndexAttr(k + 1)}, i64,
-                                   constInt(b, loc, i64, fill));
-          auto loop = scf::ForOp::create(
-              b, loc, c0, n, c1, ValueRange{init, constInt(b, loc, i64, 0)},
-              [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
-                Value m = tensor::ExtractOp::create(b, loc, line, i);
-                Value room = arith::CmpIOp::create(
-                    b, loc, arith::CmpIPredicate::slt, it[1], kVal);
-                Value take = arith::AndIOp::create(b, loc, m, room);
-                Value slot = arith::SelectOp::create(b, loc, take, it[1], kVal);
-                Value out = tensor::InsertOp::create(
-                    b, loc, indexToI64(b, loc, i), it[0],
-                    ValueRange{i64ToIndex(b, loc, slot)});
-                Value pos = arith::AddIOp::create(
-                    b, loc, it[1], arith::ExtUIOp::create(b, loc, i64, take));
-                scf::YieldOp::create(b, loc, ValueRange{out, pos});
-              });
-          Value indices = tensor::ExtractSliceOp::create(
-              b, loc, loop.getResult(0),
-              ArrayRef<OpFoldResult>{b.getIndexAttr(0)},
-              ArrayRef<OpFoldResult>{b.getIndexAttr(k)},
-              ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
-          return SmallVector<Value>{indices, loop.getResult(1)};
+    SmallVector<Value> results = buildLineLoopInPlace(
+        rewriter, loc, mask.tensor, mask.axis,
+        {{i64, rewriter.getIndexAttr(k)}, {i64, OpFoldResult()}},
+        [&](OpBuilder &b, Location loc, ValueRange lines, ValueRange outLines,
+            Value) {
+          auto [out, count] = compactLine(b, loc, lines[0], outLines[0], k);
+          // Past the count (including the slot the last untaken element
+          // was written to), the fill.
+          Value tail =
+              arith::SubIOp::create(b, loc, constIndex(b, loc, k), count);
+          Value padded =
+              fillRange(b, loc, out, count, tail, constInt(b, loc, i64, fill));
+          return SmallVector<Value>{padded, indexToI64(b, loc, count)};
         });
     replaceOpWithCasts(rewriter, op, results);
     return success();
+  }
+
+  /// Writes the positions of the first `k` set elements of `line` into
+  /// `out` (k elements) and returns it with their number. Branch-free:
+  /// every element's position is written at the next free slot, which only
+  /// a set element then claims, so a random mask costs no mispredicted
+  /// branches; the loop stops when the result is full.
+  static std::pair<Value, Value> compactLine(OpBuilder &b, Location loc,
+                                             Value line, Value out, int64_t k) {
+    Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+    Value n = dimValue(b, loc, line, 0);
+    Value kVal = constIndex(b, loc, k);
+    Type indexType = b.getIndexType();
+    auto loop = scf::WhileOp::create(
+        b, loc, TypeRange{out.getType(), indexType, indexType},
+        ValueRange{out, c0, c0},
+        [&](OpBuilder &b, Location loc, ValueRange it) {
+          // (i < n) and (slot < k)
+          Value more = arith::AndIOp::create(
+              b, loc,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, it[1],
+                                    n),
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, it[2],
+                                    kVal));
+          scf::ConditionOp::create(b, loc, more, it);
+        },
+        [&](OpBuilder &b, Location loc, ValueRange it) {
+          Value i = it[1], slot = it[2];
+          Value written = tensor::InsertOp::create(
+              b, loc, indexToI64(b, loc, i), it[0], ValueRange{slot});
+          Value taken = arith::IndexCastUIOp::create(
+              b, loc, indexType,
+              isNonZero(b, loc, tensor::ExtractOp::create(b, loc, line, i)));
+          scf::YieldOp::create(
+              b, loc,
+              ValueRange{written, arith::AddIOp::create(b, loc, i, c1),
+                         arith::AddIOp::create(b, loc, slot, taken)});
+        });
+    return {loop.getResult(0), loop.getResult(2)};
   }
 };
 

@@ -132,28 +132,31 @@ func.func @masked_select_dynamic(%x: tensor<?x2xf32>, %m: tensor<?xi1>) -> tenso
 // -----
 
 // compact scans each line of the mask (an scf.forall over the independent
-// lines), writing the indices of the first k true lanes into a buffer
-// filled with `fill`, and the count of true lanes. The scan has no branch:
-// every lane is stored, a taken one at the next free slot, the others in a
-// scratch slot k past the result.
+// lines) straight into the result's line: every lane's position is written
+// at the next free slot, which only a true lane then claims (no branch), and
+// the scan stops when k lanes are taken. The slots past the count, the
+// fill. The count is the number of taken lanes.
 // CHECK-LABEL: func.func @compact
 // CHECK-DAG: %[[FILL:.*]] = arith.constant 9 : i64
-// CHECK-DAG: %[[K:.*]] = arith.constant 3 : i64
+// CHECK-DAG: %[[K:.*]] = arith.constant 3 : index
+// CHECK-DAG: %[[N:.*]] = arith.constant 5 : index
 // CHECK: scf.forall (%{{.*}}) in (%c3) shared_outs(%[[IDX:.*]] = %{{.*}}, %[[CNT:.*]] = %{{.*}}) -> (tensor<3x3xi64>, tensor<3xi64>)
-// CHECK: %[[LINE:.*]] = tensor.extract_slice %arg0[%{{.*}}, 0] [1, 5] [1, 1] : tensor<3x5xi1> to tensor<5xi1>
-// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[FILL]] : i64) outs(%{{.*}} : tensor<4xi64>)
-// CHECK: %[[SCAN:.*]]:2 = scf.for {{.*}} iter_args(%{{.*}} = %[[INIT]], %[[SEEN:.*]] = %{{.*}}) -> (tensor<4xi64>, i64)
-// CHECK: %[[LANE:.*]] = tensor.extract %[[LINE]]
-// CHECK: %[[ROOM:.*]] = arith.cmpi slt, %[[SEEN]], %[[K]]
-// CHECK: %[[TAKE:.*]] = arith.andi %[[LANE]], %[[ROOM]]
-// CHECK: %[[SLOT:.*]] = arith.select %[[TAKE]], %[[SEEN]], %[[K]] : i64
+// CHECK: %[[LINE:.*]] = tensor.extract_slice %arg0[%[[ROW:.*]], 0] [1, 5] [1, 1] : tensor<3x5xi1> to tensor<5xi1>
+// CHECK: %[[OUT:.*]] = tensor.extract_slice %[[IDX]][%[[ROW]], 0] [1, 3] [1, 1] : tensor<3x3xi64> to tensor<3xi64>
+// CHECK: %[[SCAN:.*]]:3 = scf.while (%{{.*}} = %[[OUT]], %[[I:.*]] = %c0, %[[SLOT:.*]] = %c0)
+// CHECK-DAG: arith.cmpi ult, %[[SLOT]], %[[K]]
+// CHECK-DAG: arith.cmpi ult, %[[I]], %[[N]]
+// CHECK: } do {
 // CHECK-NOT: scf.if
 // CHECK: tensor.insert
-// CHECK: %[[FIRST:.*]] = tensor.extract_slice %[[SCAN]]#0[0] [3] [1] : tensor<4xi64> to tensor<3xi64>
-// CHECK: %[[COUNT:.*]] = tensor.from_elements %[[SCAN]]#1 : tensor<i64>
+// CHECK: tensor.extract
+// CHECK: %[[TAIL:.*]] = arith.subi %[[K]], %[[SCAN]]#2
+// CHECK: %[[REST:.*]] = tensor.extract_slice %[[SCAN]]#0[%[[SCAN]]#2] [%[[TAIL]]] [1]
+// CHECK: %[[FILLED:.*]] = linalg.fill ins(%[[FILL]] : i64) outs(%[[REST]] : tensor<?xi64>)
+// CHECK: %[[LINEOUT:.*]] = tensor.insert_slice %[[FILLED]] into %[[SCAN]]#0[%[[SCAN]]#2] [%[[TAIL]]] [1]
 // CHECK: scf.forall.in_parallel
-// CHECK-NEXT: tensor.parallel_insert_slice %[[FIRST]] into %[[IDX]][%{{.*}}, 0] [1, 3] [1, 1]
-// CHECK-NEXT: tensor.parallel_insert_slice %[[COUNT]] into %[[CNT]][%{{.*}}] [1] [1]
+// CHECK-NEXT: tensor.parallel_insert_slice %[[LINEOUT]] into %[[IDX]][%[[ROW]], 0] [1, 3] [1, 1]
+// CHECK-NEXT: tensor.parallel_insert_slice %{{.*}} into %[[CNT]][%[[ROW]]] [1] [1]
 func.func @compact(%m: tensor<3x5xi1>) -> (tensor<3x3xi64>, tensor<3xi64>) {
   %i, %n = sift.compact %m {fill = 9 : i64} : tensor<3x5xi1> -> tensor<3x3xi64>, tensor<3xi64>
   return %i, %n : tensor<3x3xi64>, tensor<3xi64>

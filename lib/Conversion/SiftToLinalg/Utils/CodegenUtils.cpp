@@ -45,6 +45,19 @@ Value lowering::emptyTensor(OpBuilder &b, Location loc,
       .getResult(0);
 }
 
+Value lowering::fillRange(OpBuilder &b, Location loc, Value tensor,
+                          Value offset, Value size, Value value) {
+  OpFoldResult one = b.getIndexAttr(1);
+  SmallVector<OpFoldResult> offsets{offset}, sizes{size}, strides{one};
+  Value range =
+      tensor::ExtractSliceOp::create(b, loc, tensor, offsets, sizes, strides);
+  Value filled =
+      linalg::FillOp::create(b, loc, ValueRange{value}, ValueRange{range})
+          .getResult(0);
+  return tensor::InsertSliceOp::create(b, loc, filled, tensor, offsets, sizes,
+                                       strides);
+}
+
 Value lowering::dimValue(OpBuilder &b, Location loc, Value tensor,
                          int64_t dim) {
   auto type = cast<RankedTensorType>(tensor.getType());

@@ -31,6 +31,10 @@ Value i64ToIndex(OpBuilder &b, Location loc, Value value);
 /// `tensor.empty` of the given sizes, filled with `value` when it is set.
 Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
                   Type elementType, Value fillValue = nullptr);
+/// `tensor` (1-D) with the `size` elements from `offset` on set to
+/// `value`, in place.
+Value fillRange(OpBuilder &b, Location loc, Value tensor, Value offset,
+                Value size, Value value);
 /// The size of dimension `dim` of a ranked tensor, as a Value.
 Value dimValue(OpBuilder &b, Location loc, Value tensor, int64_t dim);
 /// Whether a scalar is "non-zero" in the sense of count/nonzero: `!= 0` for

@@ -19,6 +19,17 @@ SmallVector<Value> lowering::buildLineLoop(OpBuilder &b, Location loc,
                                            ValueRange inputs, int64_t axis,
                                            ArrayRef<LineResult> results,
                                            LineBodyFn body) {
+  return buildLineLoopInPlace(
+      b, loc, inputs, axis, results,
+      [&](OpBuilder &b, Location loc, ValueRange lines, ValueRange,
+          Value lineNumber) { return body(b, loc, lines, lineNumber); });
+}
+
+SmallVector<Value> lowering::buildLineLoopInPlace(OpBuilder &b, Location loc,
+                                                  ValueRange inputs,
+                                                  int64_t axis,
+                                                  ArrayRef<LineResult> results,
+                                                  LineBodyInPlaceFn body) {
   Value first = inputs.front();
   auto inType = cast<RankedTensorType>(first.getType());
   int64_t rank = inType.getRank();
@@ -51,7 +62,14 @@ SmallVector<Value> lowering::buildLineLoop(OpBuilder &b, Location loc,
   // A 1-D input is a single line: no loop.
   if (batchSizes.empty()) {
     SmallVector<Value> lines(inputs.begin(), inputs.end());
-    SmallVector<Value> outs = body(b, loc, lines, constIndex(b, loc, 0));
+    SmallVector<Value> outLines;
+    for (auto [i, result] : llvm::enumerate(results))
+      outLines.push_back(
+          result.axisSize
+              ? emptyTensor(b, loc, {result.axisSize}, result.elementType)
+              : Value());
+    SmallVector<Value> outs =
+        body(b, loc, lines, outLines, constIndex(b, loc, 0));
     for (auto [i, result] : llvm::enumerate(results)) {
       if (!result.axisSize)
         outs[i] = tensor::FromElementsOp::create(b, loc, lineTypes[i],
@@ -124,7 +142,23 @@ SmallVector<Value> lowering::buildLineLoop(OpBuilder &b, Location loc,
       lines.push_back(tensor::ExtractSliceOp::create(b, loc, lineType, input,
                                                      offsets, sizes, strides));
     }
-    SmallVector<Value> outs = body(b, loc, lines, lineNumber);
+    SmallVector<Value> outLines;
+    for (auto [i, result] : llvm::enumerate(results)) {
+      if (!result.axisSize) {
+        outLines.push_back(Value());
+        continue;
+      }
+      if (lineTypes[i].hasStaticShape() && lineTypes[i].getNumElements() == 0) {
+        outLines.push_back(tensor::EmptyOp::create(
+            b, loc, lineTypes[i].getShape(), lineTypes[i].getElementType()));
+        continue;
+      }
+      SmallVector<OpFoldResult> offsets, sizes, strides;
+      sliceOf(result.axisSize, /*withAxis=*/true, offsets, sizes, strides);
+      outLines.push_back(tensor::ExtractSliceOp::create(
+          b, loc, lineTypes[i], iter[i], offsets, sizes, strides));
+    }
+    SmallVector<Value> outs = body(b, loc, lines, outLines, lineNumber);
     for (auto [i, result] : llvm::enumerate(results)) {
       Value out = outs[i];
       if (!result.axisSize)

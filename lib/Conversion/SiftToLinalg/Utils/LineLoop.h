@@ -41,6 +41,21 @@ SmallVector<Value> buildLineLoop(OpBuilder &b, Location loc, ValueRange inputs,
                                  int64_t axis, ArrayRef<LineResult> results,
                                  LineBodyFn body);
 
+/// Body of a line loop that writes its line results in place: as
+/// `LineBodyFn`, plus `outLines`, the slices of the results this line
+/// writes (null for scalar results). A line result the body returns that is
+/// `outLines[i]` updated in place (inserts, fills) bufferizes into the
+/// result itself, with no copy.
+using LineBodyInPlaceFn = function_ref<SmallVector<Value>(
+    OpBuilder &b, Location loc, ValueRange lines, ValueRange outLines,
+    Value lineNumber)>;
+
+/// `buildLineLoop` whose body gets the result lines to write into.
+SmallVector<Value> buildLineLoopInPlace(OpBuilder &b, Location loc,
+                                        ValueRange inputs, int64_t axis,
+                                        ArrayRef<LineResult> results,
+                                        LineBodyInPlaceFn body);
+
 } // namespace lowering
 } // namespace sift
 } // namespace mlir
