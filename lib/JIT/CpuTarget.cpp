@@ -28,6 +28,7 @@
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
 
@@ -120,6 +121,30 @@ private:
 };
 } // namespace
 
+/// Lets the OpenMP runtime size each parallel region's team by the
+/// machine's load (libomp's `load_balance` dynamic mode), unless the
+/// environment says otherwise (OMP_DYNAMIC, KMP_DYNAMIC_MODE). A fixed team
+/// on a busy machine waits at every barrier for a thread that another
+/// process preempted: on 2 cores with one other busy process, a team of two
+/// ran the batched sampler at half the speed of one thread. The runtime
+/// reads these defaults when it starts (the first parallel region); later
+/// calls change nothing.
+static void preferLoadBalancedTeams() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (std::getenv("OMP_DYNAMIC") || std::getenv("KMP_DYNAMIC_MODE"))
+      return;
+    using SetDefaultsFn = void (*)(const char *);
+    auto setDefaults = reinterpret_cast<SetDefaultsFn>(
+        llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
+            "kmp_set_defaults"));
+    if (!setDefaults)
+      return;
+    setDefaults("OMP_DYNAMIC=true");
+    setDefaults("KMP_DYNAMIC_MODE=load_balance");
+  });
+}
+
 llvm::Error CpuBackend::load(mlir::ModuleOp module, unsigned optLevel) {
   mlir::MLIRContext &context = *module.getContext();
   mlir::registerBuiltinDialectTranslation(context);
@@ -159,6 +184,7 @@ llvm::Error CpuBackend::load(mlir::ModuleOp module, unsigned optLevel) {
     return created.takeError();
   engine = std::move(*created);
   engine->registerSymbols(runtimeSymbols);
+  preferLoadBalancedTeams();
   engine->initialize();
   return llvm::Error::success();
 }

@@ -81,8 +81,10 @@ static cl::opt<std::string> target("target", cl::desc("cpu (default) or cuda"),
                                    cl::init("cpu"), cl::cat(category));
 static cl::opt<unsigned>
     numThreads("num-threads",
-               cl::desc("Threads of each parallel loop (0: the OpenMP "
-                        "runtime's choice, OMP_NUM_THREADS or one per core)"),
+               cl::desc("Threads of each parallel loop, at most (0: the "
+                        "OpenMP runtime's choice, OMP_NUM_THREADS or one per "
+                        "core; fewer on a busy machine unless "
+                        "OMP_DYNAMIC=false)"),
                cl::init(0), cl::cat(category));
 
 static cl::opt<unsigned> optLevel("O", cl::desc("Optimization level 0-3"),
