@@ -91,9 +91,16 @@ typedef struct sift_compile_options_t {
   /* NULL or source-level passes run first, e.g.
      "sift-staticize,sift-batch{func=f size=32}" (adds f_batched) */
   const char *transforms;
+  /* Threads of each parallel loop, at most; 0: the OpenMP runtime's choice
+     (OMP_NUM_THREADS, else one per core). */
+  int num_threads;
+  /* NULL or "": every public function. Otherwise the comma-separated names
+     of the functions to compile (with what they call), e.g. "f_batched". */
+  const char *functions;
 } sift_compile_options_t;
 
-/// Fills `options` with the defaults (cpu, -O2, the CPU pipeline).
+/// Fills `options` with the defaults (cpu, -O2, the CPU pipeline, every
+/// function, the runtime's thread count).
 SIFT_CAPI_EXPORT void
 sift_compile_options_init(sift_compile_options_t *options);
 

@@ -61,6 +61,8 @@ void sift_compile_options_init(sift_compile_options_t *options) {
   options->opt_level = 2;
   options->pipeline = nullptr;
   options->transforms = nullptr;
+  options->num_threads = 0;
+  options->functions = nullptr;
 }
 
 const char *sift_last_error_message(void) { return lastError.c_str(); }
@@ -120,6 +122,19 @@ static sift_status_t convertOptions(const sift_compile_options_t *in,
     out.pipeline = in->pipeline;
   if (in->transforms)
     out.transforms = in->transforms;
+  if (in->num_threads < 0)
+    return fail(SIFT_ERROR_INVALID_ARGUMENT,
+                "num_threads must be 0 (the runtime's choice) or positive, "
+                "got " +
+                    std::to_string(in->num_threads));
+  out.numThreads = static_cast<unsigned>(in->num_threads);
+  if (in->functions) {
+    llvm::SmallVector<llvm::StringRef> names;
+    llvm::StringRef(in->functions)
+        .split(names, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+    for (llvm::StringRef name : names)
+      out.functions.push_back(name.trim().str());
+  }
   return SIFT_OK;
 }
 

@@ -111,6 +111,25 @@ TEST_F(CAPITest, ListsAndLooksUpFunctions) {
   EXPECT_EQ(results, 2u);
 }
 
+TEST(CAPIEngineTest, CompilesOnlyTheFunctionsAskedFor) {
+  sift_compile_options_t options;
+  sift_compile_options_init(&options);
+  options.functions = "sum_and_scale,add";
+  options.num_threads = 1;
+  sift_engine_t engine = nullptr;
+  ASSERT_EQ(sift_engine_create_from_source(kProgram, std::strlen(kProgram),
+                                           &options, &engine),
+            SIFT_OK)
+      << sift_last_error_message();
+  ASSERT_EQ(sift_engine_num_functions(engine), 2u);
+  EXPECT_STREQ(sift_engine_function_name(engine, 0), "add");
+  EXPECT_STREQ(sift_engine_function_name(engine, 1), "sum_and_scale");
+  size_t inputs = 0, results = 0;
+  EXPECT_EQ(sift_engine_lookup(engine, "checked", &inputs, &results),
+            SIFT_ERROR_NOT_FOUND);
+  sift_engine_destroy(engine);
+}
+
 TEST_F(CAPITest, AddsTwoVectors) {
   float a[4] = {1, 2, 3, 4}, b[4] = {0.5f, -2, 10, 100};
   sift_tensor_t args[2] = {view(a, SIFT_DTYPE_F32, {4}),
@@ -388,6 +407,25 @@ TEST(CAPIEngineTest, CompileErrors) {
             SIFT_ERROR_COMPILE);
   EXPECT_NE(std::string(sift_last_error_message())
                 .find("no function named 'missing'"),
+            std::string::npos)
+      << sift_last_error_message();
+
+  sift_compile_options_init(&options);
+  EXPECT_EQ(options.num_threads, 0);
+  EXPECT_EQ(options.functions, nullptr);
+  options.num_threads = -2;
+  EXPECT_EQ(sift_engine_create_from_source(kProgram, std::strlen(kProgram),
+                                           &options, &engine),
+            SIFT_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(sift_last_error_message(),
+               "num_threads must be 0 (the runtime's choice) or positive, "
+               "got -2");
+  sift_compile_options_init(&options);
+  options.functions = "add, nope";
+  EXPECT_EQ(sift_engine_create_from_source(kProgram, std::strlen(kProgram),
+                                           &options, &engine),
+            SIFT_ERROR_NOT_FOUND);
+  EXPECT_NE(std::string(sift_last_error_message()).find("nope"),
             std::string::npos)
       << sift_last_error_message();
 
