@@ -84,4 +84,7 @@ void pipelines::addBufferizationStage(OpPassManager &pm) {
   // The deallocation pipeline leaves bufferization.clone (a returned constant
   // becomes a caller-owned copy); lower it to memref.alloc + memref.copy.
   addPasses(pm, "convert-bufferization-to-memref");
+  // Copies into strided slices (a line into its row of a larger buffer)
+  // become loops rather than calls of the element-wise runtime copy.
+  pm.addNestedPass<func::FuncOp>(createSiftStridedCopiesToLinalg());
 }

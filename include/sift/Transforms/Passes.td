@@ -139,4 +139,22 @@ def SiftPromoteAccumulators
   let dependentDialects = ["scf::SCFDialect", "memref::MemRefDialect"];
 }
 
+def SiftStridedCopiesToLinalg
+    : Pass<"sift-strided-copies-to-linalg", "func::FuncOp"> {
+  let summary = "Turn memref.copy between non-contiguous buffers into "
+                "linalg.copy (loops) instead of a runtime call";
+  let description = [{
+    The memref lowering turns a `memref.copy` whose source and target are
+    both contiguous into a `memcpy`, and any other into a call of the
+    runtime's generic `memrefCopy`, which walks the elements one at a time
+    through their strides. Bufferization makes such copies when a line
+    result is inserted into a row of a larger buffer (a concat, a per-line
+    scalar written into its slot). This pass rewrites them into
+    `linalg.copy`, which the CPU pipeline lowers to loops that LLVM
+    vectorizes (and runs in parallel when large). Contiguous copies stay
+    `memcpy`.
+  }];
+  let dependentDialects = ["linalg::LinalgDialect"];
+}
+
 #endif // SIFT_TRANSFORMS_PASSES_TD
