@@ -82,3 +82,31 @@ func.func @counts(%m: tensor<50xi1>) {
   %i = arith.index_cast %v : i64 to index
   return
 }
+
+// -----
+
+// A concatenation is bounded by its pieces' bounds together, and tighter by
+// cases over the sizes the pieces were cut to: `a` takes at most 5, `b`
+// fills up to 10 when `a` is short.
+func.func @concat_by_cases(%x: tensor<30xi64>, %y: tensor<50xi64>, %na: index {sift.bound = 30 : i64}, %nb: index {sift.bound = 50 : i64}) {
+  %c5 = arith.constant 5 : index
+  %c10 = arith.constant 10 : index
+  // expected-remark @+1 {{result #0 size in [0, 5]}}
+  %ka = arith.minui %na, %c5 : index
+  // expected-remark @+1 {{result #0 size in [0, 5]}}
+  %kb0 = arith.minui %nb, %c5 : index
+  %short = arith.cmpi ult, %ka, %c5 : index
+  // expected-remark @+1 {{result #0 size in [5, 10]}}
+  %rest = arith.subi %c10, %ka : index
+  // expected-remark @+1 {{result #0 size in [0, 10]}}
+  %kb1 = arith.minui %nb, %rest : index
+  // expected-remark @+1 {{result #0 size in [0, 10]}}
+  %kb = arith.select %short, %kb1, %kb0 : index
+  // expected-remark @+1 {{result #0 dim 0 <= 5}}
+  %pa = tensor.extract_slice %x[0] [%ka] [1] : tensor<30xi64> to tensor<?xi64>
+  // expected-remark @+1 {{result #0 dim 0 <= 10}}
+  %pb = tensor.extract_slice %y[0] [%kb] [1] : tensor<50xi64> to tensor<?xi64>
+  // expected-remark @+1 {{result #0 dim 0 <= 10}}
+  %c = tensor.concat dim(0) %pa, %pb : (tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64>
+  return
+}

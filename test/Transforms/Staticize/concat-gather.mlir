@@ -25,6 +25,34 @@ func.func @concat_pieces(%a: tensor<30xi1>, %b: tensor<50xi1>) -> tensor<?xi64> 
   return %c : tensor<?xi64>
 }
 
+// Two groups that fill each other up to K = 10 (the sampler's pattern):
+// the pieces are padded to 10 each, but their valid rows together are at
+// most 10 by cases, so the result is 10 rows, not 20.
+// CHECK-LABEL: func @concat_fill_up
+// CHECK-SAME: -> (tensor<10xi64>, tensor<i64>)
+// CHECK: %[[ALL:.*]] = tensor.concat dim(0) %{{.*}}, %{{.*}} : (tensor<10xi64>, tensor<10xi64>) -> tensor<20xi64>
+// CHECK: sift.gather %[[ALL]][%{{.*}}] : tensor<20xi64>, tensor<10xi64> -> tensor<10xi64>
+func.func @concat_fill_up(%a: tensor<30xi1>, %b: tensor<50xi1>) -> tensor<?xi64> {
+  %c0 = arith.constant 0 : index
+  %c5 = arith.constant 5 : index
+  %c10 = arith.constant 10 : index
+  %ia = sift.nonzero %a : tensor<30xi1> -> tensor<?xi64>
+  %ib = sift.nonzero %b : tensor<50xi1> -> tensor<?xi64>
+  %na = tensor.dim %ia, %c0 : tensor<?xi64>
+  %nb = tensor.dim %ib, %c0 : tensor<?xi64>
+  // ka = min(na, 5); kb = b short ? min(nb, 5) : min(nb, 10 - ka)
+  %ka = arith.minui %na, %c5 : index
+  %kb0 = arith.minui %nb, %c5 : index
+  %short = arith.cmpi ult, %ka, %c5 : index
+  %rest = arith.subi %c10, %ka : index
+  %kb1 = arith.minui %nb, %rest : index
+  %kb = arith.select %short, %kb1, %kb0 : index
+  %pa = tensor.extract_slice %ia[0] [%ka] [1] : tensor<?xi64> to tensor<?xi64>
+  %pb = tensor.extract_slice %ib[0] [%kb] [1] : tensor<?xi64> to tensor<?xi64>
+  %c = tensor.concat dim(0) %pa, %pb : (tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64>
+  return %c : tensor<?xi64>
+}
+
 // CHECK-LABEL: func @gather_rows
 // CHECK-SAME: -> (tensor<64x16xf32>, tensor<i64>)
 func.func @gather_rows(%m: tensor<64xi1>, %x: tensor<64x16xf32>) -> tensor<?x16xf32> {

@@ -63,7 +63,7 @@ std::optional<int64_t> SizeBounds::computeBound(Value v, bool isUpper) {
   // Size arithmetic that picks between branches (fill one group up from the
   // other) is tighter by cases than by intervals.
   if (isUpper && isa<arith::AddIOp, arith::SubIOp>(def))
-    if (std::optional<int64_t> b = caseSplitUpper(v)) {
+    if (std::optional<int64_t> b = caseSplitUpper(ArrayRef<Value>{v})) {
       std::optional<int64_t> interval = computeIntervalBound(v, def, isUpper);
       return interval ? std::min(*b, *interval) : *b;
     }
@@ -211,7 +211,7 @@ struct LinearBound {
 /// smallest over the alternatives, each evaluated with the interval bounds
 /// of its leaves. Without it, `num_pos + num_neg` of a sampler that fills
 /// one group up to K from the other is bounded by 2K instead of K.
-std::optional<int64_t> SizeBounds::caseSplitUpper(Value v) {
+std::optional<int64_t> SizeBounds::caseSplitUpper(ArrayRef<Value> sum) {
   constexpr unsigned kMaxConditions = 4, kMaxAlternatives = 64;
   // Shared subexpressions are expanded once per use: a budget of visited
   // ops keeps a large size computation from taking long (past it, values
@@ -308,17 +308,34 @@ std::optional<int64_t> SizeBounds::caseSplitUpper(Value v) {
     }
     return total;
   };
+  // The alternatives for the sum of the terms under an assignment.
+  auto expandSum = [&](unsigned assignment) {
+    SmallVector<LinearBound> alts(1);
+    for (Value term : sum) {
+      SmallVector<LinearBound> next;
+      for (const LinearBound &l : alts)
+        for (const LinearBound &r :
+             expand(term, /*isUpper=*/true, assignment)) {
+          if (next.size() >= kMaxAlternatives)
+            break;
+          LinearBound total = l;
+          total.add(r, 1);
+          next.push_back(std::move(total));
+        }
+      alts = std::move(next);
+    }
+    return alts;
+  };
   // The all-false assignment also collects the conditions; then every other
   // assignment of them is bounded.
-  SmallVector<LinearBound> allFalse = expand(v, /*isUpper=*/true, 0);
+  SmallVector<LinearBound> allFalse = expandSum(0);
   if (conditions.empty())
     return std::nullopt;
   std::optional<int64_t> result;
   for (unsigned assignment = 0; assignment < (1u << conditions.size());
        ++assignment) {
     std::optional<int64_t> best;
-    for (const LinearBound &l :
-         assignment ? expand(v, /*isUpper=*/true, assignment) : allFalse)
+    for (const LinearBound &l : assignment ? expandSum(assignment) : allFalse)
       if (std::optional<int64_t> b = evaluate(l))
         best = best ? std::min(*best, *b) : *b;
     if (!best)
@@ -326,6 +343,39 @@ std::optional<int64_t> SizeBounds::caseSplitUpper(Value v) {
     result = result ? std::max(*result, *best) : *best;
   }
   return result;
+}
+
+/// The index value the program gives dimension `dim` of `tensor` as its
+/// size, where one op states it: a slice's or an empty tensor's size, the
+/// index count of a gather, through casts and elementwise ops. Null if none.
+static Value sizeValue(Value tensor, int64_t dim) {
+  Operation *def = tensor.getDefiningOp();
+  if (!def)
+    return Value();
+  auto stated = [&](ArrayRef<OpFoldResult> sizes, int64_t d) -> Value {
+    return dyn_cast<Value>(sizes[d]);
+  };
+  return TypeSwitch<Operation *, Value>(def)
+      .Case([&](tensor::ExtractSliceOp op) -> Value {
+        if (op.getType().getRank() != op.getSourceType().getRank())
+          return Value();
+        return stated(op.getMixedSizes(), dim);
+      })
+      .Case([&](tensor::EmptyOp op) { return stated(op.getMixedSizes(), dim); })
+      .Case([&](tensor::CastOp op) { return sizeValue(op.getSource(), dim); })
+      .Case([&](GatherOp op) -> Value {
+        int64_t idxRank = op.getIndices().getType().getRank();
+        if (dim < idxRank)
+          return sizeValue(op.getIndices(), dim);
+        return Value();
+      })
+      .Default([&](Operation *op) -> Value {
+        if (op->hasTrait<OpTrait::Elementwise>())
+          for (Value operand : op->getOperands())
+            if (operand.getType() == tensor.getType())
+              return sizeValue(operand, dim);
+        return Value();
+      });
 }
 
 std::optional<int64_t> SizeBounds::computeUpperDim(Value v, int64_t dim) {
@@ -393,6 +443,24 @@ std::optional<int64_t> SizeBounds::computeUpperDim(Value v, int64_t dim) {
             return std::nullopt;
           total += *b;
         }
+        // The sizes of the pieces as the program computes them, bounded
+        // together by cases: two groups that fill each other up to K
+        // concatenate to at most K, not 2K.
+        int64_t fixed = 0;
+        SmallVector<Value> sizes;
+        for (Value in : op.getInputs()) {
+          auto type = cast<RankedTensorType>(in.getType());
+          if (!type.isDynamicDim(dim)) {
+            fixed += type.getDimSize(dim);
+            continue;
+          }
+          Value size = sizeValue(in, dim);
+          if (!size)
+            return total;
+          sizes.push_back(size);
+        }
+        if (std::optional<int64_t> b = caseSplitUpper(sizes))
+          return std::min(total, fixed + *b);
         return total;
       })
       .Case([&](tensor::CastOp op) { return upperDim(op.getSource(), dim); })

@@ -69,7 +69,9 @@ private:
 
   std::optional<int64_t> computeBound(Value v, bool isUpper);
   std::optional<int64_t> computeUpperDim(Value v, int64_t dim);
-  std::optional<int64_t> caseSplitUpper(Value v);
+  /// An upper bound of the sum of `terms` by cases over the selects they
+  /// are computed from (see SizeBounds.cpp).
+  std::optional<int64_t> caseSplitUpper(ArrayRef<Value> terms);
   std::optional<int64_t> computeIntervalBound(Value v, Operation *def,
                                               bool isUpper);
 

@@ -11,6 +11,8 @@
 
 #include "Staticizer.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace mlir::sift;
 
@@ -133,6 +135,10 @@ LogicalResult Staticizer::rewriteConcat(ImplicitLocOpBuilder &b,
   }
   Value all = tensor::ConcatOp::create(b, /*dim=*/0, paddedPieces);
   int64_t total = cast<RankedTensorType>(all.getType()).getDimSize(0);
+  // The valid rows may be provably fewer than the pieces' bounds together
+  // (groups that fill each other up to K): the result is that long.
+  if (std::optional<int64_t> tight = bounds.upperDim(concat.getResult(), 0))
+    total = std::clamp<int64_t>(*tight, 0, total);
   // Output row i comes from piece p when start_p <= i < start_p + count_p,
   // at row base_p + (i - start_p) of the static concatenation.
   Value lanes = iota(b, total);
