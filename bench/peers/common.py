@@ -145,16 +145,21 @@ def check_cross_entropy(case, value):
 
 # -- Timing ----------------------------------------------------------------
 
+MIN_CALLS = 3
+
+
 def time_calls(fn, repeat, budget_s):
     """Calls fn once as a warm-up, then up to `repeat` timed times, stopping
-    early (after at least one) once `budget_s` seconds are spent. Returns
-    (result of the warm-up call, warm-up seconds, per-call seconds)."""
+    early (after at least MIN_CALLS) once `budget_s` seconds are spent.
+    Returns (result of the warm-up call, warm-up seconds, per-call
+    seconds)."""
     t0 = time.perf_counter()
     result = fn()
     warm = time.perf_counter() - t0
     times = []
     spent = 0.0
-    while len(times) < repeat and (not times or spent < budget_s):
+    while len(times) < repeat and (len(times) < MIN_CALLS or
+                                   spent < budget_s):
         t0 = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t0)
