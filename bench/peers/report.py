@@ -288,7 +288,8 @@ def write_plot(data, path):
             ax.set_title("Cross-entropy, %g MB of logits"
                          % data["settings"]["ce_mb"])
             ax.set_xlabel("C classes")
-        ax.legend(fontsize=7)
+        if ax.lines:
+            ax.legend(fontsize=7)
     title = "sift and its peers on %s, %d cores%s" % (
         data["machine"]["cpu"], data["machine"]["cores"],
         " (quick run)" if data["quick"] else "")

@@ -27,6 +27,7 @@ line per implementation) and peers.json (everything measured).
 """
 
 import argparse
+import importlib.util
 import json
 import os
 import platform
@@ -48,21 +49,18 @@ DEFAULT_VENV = os.path.join(os.path.expanduser("~"), ".cache", "sift",
 
 def ensure_peers_python():
     """Re-runs this script with the peers' venv python when the running one
-    lacks NumPy or Matplotlib (the driver needs them for the inputs and the
-    plot; the workers run with the same python)."""
-    try:
-        import matplotlib  # noqa: F401
-        import numpy  # noqa: F401
+    lacks a package of the benchmark (the workers run with the same
+    python)."""
+    if all(importlib.util.find_spec(p) is not None
+           for p in ("numpy", "matplotlib", "torch", "jax")):
         return
-    except ImportError:
-        pass
-    venv_python = os.path.join(os.environ.get("SIFT_VENV", DEFAULT_VENV),
-                               "bin", "python")
+    venv = os.environ.get("SIFT_VENV", DEFAULT_VENV)
+    venv_python = os.path.join(venv, "bin", "python")
     if os.path.exists(venv_python) and \
-            os.path.realpath(sys.executable) != os.path.realpath(venv_python):
+            os.path.realpath(sys.prefix) != os.path.realpath(venv):
         os.execv(venv_python, [venv_python] + sys.argv)
-    sys.exit("bench/peers: NumPy and Matplotlib are missing; run "
-             "scripts/venv.sh first (it makes %s)" % venv_python)
+    sys.exit("bench/peers: NumPy, Matplotlib, PyTorch or JAX is missing; "
+             "run scripts/venv.sh first (it makes %s)" % venv_python)
 
 
 ensure_peers_python()
@@ -277,19 +275,21 @@ def too_slow(impl, case, done, limit):
         return None
     n_prev, rec = max(before, key=lambda x: x[0])
     if rec["status"] == "skipped" and "memory" not in rec.get("reason", ""):
-        return "N=%d was too slow" % n_prev
+        return "N=%s was too slow" % report.fmt_n(n_prev)
     if rec["status"] != "ok":
         return None
     per_call = rec["median_s"] * case["n"] / n_prev
     # A warm-up call and at least three timed ones.
     if 4 * per_call > limit:
-        return "~%.0f s per call (from N=%d)" % (per_call, n_prev)
+        return "~%.0f s per call (from N=%s)" % (per_call,
+                                                 report.fmt_n(n_prev))
     return None
 
 
-def run_impl(impl, cases, args, log_dir):
+def run_impl(impl, cases, args, log_dir, timeout=None):
     """Runs `cases` in one process of `impl` (another after a crash or a
-    timeout). Returns ({case key: result}, versions)."""
+    timeout), each for `timeout` seconds at most (--case-timeout). Returns
+    ({case key: result}, versions)."""
     results, done = {}, []
     log = open(os.path.join(log_dir, impl + ".log"), "w")
     worker = None
@@ -305,7 +305,7 @@ def run_impl(impl, cases, args, log_dir):
             if worker is None or not worker.alive():
                 worker = Worker(impl, args, log)
             t0 = time.monotonic()
-            rec = worker.run(case, args.case_timeout)
+            rec = worker.run(case, timeout or args.case_timeout)
             rec["wall_s"] = time.monotonic() - t0
             versions.update(worker.versions)
         results[key] = rec
@@ -348,7 +348,8 @@ def main():
     # The bandwidth first, on an idle machine, 1 GiB (--quick 256 MiB).
     probe = {"task": "bandwidth", "bytes": (256 if args.quick else 1024)
              * 2**20}
-    bw, bw_versions = run_impl("bandwidth", [probe], args, log_dir)
+    bw, bw_versions = run_impl("bandwidth", [probe], args, log_dir,
+                               timeout=300)
     bandwidth = bw[case_key(probe)]
 
     results, versions = {}, dict(bw_versions)

@@ -21,7 +21,8 @@ from torch_sampler import dynamic_sampler, static_sampler  # noqa: E402
 
 
 def versions():
-    return {"torch": torch.__version__, "torch_threads": torch.get_num_threads()}
+    return {"torch": torch.__version__,
+            "torch_threads": torch.get_num_threads()}
 
 
 def _sampler_inputs(case):
@@ -52,8 +53,8 @@ def _reason(exc):
     lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
     guard = [ln for ln in lines if "Could not guard" in ln]
     text = guard[0] if guard else (lines[0] if lines else "")
-    text = re.sub(r"^Consider annotating your code using torch._check\*\(\)\.\s*",
-                  "", text)
+    text = re.sub(r"^Consider annotating your code using "
+                  r"torch._check\*\(\)\.\s*", "", text)
     return "%s: %s" % (type(exc).__name__, text[:300])
 
 
