@@ -318,22 +318,9 @@ def run_impl(impl, cases, args, log_dir, timeout=None):
     return results, versions
 
 
-def main():
-    args = parse_args()
-    tensor_run = os.path.join(os.environ.get(
-        "SIFT_BUILD_DIR", os.path.join(ROOT, "build")), "bin", "tensor-run")
-    if not os.path.exists(tensor_run):
-        sys.exit("bench/peers: %s is missing; run ./scripts/build.sh first"
-                 % tensor_run)
-    impls = [i for i in IMPL_ORDER if i in args.impls.split(",")]
-    started = time.monotonic()
-    data_dir = args.data_dir or tempfile.mkdtemp(prefix="sift-peers-data-")
-    os.makedirs(args.out, exist_ok=True)
-    log_dir = tempfile.mkdtemp(prefix="sift-peers-logs-")
-    print("bench/peers: %s run, python %s, inputs in %s, worker logs in %s"
-          % ("quick" if args.quick else "full", sys.executable, data_dir,
-             log_dir), flush=True)
-
+def measure(args, impls, data_dir, log_dir, started):
+    """Writes the inputs, measures the bandwidth, runs every implementation
+    and returns all of it as peers.json's data."""
     cases = make_cases(args, data_dir)
     limit = args.memory_gb * 2**30
     for case in cases:
@@ -369,6 +356,30 @@ def main():
                       for c in cases],
             "impls": impls, "results": results,
             "run_s": time.monotonic() - started}
+    return data
+
+
+def main():
+    args = parse_args()
+    tensor_run = os.path.join(os.environ.get(
+        "SIFT_BUILD_DIR", os.path.join(ROOT, "build")), "bin", "tensor-run")
+    if not os.path.exists(tensor_run):
+        sys.exit("bench/peers: %s is missing; run ./scripts/build.sh first"
+                 % tensor_run)
+    impls = [i for i in IMPL_ORDER if i in args.impls.split(",")]
+    started = time.monotonic()
+    data_dir = args.data_dir or tempfile.mkdtemp(prefix="sift-peers-data-")
+    os.makedirs(args.out, exist_ok=True)
+    log_dir = tempfile.mkdtemp(prefix="sift-peers-logs-")
+    print("bench/peers: %s run, python %s, inputs in %s, worker logs in %s"
+          % ("quick" if args.quick else "full", sys.executable, data_dir,
+             log_dir), flush=True)
+
+    try:
+        data = measure(args, impls, data_dir, log_dir, started)
+    finally:
+        if not args.data_dir:
+            shutil.rmtree(data_dir, ignore_errors=True)
     with open(os.path.join(args.out, "peers.json"), "w") as f:
         json.dump(data, f, indent=1)
     report.write_markdown(data, os.path.join(args.out, "peers.md"))
@@ -378,8 +389,6 @@ def main():
         if report.embed_in_readme(os.path.join(args.out, "peers.md"),
                                   os.path.join(ROOT, "README.md")):
             print("README.md: Benchmarks section updated")
-    if not args.data_dir:
-        shutil.rmtree(data_dir, ignore_errors=True)
     print("wrote %s/peers.{md,png,json} (%.0f s in all)" % (
         args.out, time.monotonic() - started))
     return 0
