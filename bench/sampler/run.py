@@ -44,17 +44,6 @@ def median_time(fn, repeat):
     return statistics.median(times)
 
 
-def auto_sampler_mlir(n, k):
-    """examples/sampler.mlir with N = n items and K = k samples."""
-    text = open(os.path.join(HERE, "..", "..", "examples",
-                             "sampler.mlir")).read()
-    text = text.replace("10000", str(n))
-    text = re.sub(r"%half = arith.constant \d+",
-                  "%%half = arith.constant %d" % (k // 2), text)
-    return re.sub(r"%k = arith.constant \d+", "%%k = arith.constant %d" % k,
-                  text)
-
-
 def run_sift(tensor_run, mlir, feats_npy, labels_npy, repeat, extra=None):
     """Returns (median seconds per call, compile seconds, wall seconds)."""
     cmd = [tensor_run, mlir, "--input", feats_npy, "--input", labels_npy,
@@ -92,7 +81,7 @@ def main():
         print("bench/sampler: PyTorch and NumPy are needed for the peers "
               "(python3 -m pip install torch numpy): %s; skipping." % e)
         return 0
-    from sift_sampler import batched_static_sampler_mlir
+    from sift_sampler import auto_sampler_mlir, batched_static_sampler_mlir
     from torch_sampler import dynamic_sampler_batch, static_sampler
 
     if args.threads:

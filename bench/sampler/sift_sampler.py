@@ -8,6 +8,9 @@ valid lanes. examples/sampler_batched.mlir is this text for B=32, N=10000,
 K=1000, D=16.
 """
 
+import os
+import re
+
 TEMPLATE = """\
 // The balanced sampler, static and batched: B = {B} rows of N = {N} items
 // with D = {D} features, K = {K} samples per row (K/2 of each label, a short
@@ -116,6 +119,18 @@ func.func @sampler(%feats: tensor<{B}x{N}x{D}xf32>, %labels: tensor<{B}x{N}xi64>
 def batched_static_sampler_mlir(b, n, k, d=16):
     kk = min(k, n)
     return TEMPLATE.format(B=b, N=n, K=k, D=d, H=k // 2, KK=kk)
+
+
+def auto_sampler_mlir(n, k):
+    """examples/sampler.mlir, the dynamic per-sample sampler, with N = n
+    items and K = k samples (for --sift-staticize and --sift-batch)."""
+    text = open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                             "..", "..", "examples", "sampler.mlir")).read()
+    text = text.replace("10000", str(n))
+    text = re.sub(r"%half = arith.constant \d+",
+                  "%%half = arith.constant %d" % (k // 2), text)
+    return re.sub(r"%k = arith.constant \d+", "%%k = arith.constant %d" % k,
+                  text)
 
 
 if __name__ == "__main__":
