@@ -69,6 +69,8 @@ func.func @iota(%n: i64, %step: i32) -> (tensor<?xi64>, i64) {
 // TIME: result 1: i64 [] = 5
 // TIME: time per call: min {{[0-9.]+}} ms, median {{[0-9.]+}} ms (5 calls)
 // TIME-NEXT: compile time: {{[0-9.]+}} ms
+// --warmup calls first without timing them: still 5 timed calls.
+// RUN: tensor-run %s -e iota --arg n=5 --arg step=1 --warmup 2 --repeat 5 | FileCheck %s --check-prefix=TIME
 
 // @main runs when -e is not given.
 // RUN: tensor-run %s | FileCheck %s --check-prefix=MAIN

@@ -77,6 +77,11 @@ static cl::opt<std::string>
 static cl::opt<unsigned>
     repeat("repeat", cl::desc("Call N times; print min and median time"),
            cl::init(1), cl::cat(category));
+static cl::opt<unsigned>
+    warmup("warmup",
+           cl::desc("Untimed calls before the --repeat timed ones (caches, "
+                    "first-touch page faults, the thread pool's start)"),
+           cl::init(0), cl::cat(category));
 static cl::opt<std::string> target("target", cl::desc("cpu (default) or cuda"),
                                    cl::init("cpu"), cl::cat(category));
 static cl::opt<unsigned>
@@ -515,6 +520,9 @@ int main(int argc, char **argv) {
   if (!args)
     return fail(args.takeError());
 
+  for (unsigned r = 0; r < warmup; ++r)
+    if (auto out = fn->call(*args); !out)
+      return fail(out.takeError());
   std::vector<Tensor> results;
   std::vector<double> times;
   for (unsigned r = 0; r < repeat; ++r) {
