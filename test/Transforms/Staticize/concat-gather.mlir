@@ -26,12 +26,12 @@ func.func @concat_pieces(%a: tensor<30xi1>, %b: tensor<50xi1>) -> tensor<?xi64> 
 }
 
 // Two groups that fill each other up to K = 10 (the sampler's pattern):
-// the pieces are padded to 10 each, but their valid rows together are at
-// most 10 by cases, so the result is 10 rows, not 20.
+// the pieces are padded to 5 and 10, but their valid rows together are at
+// most 10 by cases, so the result is 10 rows, not 15.
 // CHECK-LABEL: func @concat_fill_up
 // CHECK-SAME: -> (tensor<10xi64>, tensor<i64>)
-// CHECK: %[[ALL:.*]] = tensor.concat dim(0) %{{.*}}, %{{.*}} : (tensor<10xi64>, tensor<10xi64>) -> tensor<20xi64>
-// CHECK: sift.gather %[[ALL]][%{{.*}}] : tensor<20xi64>, tensor<10xi64> -> tensor<10xi64>
+// CHECK: %[[ALL:.*]] = tensor.concat dim(0) %{{.*}}, %{{.*}} : (tensor<5xi64>, tensor<10xi64>) -> tensor<15xi64>
+// CHECK: sift.gather %[[ALL]][%{{.*}}] : tensor<15xi64>, tensor<10xi64> -> tensor<10xi64>
 func.func @concat_fill_up(%a: tensor<30xi1>, %b: tensor<50xi1>) -> tensor<?xi64> {
   %c0 = arith.constant 0 : index
   %c5 = arith.constant 5 : index

@@ -192,12 +192,13 @@ struct LinearBound {
 
   void add(const LinearBound &other, int64_t scale) {
     constant += scale * other.constant;
-    for (auto [leaf, coefficient] : other.terms) {
-      auto it = llvm::find_if(terms, [&](auto &t) { return t.first == leaf; });
+    for (const auto &[leaf, coefficient] : other.terms) {
+      Value key = leaf;
+      auto it = llvm::find_if(terms, [&](auto &t) { return t.first == key; });
       if (it != terms.end())
         it->second += scale * coefficient;
       else
-        terms.push_back({leaf, scale * coefficient});
+        terms.push_back({key, scale * coefficient});
     }
   }
 };
