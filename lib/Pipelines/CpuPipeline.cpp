@@ -50,6 +50,9 @@ static void addCpuLoopStage(OpPassManager &pm,
 /// Memref descriptors, then every dialect to LLVM.
 static void addCpuToLLVMStage(OpPassManager &pm,
                               const CpuPipelineOptions &options) {
+  // f32 exp and log marked `afn` (the lowering's log-sum-exp) become
+  // polynomials that LLVM vectorizes; the others call libm below.
+  pm.addNestedPass<func::FuncOp>(createSiftApproximateMath());
   // The memref lowering goes before the loops become branches: the OpenMP
   // loop bodies sit in memref.alloca_scope regions, which must still be
   // single blocks then. (expand-strided-metadata makes affine.apply for

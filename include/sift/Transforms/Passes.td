@@ -51,6 +51,30 @@ def SiftBlockFloatReductions
                            "tensor::TensorDialect"];
 }
 
+def SiftApproximateMath
+    : Pass<"sift-approximate-math", "func::FuncOp"> {
+  let summary = "Replace f32 exp and log that allow approximate functions "
+                "(fastmath<afn>) by polynomials";
+  let description = [{
+    Rewrites each f32 `math.exp` and `math.log` that carries the `afn`
+    fast-math flag into upstream's polynomial approximation
+    (`populateMathPolynomialApproximationPatterns`): straight-line arith and
+    `math.fma`, which LLVM's loop vectorizer widens, where a libm call keeps
+    a loop scalar. Other math ops, and exp and log without `afn`, are left
+    to libm. The approximations (Cephes) are within a few ulp of libm on
+    normal numbers and keep NaN, +inf, 0 and -inf; exp flushes results
+    below 2^-126 to 0 and log reads denormal inputs as 2^-126, which is why
+    only ops that say they allow it are rewritten. Example:
+
+    ```mlir
+    %e = math.exp %x fastmath<afn> : f32   // becomes fma/floor/bitcast code
+    %l = math.log %y : f32                 // stays: a call to logf
+    ```
+  }];
+  let dependentDialects = ["arith::ArithDialect", "math::MathDialect",
+                           "vector::VectorDialect"];
+}
+
 def SiftExpandShapeToReshape
     : Pass<"sift-expand-shape-to-reshape", "func::FuncOp"> {
   let summary = "Rewrite expand_shape with several dynamic sizes in a group "
