@@ -14,7 +14,6 @@
 
 #include "PopulatePatterns.h"
 #include "Utils/CodegenUtils.h"
-#include "Utils/LineLoop.h"
 #include "Utils/RuntimeChecks.h"
 
 #include "sift/Dialect/Sift/IR/SiftOps.h"
@@ -56,6 +55,22 @@ static Value logitRows(OpBuilder &b, Location loc, Value logits) {
     leading.push_back(d);
   return tensor::CollapseShapeOp::create(
       b, loc, logits, ArrayRef<ReassociationIndices>{leading, {rank - 1}});
+}
+
+/// Row `row` of the logits `rows` [M, C], a 1-D slice.
+static Value rowOf(OpBuilder &b, Location loc, Value rows, Value row) {
+  auto type = cast<RankedTensorType>(rows.getType());
+  auto lineType =
+      RankedTensorType::get({type.getDimSize(1)}, type.getElementType());
+  // A slice at offset 0 of an empty dimension does not verify.
+  if (lineType.getDimSize(0) == 0)
+    return tensor::EmptyOp::create(b, loc, lineType.getShape(),
+                                   lineType.getElementType());
+  return tensor::ExtractSliceOp::create(
+      b, loc, lineType, rows, ArrayRef<OpFoldResult>{row, b.getIndexAttr(0)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1),
+                             tensor::getMixedSize(b, loc, rows, 1)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
 }
 
 /// The operands of a cross_entropy after the run-time checks of the extents
@@ -182,6 +197,14 @@ static std::pair<Value, Value> classifyTarget(OpBuilder &b, Location loc,
 /// lse = m + log(sum exp(x - m)) over the `numClasses` logits of `line`, m
 /// their maximum; NaN and +-inf propagate. `zero`, `c0` and `c1` are the
 /// constants 0.0 (of `ct`), 0 and 1.
+///
+/// Both loops are vector loops once LLVM sees them: the maximum is exact in
+/// any order, the sum allows reassociation (`reassoc`: LLVM keeps a vector
+/// of partial sums, more accurate than one running sum), and exp and log
+/// allow approximations (`afn`: --sift-approximate-math makes f32 ones
+/// polynomials). The exponents x - m are in [-inf, 0] when m is finite;
+/// a non-finite m (a NaN, +inf, or a row of -inf only) gives NaN, as
+/// PyTorch's log_softmax does (inf - inf), without reading the sum.
 static Value logSumExp(OpBuilder &b, Location loc, Value line, Value numClasses,
                        Type ct, Value zero, Value c0, Value c1) {
   auto maxLoop = scf::ForOp::create(
@@ -199,12 +222,23 @@ static Value logSumExp(OpBuilder &b, Location loc, Value line, Value numClasses,
       [&](OpBuilder &b, Location loc, Value c, ValueRange it) {
         Value x = loadAs(b, loc, line, c, ct);
         Value e =
-            math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, x, m));
+            math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, x, m),
+                                arith::FastMathFlags::afn);
         scf::YieldOp::create(
-            b, loc, ValueRange{arith::AddFOp::create(b, loc, it[0], e)});
+            b, loc,
+            ValueRange{arith::AddFOp::create(b, loc, it[0], e,
+                                             arith::FastMathFlags::reassoc)});
       });
-  return arith::AddFOp::create(
-      b, loc, m, math::LogOp::create(b, loc, sumLoop.getResult(0)));
+  Value lse =
+      arith::AddFOp::create(b, loc, m,
+                            math::LogOp::create(b, loc, sumLoop.getResult(0),
+                                                arith::FastMathFlags::afn));
+  Value finite = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OLT, math::AbsFOp::create(b, loc, m),
+      floatConst(b, loc, ct, std::numeric_limits<double>::infinity()));
+  return arith::SelectOp::create(
+      b, loc, finite, lse,
+      floatConst(b, loc, ct, std::numeric_limits<double>::quiet_NaN()));
 }
 
 /// The loss of row `row` (its logits `line`) and the weight it counts with
@@ -400,11 +434,13 @@ struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
     LossOperands operands = checkExtents(b, loc, rows, targets, op.getWeight());
     RowLossSpec spec{ct, op.getLabelSmoothing().convertToDouble(),
                      static_cast<int64_t>(op.getIgnoreIndex()), operands};
-    SmallVector<Value> perRow = buildLineLoop(
-        b, loc, operands.rows, /*axis=*/1,
-        {{ct, OpFoldResult()}, {ct, OpFoldResult()}},
-        [&](OpBuilder &b, Location loc, ValueRange lines, Value row) {
-          return rowLoss(b, loc, lines[0], row, spec);
+    // One parallel loop over the rows (a linalg.generic: the CPU pipeline
+    // runs it on OpenMP threads) writing each row's loss and weight in
+    // place.
+    SmallVector<Value> perRow = generateLines(
+        b, loc, dimValue(b, loc, operands.rows, 0), {ct, ct},
+        [&](OpBuilder &b, Location loc, Value row) {
+          return rowLoss(b, loc, rowOf(b, loc, operands.rows, row), row, spec);
         });
     Value result = op.getReduction() == Reduction::None
                        ? unreducedLosses(b, loc, op, perRow[0], operands, ct)

@@ -210,15 +210,28 @@ Value lowering::mapLine(
 Value lowering::generateLine(
     OpBuilder &b, Location loc, Value size, Type elementType,
     function_ref<Value(OpBuilder &, Location, Value)> fn) {
-  Value init = emptyTensor(b, loc, {getAsOpFoldResult(size)}, elementType);
+  return generateLines(b, loc, size, TypeRange{elementType},
+                       [&](OpBuilder &b, Location loc, Value i) {
+                         return SmallVector<Value>{fn(b, loc, i)};
+                       })
+      .front();
+}
+
+SmallVector<Value> lowering::generateLines(
+    OpBuilder &b, Location loc, Value size, TypeRange elementTypes,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, Value)> fn) {
+  SmallVector<Value> inits;
+  for (Type elementType : elementTypes)
+    inits.push_back(
+        emptyTensor(b, loc, {getAsOpFoldResult(size)}, elementType));
   AffineMap id = b.getMultiDimIdentityMap(1);
   auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
-      ArrayRef<AffineMap>{id},
+      b, loc, TypeRange(ValueRange(inits)), ValueRange{}, inits,
+      SmallVector<AffineMap>(inits.size(), id),
       ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
       [&](OpBuilder &nb, Location nloc, ValueRange) {
         Value i = linalg::IndexOp::create(nb, nloc, 0);
         linalg::YieldOp::create(nb, nloc, fn(nb, nloc, i));
       });
-  return generic.getResult(0);
+  return llvm::to_vector_of<Value>(generic.getResults());
 }

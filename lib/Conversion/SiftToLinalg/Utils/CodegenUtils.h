@@ -79,6 +79,15 @@ Value mapLine(OpBuilder &b, Location loc, Value input, Type elementType,
 Value generateLine(OpBuilder &b, Location loc, Value size, Type elementType,
                    function_ref<Value(OpBuilder &, Location, Value)> fn);
 
+/// `linalg.generic` that makes one 1-D tensor of `size` elements per entry
+/// of `elementTypes`, element `i` of each being the matching value of
+/// `fn(i)`. The elements are written in place: a body that computes
+/// several scalars per `i` (a loss and its weight) needs no buffer of its
+/// own per `i`, as a loop writing tensors of one element would.
+SmallVector<Value> generateLines(
+    OpBuilder &b, Location loc, Value size, TypeRange elementTypes,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, Value)> fn);
+
 } // namespace lowering
 } // namespace sift
 } // namespace mlir
