@@ -53,6 +53,9 @@ static void addCpuToLLVMStage(OpPassManager &pm,
   // f32 exp and log marked `afn` (the lowering's log-sum-exp) become
   // polynomials that LLVM vectorizes; the others call libm below.
   pm.addNestedPass<func::FuncOp>(createSiftApproximateMath());
+  // The vector loops of the lowering (cross_entropy's log-sum-exp): masked
+  // loads, reductions and lane-wise arith.
+  addPasses(pm, "convert-vector-to-llvm");
   // The memref lowering goes before the loops become branches: the OpenMP
   // loop bodies sit in memref.alloca_scope regions, which must still be
   // single blocks then. (expand-strided-metadata makes affine.apply for

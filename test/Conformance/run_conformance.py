@@ -1041,6 +1041,23 @@ def cross_entropy_wide_rows_cases():
             exp = ops.cross_entropy(x, t, None, red, -100, 0.0)
             out.append(Case("cross_entropy", "wide_c%d_%s" % (c, red), mlir,
                             [x, t], expect=[exp], tol=(1e-5, 1e-5)))
+    # Half logits are read as f16 vectors and widened: f32 arithmetic, one
+    # rounding of each loss to f16 (half an ulp: 5e-4 relative). The host
+    # passes f32; the function rounds the logits to f16 and widens the
+    # losses back.
+    x = (r.standard_normal((64, 1003)) * 4).astype(np.float32)
+    t = r.integers(0, 1003, 64).astype(np.int64)
+    h, rh = ttype(x.shape, "f16"), ttype(t.shape, "f16")
+    rt = ttype(t.shape, np.float32)
+    mlir = func("f", [("x", tt(x)), ("t", tt(t))], [("%r", rt)],
+                ["%%h = arith.truncf %%x : %s to %s" % (tt(x), h),
+                 "%%l = sift.cross_entropy %%h, %%t reduction = none : %s, "
+                 "%s -> %s" % (h, tt(t), rh),
+                 "%%r = arith.extf %%l : %s to %s" % (rh, rt)])
+    exp = ops.cross_entropy(x.astype(np.float16), t, None, "none", -100, 0.0)
+    out.append(Case("cross_entropy", "wide_c1003_f16_none", mlir, [x, t],
+                    expect=[exp.astype(np.float32)],
+                    tol=(1e-3, 1e-3)))
     return out
 
 

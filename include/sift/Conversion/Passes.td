@@ -51,6 +51,7 @@ def ConvertSiftToLinalg : Pass<"convert-sift-to-linalg", "ModuleOp"> {
     "::mlir::math::MathDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect",
   ];
 }
 

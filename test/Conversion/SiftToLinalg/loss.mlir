@@ -23,15 +23,21 @@ func.func @cross_entropy(%x: tensor<4x3xf32>, %t: tensor<4xi64>) -> tensor<f32> 
 // -----
 
 // Per row (a parallel linalg.generic over the rows, writing each row's loss
-// and weight in place: no buffer per row): lse = m + log(sum exp(x - m))
-// with m the row's maximum (maximumf from -inf, so NaN propagates), NaN when
-// m is not finite; the loss is lse - x[t], NaN for an invalid target and 0
-// for ignore_index (-100). The sum may reassociate and exp/log may be
-// approximated (the loops vectorize). Half types compute in f32 and round
-// the result once.
+// and weight in place: no buffer per row), lse = m + log(sum exp(x - m)) in
+// one pass of vector steps (3 logits: one masked step of 4 lanes reading
+// -inf past the end). Each lane keeps a running maximum M (from the lowest
+// finite value) and sum S: above M, S' = S exp(M - x) + 1, else S' = S +
+// exp(x - M), one exp of -|x - M| per logit (afn: it may be a polynomial).
+// Then m = max M and s = sum S exp(M - m) (reassociable). A NaN or +inf
+// logit (`uge +inf`) or a row of -inf (s = 0) gives NaN. The loss is
+// lse - x[t], NaN for an invalid target and 0 for ignore_index (-100). Half
+// types compute in f32 and round the result once.
 // CHECK-LABEL: func.func @cross_entropy_lse
-// CHECK-DAG: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
-// CHECK-DAG: %[[INF:.*]] = arith.constant 0x7F800000 : f32
+// CHECK-DAG: %[[LOWEST:.*]] = arith.constant dense<-3.40282347E+38> : vector<4xf32>
+// CHECK-DAG: %[[VZERO:.*]] = arith.constant dense<0.000000e+00> : vector<4xf32>
+// CHECK-DAG: %[[VONE:.*]] = arith.constant dense<1.000000e+00> : vector<4xf32>
+// CHECK-DAG: %[[VINF:.*]] = arith.constant dense<0x7F800000> : vector<4xf32>
+// CHECK-DAG: %[[PAD:.*]] = arith.constant 0xFC00 : f16
 // CHECK-DAG: %[[NAN:.*]] = arith.constant 0x7FC00000 : f32
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-DAG: %[[IGNORE:.*]] = arith.constant -100 : i64
@@ -41,20 +47,31 @@ func.func @cross_entropy(%x: tensor<4x3xf32>, %t: tensor<4xi64>) -> tensor<f32> 
 // CHECK: %[[LINE:.*]] = tensor.extract_slice %arg0[%[[ROW]], 0] [1, 3] [1, 1] : tensor<4x3xf16> to tensor<3xf16>
 // CHECK: %[[T:.*]] = tensor.extract %arg1[%[[ROW]]]
 // CHECK: %[[IGNORED:.*]] = arith.cmpi eq, %[[T]], %[[IGNORE]]
-// CHECK: %[[MAX:.*]] = scf.for {{.*}} iter_args(%[[M:.*]] = %[[NEGINF]]) -> (f32)
-// CHECK: tensor.extract %[[LINE]]
-// CHECK: %[[X:.*]] = arith.extf %{{.*}} : f16 to f32
-// CHECK: arith.maximumf %[[M]], %[[X]]
-// CHECK: %[[SUM:.*]] = scf.for {{.*}} iter_args(%[[S:.*]] = %[[ZERO]]) -> (f32)
-// CHECK: %[[Y:.*]] = arith.extf %{{.*}} : f16 to f32
-// CHECK: %[[SHIFTED:.*]] = arith.subf %[[Y]], %[[MAX]]
-// CHECK: %[[E:.*]] = math.exp %[[SHIFTED]] fastmath<afn>
-// CHECK: arith.addf %[[S]], %[[E]] fastmath<reassoc>
+// CHECK-NOT: scf.for
+// CHECK: %[[XH:.*]] = vector.transfer_read %[[LINE]][%{{.*}}], %[[PAD]] : tensor<3xf16>, vector<4xf16>
+// CHECK: %[[X:.*]] = arith.extf %[[XH]] : vector<4xf16> to vector<4xf32>
+// CHECK: %[[ABOVE:.*]] = arith.cmpf ogt, %[[X]], %[[LOWEST]]
+// CHECK: %[[D:.*]] = arith.subf %[[X]], %[[LOWEST]]
+// CHECK: %[[ABS:.*]] = math.absf %[[D]]
+// CHECK: %[[NEG:.*]] = arith.negf %[[ABS]]
+// CHECK: %[[E:.*]] = math.exp %[[NEG]] fastmath<afn> : vector<4xf32>
+// CHECK: %[[RESCALED:.*]] = math.fma %[[VZERO]], %[[E]], %[[VONE]]
+// CHECK: %[[ADDED:.*]] = arith.addf %[[E]], %[[VZERO]]
+// CHECK: %[[BAD:.*]] = arith.cmpf uge, %[[X]], %[[VINF]]
+// CHECK: %[[M:.*]] = arith.select %[[ABOVE]], %[[X]], %[[LOWEST]]
+// CHECK: %[[S:.*]] = arith.select %[[ABOVE]], %[[RESCALED]], %[[ADDED]]
+// CHECK: %[[MAX:.*]] = vector.reduction <maximumf>, %[[M]] : vector<4xf32> into f32
+// CHECK: %[[MAXV:.*]] = vector.broadcast %[[MAX]]
+// CHECK: %[[SHIFT:.*]] = arith.subf %[[M]], %[[MAXV]]
+// CHECK: %[[SCALE:.*]] = math.exp %[[SHIFT]] fastmath<afn>
+// CHECK: %[[SCALED:.*]] = arith.mulf %[[S]], %[[SCALE]]
+// CHECK: %[[SUM:.*]] = vector.reduction <add>, %[[SCALED]] fastmath<reassoc>
 // CHECK: %[[LOG:.*]] = math.log %[[SUM]] fastmath<afn>
 // CHECK: %[[SHIFTED_LSE:.*]] = arith.addf %[[MAX]], %[[LOG]]
-// CHECK: %[[ABS:.*]] = math.absf %[[MAX]]
-// CHECK: %[[FINITE:.*]] = arith.cmpf olt, %[[ABS]], %[[INF]]
-// CHECK: %[[LSE:.*]] = arith.select %[[FINITE]], %[[SHIFTED_LSE]], %[[NAN]]
+// CHECK: %[[POSITIVE:.*]] = arith.cmpf ogt, %[[SUM]], %[[ZERO]]
+// CHECK: %[[LSE0:.*]] = arith.select %[[POSITIVE]], %[[SHIFTED_LSE]], %[[NAN]]
+// CHECK: %[[ANYBAD:.*]] = vector.reduction <or>, %[[BAD]]
+// CHECK: %[[LSE:.*]] = arith.select %[[ANYBAD]], %[[NAN]], %[[LSE0]]
 // CHECK: %[[XT:.*]] = scf.if %[[VALID:.*]] -> (f32)
 // CHECK: } else {
 // CHECK-NEXT: scf.yield %[[NAN]]
@@ -93,4 +110,33 @@ func.func @cross_entropy_lse(%x: tensor<4x3xf16>, %t: tensor<4xi64>) -> tensor<4
 func.func @cross_entropy_sum_per_item(%x: tensor<2x5x3xf32>, %t: tensor<2x5xi64>) -> tensor<2xf32> {
   %r = sift.cross_entropy %x, %t reduction = sum {batch_dims = 1 : i64} : tensor<2x5x3xf32>, tensor<2x5xi64> -> tensor<2xf32>
   return %r : tensor<2xf32>
+}
+
+// -----
+
+// A long row: a loop of whole 32-lane steps (in bounds) up to C - C mod 32,
+// then one masked step for the rest; with a static C that is a multiple of
+// 32 the masked step is left out, and a dynamic C always has both.
+// CHECK-LABEL: func.func @cross_entropy_long_rows
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
+// CHECK-DAG: %[[WHOLE:.*]] = arith.constant 992 : index
+// CHECK: linalg.generic
+// CHECK: %[[STEPS:.*]]:3 = scf.for %[[C:.*]] = %{{.*}} to %[[WHOLE]] step %[[C32]] iter_args({{.*}}) -> (vector<32xf32>, vector<32xf32>, vector<32xi1>)
+// CHECK: vector.transfer_read %{{.*}}[%[[C]]], %{{.*}} {in_bounds = [true]} : tensor<1000xf32>, vector<32xf32>
+// CHECK: scf.yield
+// CHECK: vector.transfer_read %{{.*}}[%[[WHOLE]]], %{{.*}} : tensor<1000xf32>, vector<32xf32>
+// CHECK: vector.reduction <maximumf>
+func.func @cross_entropy_long_rows(%x: tensor<8x1000xf32>, %t: tensor<8xi64>) -> tensor<f32> {
+  %r = sift.cross_entropy %x, %t reduction = sum : tensor<8x1000xf32>, tensor<8xi64> -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// CHECK-LABEL: func.func @cross_entropy_multiple_of_lanes
+// CHECK: scf.for {{.*}} -> (vector<32xf32>, vector<32xf32>, vector<32xi1>)
+// CHECK: scf.yield
+// CHECK-NOT: vector.transfer_read
+// CHECK: vector.reduction <maximumf>
+func.func @cross_entropy_multiple_of_lanes(%x: tensor<8x64xf32>, %t: tensor<8xi64>) -> tensor<f32> {
+  %r = sift.cross_entropy %x, %t reduction = sum : tensor<8x64xf32>, tensor<8xi64> -> tensor<f32>
+  return %r : tensor<f32>
 }

@@ -1,0 +1,41 @@
+// The CPU pipeline's cross_entropy is vector code at the LLVM dialect: the
+// rows run on an OpenMP loop that allocates nothing per row; each row is
+// one pass of 32-lane steps (a plain vector load, the polynomial exp as
+// vector fma, the running maxima and sums as selects), a masked step for
+// the last 1000 mod 32 logits, and vector reductions (the sum reassociable).
+// exp and log call no libm function. Timings: docs/Dialect.md
+// (sift.cross_entropy, "On the CPU").
+//
+// RUN: tensor-opt %s --sift-cpu-pipeline | FileCheck %s
+
+// CHECK-NOT: llvm.func @expf
+// CHECK-NOT: llvm.func @logf
+// CHECK-LABEL: llvm.func @cross_entropy_rows
+// CHECK: omp.wsloop
+// CHECK-NOT: _mlir_memref_to_llvm_alloc
+// CHECK: llvm.load %{{.*}} : !llvm.ptr -> vector<32xf32>
+// CHECK: llvm.fcmp "ogt" %{{.*}} : vector<32xf32>
+// CHECK: llvm.intr.fma(%{{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
+// CHECK: llvm.intr.masked.load %{{.*}} : (!llvm.ptr, vector<32xi1>, vector<32xf32>) -> vector<32xf32>
+// CHECK: llvm.intr.vector.reduce.fmaximum
+// CHECK: "llvm.intr.vector.reduce.fadd"({{.*}}) <{fastmathFlags = #llvm.fastmath<reassoc>}>
+// CHECK-NOT: _mlir_memref_to_llvm_alloc
+// CHECK: omp.terminator
+// CHECK-NOT: llvm.func @expf
+// CHECK-NOT: llvm.func @logf
+func.func @cross_entropy_rows(%x: tensor<?x1000xf32>, %t: tensor<?xi64>) -> tensor<f32> {
+  %r = sift.cross_entropy %x, %t reduction = mean : tensor<?x1000xf32>, tensor<?xi64> -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// A row shorter than the lanes is one masked step of the power of two that
+// covers it (10 logits: 16 lanes), with no loop.
+// CHECK-LABEL: llvm.func @cross_entropy_short_rows
+// CHECK: omp.wsloop
+// CHECK-NOT: vector<32xf32>
+// CHECK: llvm.intr.masked.load %{{.*}} -> vector<16xf32>
+// CHECK: omp.terminator
+func.func @cross_entropy_short_rows(%x: tensor<?x10xf32>, %t: tensor<?xi64>) -> tensor<?xf32> {
+  %r = sift.cross_entropy %x, %t reduction = none : tensor<?x10xf32>, tensor<?xi64> -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
