@@ -2,6 +2,8 @@
 // Expected values from PyTorch's formula evaluated in plain Python (math):
 //   lse = m + log(sum(exp(x - m))); loss = (1-s)*w[t]*(lse-x[t])
 //         + s/C * sum_c w[c]*(lse-x[c]); mean = sum(loss) / sum(w[t]).
+// exp and log are f32 polynomials on the CPU (--sift-approximate-math), a
+// few ulp from libm: 0.8479114 (exact) prints as 0.847911 or 0.847912.
 //
 // RUN: tensor-opt %s --sift-cpu-pipeline \
 // RUN: | %mlir_runner -e main -entry-point-result=void -shared-libs=%shlibs \
@@ -58,7 +60,7 @@ func.func @main() {
   %wn, %wm0 = call @ce_weighted(%x, %t, %w) : (tensor<4x3xf32>, tensor<4xi64>, tensor<3xf32>) -> (tensor<4xf32>, tensor<f32>)
   %wnc = tensor.cast %wn : tensor<4xf32> to tensor<*xf32>
   call @printMemrefF32(%wnc) : (tensor<*xf32>) -> ()
-  // CHECK: [0.847911,  0.397643,  5.69102,  0.622547]
+  // CHECK: [0.84791{{[12]}},  0.397643,  5.69102,  0.622547]
   %ti = arith.constant dense<[2, -100, 1, -100]> : tensor<4xi64>
   %wn2, %wm = call @ce_weighted(%x, %ti, %w) : (tensor<4x3xf32>, tensor<4xi64>, tensor<3xf32>) -> (tensor<4xf32>, tensor<f32>)
   %wmc = tensor.cast %wm : tensor<f32> to tensor<*xf32>
@@ -66,7 +68,7 @@ func.func @main() {
   // CHECK: [2.17964]
   %wn2c = tensor.cast %wn2 : tensor<4xf32> to tensor<*xf32>
   call @printMemrefF32(%wn2c) : (tensor<*xf32>) -> ()
-  // CHECK: [0.847911,  0,  5.69102,  0]
+  // CHECK: [0.84791{{[12]}},  0,  5.69102,  0]
 
   // Every target ignored: mean is NaN (0/0), sum is 0.
   %all = arith.constant dense<-100> : tensor<4xi64>
