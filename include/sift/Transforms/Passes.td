@@ -58,10 +58,11 @@ def SiftApproximateMath
   let description = [{
     Rewrites each f32 `math.exp` and `math.log` that carries the `afn`
     fast-math flag into upstream's polynomial approximation
-    (`populateMathPolynomialApproximationPatterns`): straight-line arith and
-    `math.fma`, which LLVM's loop vectorizer widens, where a libm call keeps
-    a loop scalar. Other math ops, and exp and log without `afn`, are left
-    to libm. The approximations (Cephes) are within a few ulp of libm on
+    (`populateMathPolynomialApproximationPatterns`), on scalars or vectors:
+    straight-line arith and `math.fma`, which LLVM's loop vectorizer widens
+    and which stays vector code on vectors, where a libm call keeps a loop
+    scalar and splits a vector into one call per lane. Other math ops, and
+    exp and log without `afn`, are left to libm. The approximations (Cephes) are within a few ulp of libm on
     normal numbers and keep NaN, +inf, 0 and -inf; exp flushes results
     below 2^-126 to 0 and log reads denormal inputs as 2^-126, which is why
     only ops that say they allow it are rewritten. Example:
