@@ -14,6 +14,59 @@
 
 include "mlir/Pass/PassBase.td"
 
+def SiftFuse : Pass<"sift-fuse", "func::FuncOp"> {
+  let summary = "Form kernels: one scf.forall over the rows of a batched "
+                "program, the whole per-row chain inside";
+  let description = [{
+    Groups the producers and consumers of a batched program (the output of
+    `--sift-batch`, or any function whose results share a leading batch
+    dimension) into kernels: each kernel is one `scf.forall` over the rows
+    whose body computes one row of every op of the chain (the sift ops on
+    row slices, through their `TilingInterface`, and the `linalg` ops
+    between them), so a row's data stays in cache and the whole chain is
+    one parallel region. Upstream's tiling does the work: each root (an op
+    whose result leaves the chain: a function result, or a value another
+    op reads whole) is tiled over its leading dimension with tile size 1
+    (`scf::tileConsumerAndFuseProducersUsingSCF`) and its producers are
+    fused into the tile; kernels over the same rows that do not depend on
+    each other are then merged into one loop (upstream's
+    `fuseIndependentSiblingForallLoops`) and the ops they share computed
+    once (CSE). A producer that an op outside the kernel also needs whole
+    is computed once in the kernel and yielded, unless that op comes before
+    the kernel: then it is recomputed if it is a cheap elementwise op and
+    stays its own kernel otherwise. Elementwise ops on tensors become
+    `linalg.generic` first (as `convert-elementwise-to-linalg`).
+
+    Only leading dimensions of at least `min-rows` rows that are also the
+    leading dimension of a function result are tiled: a loop over the
+    items of an unbatched tensor would be too fine. With `report`, a
+    remark at each kernel lists its ops, its loop and the bytes it reads
+    and writes next to what its ops move when each runs as its own loop.
+    See docs/Fuse.md.
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark for every kernel formed: its ops, its loop and "
+           "the bytes it reads and writes">,
+    Option<"minRows", "min-rows", "int64_t", /*default=*/"2",
+           "Fewest rows a leading dimension must have to be tiled">
+  ];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "Kernels (scf.forall loops) formed">,
+    Statistic<"numFusedOps", "fused-ops",
+              "Ops of the input moved into a kernel">,
+    Statistic<"numBytesRead", "bytes-read",
+              "Bytes the kernels read from outside (tensor sizes)">,
+    Statistic<"numBytesWritten", "bytes-written",
+              "Bytes the kernels write (their results)">,
+    Statistic<"numBytesUnfused", "bytes-unfused",
+              "Bytes the same ops read and write when each is its own loop">
+  ];
+  let dependentDialects = ["affine::AffineDialect", "arith::ArithDialect",
+                           "linalg::LinalgDialect", "scf::SCFDialect",
+                           "tensor::TensorDialect"];
+}
+
 def SiftFuseCheapProducers
     : Pass<"sift-fuse-cheap-producers", "func::FuncOp"> {
   let summary = "Fuse cheap elementwise linalg producers into all their "

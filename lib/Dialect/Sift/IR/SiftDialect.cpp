@@ -5,6 +5,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "sift/Dialect/Sift/IR/SiftDialect.h"
+
+#include "SiftTiling.h"
+
 #include "sift/Dialect/Sift/IR/SiftOps.h"
 
 using namespace mlir;
@@ -17,6 +20,8 @@ void SiftDialect::initialize() {
 #define GET_OP_LIST
 #include "sift/Dialect/Sift/IR/SiftOps.cpp.inc"
       >();
+  // Tiling over the independent rows (--sift-fuse).
+  attachTilingInterfaceModels(*getContext());
 }
 
 Operation *SiftDialect::materializeConstant(OpBuilder &builder, Attribute value,

@@ -1,0 +1,569 @@
+//===- Fuse.cpp - --sift-fuse: kernel formation ---------------------------===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+// Forms kernels out of a batched program with upstream's tiling: each root
+// is tiled over its rows into an `scf.forall` and its producers are fused
+// into the tile (scf::tileConsumerAndFuseProducersUsingSCF; the sift ops
+// tile through the models of lib/Dialect/Sift/IR/SiftTiling.cpp), then
+// independent kernels over the same rows become one loop
+// (fuseIndependentSiblingForallLoops) whose shared ops CSE computes once.
+// See SiftFuse in Passes.td and docs/Fuse.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sift/Transforms/Passes.h"
+
+#include "sift/Dialect/Sift/IR/SiftDialect.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/Interfaces/TilingInterface.h"
+#include "mlir/Transforms/CSE.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+#include <map>
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace mlir {
+namespace sift {
+#define GEN_PASS_DEF_SIFTFUSE
+#include "sift/Transforms/Passes.h.inc"
+} // namespace sift
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::sift;
+
+namespace {
+
+/// TilingInterface of `tensor.concat` over every dimension but the
+/// concatenated one, which a tile takes whole: the concatenation of the
+/// same slices of the pieces. A batched program concatenates its rows'
+/// pieces along a non-batch dimension; with this model fusion reaches the
+/// pieces' producers.
+struct ConcatTilingModel
+    : public TilingInterface::ExternalModel<ConcatTilingModel,
+                                            tensor::ConcatOp> {
+  SmallVector<utils::IteratorType> getLoopIteratorTypes(Operation *op) const {
+    return SmallVector<utils::IteratorType>(
+        cast<tensor::ConcatOp>(op).getResultType().getRank(),
+        utils::IteratorType::parallel);
+  }
+
+  SmallVector<Range> getIterationDomain(Operation *op, OpBuilder &b) const {
+    auto concat = cast<tensor::ConcatOp>(op);
+    SmallVector<Range> domain;
+    for (int64_t d = 0, e = concat.getResultType().getRank(); d < e; ++d)
+      domain.push_back(Range{
+          b.getIndexAttr(0),
+          tensor::getMixedSize(b, op->getLoc(), concat.getResult(), d),
+          b.getIndexAttr(1)});
+    return domain;
+  }
+
+  FailureOr<TilingResult>
+  getTiledImplementation(Operation *op, OpBuilder &b,
+                         ArrayRef<OpFoldResult> offsets,
+                         ArrayRef<OpFoldResult> sizes) const {
+    auto concat = cast<tensor::ConcatOp>(op);
+    int64_t dim = concat.getDim();
+    RankedTensorType type = concat.getResultType();
+    if (!isZeroInteger(offsets[dim]) || type.isDynamicDim(dim) ||
+        getConstantIntValue(sizes[dim]) != type.getDimSize(dim))
+      return failure();
+    Location loc = op->getLoc();
+    SmallVector<Value> pieces;
+    SmallVector<Operation *> slices;
+    SmallVector<OpFoldResult> pieceSizes(sizes);
+    SmallVector<OpFoldResult> strides(offsets.size(), b.getIndexAttr(1));
+    for (Value input : concat.getInputs()) {
+      pieceSizes[dim] = tensor::getMixedSize(b, loc, input, dim);
+      auto slice = tensor::ExtractSliceOp::create(b, loc, input, offsets,
+                                                  pieceSizes, strides);
+      slices.push_back(slice);
+      pieces.push_back(slice);
+    }
+    auto tiled = tensor::ConcatOp::create(b, loc, dim, pieces);
+    return TilingResult{{tiled}, {tiled.getResult()}, slices};
+  }
+
+  LogicalResult
+  getResultTilePosition(Operation *op, OpBuilder &b, unsigned resultNumber,
+                        ArrayRef<OpFoldResult> offsets,
+                        ArrayRef<OpFoldResult> sizes,
+                        SmallVector<OpFoldResult> &resultOffsets,
+                        SmallVector<OpFoldResult> &resultSizes) const {
+    resultOffsets.assign(offsets.begin(), offsets.end());
+    resultSizes.assign(sizes.begin(), sizes.end());
+    return success();
+  }
+
+  LogicalResult getIterationDomainTileFromResultTile(
+      Operation *op, OpBuilder &b, unsigned resultNumber,
+      ArrayRef<OpFoldResult> resultOffsets, ArrayRef<OpFoldResult> resultSizes,
+      SmallVectorImpl<OpFoldResult> &domainOffsets,
+      SmallVectorImpl<OpFoldResult> &domainSizes) const {
+    domainOffsets.assign(resultOffsets.begin(), resultOffsets.end());
+    domainSizes.assign(resultSizes.begin(), resultSizes.end());
+    return success();
+  }
+
+  FailureOr<TilingResult>
+  generateResultTileValue(Operation *op, OpBuilder &b, unsigned resultNumber,
+                          ArrayRef<OpFoldResult> offsets,
+                          ArrayRef<OpFoldResult> sizes) const {
+    return getTiledImplementation(op, b, offsets, sizes);
+  }
+};
+
+/// Bytes of a tensor with a static shape (an element takes whole bytes, an
+/// `index` 8); 0 for anything else.
+uint64_t tensorBytes(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return 0;
+  Type elem = tensor.getElementType();
+  uint64_t width = elem.isIndex() ? 64 : elem.getIntOrFloatBitWidth();
+  return static_cast<uint64_t>(tensor.getNumElements()) * ((width + 7) / 8);
+}
+
+/// What an op reads and writes in tensors when it runs as its own loop.
+uint64_t opBytes(Operation *op) {
+  uint64_t bytes = 0;
+  for (Type type : op->getOperandTypes())
+    bytes += tensorBytes(type);
+  for (Type type : op->getResultTypes())
+    bytes += tensorBytes(type);
+  return bytes;
+}
+
+/// A `linalg` op whose loops are all parallel and whose body is arith and
+/// math only: cheap to compute twice.
+bool isCheapElementwise(Operation *op) {
+  if (isa<tensor::EmptyOp>(op))
+    return true;
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.getNumLoops() != linalgOp.getNumParallelLoops())
+    return false;
+  return llvm::all_of(linalgOp.getBlock()->without_terminator(),
+                      [](Operation &inner) {
+                        return isa<arith::ArithDialect, math::MathDialect>(
+                                   inner.getDialect()) ||
+                               isa<linalg::IndexOp>(inner);
+                      });
+}
+
+/// A kernel being formed: its loop and the ops of the input it computes
+/// (by their number in the input, with the bytes each moves on its own).
+struct Kernel {
+  scf::ForallOp loop;
+  std::map<unsigned, uint64_t> ops;
+
+  uint64_t unfusedBytes() const {
+    uint64_t bytes = 0;
+    for (auto [id, opBytes] : ops)
+      bytes += opBytes;
+    return bytes;
+  }
+};
+
+/// Forms the kernels of one function.
+class KernelFormer {
+public:
+  KernelFormer(func::FuncOp func, int64_t minRows)
+      : func(func), rewriter(func.getContext()) {
+    // The rows: the leading dimension that every result of the function
+    // has (as --sift-batch makes them), if it has at least minRows.
+    std::optional<int64_t> rows;
+    for (Type type : func.getResultTypes()) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      if (!tensor || tensor.getRank() == 0 || tensor.isDynamicDim(0) ||
+          (rows && *rows != tensor.getDimSize(0)))
+        return;
+      rows = tensor.getDimSize(0);
+    }
+    if (rows && *rows >= minRows)
+      rowCount = *rows;
+  }
+
+  LogicalResult run();
+
+  SmallVector<Kernel> kernels;
+
+private:
+  /// The number of rows an op would be tiled over as a root, if it is one:
+  /// a sift or linalg op with static tensor results whose first loop is
+  /// parallel over as many rows as a function result has.
+  std::optional<int64_t> rowsOf(Operation *op);
+  bool isLive(Operation *op, llvm::DenseMap<Operation *, bool> &memo);
+  bool isLiveUse(OpOperand &use, llvm::DenseMap<Operation *, bool> &memo);
+  std::optional<scf::SCFTileAndFuseOptions::ControlFnResult>
+  shouldFuse(tensor::ExtractSliceOp slice, OpResult producer);
+  LogicalResult formKernel(TilingInterface root);
+  void mergeKernels();
+  void eraseDeadOps();
+  void eraseDeadOps(scf::ForallOp loop);
+
+  func::FuncOp func;
+  IRRewriter rewriter;
+  std::optional<int64_t> rowCount;
+  /// The ops of the input, numbered before any is erased.
+  llvm::DenseMap<Operation *, unsigned> opIds;
+  /// The loop being formed (for the fusion control function).
+  Operation *currentLoop = nullptr;
+};
+
+std::optional<int64_t> KernelFormer::rowsOf(Operation *op) {
+  auto tileable = dyn_cast<TilingInterface>(op);
+  if (!tileable || op->getNumResults() == 0 ||
+      !isa<SiftDialect, linalg::LinalgDialect>(op->getDialect()))
+    return std::nullopt;
+  for (Type type : op->getResultTypes()) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape())
+      return std::nullopt;
+  }
+  SmallVector<utils::IteratorType> iterators =
+      tileable.getLoopIteratorTypes();
+  if (iterators.empty() || iterators[0] != utils::IteratorType::parallel)
+    return std::nullopt;
+  std::optional<int64_t> rows;
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+    if (!linalgOp.hasPureTensorSemantics())
+      return std::nullopt;
+    rows = linalgOp.getStaticLoopRanges()[0];
+  } else {
+    // Static shapes: the sift models' domain is made of attributes, no IR.
+    OpBuilder b(op);
+    rows = getConstantIntValue(tileable.getIterationDomain(b)[0].size);
+  }
+  if (!rows || rows != rowCount)
+    return std::nullopt;
+  return rows;
+}
+
+bool KernelFormer::isLive(Operation *op,
+                          llvm::DenseMap<Operation *, bool> &memo) {
+  if (!wouldOpBeTriviallyDead(op))
+    return true;
+  auto [it, inserted] = memo.try_emplace(op, false);
+  if (!inserted)
+    return it->second;
+  bool live = false;
+  for (Value result : op->getResults())
+    for (OpOperand &use : result.getUses())
+      live = live || isLiveUse(use, memo);
+  memo[op] = live;
+  return live;
+}
+
+bool KernelFormer::isLiveUse(OpOperand &use,
+                             llvm::DenseMap<Operation *, bool> &memo) {
+  Operation *user = use.getOwner();
+  // A use inside a loop counts as the loop's (its results may be unused).
+  return isLive(func.getBody().front().findAncestorOpInBlock(*user), memo);
+}
+
+std::optional<scf::SCFTileAndFuseOptions::ControlFnResult>
+KernelFormer::shouldFuse(tensor::ExtractSliceOp slice, OpResult producer) {
+  Operation *op = producer.getOwner();
+  scf::SCFTileAndFuseOptions::ControlFnResult fuse;
+  // A slice that is the whole tensor would recompute all of the producer
+  // in every row.
+  if (slice.getSourceType() == slice.getResultType() &&
+      llvm::all_of(slice.getMixedOffsets(), isZeroInteger))
+    return std::nullopt;
+  Block &body = func.getBody().front();
+  if (op->getBlock() != &body)
+    return std::nullopt;
+  llvm::DenseMap<Operation *, bool> memo;
+  for (OpOperand &use : op->getUses()) {
+    Operation *user = body.findAncestorOpInBlock(*use.getOwner());
+    if (!user || user == currentLoop || !isLiveUse(use, memo))
+      continue;
+    // A tileable op not formed yet (before this kernel) reads its own
+    // slices of the producer: as a root or fused into one it fuses the
+    // producer too, and the kernels merge.
+    if (user == use.getOwner() && user->isBeforeInBlock(currentLoop) &&
+        isa<TilingInterface>(user))
+      continue;
+    // Anything else needs the whole value: the kernel yields it if that
+    // op comes after the kernel; if it comes before, the producer is
+    // recomputed when cheap, and otherwise stays out (its own kernel).
+    if (currentLoop->isBeforeInBlock(user)) {
+      fuse.yieldProducerReplacement = true;
+      continue;
+    }
+    if (!isCheapElementwise(op))
+      return std::nullopt;
+  }
+  return fuse;
+}
+
+LogicalResult KernelFormer::formKernel(TilingInterface root) {
+  MLIRContext *ctx = func.getContext();
+  scf::SCFTilingOptions tiling;
+  tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+  SmallVector<OpFoldResult> tileSizes(root.getLoopIteratorTypes().size(),
+                                      rewriter.getIndexAttr(0));
+  tileSizes[0] = rewriter.getIndexAttr(1);
+  tiling.setTileSizes(tileSizes);
+
+  RewritePatternSet cleanup(ctx);
+  tensor::populateMergeConsecutiveInsertExtractSlicePatterns(cleanup);
+  tensor::populateBubbleUpExtractSliceOpPatterns(cleanup);
+  tensor::populateFoldTensorEmptyPatterns(cleanup);
+  tensor::ExtractSliceOp::getCanonicalizationPatterns(cleanup, ctx);
+
+  scf::SCFTileAndFuseOptions options;
+  options.setTilingOptions(tiling);
+  options.cleanupPatterns = FrozenRewritePatternSet(std::move(cleanup));
+  // The control function needs the loop, which tiling creates right
+  // before the root: track it from the first slice it sees.
+  currentLoop = nullptr;
+  options.setFusionControlFn(
+      [&](tensor::ExtractSliceOp slice, OpResult producer,
+          bool isDestination)
+          -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        currentLoop = func.getBody().front().findAncestorOpInBlock(*slice);
+        if (isDestination)
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        return shouldFuse(slice, producer);
+      });
+
+  rewriter.setInsertionPoint(root);
+  FailureOr<scf::SCFTileAndFuseResult> result =
+      scf::tileConsumerAndFuseProducersUsingSCF(rewriter, root, options);
+  if (failed(result))
+    return failure();
+  if (result->loops.empty())
+    return success();
+  auto loop = cast<scf::ForallOp>(result->loops.front().getOperation());
+
+  Kernel kernel{loop, {}};
+  auto record = [&](Operation *op) {
+    auto it = opIds.find(op);
+    if (it != opIds.end())
+      kernel.ops[it->second] = opBytes(op);
+  };
+  record(root);
+  for (Operation *op : result->fusedProducers)
+    record(op);
+
+  // The uses after the loop of the root and of the producers it yields
+  // read the loop's results (the roots still to be formed, before the
+  // loop, fuse the producers themselves).
+  Block &body = func.getBody().front();
+  for (auto [original, replacement] : result->replacements)
+    rewriter.replaceUsesWithIf(original, replacement, [&](OpOperand &use) {
+      Operation *user = body.findAncestorOpInBlock(*use.getOwner());
+      return user && user != loop && loop->isBeforeInBlock(user);
+    });
+  eraseDeadOps(loop);
+  kernels.push_back(std::move(kernel));
+  return success();
+}
+
+void KernelFormer::mergeKernels() {
+  auto sameRows = [](scf::ForallOp a, scf::ForallOp b) {
+    return isEqualConstantIntOrValueArray(a.getMixedLowerBound(),
+                                          b.getMixedLowerBound()) &&
+           isEqualConstantIntOrValueArray(a.getMixedUpperBound(),
+                                          b.getMixedUpperBound()) &&
+           isEqualConstantIntOrValueArray(a.getMixedStep(),
+                                          b.getMixedStep()) &&
+           a.getMapping() == b.getMapping();
+  };
+  Block &body = func.getBody().front();
+  bool merged = true;
+  while (merged) {
+    merged = false;
+    llvm::sort(kernels, [](const Kernel &a, const Kernel &b) {
+      return a.loop->isBeforeInBlock(b.loop);
+    });
+    for (size_t i = 0; i < kernels.size() && !merged; ++i) {
+      for (size_t j = i + 1; j < kernels.size() && !merged; ++j) {
+        scf::ForallOp first = kernels[i].loop, second = kernels[j].loop;
+        if (!sameRows(first, second))
+          continue;
+        // The merged loop sits where the second one is: nothing up to it
+        // may read the first one's results.
+        bool independent = llvm::all_of(first->getUsers(), [&](Operation *u) {
+          Operation *user = body.findAncestorOpInBlock(*u);
+          return user && second->isBeforeInBlock(user);
+        });
+        if (!independent)
+          continue;
+        scf::ForallOp loop =
+            fuseIndependentSiblingForallLoops(first, second, rewriter);
+        kernels[i].loop = loop;
+        kernels[i].ops.insert(kernels[j].ops.begin(), kernels[j].ops.end());
+        kernels.erase(kernels.begin() + j);
+        merged = true;
+      }
+    }
+  }
+}
+
+void KernelFormer::eraseDeadOps() {
+  // Users before their operands: one sweep erases dead chains.
+  SmallVector<Operation *> ops;
+  for (Operation &op : func.getBody().front().without_terminator())
+    ops.push_back(&op);
+  for (Operation *op : llvm::reverse(ops))
+    if (isOpTriviallyDead(op))
+      rewriter.eraseOp(op);
+}
+
+void KernelFormer::eraseDeadOps(scf::ForallOp loop) {
+  // Fusion leaves the slices it fused through behind, unused.
+  SmallVector<Operation *> ops;
+  for (Operation &op : loop.getBody()->without_terminator())
+    ops.push_back(&op);
+  for (Operation *op : llvm::reverse(ops))
+    if (isOpTriviallyDead(op))
+      rewriter.eraseOp(op);
+}
+
+LogicalResult KernelFormer::run() {
+  if (!rowCount)
+    return success();
+  // Elementwise ops on tensors become linalg.generic, which tiles.
+  {
+    RewritePatternSet patterns(func.getContext());
+    linalg::populateElementwiseToLinalgConversionPatterns(patterns);
+    if (failed(applyPatternsGreedily(func, std::move(patterns))))
+      return failure();
+  }
+  Block &body = func.getBody().front();
+  for (Operation &op : body)
+    opIds.try_emplace(&op, opIds.size());
+  // Consumers before producers: a root is an op that still has a use once
+  // every later op was formed into a kernel (which fused it if it could).
+  SmallVector<Operation *> candidates;
+  for (Operation &op : llvm::reverse(body.without_terminator()))
+    if (rowsOf(&op))
+      candidates.push_back(&op);
+  llvm::DenseSet<Operation *> formed;
+  for (Operation *op : candidates) {
+    eraseDeadOps();
+    // Dead candidates were erased: look them up again.
+    bool stillThere = llvm::any_of(
+        body, [&](Operation &other) { return &other == op; });
+    if (!stillThere || op->use_empty())
+      continue;
+    if (failed(formKernel(cast<TilingInterface>(op))))
+      continue;
+    // The root itself is replaced by the loop.
+    if (op->use_empty())
+      rewriter.eraseOp(op);
+  }
+  mergeKernels();
+  // Rows that the merged roots both computed are computed once.
+  for (Kernel &kernel : kernels) {
+    DominanceInfo dominance;
+    eliminateCommonSubExpressions(rewriter, dominance, kernel.loop);
+    eraseDeadOps(kernel.loop);
+  }
+  eraseDeadOps();
+  return success();
+}
+
+/// One line of the report: `2 x sift.topk, 40 x linalg.generic, ...`.
+std::string describeOps(scf::ForallOp loop, int64_t &numOps) {
+  llvm::MapVector<StringRef, int64_t> counts;
+  loop.getBody()->walk([&](Operation *op) {
+    if (op->getParentOp() != loop ||
+        isa<tensor::ExtractSliceOp, tensor::EmptyOp, arith::ConstantOp,
+            affine::AffineApplyOp, affine::AffineMinOp, tensor::DimOp,
+            scf::InParallelOp>(op))
+      return;
+    ++counts[op->getName().getStringRef()];
+  });
+  SmallVector<std::pair<StringRef, int64_t>> sorted(counts.begin(),
+                                                    counts.end());
+  llvm::sort(sorted);
+  std::string text;
+  numOps = 0;
+  for (auto [name, count] : sorted) {
+    if (!text.empty())
+      text += ", ";
+    text += llvm::formatv("{0} x {1}", count, name).str();
+    numOps += count;
+  }
+  return text;
+}
+
+/// See SiftFuse in Passes.td.
+struct FusePass : sift::impl::SiftFuseBase<FusePass> {
+  using Base::Base;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    registry.addExtension(+[](MLIRContext *ctx, tensor::TensorDialect *) {
+      std::optional<RegisteredOperationName> concat =
+          RegisteredOperationName::lookup(
+              tensor::ConcatOp::getOperationName(), ctx);
+      if (concat && !concat->hasInterface<TilingInterface>())
+        tensor::ConcatOp::attachInterface<ConcatTilingModel>(*ctx);
+    });
+  }
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    KernelFormer former(func, minRows);
+    if (failed(former.run()))
+      return signalPassFailure();
+    for (auto [index, kernel] : llvm::enumerate(former.kernels)) {
+      scf::ForallOp loop = kernel.loop;
+      // Bytes read: every tensor from outside the kernel that it uses.
+      llvm::SetVector<Value> inputs;
+      loop.getBody()->walk([&](Operation *op) {
+        for (Value operand : op->getOperands())
+          if (!loop->isAncestor(operand.getParentRegion()->getParentOp()))
+            inputs.insert(operand);
+      });
+      uint64_t read = 0, written = 0, unfused = kernel.unfusedBytes();
+      for (Value input : inputs)
+        read += tensorBytes(input.getType());
+      for (Type type : loop->getResultTypes())
+        written += tensorBytes(type);
+      ++numKernels;
+      numFusedOps += kernel.ops.size();
+      numBytesRead += read;
+      numBytesWritten += written;
+      numBytesUnfused += unfused;
+      if (!report)
+        continue;
+      int64_t numOps = 0;
+      std::string ops = describeOps(loop, numOps);
+      SmallVector<std::string> rows = llvm::map_to_vector(
+          loop.getMixedUpperBound(), [](OpFoldResult ub) {
+            std::optional<int64_t> n = getConstantIntValue(ub);
+            return n ? std::to_string(*n) : std::string("?");
+          });
+      emitRemark(loop.getLoc())
+          << "kernel " << index << ": scf.forall over "
+          << llvm::join(rows, "x") << " rows, " << numOps << " ops (" << ops
+          << "); reads " << read << " bytes, writes " << written
+          << " bytes; its " << kernel.ops.size()
+          << " ops move " << unfused << " bytes unfused";
+    }
+  }
+};
+
+} // namespace
