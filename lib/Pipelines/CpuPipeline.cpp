@@ -75,6 +75,10 @@ static void addCpuToLLVMStage(OpPassManager &pm,
 
 void mlir::sift::buildCpuPipeline(OpPassManager &pm,
                                   const CpuPipelineOptions &options) {
+  // Kernels over the rows of a batched function, while the sift ops still
+  // tile as ops (their lowering then runs on row slices).
+  if (options.fuse)
+    pm.addNestedPass<func::FuncOp>(createSiftFuse());
   addSiftToLinalgStage(pm);
   addTensorFusionStage(pm, options.reductionLanes);
   addBufferizationStage(pm);

@@ -33,10 +33,10 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/RegionUtils.h"
 
-#include <map>
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <map>
 
 namespace mlir {
 namespace sift {
@@ -68,10 +68,10 @@ struct ConcatTilingModel
     auto concat = cast<tensor::ConcatOp>(op);
     SmallVector<Range> domain;
     for (int64_t d = 0, e = concat.getResultType().getRank(); d < e; ++d)
-      domain.push_back(Range{
-          b.getIndexAttr(0),
-          tensor::getMixedSize(b, op->getLoc(), concat.getResult(), d),
-          b.getIndexAttr(1)});
+      domain.push_back(
+          Range{b.getIndexAttr(0),
+                tensor::getMixedSize(b, op->getLoc(), concat.getResult(), d),
+                b.getIndexAttr(1)});
     return domain;
   }
 
@@ -215,6 +215,7 @@ private:
   shouldFuse(tensor::ExtractSliceOp slice, OpResult producer);
   LogicalResult formKernel(TilingInterface root);
   void mergeKernels();
+  void dropUnusedResults();
   void eraseDeadOps();
   void eraseDeadOps(scf::ForallOp loop);
 
@@ -223,8 +224,10 @@ private:
   std::optional<int64_t> rowCount;
   /// The ops of the input, numbered before any is erased.
   llvm::DenseMap<Operation *, unsigned> opIds;
-  /// The loop being formed (for the fusion control function).
+  /// The loop being formed and its root (for the fusion control function;
+  /// the root is replaced by the loop afterwards).
   Operation *currentLoop = nullptr;
+  Operation *currentRoot = nullptr;
 };
 
 std::optional<int64_t> KernelFormer::rowsOf(Operation *op) {
@@ -237,8 +240,7 @@ std::optional<int64_t> KernelFormer::rowsOf(Operation *op) {
     if (!tensor || !tensor.hasStaticShape())
       return std::nullopt;
   }
-  SmallVector<utils::IteratorType> iterators =
-      tileable.getLoopIteratorTypes();
+  SmallVector<utils::IteratorType> iterators = tileable.getLoopIteratorTypes();
   if (iterators.empty() || iterators[0] != utils::IteratorType::parallel)
     return std::nullopt;
   std::optional<int64_t> rows;
@@ -258,12 +260,11 @@ std::optional<int64_t> KernelFormer::rowsOf(Operation *op) {
 
 bool KernelFormer::isLive(Operation *op,
                           llvm::DenseMap<Operation *, bool> &memo) {
-  if (!wouldOpBeTriviallyDead(op))
-    return true;
   auto [it, inserted] = memo.try_emplace(op, false);
   if (!inserted)
     return it->second;
-  bool live = false;
+  // A kernel is live when its results are (asking its body is slow).
+  bool live = !isa<scf::ForallOp>(op) && !wouldOpBeTriviallyDead(op);
   for (Value result : op->getResults())
     for (OpOperand &use : result.getUses())
       live = live || isLiveUse(use, memo);
@@ -293,7 +294,8 @@ KernelFormer::shouldFuse(tensor::ExtractSliceOp slice, OpResult producer) {
   llvm::DenseMap<Operation *, bool> memo;
   for (OpOperand &use : op->getUses()) {
     Operation *user = body.findAncestorOpInBlock(*use.getOwner());
-    if (!user || user == currentLoop || !isLiveUse(use, memo))
+    if (!user || user == currentLoop || user == currentRoot ||
+        !isLiveUse(use, memo))
       continue;
     // A tileable op not formed yet (before this kernel) reads its own
     // slices of the producer: as a root or fused into one it fuses the
@@ -335,9 +337,9 @@ LogicalResult KernelFormer::formKernel(TilingInterface root) {
   // The control function needs the loop, which tiling creates right
   // before the root: track it from the first slice it sees.
   currentLoop = nullptr;
+  currentRoot = root;
   options.setFusionControlFn(
-      [&](tensor::ExtractSliceOp slice, OpResult producer,
-          bool isDestination)
+      [&](tensor::ExtractSliceOp slice, OpResult producer, bool isDestination)
           -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
         currentLoop = func.getBody().front().findAncestorOpInBlock(*slice);
         if (isDestination)
@@ -384,8 +386,7 @@ void KernelFormer::mergeKernels() {
                                           b.getMixedLowerBound()) &&
            isEqualConstantIntOrValueArray(a.getMixedUpperBound(),
                                           b.getMixedUpperBound()) &&
-           isEqualConstantIntOrValueArray(a.getMixedStep(),
-                                          b.getMixedStep()) &&
+           isEqualConstantIntOrValueArray(a.getMixedStep(), b.getMixedStep()) &&
            a.getMapping() == b.getMapping();
   };
   Block &body = func.getBody().front();
@@ -417,6 +418,39 @@ void KernelFormer::mergeKernels() {
       }
     }
   }
+}
+
+namespace {
+/// Follows the kernels' loops through the rewrites that replace them.
+struct LoopTracker : public RewriterBase::Listener {
+  explicit LoopTracker(SmallVector<Kernel> &kernels) : kernels(kernels) {}
+  void notifyOperationReplaced(Operation *op, ValueRange values) override {
+    for (Kernel &kernel : kernels) {
+      if (kernel.loop != op)
+        continue;
+      for (Value value : values)
+        if (auto loop = value.getDefiningOp<scf::ForallOp>())
+          kernel.loop = loop;
+    }
+  }
+  SmallVector<Kernel> &kernels;
+};
+} // namespace
+
+void KernelFormer::dropUnusedResults() {
+  // A fused producer yields all its results; drop those nobody reads
+  // (upstream's canonicalization of scf.forall).
+  MLIRContext *ctx = func.getContext();
+  RewritePatternSet patterns(ctx);
+  scf::ForallOp::getCanonicalizationPatterns(patterns, ctx);
+  LoopTracker tracker(kernels);
+  SmallVector<Operation *> loops = llvm::map_to_vector(
+      kernels, [](Kernel &kernel) -> Operation * { return kernel.loop; });
+  (void)applyOpPatternsGreedily(
+      loops, std::move(patterns),
+      GreedyRewriteConfig()
+          .setStrictness(GreedyRewriteStrictness::ExistingOps)
+          .setListener(&tracker));
 }
 
 void KernelFormer::eraseDeadOps() {
@@ -462,8 +496,8 @@ LogicalResult KernelFormer::run() {
   for (Operation *op : candidates) {
     eraseDeadOps();
     // Dead candidates were erased: look them up again.
-    bool stillThere = llvm::any_of(
-        body, [&](Operation &other) { return &other == op; });
+    bool stillThere =
+        llvm::any_of(body, [&](Operation &other) { return &other == op; });
     if (!stillThere || op->use_empty())
       continue;
     if (failed(formKernel(cast<TilingInterface>(op))))
@@ -473,6 +507,7 @@ LogicalResult KernelFormer::run() {
       rewriter.eraseOp(op);
   }
   mergeKernels();
+  dropUnusedResults();
   // Rows that the merged roots both computed are computed once.
   for (Kernel &kernel : kernels) {
     DominanceInfo dominance;
@@ -487,10 +522,10 @@ LogicalResult KernelFormer::run() {
 std::string describeOps(scf::ForallOp loop, int64_t &numOps) {
   llvm::MapVector<StringRef, int64_t> counts;
   loop.getBody()->walk([&](Operation *op) {
+    // The ops that compute tensors (not slices, scalars or constants).
     if (op->getParentOp() != loop ||
-        isa<tensor::ExtractSliceOp, tensor::EmptyOp, arith::ConstantOp,
-            affine::AffineApplyOp, affine::AffineMinOp, tensor::DimOp,
-            scf::InParallelOp>(op))
+        isa<tensor::ExtractSliceOp, tensor::EmptyOp, arith::ConstantOp>(op) ||
+        llvm::none_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>))
       return;
     ++counts[op->getName().getStringRef()];
   });
@@ -516,8 +551,8 @@ struct FusePass : sift::impl::SiftFuseBase<FusePass> {
     Base::getDependentDialects(registry);
     registry.addExtension(+[](MLIRContext *ctx, tensor::TensorDialect *) {
       std::optional<RegisteredOperationName> concat =
-          RegisteredOperationName::lookup(
-              tensor::ConcatOp::getOperationName(), ctx);
+          RegisteredOperationName::lookup(tensor::ConcatOp::getOperationName(),
+                                          ctx);
       if (concat && !concat->hasInterface<TilingInterface>())
         tensor::ConcatOp::attachInterface<ConcatTilingModel>(*ctx);
     });
@@ -551,16 +586,15 @@ struct FusePass : sift::impl::SiftFuseBase<FusePass> {
         continue;
       int64_t numOps = 0;
       std::string ops = describeOps(loop, numOps);
-      SmallVector<std::string> rows = llvm::map_to_vector(
-          loop.getMixedUpperBound(), [](OpFoldResult ub) {
+      SmallVector<std::string> rows =
+          llvm::map_to_vector(loop.getMixedUpperBound(), [](OpFoldResult ub) {
             std::optional<int64_t> n = getConstantIntValue(ub);
             return n ? std::to_string(*n) : std::string("?");
           });
       emitRemark(loop.getLoc())
-          << "kernel " << index << ": scf.forall over "
-          << llvm::join(rows, "x") << " rows, " << numOps << " ops (" << ops
-          << "); reads " << read << " bytes, writes " << written
-          << " bytes; its " << kernel.ops.size()
+          << "kernel " << index << ": scf.forall over " << llvm::join(rows, "x")
+          << " rows, " << numOps << " ops (" << ops << "); reads " << read
+          << " bytes, writes " << written << " bytes; its " << kernel.ops.size()
           << " ops move " << unfused << " bytes unfused";
     }
   }

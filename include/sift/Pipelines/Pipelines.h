@@ -44,6 +44,12 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
                      "counts needs to run on threads at all; smaller ones "
                      "run on the calling thread"),
       llvm::cl::init(4096)};
+  PassOptions::Option<bool> fuse{
+      *this, "fuse",
+      llvm::cl::desc("Form kernels first (--sift-fuse): one parallel loop "
+                     "over the rows of a batched function, its whole "
+                     "per-row chain inside"),
+      llvm::cl::init(true)};
   PassOptions::Option<int64_t> reductionLanes{
       *this, "reduction-lanes",
       llvm::cl::desc("Partial sums of a blocked float sum (accuracy; see "

@@ -70,8 +70,7 @@ std::optional<DimMap> seedMap(Value seed) {
 }
 
 /// Ops along an axis: every other dimension is independent.
-template <typename AxisOp>
-RowModel axisModel(AxisOp op) {
+template <typename AxisOp> RowModel axisModel(AxisOp op) {
   int64_t rank = rankOf(op.getInput());
   RowModel m;
   m.numDims = rank - 1;
@@ -183,8 +182,8 @@ bool coversAll(OpFoldResult offset, OpFoldResult size, OpFoldResult full) {
 
 /// The domain tile that a tile of result `resultNumber` needs, or failure
 /// when the result tile splits a dimension that a row computes whole.
-LogicalResult domainTileOfResult(Operation *op, const RowModel &m,
-                                 OpBuilder &b, unsigned resultNumber,
+LogicalResult domainTileOfResult(Operation *op, const RowModel &m, OpBuilder &b,
+                                 unsigned resultNumber,
                                  ArrayRef<OpFoldResult> offsets,
                                  ArrayRef<OpFoldResult> sizes,
                                  SmallVectorImpl<OpFoldResult> &domainOffsets,
@@ -205,9 +204,8 @@ LogicalResult domainTileOfResult(Operation *op, const RowModel &m,
   }
   // A domain dimension missing from this result (a count beside its
   // indices) cannot be derived from its tile.
-  return success(llvm::all_of(domainSizes, [](OpFoldResult s) {
-    return static_cast<bool>(s);
-  }));
+  return success(llvm::all_of(
+      domainSizes, [](OpFoldResult s) { return static_cast<bool>(s); }));
 }
 
 /// sample_balanced numbers the rows after its per-row seeds' dimensions
@@ -215,12 +213,10 @@ LogicalResult domainTileOfResult(Operation *op, const RowModel &m,
 /// such row is `q0` needs its stream offset raised by `q0`. Only the first
 /// of those dimensions may be split (the rows of a tile stay consecutive).
 /// Returns the operands of the tiled op, or failure.
-FailureOr<SmallVector<Value>>
-sampleBalancedStreams(SampleBalancedOp op, OpBuilder &b,
-                      ArrayRef<OpFoldResult> offsets,
-                      ArrayRef<OpFoldResult> sizes,
-                      ArrayRef<OpFoldResult> extents,
-                      SmallVector<Value> operands) {
+FailureOr<SmallVector<Value>> sampleBalancedStreams(
+    SampleBalancedOp op, OpBuilder &b, ArrayRef<OpFoldResult> offsets,
+    ArrayRef<OpFoldResult> sizes, ArrayRef<OpFoldResult> extents,
+    SmallVector<Value> operands) {
   Value offset = op.getOffset();
   int64_t seedRows =
       std::max(rankOf(op.getSeed()), offset ? rankOf(offset) : 0);
@@ -311,14 +307,13 @@ FailureOr<TilingResult> tileRows(Operation *op, OpBuilder &b,
     auto type = cast<RankedTensorType>(result.getType());
     SmallVector<int64_t> shape;
     for (auto [j, d] : llvm::enumerate(map))
-      shape.push_back(d < 0 ? type.getDimSize(j)
-                            : getConstantIntValue(sizes[d]).value_or(
-                                  ShapedType::kDynamic));
+      shape.push_back(
+          d < 0 ? type.getDimSize(j)
+                : getConstantIntValue(sizes[d]).value_or(ShapedType::kDynamic));
     resultTypes.push_back(type.clone(shape));
   }
   Operation *tiled = mlir::clone(b, op, resultTypes, operands);
-  return TilingResult{{tiled}, SmallVector<Value>(tiled->getResults()),
-                      slices};
+  return TilingResult{{tiled}, SmallVector<Value>(tiled->getResults()), slices};
 }
 
 /// TilingInterface over the independent leading dimensions of a sift op.
@@ -335,10 +330,10 @@ struct RowTilingModel
     SmallVector<Range> domain(m.numDims);
     for (auto [j, d] : llvm::enumerate(m.results[0]))
       if (d >= 0)
-        domain[d] = Range{b.getIndexAttr(0),
-                          tensor::getMixedSize(b, op->getLoc(),
-                                               op->getResult(0), j),
-                          b.getIndexAttr(1)};
+        domain[d] =
+            Range{b.getIndexAttr(0),
+                  tensor::getMixedSize(b, op->getLoc(), op->getResult(0), j),
+                  b.getIndexAttr(1)};
     return domain;
   }
 
@@ -389,8 +384,7 @@ struct RowTilingModel
     if (failed(domainTileOfResult(op, *getRowModel(op), b, resultNumber,
                                   offsets, sizes, domainOffsets, domainSizes)))
       return failure();
-    FailureOr<TilingResult> tiled =
-        tileRows(op, b, domainOffsets, domainSizes);
+    FailureOr<TilingResult> tiled = tileRows(op, b, domainOffsets, domainSizes);
     if (failed(tiled))
       return failure();
     // Fusion wants the tile of the requested result only.
@@ -413,8 +407,7 @@ struct RowTilingModel
   }
 };
 
-template <typename... OpTys>
-void attach(MLIRContext &context) {
+template <typename... OpTys> void attach(MLIRContext &context) {
   (OpTys::template attachInterface<RowTilingModel<OpTys>>(context), ...);
 }
 

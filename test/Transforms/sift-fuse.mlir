@@ -1,0 +1,178 @@
+// --sift-fuse: a batched function's per-row chain becomes one scf.forall
+// over its rows (a kernel), the sift ops on row slices inside.
+//
+// RUN: tensor-opt %s --pass-pipeline='builtin.module(func.func(sift-fuse))' -split-input-file | FileCheck %s
+// RUN: tensor-opt %s --pass-pipeline='builtin.module(func.func(sift-fuse{report=1}))' -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
+
+// The mask, its compaction, the count and the gather of one row run in one
+// loop; the elementwise compare on tensors became a linalg.generic first.
+// CHECK-LABEL: func.func @chain
+// CHECK-SAME: %[[X:.*]]: tensor<4x16xi64>, %[[F:.*]]: tensor<4x16xf32>
+// CHECK: %[[R:.*]]:2 = scf.forall (%[[I:.*]]) in (4) shared_outs(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<4x8xf32>, tensor<4xi64>)
+// CHECK-DAG: tensor.extract_slice %[[X]][%[[I]], 0] [1, 16] [1, 1] : tensor<4x16xi64> to tensor<1x16xi64>
+// CHECK-DAG: tensor.extract_slice %[[F]][%[[I]], 0] [1, 16] [1, 1] : tensor<4x16xf32> to tensor<1x16xf32>
+// CHECK: linalg.generic
+// CHECK: arith.cmpi sgt
+// CHECK: %[[IDX:.*]], %[[N:.*]] = sift.compact %{{.*}} : tensor<1x16xi1> -> tensor<1x8xi64>, tensor<1xi64>
+// CHECK: %[[G:.*]] = sift.gather %{{.*}}[%[[IDX]]] {batch_dims = 1 : i64} : tensor<1x16xf32>, tensor<1x8xi64> -> tensor<1x8xf32>
+// CHECK: scf.forall.in_parallel
+// CHECK-DAG: tensor.parallel_insert_slice %[[G]] into %{{.*}}[%[[I]], 0] [1, 8] [1, 1]
+// CHECK-DAG: tensor.parallel_insert_slice %[[N]] into %{{.*}}[%[[I]]] [1] [1]
+// CHECK: return %[[R]]#0, %[[R]]#1
+// REPORT: remark: kernel 0: scf.forall over 4 rows, 3 ops (1 x linalg.generic, 1 x sift.compact, 1 x sift.gather); reads 768 bytes, writes 160 bytes; its 3 ops move 2144 bytes unfused
+func.func @chain(%x: tensor<4x16xi64>, %f: tensor<4x16xf32>)
+    -> (tensor<4x8xf32>, tensor<4xi64>) {
+  %zero = arith.constant dense<0> : tensor<4x16xi64>
+  %m = arith.cmpi sgt, %x, %zero : tensor<4x16xi64>
+  %idx, %n = sift.compact %m : tensor<4x16xi1> -> tensor<4x8xi64>, tensor<4xi64>
+  %g = sift.gather %f[%idx] {batch_dims = 1 : i64}
+      : tensor<4x16xf32>, tensor<4x8xi64> -> tensor<4x8xf32>
+  return %g, %n : tensor<4x8xf32>, tensor<4xi64>
+}
+
+// -----
+
+// Two results gathered by the same indices: two roots whose kernels merge;
+// the per-row seeds' random keys and their top-k are computed once.
+// CHECK-LABEL: func.func @shared_producer
+// CHECK-NOT: sift.
+// CHECK: scf.forall (%[[I:.*]]) in (8)
+// CHECK: %[[S:.*]] = tensor.extract_slice %{{.*}}[%[[I]]] [1] [1] : tensor<8xi64> to tensor<1xi64>
+// CHECK: sift.random_bits %[[S]] : tensor<1xi64> -> tensor<1x32xi32>
+// CHECK: sift.topk
+// CHECK-NOT: sift.topk
+// CHECK-NOT: sift.random_bits
+// CHECK: sift.gather {{.*}} -> tensor<1x4x2xf32>
+// CHECK: sift.gather {{.*}} -> tensor<1x4xi64>
+// CHECK: scf.forall.in_parallel
+// CHECK-NOT: scf.forall (
+// REPORT: remark: kernel 0: scf.forall over 8 rows, 4 ops (2 x sift.gather, 1 x sift.random_bits, 1 x sift.topk)
+func.func @shared_producer(%f: tensor<8x32x2xf32>, %l: tensor<8x32xi64>,
+                           %seeds: tensor<8xi64>)
+    -> (tensor<8x4x2xf32>, tensor<8x4xi64>) {
+  %bits = sift.random_bits %seeds : tensor<8xi64> -> tensor<8x32xi32>
+  %v, %i = sift.topk %bits k(4) smallest
+      : tensor<8x32xi32> -> tensor<8x4xi32>, tensor<8x4xi64>
+  %gf = sift.gather %f[%i] {batch_dims = 1 : i64}
+      : tensor<8x32x2xf32>, tensor<8x4xi64> -> tensor<8x4x2xf32>
+  %gl = sift.gather %l[%i] {batch_dims = 1 : i64}
+      : tensor<8x32xi64>, tensor<8x4xi64> -> tensor<8x4xi64>
+  return %gf, %gl : tensor<8x4x2xf32>, tensor<8x4xi64>
+}
+
+// -----
+
+// A producer that is also returned is computed once, in the kernel, which
+// yields it.
+// CHECK-LABEL: func.func @yielded
+// CHECK: %[[R:.*]]:3 = scf.forall
+// CHECK: sift.compact
+// CHECK-NOT: sift.compact
+// CHECK: return %[[R]]#0, %[[R]]#1, %[[R]]#2
+func.func @yielded(%m: tensor<4x16xi1>, %f: tensor<4x16xf32>)
+    -> (tensor<4x16xf32>, tensor<4x16xi64>, tensor<4xi64>) {
+  %idx, %n = sift.compact %m : tensor<4x16xi1> -> tensor<4x16xi64>, tensor<4xi64>
+  %g = sift.gather %f[%idx] {batch_dims = 1 : i64}
+      : tensor<4x16xf32>, tensor<4x16xi64> -> tensor<4x16xf32>
+  return %g, %idx, %n : tensor<4x16xf32>, tensor<4x16xi64>, tensor<4xi64>
+}
+
+// -----
+
+// Rows concatenated along the items: the concat is cut into row slices of
+// its pieces, whose producers join the kernel.
+// CHECK-LABEL: func.func @concat_rows
+// CHECK: scf.forall
+// CHECK-DAG: sift.argsort {{.*}} : tensor<1x8xi32> -> tensor<1x8xi64>
+// CHECK-DAG: sift.argsort {{.*}} : tensor<1x8xf32> -> tensor<1x8xi64>
+// CHECK: tensor.concat dim(1) {{.*}} : (tensor<1x8xi64>, tensor<1x8xi64>) -> tensor<1x16xi64>
+// CHECK: sift.cumsum
+// CHECK-NOT: scf.forall (
+func.func @concat_rows(%a: tensor<4x8xi32>, %b: tensor<4x8xf32>)
+    -> tensor<4x16xi64> {
+  %sa = sift.argsort %a : tensor<4x8xi32> -> tensor<4x8xi64>
+  %sb = sift.argsort %b descending : tensor<4x8xf32> -> tensor<4x8xi64>
+  %c = tensor.concat dim(1) %sa, %sb
+      : (tensor<4x8xi64>, tensor<4x8xi64>) -> tensor<4x16xi64>
+  %s = sift.cumsum %c : tensor<4x16xi64> -> tensor<4x16xi64>
+  return %s : tensor<4x16xi64>
+}
+
+// -----
+
+// One stream for the whole tensor (a scalar seed): its rows are not
+// independent streams, so random_bits stays whole, before the kernel; a
+// sample_balanced with a scalar seed draws row r from stream offset + r:
+// its tile for row i gets offset 5 + i.
+// CHECK-LABEL: func.func @scalar_seed
+// CHECK-SAME: %[[SEED:[a-z0-9]+]]: i64
+// CHECK: %[[BITS:.*]] = sift.random_bits %[[SEED]] : tensor<4x16xi32>
+// CHECK: scf.forall (%[[I:.*]]) in (4)
+// CHECK: tensor.extract_slice %[[BITS]][%[[I]], 0] [1, 16]
+// CHECK: sift.sort
+// CHECK: %[[ROW:.*]] = arith.index_cast %[[I]] : index to i64
+// CHECK: %[[OFF:.*]] = arith.addi %{{.*}}, %[[ROW]] : i64
+// CHECK: sift.sample_balanced %{{.*}}, %[[SEED]] offset %[[OFF]] {num_samples = 4 : i64}
+// CHECK-SAME: : tensor<1x16xi64> -> tensor<1x4xi64>, tensor<1xi64>
+func.func @scalar_seed(%l: tensor<4x16xi64>, %seed: i64)
+    -> (tensor<4x16xi32>, tensor<4x4xi64>, tensor<4xi64>) {
+  %five = arith.constant 5 : i64
+  %bits = sift.random_bits %seed : tensor<4x16xi32>
+  %v, %i = sift.sort %bits : tensor<4x16xi32> -> tensor<4x16xi32>, tensor<4x16xi64>
+  %idx, %n = sift.sample_balanced %l, %seed offset %five {num_samples = 4 : i64}
+      : tensor<4x16xi64> -> tensor<4x4xi64>, tensor<4xi64>
+  return %v, %idx, %n : tensor<4x16xi32>, tensor<4x4xi64>, tensor<4xi64>
+}
+
+// -----
+
+// A scan down the rows (dim 0) mixes the rows: it stays whole, before the
+// kernel that reads it.
+// CHECK-LABEL: func.func @across_rows
+// CHECK: %[[C:.*]] = sift.cumsum %{{.*}} {dim = 0 : i64} : tensor<4x8xi64> -> tensor<4x8xi64>
+// CHECK: scf.forall
+// CHECK: tensor.extract_slice %[[C]]
+// CHECK: sift.sort
+func.func @across_rows(%x: tensor<4x8xi64>) -> tensor<4x8xi64> {
+  %c = sift.cumsum %x {dim = 0 : i64} : tensor<4x8xi64> -> tensor<4x8xi64>
+  %v, %i = sift.sort %c : tensor<4x8xi64> -> tensor<4x8xi64>, tensor<4x8xi64>
+  return %v : tensor<4x8xi64>
+}
+
+// -----
+
+// Per-row losses (cross_entropy with batch_dims = 1) and a count.
+// CHECK-LABEL: func.func @losses
+// CHECK: scf.forall (%{{.*}}) in (4)
+// CHECK: sift.cross_entropy {{.*}} : tensor<1x6x3xf32>, tensor<1x6xi64> -> tensor<1xf32>
+// CHECK: sift.count {{.*}} : tensor<1x6xi1> -> tensor<1xi64>
+func.func @losses(%logits: tensor<4x6x3xf32>, %t: tensor<4x6xi64>)
+    -> (tensor<4xf32>, tensor<4xi64>) {
+  %loss = sift.cross_entropy %logits, %t reduction = mean {batch_dims = 1 : i64}
+      : tensor<4x6x3xf32>, tensor<4x6xi64> -> tensor<4xf32>
+  %zero = arith.constant dense<0> : tensor<4x6xi64>
+  %m = arith.cmpi ne, %t, %zero : tensor<4x6xi64>
+  %n = sift.count %m : tensor<4x6xi1> -> tensor<4xi64>
+  return %loss, %n : tensor<4xf32>, tensor<4xi64>
+}
+
+// -----
+
+// Not a batched function (a rank-0 result): nothing is tiled; nor is a
+// batch of one row.
+// CHECK-LABEL: func.func @unbatched
+// CHECK-NOT: scf.forall
+// CHECK-LABEL: func.func @one_row
+// CHECK-NOT: scf.forall
+func.func @unbatched(%m: tensor<4x16xi1>) -> (tensor<4x16xi64>, tensor<i64>) {
+  %idx, %n = sift.compact %m : tensor<4x16xi1> -> tensor<4x16xi64>, tensor<4xi64>
+  %c = sift.count %m : tensor<4x16xi1> -> tensor<4xi64>
+  %e = tensor.extract_slice %c[0] [1] [1] : tensor<4xi64> to tensor<1xi64>
+  %s = tensor.collapse_shape %e [] : tensor<1xi64> into tensor<i64>
+  return %idx, %s : tensor<4x16xi64>, tensor<i64>
+}
+
+func.func @one_row(%m: tensor<1x16xi1>) -> tensor<1x16xi64> {
+  %idx, %n = sift.compact %m : tensor<1x16xi1> -> tensor<1x16xi64>, tensor<1xi64>
+  return %idx : tensor<1x16xi64>
+}
