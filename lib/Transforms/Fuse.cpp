@@ -224,6 +224,10 @@ private:
   std::optional<int64_t> rowCount;
   /// The ops of the input, numbered before any is erased.
   llvm::DenseMap<Operation *, unsigned> opIds;
+  /// The ops that are, or depend on, a sift op: only their chains form
+  /// kernels. A chain of elementwise linalg ops alone is fused by
+  /// linalg-fuse-elementwise-ops and keeps all its loops parallel.
+  llvm::DenseSet<Operation *> rowsWithSift;
   /// The loop being formed and its root (for the fusion control function;
   /// the root is replaced by the loop afterwards).
   Operation *currentLoop = nullptr;
@@ -240,6 +244,15 @@ std::optional<int64_t> KernelFormer::rowsOf(Operation *op) {
     if (!tensor || !tensor.hasStaticShape())
       return std::nullopt;
   }
+  // No slice of an empty tensor is valid IR (every offset is out of
+  // bounds); such ops stay as they are.
+  auto isEmpty = [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && llvm::is_contained(tensor.getShape(), 0);
+  };
+  if (llvm::any_of(op->getOperandTypes(), isEmpty) ||
+      llvm::any_of(op->getResultTypes(), isEmpty))
+    return std::nullopt;
   SmallVector<utils::IteratorType> iterators = tileable.getLoopIteratorTypes();
   if (iterators.empty() || iterators[0] != utils::IteratorType::parallel)
     return std::nullopt;
@@ -253,7 +266,7 @@ std::optional<int64_t> KernelFormer::rowsOf(Operation *op) {
     OpBuilder b(op);
     rows = getConstantIntValue(tileable.getIterationDomain(b)[0].size);
   }
-  if (!rows || rows != rowCount)
+  if (!rows || rows != rowCount || !rowsWithSift.contains(op))
     return std::nullopt;
   return rows;
 }
@@ -289,7 +302,8 @@ KernelFormer::shouldFuse(tensor::ExtractSliceOp slice, OpResult producer) {
       llvm::all_of(slice.getMixedOffsets(), isZeroInteger))
     return std::nullopt;
   Block &body = func.getBody().front();
-  if (op->getBlock() != &body)
+  if (op->getBlock() != &body ||
+      llvm::is_contained(slice.getSourceType().getShape(), 0))
     return std::nullopt;
   llvm::DenseMap<Operation *, bool> memo;
   for (OpOperand &use : op->getUses()) {
@@ -484,8 +498,17 @@ LogicalResult KernelFormer::run() {
       return failure();
   }
   Block &body = func.getBody().front();
-  for (Operation &op : body)
+  for (Operation &op : body) {
     opIds.try_emplace(&op, opIds.size());
+    bool sift = isa<SiftDialect>(op.getDialect());
+    op.walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          sift = sift || rowsWithSift.contains(def);
+    });
+    if (sift)
+      rowsWithSift.insert(&op);
+  }
   // Consumers before producers: a root is an op that still has a use once
   // every later op was formed into a kernel (which fused it if it could).
   SmallVector<Operation *> candidates;

@@ -141,25 +141,30 @@ func.func @across_rows(%x: tensor<4x8xi64>) -> tensor<4x8xi64> {
 
 // -----
 
-// Per-row losses (cross_entropy with batch_dims = 1) and a count.
-// CHECK-LABEL: func.func @losses
+// A per-row count beside a sort; cross_entropy does not tile (its run-time
+// error names the row of a bad target), it stays whole before the kernel.
+// CHECK-LABEL: func.func @count_rows
+// CHECK: sift.cross_entropy {{.*}} : tensor<4x6x3xf32>, tensor<4x6xi64> -> tensor<4xf32>
 // CHECK: scf.forall (%{{.*}}) in (4)
-// CHECK: sift.cross_entropy {{.*}} : tensor<1x6x3xf32>, tensor<1x6xi64> -> tensor<1xf32>
 // CHECK: sift.count {{.*}} : tensor<1x6xi1> -> tensor<1xi64>
-func.func @losses(%logits: tensor<4x6x3xf32>, %t: tensor<4x6xi64>)
-    -> (tensor<4xf32>, tensor<4xi64>) {
+// CHECK: sift.sort {{.*}} : tensor<1x6xi64>
+// REPORT: remark: kernel 0: scf.forall over 4 rows, 3 ops (1 x linalg.generic, 1 x sift.count, 1 x sift.sort)
+func.func @count_rows(%logits: tensor<4x6x3xf32>, %t: tensor<4x6xi64>)
+    -> (tensor<4xf32>, tensor<4xi64>, tensor<4x6xi64>) {
   %loss = sift.cross_entropy %logits, %t reduction = mean {batch_dims = 1 : i64}
       : tensor<4x6x3xf32>, tensor<4x6xi64> -> tensor<4xf32>
   %zero = arith.constant dense<0> : tensor<4x6xi64>
   %m = arith.cmpi ne, %t, %zero : tensor<4x6xi64>
   %n = sift.count %m : tensor<4x6xi1> -> tensor<4xi64>
-  return %loss, %n : tensor<4xf32>, tensor<4xi64>
+  %v, %i = sift.sort %t : tensor<4x6xi64> -> tensor<4x6xi64>, tensor<4x6xi64>
+  return %loss, %n, %v : tensor<4xf32>, tensor<4xi64>, tensor<4x6xi64>
 }
 
 // -----
 
 // Not a batched function (a rank-0 result): nothing is tiled; nor is a
-// batch of one row.
+// batch of one row, rows of no items, or elementwise ops alone (linalg's
+// elementwise fusion keeps all their loops parallel).
 // CHECK-LABEL: func.func @unbatched
 // CHECK-NOT: scf.forall
 // CHECK-LABEL: func.func @one_row
@@ -175,4 +180,18 @@ func.func @unbatched(%m: tensor<4x16xi1>) -> (tensor<4x16xi64>, tensor<i64>) {
 func.func @one_row(%m: tensor<1x16xi1>) -> tensor<1x16xi64> {
   %idx, %n = sift.compact %m : tensor<1x16xi1> -> tensor<1x16xi64>, tensor<1xi64>
   return %idx : tensor<1x16xi64>
+}
+
+// CHECK-LABEL: func.func @empty_rows
+// CHECK-NOT: scf.forall
+func.func @empty_rows(%x: tensor<3x0xf32>) -> tensor<3xi64> {
+  %n = sift.count %x : tensor<3x0xf32> -> tensor<3xi64>
+  return %n : tensor<3xi64>
+}
+
+// CHECK-LABEL: func.func @elementwise_only
+// CHECK-NOT: scf.forall
+func.func @elementwise_only(%a: tensor<4x64xf32>, %b: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %c = arith.addf %a, %b : tensor<4x64xf32>
+  return %c : tensor<4x64xf32>
 }

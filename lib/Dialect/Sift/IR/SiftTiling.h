@@ -16,8 +16,8 @@ namespace sift {
 
 /// Attaches `TilingInterface` to the sift ops whose leading (batch, row)
 /// dimensions are independent: count, compact, cumsum, sort, argsort, topk,
-/// gather, random_bits and random_uniform with per-row seeds,
-/// sample_balanced and cross_entropy. Their iteration domain is those
+/// gather, random_bits and random_uniform with per-row seeds and
+/// sample_balanced. Their iteration domain is those
 /// dimensions, all parallel; a tile is the same op on slices of the rows.
 void attachTilingInterfaceModels(MLIRContext &context);
 
