@@ -488,7 +488,12 @@ void KernelFormer::eraseDeadOps(scf::ForallOp loop) {
 }
 
 LogicalResult KernelFormer::run() {
-  if (!rowCount)
+  if (!rowCount || !func.walk([](Operation *op) {
+                          return isa<SiftDialect>(op->getDialect())
+                                     ? WalkResult::interrupt()
+                                     : WalkResult::advance();
+                        })
+                        .wasInterrupted())
     return success();
   // Elementwise ops on tensors become linalg.generic, which tiles.
   {
