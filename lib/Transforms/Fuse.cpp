@@ -184,8 +184,8 @@ struct Kernel {
 /// Forms the kernels of one function.
 class KernelFormer {
 public:
-  KernelFormer(func::FuncOp func, int64_t minRows)
-      : func(func), rewriter(func.getContext()) {
+  KernelFormer(func::FuncOp func, int64_t minRows, int64_t maxRowBytes)
+      : func(func), rewriter(func.getContext()), maxRowBytes(maxRowBytes) {
     // The rows: the leading dimension that every result of the function
     // has (as --sift-batch makes them), if it has at least minRows.
     std::optional<int64_t> rows;
@@ -203,6 +203,9 @@ public:
   LogicalResult run();
 
   SmallVector<Kernel> kernels;
+  /// When the rows were too large to form kernels: the bytes one row of
+  /// the chain moves unfused.
+  std::optional<uint64_t> rowTooLarge;
 
 private:
   /// The number of rows an op would be tiled over as a root, if it is one:
@@ -222,6 +225,7 @@ private:
   func::FuncOp func;
   IRRewriter rewriter;
   std::optional<int64_t> rowCount;
+  int64_t maxRowBytes;
   /// The ops of the input, numbered before any is erased.
   llvm::DenseMap<Operation *, unsigned> opIds;
   /// The ops that are, or depend on, a sift op: only their chains form
@@ -311,11 +315,11 @@ KernelFormer::shouldFuse(tensor::ExtractSliceOp slice, OpResult producer) {
     if (!user || user == currentLoop || user == currentRoot ||
         !isLiveUse(use, memo))
       continue;
-    // A tileable op not formed yet (before this kernel) reads its own
-    // slices of the producer: as a root or fused into one it fuses the
-    // producer too, and the kernels merge.
+    // An op over the same rows not formed yet (before this kernel) reads
+    // its own slices of the producer: as a root or fused into one it fuses
+    // the producer too, and the kernels merge.
     if (user == use.getOwner() && user->isBeforeInBlock(currentLoop) &&
-        isa<TilingInterface>(user))
+        (isa<tensor::ConcatOp>(user) || rowsOf(user)))
       continue;
     // Anything else needs the whole value: the kernel yields it if that
     // op comes after the kernel; if it comes before, the producer is
@@ -514,6 +518,17 @@ LogicalResult KernelFormer::run() {
     if (sift)
       rowsWithSift.insert(&op);
   }
+  // A row that does not stay in cache gains nothing from the kernel and
+  // loses the ops' own parallel loops over its items.
+  uint64_t chainBytes = 0;
+  for (Operation *op : rowsWithSift)
+    if (isa<TilingInterface>(op))
+      chainBytes += opBytes(op);
+  uint64_t rowBytes = chainBytes / static_cast<uint64_t>(*rowCount);
+  if (maxRowBytes > 0 && rowBytes > static_cast<uint64_t>(maxRowBytes)) {
+    rowTooLarge = rowBytes;
+    return success();
+  }
   // Consumers before producers: a root is an op that still has a use once
   // every later op was formed into a kernel (which fused it if it could).
   SmallVector<Operation *> candidates;
@@ -588,9 +603,14 @@ struct FusePass : sift::impl::SiftFuseBase<FusePass> {
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    KernelFormer former(func, minRows);
+    KernelFormer former(func, minRows, maxRowBytes);
     if (failed(former.run()))
       return signalPassFailure();
+    if (report && former.rowTooLarge)
+      func.emitRemark() << "no kernel: one row of the chain moves "
+                        << *former.rowTooLarge
+                        << " bytes unfused, more than max-row-bytes ("
+                        << static_cast<int64_t>(maxRowBytes) << ")";
     for (auto [index, kernel] : llvm::enumerate(former.kernels)) {
       scf::ForallOp loop = kernel.loop;
       // Bytes read: every tensor from outside the kernel that it uses.

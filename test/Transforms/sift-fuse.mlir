@@ -3,6 +3,7 @@
 //
 // RUN: tensor-opt %s --pass-pipeline='builtin.module(func.func(sift-fuse))' -split-input-file | FileCheck %s
 // RUN: tensor-opt %s --pass-pipeline='builtin.module(func.func(sift-fuse{report=1}))' -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
+// RUN: tensor-opt %s --pass-pipeline='builtin.module(func.func(sift-fuse{report=1 max-row-bytes=128}))' -split-input-file 2>&1 | FileCheck %s --check-prefix=LIMIT
 
 // The mask, its compaction, the count and the gather of one row run in one
 // loop; the elementwise compare on tensors became a linalg.generic first.
@@ -20,6 +21,11 @@
 // CHECK-DAG: tensor.parallel_insert_slice %[[N]] into %{{.*}}[%[[I]]] [1] [1]
 // CHECK: return %[[R]]#0, %[[R]]#1
 // REPORT: remark: kernel 0: scf.forall over 4 rows, 3 ops (1 x linalg.generic, 1 x sift.compact, 1 x sift.gather); reads 768 bytes, writes 160 bytes; its 3 ops move 2144 bytes unfused
+// Rows that move more than max-row-bytes each form no kernel.
+// LIMIT: remark: no kernel: one row of the chain moves 248 bytes unfused, more than max-row-bytes (128)
+// LIMIT-LABEL: func.func @chain
+// LIMIT-NOT: scf.forall
+// LIMIT: sift.compact %{{.*}} : tensor<4x16xi1>
 func.func @chain(%x: tensor<4x16xi64>, %f: tensor<4x16xf32>)
     -> (tensor<4x8xf32>, tensor<4xi64>) {
   %zero = arith.constant dense<0> : tensor<4x16xi64>

@@ -39,7 +39,10 @@ def SiftFuse : Pass<"sift-fuse", "func::FuncOp"> {
 
     Only leading dimensions of at least `min-rows` rows that are also the
     leading dimension of a function result are tiled: a loop over the
-    items of an unbatched tensor would be too fine. With `report`, a
+    items of an unbatched tensor would be too fine. A function whose rows
+    move more than `max-row-bytes` each (the sum of its chain's operand
+    and result sizes over the rows) forms no kernel: such a row does not
+    stay in cache, and the ops' own loops parallelize better. With `report`, a
     remark at each kernel lists its ops, its loop and the bytes it reads
     and writes next to what its ops move when each runs as its own loop.
     See docs/Fuse.md.
@@ -49,7 +52,12 @@ def SiftFuse : Pass<"sift-fuse", "func::FuncOp"> {
            "Emit a remark for every kernel formed: its ops, its loop and "
            "the bytes it reads and writes">,
     Option<"minRows", "min-rows", "int64_t", /*default=*/"2",
-           "Fewest rows a leading dimension must have to be tiled">
+           "Fewest rows a leading dimension must have to be tiled">,
+    Option<"maxRowBytes", "max-row-bytes", "int64_t",
+           /*default=*/"8388608",
+           "Most bytes one row of the chain may move unfused (its ops' "
+           "operands and results) for kernels to form; larger rows do not "
+           "stay in cache (0: no limit)">
   ];
   let statistics = [
     Statistic<"numKernels", "kernels", "Kernels (scf.forall loops) formed">,
