@@ -3,7 +3,8 @@
 // Part of the sift project: static masked rewrites of data-dependent tensors.
 //
 // Passes that work on upstream dialects only (linalg, tensor, scf), used as
-// stages of sift's pipelines (lib/Pipelines). One file per pass in
+// stages of sift's pipelines (lib/Pipelines), and --sift-fuse, which sees
+// the sift ops only through upstream's TilingInterface. One file per pass in
 // lib/Transforms/, named after the pass; one test per pass in
 // test/Transforms/.
 //
