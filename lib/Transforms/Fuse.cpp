@@ -130,13 +130,15 @@ struct ConcatTilingModel
   }
 };
 
-/// Bytes of a tensor with a static shape (an element takes whole bytes, an
-/// `index` 8); 0 for anything else.
+/// Bytes of a tensor with a static shape of integers or floats (an element
+/// takes whole bytes, an `index` 8); 0 for anything else.
 uint64_t tensorBytes(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || !tensor.hasStaticShape())
     return 0;
   Type elem = tensor.getElementType();
+  if (!elem.isIntOrIndexOrFloat())
+    return 0;
   uint64_t width = elem.isIndex() ? 64 : elem.getIntOrFloatBitWidth();
   return static_cast<uint64_t>(tensor.getNumElements()) * ((width + 7) / 8);
 }
