@@ -613,6 +613,10 @@ struct FusePass : sift::impl::SiftFuseBase<FusePass> {
                         << *former.rowTooLarge
                         << " bytes unfused, more than max-row-bytes ("
                         << static_cast<int64_t>(maxRowBytes) << ")";
+    llvm::DenseMap<unsigned, unsigned> kernelsOf;
+    for (const Kernel &kernel : former.kernels)
+      for (const auto &entry : kernel.ops)
+        ++kernelsOf[entry.first];
     for (auto [index, kernel] : llvm::enumerate(former.kernels)) {
       scf::ForallOp loop = kernel.loop;
       // Bytes read: every tensor from outside the kernel that it uses.
@@ -641,11 +645,20 @@ struct FusePass : sift::impl::SiftFuseBase<FusePass> {
             std::optional<int64_t> n = getConstantIntValue(ub);
             return n ? std::to_string(*n) : std::string("?");
           });
-      emitRemark(loop.getLoc())
-          << "kernel " << index << ": scf.forall over " << llvm::join(rows, "x")
-          << " rows, " << numOps << " ops (" << ops << "); reads " << read
-          << " bytes, writes " << written << " bytes; its " << kernel.ops.size()
-          << " ops move " << unfused << " bytes unfused";
+      InFlightDiagnostic remark = emitRemark(loop.getLoc());
+      remark << "kernel " << index << ": scf.forall over "
+             << llvm::join(rows, "x") << " rows, " << numOps << " ops (" << ops
+             << "); reads " << read << " bytes, writes " << written
+             << " bytes; its " << kernel.ops.size() << " ops move " << unfused
+             << " bytes unfused";
+      // An op of the input in two kernels that could not merge is computed
+      // twice.
+      int64_t recomputed = llvm::count_if(kernel.ops, [&](const auto &entry) {
+        return kernelsOf[entry.first] > 1;
+      });
+      if (recomputed > 0)
+        remark << "; " << recomputed
+               << " of them also computed in another kernel";
     }
   }
 };

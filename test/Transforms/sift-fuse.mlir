@@ -147,6 +147,50 @@ func.func @across_rows(%x: tensor<4x8xi64>) -> tensor<4x8xi64> {
 
 // -----
 
+// Rows, then a scan down the rows, then rows again: two kernels, the scan
+// between them.
+// CHECK-LABEL: func.func @two_kernels
+// CHECK: %[[K0:.*]] = scf.forall
+// CHECK: sift.argsort
+// CHECK: %[[C:.*]] = sift.cumsum %[[K0]] {dim = 0 : i64}
+// CHECK: scf.forall
+// CHECK: tensor.extract_slice %[[C]]
+// CHECK: sift.sort
+// REPORT: remark: kernel 0: scf.forall over 4 rows, 1 ops (1 x sift.argsort)
+// REPORT: remark: kernel 1: scf.forall over 4 rows, 1 ops (1 x sift.sort)
+func.func @two_kernels(%x: tensor<4x8xi64>) -> tensor<4x8xi64> {
+  %a = sift.argsort %x : tensor<4x8xi64> -> tensor<4x8xi64>
+  %c = sift.cumsum %a {dim = 0 : i64} : tensor<4x8xi64> -> tensor<4x8xi64>
+  %v, %i = sift.sort %c : tensor<4x8xi64> -> tensor<4x8xi64>, tensor<4x8xi64>
+  return %v : tensor<4x8xi64>
+}
+
+// -----
+
+// A row op that a scan down the rows also reads whole, before the kernel
+// that reads its rows: it is not recomputed there (not cheap) but is a
+// kernel of its own; the two sorts share one kernel.
+// CHECK-LABEL: func.func @shared_across
+// CHECK: %[[K0:.*]] = scf.forall
+// CHECK: sift.argsort
+// CHECK: sift.cumsum %[[K0]]
+// CHECK: scf.forall
+// CHECK-NOT: sift.argsort
+// CHECK: sift.sort
+// CHECK: sift.sort
+// REPORT: remark: kernel 0: scf.forall over 4 rows, 1 ops (1 x sift.argsort)
+// REPORT: remark: kernel 1: scf.forall over 4 rows, 2 ops (2 x sift.sort)
+func.func @shared_across(%x: tensor<4x8xi64>)
+    -> (tensor<4x8xi64>, tensor<4x8xi64>) {
+  %a = sift.argsort %x : tensor<4x8xi64> -> tensor<4x8xi64>
+  %c = sift.cumsum %a {dim = 0 : i64} : tensor<4x8xi64> -> tensor<4x8xi64>
+  %v, %i = sift.sort %c : tensor<4x8xi64> -> tensor<4x8xi64>, tensor<4x8xi64>
+  %w, %j = sift.sort %a : tensor<4x8xi64> -> tensor<4x8xi64>, tensor<4x8xi64>
+  return %v, %w : tensor<4x8xi64>, tensor<4x8xi64>
+}
+
+// -----
+
 // A per-row count beside a sort; cross_entropy does not tile (its run-time
 // error names the row of a bad target), it stays whole before the kernel.
 // CHECK-LABEL: func.func @count_rows
