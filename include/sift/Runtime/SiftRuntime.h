@@ -94,7 +94,8 @@ SIFT_RT_EXPORT size_t sift_rt_format_error(int64_t code, const int64_t *values,
 
 /// Allocation of memref buffers by compiled code (the CPU pipeline lowers
 /// memref.alloc/dealloc to these). Freed blocks of 64 KiB or more are kept in
-/// per-size free lists (at most 1 GiB in all) and handed out again, so that a
+/// per-size free lists (at most a quarter of the machine's memory, at least
+/// 1 GiB, or SIFT_BUFFER_CACHE_MB) and handed out again, so that a
 /// function called in a loop does not map and fault in its large temporaries
 /// on every call. Buffers returned by a compiled function are freed with
 /// `_mlir_memref_to_llvm_free` too. A request that cannot be met records
