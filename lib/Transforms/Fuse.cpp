@@ -221,8 +221,7 @@ private:
   LogicalResult formKernel(TilingInterface root);
   void mergeKernels();
   void dropUnusedResults();
-  void eraseDeadOps();
-  void eraseDeadOps(scf::ForallOp loop);
+  void eraseDeadOps(Block &block);
 
   func::FuncOp func;
   IRRewriter rewriter;
@@ -395,7 +394,7 @@ LogicalResult KernelFormer::formKernel(TilingInterface root) {
       Operation *user = body.findAncestorOpInBlock(*use.getOwner());
       return user && user != loop && loop->isBeforeInBlock(user);
     });
-  eraseDeadOps(loop);
+  eraseDeadOps(*loop.getBody());
   kernels.push_back(std::move(kernel));
   return success();
 }
@@ -473,20 +472,11 @@ void KernelFormer::dropUnusedResults() {
           .setListener(&tracker));
 }
 
-void KernelFormer::eraseDeadOps() {
-  // Users before their operands: one sweep erases dead chains.
+void KernelFormer::eraseDeadOps(Block &block) {
+  // Users before their operands: one sweep erases dead chains (in a kernel,
+  // the slices fusion went through).
   SmallVector<Operation *> ops;
-  for (Operation &op : func.getBody().front().without_terminator())
-    ops.push_back(&op);
-  for (Operation *op : llvm::reverse(ops))
-    if (isOpTriviallyDead(op))
-      rewriter.eraseOp(op);
-}
-
-void KernelFormer::eraseDeadOps(scf::ForallOp loop) {
-  // Fusion leaves the slices it fused through behind, unused.
-  SmallVector<Operation *> ops;
-  for (Operation &op : loop.getBody()->without_terminator())
+  for (Operation &op : block.without_terminator())
     ops.push_back(&op);
   for (Operation *op : llvm::reverse(ops))
     if (isOpTriviallyDead(op))
@@ -539,7 +529,7 @@ LogicalResult KernelFormer::run() {
       candidates.push_back(&op);
   llvm::DenseSet<Operation *> formed;
   for (Operation *op : candidates) {
-    eraseDeadOps();
+    eraseDeadOps(func.getBody().front());
     // Dead candidates were erased: look them up again.
     bool stillThere =
         llvm::any_of(body, [&](Operation &other) { return &other == op; });
@@ -557,9 +547,9 @@ LogicalResult KernelFormer::run() {
   for (Kernel &kernel : kernels) {
     DominanceInfo dominance;
     eliminateCommonSubExpressions(rewriter, dominance, kernel.loop);
-    eraseDeadOps(kernel.loop);
+    eraseDeadOps(*kernel.loop.getBody());
   }
-  eraseDeadOps();
+  eraseDeadOps(func.getBody().front());
   return success();
 }
 

@@ -12,6 +12,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+#include <optional>
+
 namespace mlir {
 namespace sift {
 #define GEN_PASS_DEF_SIFTPROMOTEACCUMULATORS
@@ -88,12 +90,11 @@ static bool sameElement(memref::LoadOp load, memref::StoreOp store) {
          load.getIndices() == store.getIndices();
 }
 
-/// The accumulators of `loop` that may live in registers.
-static SmallVector<Accumulator> findAccumulators(scf::ForOp loop) {
-  SmallVector<Accumulator> found;
+/// An accumulator of `loop` that may live in a register, if any.
+static std::optional<Accumulator> findAccumulator(scf::ForOp loop) {
   SmallVector<Value> buffers;
   if (failed(collectAccessedBuffers(loop, buffers)))
-    return found;
+    return std::nullopt;
   Block *body = loop.getBody();
   for (auto load : body->getOps<memref::LoadOp>()) {
     if (llvm::any_of(load.getOperands(), [&](Value v) {
@@ -122,9 +123,9 @@ static SmallVector<Accumulator> findAccumulators(scf::ForOp loop) {
       disjoint &= disjointRoots(root, rootBuffer(buffer));
     }
     if (disjoint && accesses == 2)
-      found.push_back({load, store});
+      return Accumulator{load, store};
   }
-  return found;
+  return std::nullopt;
 }
 
 struct PromoteAccumulatorsPass
@@ -143,10 +144,10 @@ struct PromoteAccumulatorsPass
   /// Promotes one accumulator of `loop` (updated in place); false when it
   /// has none left.
   bool promoteOne(IRRewriter &rewriter, scf::ForOp &loop) {
-    SmallVector<Accumulator> accumulators = findAccumulators(loop);
-    if (accumulators.empty())
+    std::optional<Accumulator> found = findAccumulator(loop);
+    if (!found)
       return false;
-    Accumulator acc = accumulators.front();
+    Accumulator acc = *found;
     rewriter.setInsertionPoint(loop);
     Value initial =
         memref::LoadOp::create(rewriter, acc.load.getLoc(),
