@@ -81,7 +81,7 @@ void mlir::sift::buildCpuPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createSiftFuse());
   addSiftToLinalgStage(pm);
   addTensorFusionStage(pm, options.reductionLanes);
-  addBufferizationStage(pm);
+  addBufferizationStage(pm, options.outlineRoutines);
   addCpuLoopStage(pm, options);
   addCpuToLLVMStage(pm, options);
 }

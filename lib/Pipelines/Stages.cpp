@@ -64,7 +64,8 @@ void pipelines::addTensorFusionStage(OpPassManager &pm,
   addCleanup(pm);
 }
 
-void pipelines::addBufferizationStage(OpPassManager &pm) {
+void pipelines::addBufferizationStage(OpPassManager &pm,
+                                      bool outlineRoutines) {
   // After the last canonicalization, which may fold reshapes back.
   pm.addNestedPass<func::FuncOp>(createSiftExpandShapeToReshape());
   // Tensors to buffers in one analysis over the whole module, function
@@ -79,6 +80,11 @@ void pipelines::addBufferizationStage(OpPassManager &pm) {
   // into that slice bufferizes to a copy of the slice onto itself: CSE
   // merges the two slices and canonicalization drops the self-copy.
   addPasses(pm, "cse,canonicalize");
+  // The lowering's routines (radix sorts, top-k selections, compactions)
+  // become functions, one per distinct routine; after the cleanup, which
+  // turns a buffer a routine writes in place back into the buffer itself.
+  if (outlineRoutines)
+    pm.addPass(createSiftOutlineLines());
   // Frees every temporary and makes returned memrefs caller-owned.
   addPasses(pm, "buffer-deallocation-pipeline");
   // The deallocation pipeline leaves bufferization.clone (a returned constant

@@ -36,8 +36,10 @@ void addSiftToLinalgStage(OpPassManager &pm);
 void addTensorFusionStage(OpPassManager &pm, int64_t reductionLanes);
 
 /// Tensors to buffers over the whole module, identity layouts at function
-/// boundaries, every temporary freed and returned buffers caller-owned.
-void addBufferizationStage(OpPassManager &pm);
+/// boundaries, every temporary freed and returned buffers caller-owned;
+/// with `outlineRoutines`, one function per distinct routine of the
+/// lowering (--sift-outline-lines).
+void addBufferizationStage(OpPassManager &pm, bool outlineRoutines = true);
 
 } // namespace pipelines
 } // namespace sift

@@ -11,6 +11,8 @@
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -56,6 +58,10 @@ static std::optional<int64_t> staticWork(Region &region) {
   int64_t most = 1;
   for (Block &block : region)
     for (Operation &op : block) {
+      // A call (a routine of the lowering) does work this pass cannot see
+      // from here: unknown.
+      if (isa<CallOpInterface>(op))
+        return std::nullopt;
       if (op.getNumRegions() == 0)
         continue;
       std::optional<int64_t> work = staticWork(&op);
@@ -117,7 +123,11 @@ struct SequentializeInnerParallelDimsPass
   }
 
   void rewrite(scf::ParallelOp loop) {
-    bool nested = loop->getParentOfType<scf::ParallelOp>() != nullptr;
+    // Nested in another parallel loop, or in a routine of the lowering
+    // that only runs inside parallel loops (--sift-outline-lines).
+    auto func = loop->getParentOfType<FunctionOpInterface>();
+    bool nested = loop->getParentOfType<scf::ParallelOp>() != nullptr ||
+                  (func && func->hasAttr("sift.called_in_parallel"));
     // A loop nest whose whole work is known and small runs on the calling
     // thread: forking a team would cost more than the loop.
     // (A nested loop runs sequentially anyway: no need to weigh it.)

@@ -50,6 +50,12 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
                      "over the rows of a batched function, its whole "
                      "per-row chain inside"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> outlineRoutines{
+      *this, "outline-routines",
+      llvm::cl::desc("Compile each distinct sort, top-k or compaction "
+                     "routine once, as a function every op running it "
+                     "calls (--sift-outline-lines); false inlines each"),
+      llvm::cl::init(true)};
   PassOptions::Option<int64_t> reductionLanes{
       *this, "reduction-lanes",
       llvm::cl::desc("Partial sums of a blocked float sum (accuracy; see "

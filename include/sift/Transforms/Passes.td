@@ -178,7 +178,9 @@ def SiftSequentializeInnerParallelDims
     Keeps only the leading dimensions of each outermost `scf.parallel` that
     give `min-parallel-iterations` parallel iterations (unit dimensions
     dropped) and runs the others, and every `scf.parallel` nested in
-    another, as sequential `scf.for` loops. OpenMP collapses a
+    another (or in a function marked `sift.called_in_parallel`: a routine
+    that `--sift-outline-lines` found only called inside parallel loops), as
+    sequential `scf.for` loops. OpenMP collapses a
     multi-dimensional loop into one and recovers each index with a division
     per iteration, which keeps LLVM from vectorizing the inner loop; a
     nested parallel loop would fork (serially) once per outer iteration.
@@ -187,7 +189,7 @@ def SiftSequentializeInnerParallelDims
     loops in its body) give fewer than `min-parallel-work` innermost
     iterations runs sequentially altogether: forking a team of threads costs
     microseconds, more than a small loop. A loop with a trip count that is
-    not a constant stays parallel.
+    not a constant, or that calls a function, stays parallel.
   }];
   let options = [
     Option<"minParallelIterations", "min-parallel-iterations", "int64_t",
@@ -242,6 +244,35 @@ def SiftStridedCopiesToLinalg
     `memcpy`.
   }];
   let dependentDialects = ["linalg::LinalgDialect"];
+}
+
+def SiftOutlineLines : Pass<"sift-outline-lines", "ModuleOp"> {
+  let summary = "Make the lowering's routines functions, one per distinct "
+                "routine";
+  let description = [{
+    The sift lowering builds each sort, radix sort and top-k selection of a
+    line in an `scf.execute_region no_inline` located at
+    `NameLoc("sift.routine.<routine>", ...)` (a location, because
+    bufferization rebuilds the op without its attributes). After bufferization this pass makes each such region a
+    private function (`__sift_<routine>_<n>`) and calls it, with the index
+    constants the routine uses moved inside it, so that the function is
+    specialized on its static sizes; other values it uses (seeds, stream
+    offsets, buffers) are its arguments. Two routines with the same code
+    (the same ops on the same types and index constants: two top-k
+    selections of the same k from lines of the same length and type, the
+    radix sort inside a top-k and a `sift.argsort` of the same length)
+    share one function: a
+    program is compiled once per distinct routine rather than once per op,
+    which cuts the code LLVM compiles. A region result that is a buffer
+    from outside the region (a line written in place) is not returned: the
+    call writes it. A function whose every call is inside a parallel loop
+    (`scf.forall`, `scf.parallel`, or such a function) is marked
+    `sift.called_in_parallel`: its own loops run sequentially, as when it
+    was inline (`--sift-sequentialize-inner-parallel-dims`). Run it after
+    one-shot bufferization and before the
+    deallocation pipeline, which then sees plain calls.
+  }];
+  let dependentDialects = ["func::FuncDialect"];
 }
 
 #endif // SIFT_TRANSFORMS_PASSES_TD

@@ -134,14 +134,20 @@ struct CompactLowering : OpRewritePattern<CompactOp> {
         {{i64, rewriter.getIndexAttr(k)}, {i64, OpFoldResult()}},
         [&](OpBuilder &b, Location loc, ValueRange lines, ValueRange outLines,
             Value) {
-          auto [out, count] = compactLine(b, loc, lines[0], outLines[0], k);
-          // Past the count (including the slot the last untaken element
-          // was written to), the fill.
-          Value tail =
-              arith::SubIOp::create(b, loc, constIndex(b, loc, k), count);
-          Value padded =
-              fillRange(b, loc, out, count, tail, constInt(b, loc, i64, fill));
-          return SmallVector<Value>{padded, indexToI64(b, loc, count)};
+          // One routine per mask length and k, shared by every compaction
+          // of them.
+          return buildOutlinable(
+              b, loc, "compact", [&](OpBuilder &b, Location loc) {
+                auto [out, count] =
+                    compactLine(b, loc, lines[0], outLines[0], k);
+                // Past the count (including the slot the last untaken
+                // element was written to), the fill.
+                Value tail =
+                    arith::SubIOp::create(b, loc, constIndex(b, loc, k), count);
+                Value padded = fillRange(b, loc, out, count, tail,
+                                         constInt(b, loc, i64, fill));
+                return SmallVector<Value>{padded, indexToI64(b, loc, count)};
+              });
         });
     replaceOpWithCasts(rewriter, op, results);
     return success();

@@ -378,12 +378,18 @@ struct TopkLowering : OpRewritePattern<TopkOp> {
         {{lines->elementType(), kSize}, {rewriter.getI64Type(), kSize}},
         [&](OpBuilder &b, Location loc, ValueRange line, Value) {
           if (select) {
-            auto [values, indices] =
-                op.getUnsorted()
-                    ? selectLineInIndexOrder(b, loc, line[0], k, info,
-                                             descending)
-                    : selectSortedLine(b, loc, line[0], k, info, descending);
-            return SmallVector<Value>{values, indices};
+            // One routine per input type, k and order, shared by every
+            // top-k of them.
+            return buildOutlinable(
+                b, loc, "topk", [&](OpBuilder &b, Location loc) {
+                  auto [values, indices] =
+                      op.getUnsorted()
+                          ? selectLineInIndexOrder(b, loc, line[0], k, info,
+                                                   descending)
+                          : selectSortedLine(b, loc, line[0], k, info,
+                                             descending);
+                  return SmallVector<Value>{values, indices};
+                });
           }
           Value perm = argsortLine(b, loc, line[0], info, descending);
           if (guard)

@@ -143,6 +143,7 @@ func.func @masked_select_dynamic(%x: tensor<?x2xf32>, %m: tensor<?xi1>) -> tenso
 // CHECK: scf.forall (%{{.*}}) in (%c3) shared_outs(%[[IDX:.*]] = %{{.*}}, %[[CNT:.*]] = %{{.*}}) -> (tensor<3x3xi64>, tensor<3xi64>)
 // CHECK: %[[LINE:.*]] = tensor.extract_slice %arg0[%[[ROW:.*]], 0] [1, 5] [1, 1] : tensor<3x5xi1> to tensor<5xi1>
 // CHECK: %[[OUT:.*]] = tensor.extract_slice %[[IDX]][%[[ROW]], 0] [1, 3] [1, 1] : tensor<3x3xi64> to tensor<3xi64>
+// CHECK: %[[R:.*]]:2 = scf.execute_region -> (tensor<3xi64>, i64) no_inline {
 // CHECK: %[[SCAN:.*]]:3 = scf.while (%{{.*}} = %[[OUT]], %[[I:.*]] = %c0, %[[SLOT:.*]] = %c0)
 // CHECK-DAG: arith.cmpi ult, %[[SLOT]], %[[K]]
 // CHECK-DAG: arith.cmpi ult, %[[I]], %[[N]]
@@ -154,8 +155,9 @@ func.func @masked_select_dynamic(%x: tensor<?x2xf32>, %m: tensor<?xi1>) -> tenso
 // CHECK: %[[REST:.*]] = tensor.extract_slice %[[SCAN]]#0[%[[SCAN]]#2] [%[[TAIL]]] [1]
 // CHECK: %[[FILLED:.*]] = linalg.fill ins(%[[FILL]] : i64) outs(%[[REST]] : tensor<?xi64>)
 // CHECK: %[[LINEOUT:.*]] = tensor.insert_slice %[[FILLED]] into %[[SCAN]]#0[%[[SCAN]]#2] [%[[TAIL]]] [1]
+// CHECK: scf.yield %[[LINEOUT]], %{{.*}} : tensor<3xi64>, i64
 // CHECK: scf.forall.in_parallel
-// CHECK-NEXT: tensor.parallel_insert_slice %[[LINEOUT]] into %[[IDX]][%[[ROW]], 0] [1, 3] [1, 1]
+// CHECK-NEXT: tensor.parallel_insert_slice %[[R]]#0 into %[[IDX]][%[[ROW]], 0] [1, 3] [1, 1]
 // CHECK-NEXT: tensor.parallel_insert_slice %{{.*}} into %[[CNT]][%[[ROW]]] [1] [1]
 func.func @compact(%m: tensor<3x5xi1>) -> (tensor<3x3xi64>, tensor<3xi64>) {
   %i, %n = sift.compact %m {fill = 9 : i64} : tensor<3x5xi1> -> tensor<3x3xi64>, tensor<3xi64>

@@ -94,15 +94,19 @@ func.func @topk(%x: tensor<4x100xf32>) -> (tensor<4x5xf32>, tensor<4x5xi64>) {
 
 // unsorted: the MSD radix selection of the k-th key, then one pass in index
 // order collecting the keys below it and the first of those equal to it,
-// into k + 1 slots; no sort afterwards.
+// into k + 1 slots; no sort afterwards. The selection is a routine (an
+// scf.execute_region that --sift-outline-lines makes a function).
 // CHECK-LABEL: func.func @topk_unsorted
 // CHECK-NOT: scf.forall
+// CHECK: %[[R:.*]]:2 = scf.execute_region -> (tensor<5xi32>, tensor<5xi64>) no_inline {
 // CHECK-COUNT-4: scf.if %{{.*}} -> (tensor<100xi32>, index, i64, i32, i32, i32)
 // CHECK: %[[PICK:.*]]:4 = scf.for %{{.*}} = %c0 to %c100 {{.*}} -> (tensor<6xi64>, tensor<6xi32>, index, i64)
 // CHECK: %[[V:.*]] = tensor.extract_slice %[[PICK]]#1[0] [5] [1] : tensor<6xi32> to tensor<5xi32>
 // CHECK: %[[I:.*]] = tensor.extract_slice %[[PICK]]#0[0] [5] [1] : tensor<6xi64> to tensor<5xi64>
 // CHECK-NOT: scf.for
-// CHECK: return %[[V]], %[[I]]
+// CHECK: scf.yield %[[V]], %[[I]]
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[R]]#0, %[[R]]#1
 func.func @topk_unsorted(%x: tensor<100xi32>) -> (tensor<5xi32>, tensor<5xi64>) {
   %v, %i = sift.topk %x k(5) smallest unsorted : tensor<100xi32> -> tensor<5xi32>, tensor<5xi64>
   return %v, %i : tensor<5xi32>, tensor<5xi64>

@@ -13,6 +13,29 @@ using namespace mlir;
 using namespace mlir::sift;
 using namespace mlir::sift::lowering;
 
+SmallVector<Value> lowering::buildOutlinable(
+    OpBuilder &b, Location loc, StringRef name,
+    function_ref<SmallVector<Value>(OpBuilder &, Location)> fn) {
+  // The body is built in a block of its own first: the region's result
+  // types are those of the values `fn` returns.
+  auto body = std::make_unique<Block>();
+  SmallVector<Value> results;
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(body.get());
+    results = fn(b, loc);
+    scf::YieldOp::create(b, loc, results);
+  }
+  // The name goes into the location: bufferization rebuilds the op with its
+  // location but not its attributes.
+  Location named =
+      NameLoc::get(b.getStringAttr(kOutlinePrefix + name.str()), loc);
+  auto region = scf::ExecuteRegionOp::create(
+      b, named, ValueRange(results).getTypes(), /*no_inline=*/true);
+  region.getRegion().push_back(body.release());
+  return llvm::to_vector_of<Value>(region.getResults());
+}
+
 Value lowering::constIndex(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(b, loc, value);
 }

@@ -54,6 +54,22 @@ Value ifThenElse(OpBuilder &b, Location loc, Value cond,
 /// The first `k` elements of a 1-D tensor (a static slice).
 Value firstElements(OpBuilder &b, Location loc, Value line, int64_t k);
 
+/// The prefix of the location name of an outlinable routine (see
+/// `buildOutlinable`).
+inline constexpr llvm::StringLiteral kOutlinePrefix = "sift.routine.";
+
+/// Builds `fn`'s ops inside an `scf.execute_region no_inline` located at
+/// `NameLoc("sift.routine.<name>", loc)` and returns its results (those
+/// `fn` returns). The
+/// region is a routine that `--sift-outline-lines` turns into a function
+/// after bufferization, one function for every set of identical routines
+/// (a radix sort of the same key type and length runs the same code,
+/// whichever op sorts). Without that pass the region is inlined when the
+/// loops become branches. `fn` may use values from outside.
+SmallVector<Value>
+buildOutlinable(OpBuilder &b, Location loc, StringRef name,
+                function_ref<SmallVector<Value>(OpBuilder &, Location)> fn);
+
 /// Whether the lowering computes in the float type `type`: f16, bf16, f32
 /// or f64.
 bool isSupportedFloat(Type type);

@@ -192,9 +192,25 @@ static std::pair<Value, Value> findDigit(OpBuilder &b, Location loc, Value hist,
   return {scan.getResult(1), scan.getResult(2)};
 }
 
+static std::pair<Value, Value> radixArgsortBody(OpBuilder &b, Location loc,
+                                                Value keys, Value n,
+                                                unsigned sortBits);
+
 std::pair<Value, Value> lowering::radixArgsort(OpBuilder &b, Location loc,
                                                Value keys, Value n,
                                                unsigned sortBits) {
+  // One routine per key type and length, shared by every sort of them.
+  SmallVector<Value> sorted =
+      buildOutlinable(b, loc, "radix_argsort", [&](OpBuilder &b, Location loc) {
+        auto [sortedKeys, perm] = radixArgsortBody(b, loc, keys, n, sortBits);
+        return SmallVector<Value>{sortedKeys, perm};
+      });
+  return {sorted[0], sorted[1]};
+}
+
+static std::pair<Value, Value> radixArgsortBody(OpBuilder &b, Location loc,
+                                                Value keys, Value n,
+                                                unsigned sortBits) {
   Type keyType = cast<RankedTensorType>(keys.getType()).getElementType();
   Type i64 = b.getI64Type();
   Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);

@@ -1,0 +1,184 @@
+//===- OutlineLines.cpp - --sift-outline-lines ------------------*- C++ -*-===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sift/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+namespace mlir {
+namespace sift {
+#define GEN_PASS_DEF_SIFTOUTLINELINES
+#include "sift/Transforms/Passes.h.inc"
+} // namespace sift
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::sift;
+
+namespace {
+/// The location name prefix the lowering marks its routines with
+/// (CodegenUtils.h).
+constexpr llvm::StringLiteral kOutlinePrefix = "sift.routine.";
+/// The unit attribute of a routine that only runs inside parallel loops.
+constexpr llvm::StringLiteral kCalledInParallelAttrName =
+    "sift.called_in_parallel";
+
+/// The routine name of a region the lowering marked, or "".
+static StringRef routineName(scf::ExecuteRegionOp region) {
+  auto named = dyn_cast<NameLoc>(region.getLoc());
+  if (!region.getNoInline() || !named)
+    return "";
+  StringRef name = named.getName().getValue();
+  return name.consume_front(kOutlinePrefix) ? name : "";
+}
+
+/// Drops the results of `region` that are values defined outside it (a
+/// buffer the routine writes in place): their users read that value
+/// directly. Returns the region to outline (a new op when results went).
+static scf::ExecuteRegionOp forwardOuterResults(RewriterBase &rewriter,
+                                                scf::ExecuteRegionOp region) {
+  auto yield = cast<scf::YieldOp>(region.getRegion().front().getTerminator());
+  SmallVector<Value> kept;
+  SmallVector<unsigned> keptIndices;
+  bool dropped = false;
+  for (auto [i, value] : llvm::enumerate(yield.getOperands())) {
+    if (!region.getRegion().isAncestor(value.getParentRegion())) {
+      rewriter.replaceAllUsesWith(region.getResult(i), value);
+      dropped = true;
+      continue;
+    }
+    kept.push_back(value);
+    keptIndices.push_back(i);
+  }
+  if (!dropped)
+    return region;
+  rewriter.setInsertionPoint(region);
+  auto slim = scf::ExecuteRegionOp::create(rewriter, region.getLoc(),
+                                           ValueRange(kept).getTypes(),
+                                           /*no_inline=*/true);
+  slim->setAttrs(region->getAttrs());
+  rewriter.inlineRegionBefore(region.getRegion(), slim.getRegion(),
+                              slim.getRegion().end());
+  rewriter.modifyOpInPlace(yield, [&] { yield->setOperands(kept); });
+  for (auto [newIndex, oldIndex] : llvm::enumerate(keptIndices))
+    rewriter.replaceAllUsesWith(region.getResult(oldIndex),
+                                slim.getResult(newIndex));
+  rewriter.eraseOp(region);
+  return slim;
+}
+
+/// Clones into `region` the index constants it uses from outside (sizes,
+/// trip counts), so that the outlined function is specialized on its static
+/// shapes. Other constants (seeds, stream offsets, fill values) stay
+/// arguments: routines that differ only in them share a function, and
+/// LLVM's interprocedural constant propagation still specializes a function
+/// whose callers all pass the same one.
+static void sinkIndexConstants(RewriterBase &rewriter, Region &region) {
+  llvm::SetVector<Value> outside;
+  getUsedValuesDefinedAbove(region, outside);
+  Block &entry = region.front();
+  for (Value value : outside) {
+    Operation *def = value.getDefiningOp();
+    if (!def || !def->hasTrait<OpTrait::ConstantLike>() ||
+        !value.getType().isIndex())
+      continue;
+    rewriter.setInsertionPointToStart(&entry);
+    Operation *copy = rewriter.clone(*def);
+    replaceAllUsesInRegionWith(value, copy->getResult(0), region);
+  }
+}
+
+/// Whether `call` runs once per iteration of a parallel loop: it is in one,
+/// or in a routine only called from one.
+static bool isInParallelLoop(func::CallOp call) {
+  if (call->getParentOfType<scf::ForallOp>() ||
+      call->getParentOfType<scf::ParallelOp>())
+    return true;
+  auto caller = call->getParentOfType<func::FuncOp>();
+  return caller && caller->hasAttr(kCalledInParallelAttrName);
+}
+
+/// Whether two outlined functions run the same code.
+static bool sameRoutine(func::FuncOp a, func::FuncOp b) {
+  return a.getFunctionType() == b.getFunctionType() &&
+         OperationEquivalence::isRegionEquivalentTo(
+             &a.getBody(), &b.getBody(), OperationEquivalence::IgnoreLocations);
+}
+
+struct OutlineLinesPass : sift::impl::SiftOutlineLinesBase<OutlineLinesPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    // Innermost first: a routine that calls another is compared after its
+    // callee became a call.
+    SmallVector<scf::ExecuteRegionOp> regions;
+    module.walk([&](scf::ExecuteRegionOp region) {
+      if (!routineName(region).empty())
+        regions.push_back(region);
+    });
+    IRRewriter rewriter(&getContext());
+    unsigned numFunctions = 0;
+    // The functions made so far, by routine name.
+    llvm::StringMap<SmallVector<func::FuncOp>> routines;
+    for (scf::ExecuteRegionOp region : regions) {
+      std::string routine = routineName(region).str();
+      // Multi-block regions stay as they are (inlined by scf-to-cf).
+      if (!region.getRegion().hasOneBlock())
+        continue;
+      region = forwardOuterResults(rewriter, region);
+      sinkIndexConstants(rewriter, region.getRegion());
+
+      // outlineSingleBlockRegion puts the function before the enclosing
+      // function; it takes the captured values as arguments.
+      func::CallOp call;
+      std::string name;
+      do
+        name = "__sift_" + routine + "_" + std::to_string(numFunctions++);
+      while (module.lookupSymbol(name));
+      FailureOr<func::FuncOp> outlined = outlineSingleBlockRegion(
+          rewriter, region.getLoc(), region.getRegion(), name, &call);
+      if (failed(outlined)) {
+        region.emitError("could not outline the routine '") << routine << "'";
+        return signalPassFailure();
+      }
+      func::FuncOp fn = *outlined;
+      fn.setPrivate();
+      // The region now holds the call: inline it where the region was.
+      Block &body = region.getRegion().front();
+      auto yield = cast<scf::YieldOp>(body.getTerminator());
+      SmallVector<Value> results = yield.getOperands();
+      rewriter.eraseOp(yield);
+      rewriter.inlineBlockBefore(&body, region);
+      rewriter.replaceOp(region, results);
+
+      // A routine called once per line of a parallel loop runs its own
+      // loops sequentially (--sift-sequentialize-inner-parallel-dims), as
+      // when it was inline; one called elsewhere too keeps them parallel.
+      bool inParallel = isInParallelLoop(call);
+
+      // The same code already has a function: call that one.
+      SmallVector<func::FuncOp> &same = routines[routine];
+      auto existing = llvm::find_if(
+          same, [&](func::FuncOp other) { return sameRoutine(fn, other); });
+      if (existing != same.end()) {
+        rewriter.modifyOpInPlace(
+            call, [&] { call.setCallee(existing->getSymName()); });
+        rewriter.eraseOp(fn);
+        if (!inParallel)
+          (*existing)->removeAttr(kCalledInParallelAttrName);
+        continue;
+      }
+      if (inParallel)
+        fn->setAttr(kCalledInParallelAttrName, rewriter.getUnitAttr());
+      same.push_back(fn);
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,31 @@
+// The CPU pipeline compiles each distinct routine of the lowering once
+// (--sift-outline-lines): two top-k selections of the same k from lines of
+// the same length and type call one function. The routines run once per
+// row of a parallel loop, so their own loops are sequential (no parallel
+// region inside them). The results are checked against NumPy in
+// test/Integration/CPU/sort.mlir and the conformance suite.
+//
+// RUN: tensor-opt %s --sift-cpu-pipeline | FileCheck %s
+
+// CHECK: llvm.func @[[SORT:__sift_radix_argsort_[0-9]+]]({{.*}} attributes {sift.called_in_parallel
+// CHECK-NOT: omp.parallel
+// CHECK: llvm.func @[[TOPK:__sift_topk_[0-9]+]]({{.*}} attributes {sift.called_in_parallel
+// CHECK-NOT: omp.parallel
+// CHECK: llvm.call @[[SORT]](
+// CHECK-NOT: llvm.func @__sift_topk
+// CHECK-LABEL: llvm.func @two_topks
+// CHECK: omp.parallel
+// CHECK: llvm.call @[[TOPK]](
+// CHECK: llvm.call @[[TOPK]](
+// CHECK: llvm.call @__sift_radix_argsort
+// CHECK-LABEL: llvm.func @dealloc_helper
+func.func @two_topks(%a: tensor<4x1000xi32>, %b: tensor<4x1000xi32>,
+                     %c: tensor<4x50xi32>)
+    -> (tensor<4x50xi64>, tensor<4x50xi64>, tensor<4x50xi64>) {
+  %va, %ia = sift.topk %a k(50) smallest {dim = 1 : i64}
+      : tensor<4x1000xi32> -> tensor<4x50xi32>, tensor<4x50xi64>
+  %vb, %ib = sift.topk %b k(50) smallest {dim = 1 : i64}
+      : tensor<4x1000xi32> -> tensor<4x50xi32>, tensor<4x50xi64>
+  %s = sift.argsort %c {dim = 1 : i64} : tensor<4x50xi32> -> tensor<4x50xi64>
+  return %ia, %ib, %s : tensor<4x50xi64>, tensor<4x50xi64>, tensor<4x50xi64>
+}
