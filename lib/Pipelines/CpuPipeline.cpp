@@ -9,10 +9,12 @@
 
 #include "Stages.h"
 
+#include "sift/Dialect/Sift/Transforms/Passes.h"
 #include "sift/Pipelines/Pipelines.h"
 #include "sift/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -75,6 +77,12 @@ static void addCpuToLLVMStage(OpPassManager &pm,
 
 void mlir::sift::buildCpuPipeline(OpPassManager &pm,
                                   const CpuPipelineOptions &options) {
+  // Sorts, top-k and scans along the contiguous axis; the transposes that
+  // cancel fold before kernels form.
+  if (options.layout) {
+    pm.addNestedPass<func::FuncOp>(createSiftLayout());
+    pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+  }
   // Kernels over the rows of a batched function, while the sift ops still
   // tile as ops (their lowering then runs on row slices).
   if (options.fuse)

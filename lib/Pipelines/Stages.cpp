@@ -64,8 +64,7 @@ void pipelines::addTensorFusionStage(OpPassManager &pm,
   addCleanup(pm);
 }
 
-void pipelines::addBufferizationStage(OpPassManager &pm,
-                                      bool outlineRoutines) {
+void pipelines::addBufferizationStage(OpPassManager &pm, bool outlineRoutines) {
   // After the last canonicalization, which may fold reshapes back.
   pm.addNestedPass<func::FuncOp>(createSiftExpandShapeToReshape());
   // Tensors to buffers in one analysis over the whole module, function

@@ -50,6 +50,12 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
                      "over the rows of a batched function, its whole "
                      "per-row chain inside"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> layout{
+      *this, "layout",
+      llvm::cl::desc("Run sorts, top-k and scans along contiguous lines "
+                     "(--sift-layout): an axis that is not the last is "
+                     "transposed last and back"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> outlineRoutines{
       *this, "outline-routines",
       llvm::cl::desc("Compile each distinct sort, top-k or compaction "

@@ -130,4 +130,24 @@ def SiftBatch : Pass<"sift-batch", "ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def SiftLayout : Pass<"sift-layout", "func::FuncOp"> {
+  let summary = "Make the axis each sort, top-k and scan works along the "
+                "contiguous one";
+  let description = [{
+    The lowering of `sift.sort`, `sift.argsort`, `sift.topk` and
+    `sift.cumsum` works line by line along the op's `dim`. When `dim` is not
+    the innermost dimension (a per-column top-k of an IoU matrix,
+    `topk(k, dim=0)`; a `cumsum` over the rows), every line is read and
+    written with a stride, one cache line per element. This pass moves the
+    axis last: the op runs on `linalg.transpose` of its input with `dim` the
+    last dimension, and its results are transposed back. Each transpose is
+    one contiguous pass; two that cancel (an op along dimension 0 feeding
+    another along dimension 0) fold away under canonicalization, so a chain
+    of such ops transposes once in and once out. An op whose lines are
+    already contiguous (every dimension after `dim` of size 1) is left
+    alone. The CPU pipeline runs it first.
+  }];
+  let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect"];
+}
+
 #endif // SIFT_DIALECT_SIFT_TRANSFORMS_PASSES_TD
