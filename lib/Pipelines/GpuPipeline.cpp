@@ -42,6 +42,9 @@ static void addGpuKernelStage(OpPassManager &pm,
                 "gpu),lower-affine,canonicalize,cse");
   // The buffers kernels use live in device memory.
   pm.addPass(createSiftGpuDeviceBuffers());
+  // Public functions keep a host interface: arguments are copied to the
+  // device on entry, results back to the host on return.
+  pm.addPass(createSiftGpuHostBoundary());
   addPasses(pm, "gpu-kernel-outlining");
   // Nothing silently left behind: host loops over data, host buffers,
   // allocating kernels and oversized launches are errors (warnings with

@@ -317,6 +317,23 @@ def SiftGpuPrepareModules : Pass<"sift-gpu-prepare-modules", "ModuleOp"> {
   let dependentDialects = ["gpu::GPUDialect", "LLVM::LLVMDialect"];
 }
 
+def SiftGpuHostBoundary : Pass<"sift-gpu-host-boundary", "ModuleOp"> {
+  let summary = "Copy a public function's buffer arguments to the device on "
+                "entry and its buffer results to the host on return";
+  let description = [{
+    After `--sift-gpu-device-buffers`, kernels read and write device memory,
+    but a public function is called with host buffers and must return host
+    buffers. This pass gives every public function with a body a boundary:
+    on entry each memref argument is copied into a `gpu.alloc` buffer
+    (`gpu.memcpy`), which replaces it in the body; before each return each
+    memref result is copied into a host `memref.alloc` (marked
+    `sift.host_result`, which `--sift-verify-gpu` accepts) that is returned
+    instead, and the device copies of the arguments and the device results
+    are freed. The results are the only device-to-host copies of a call.
+  }];
+  let dependentDialects = ["gpu::GPUDialect", "memref::MemRefDialect"];
+}
+
 def SiftVerifyGpu : Pass<"sift-verify-gpu", "ModuleOp"> {
   let summary = "Fail if work stays on the host between kernels, a kernel "
                 "allocates, or a launch exceeds the device's limits";
