@@ -40,6 +40,9 @@ static void addGpuKernelStage(OpPassManager &pm,
   // other data-dependent ops) stays on the host: --sift-verify-gpu below.
   addPasses(pm, "func.func(gpu-map-parallel-loops,convert-parallel-loops-to-"
                 "gpu),lower-affine,canonicalize,cse");
+  // A kernel's scratch buffers (a row kernel's per-row temporaries) become
+  // slots of device buffers the host allocates around the launch.
+  pm.addNestedPass<func::FuncOp>(createSiftGpuHoistKernelAllocs());
   // The buffers kernels use live in device memory.
   pm.addPass(createSiftGpuDeviceBuffers());
   // Public functions keep a host interface: arguments are copied to the

@@ -75,13 +75,16 @@ struct Driver {
 };
 
 const char *const kEntryNames[SIFT_CUDA_ENTRY_COUNT] = {
-    "mgpuModuleLoad",       "mgpuModuleLoadJIT",     "mgpuModuleUnload",
-    "mgpuModuleGetFunction", "mgpuLaunchKernel",     "mgpuStreamCreate",
-    "mgpuStreamDestroy",    "mgpuStreamSynchronize", "mgpuStreamWaitEvent",
-    "mgpuEventCreate",      "mgpuEventDestroy",      "mgpuEventSynchronize",
-    "mgpuEventRecord",      "mgpuMemAlloc",          "mgpuMemFree",
-    "mgpuMemcpy",           "mgpuMemset32",          "mgpuMemset16",
-    "mgpuMemHostRegister",  "mgpuMemHostUnregister",
+    "mgpuModuleLoad",      "mgpuModuleLoadJIT",
+    "mgpuModuleUnload",    "mgpuModuleGetFunction",
+    "mgpuLaunchKernel",    "mgpuStreamCreate",
+    "mgpuStreamDestroy",   "mgpuStreamSynchronize",
+    "mgpuStreamWaitEvent", "mgpuEventCreate",
+    "mgpuEventDestroy",    "mgpuEventSynchronize",
+    "mgpuEventRecord",     "mgpuMemAlloc",
+    "mgpuMemFree",         "mgpuMemcpy",
+    "mgpuMemset32",        "mgpuMemset16",
+    "mgpuMemHostRegister", "mgpuMemHostUnregister",
 };
 
 template <typename Fn> bool resolve(void *lib, const char *name, Fn &fn) {
@@ -217,11 +220,10 @@ CUdeviceptr devicePtr(void *p) { return reinterpret_cast<CUdeviceptr>(p); }
 extern "C" int64_t sift_cuda_status(char *message, size_t size) {
   Driver &d = driver();
   if (message && size)
-    std::snprintf(message, size, "%s%s",
-                  d.status == SIFT_CUDA_AVAILABLE ? ""
-                                                  : "no CUDA driver/device: ",
-                  d.status == SIFT_CUDA_AVAILABLE ? "CUDA device 0 ready"
-                                                  : d.statusText);
+    std::snprintf(
+        message, size, "%s%s",
+        d.status == SIFT_CUDA_AVAILABLE ? "" : "no CUDA driver/device: ",
+        d.status == SIFT_CUDA_AVAILABLE ? "CUDA device 0 ready" : d.statusText);
   return d.status;
 }
 
@@ -290,11 +292,10 @@ extern "C" void *mgpuModuleGetFunction(void *module, const char *name) {
   return function;
 }
 
-extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
-                                 intptr_t gridY, intptr_t gridZ,
-                                 intptr_t blockX, intptr_t blockY,
-                                 intptr_t blockZ, int32_t smem, void *stream,
-                                 void **params, void **extra,
+extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
+                                 intptr_t gridZ, intptr_t blockX,
+                                 intptr_t blockY, intptr_t blockZ, int32_t smem,
+                                 void *stream, void **params, void **extra,
                                  size_t /*paramsCount*/) {
   Driver *d = usableDriver(SIFT_CUDA_LAUNCH_KERNEL);
   // A kernel whose module did not load is not launched (the load's error

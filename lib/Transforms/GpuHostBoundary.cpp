@@ -60,8 +60,7 @@ static void addBoundary(func::FuncOp fn) {
       auto host = memref::AllocOp::create(rb, rloc, type,
                                           dynamicSizes(rb, rloc, operand));
       host->setAttr("sift.host_result", rb.getUnitAttr());
-      gpu::MemcpyOp::create(rb, rloc, TypeRange(), ValueRange(), host,
-                            operand);
+      gpu::MemcpyOp::create(rb, rloc, TypeRange(), ValueRange(), host, operand);
       // A device buffer the function allocated is freed once.
       if (operand.getDefiningOp<gpu::AllocOp>() &&
           !llvm::is_contained(deviceArgs, operand) &&

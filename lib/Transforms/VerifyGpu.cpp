@@ -204,8 +204,8 @@ void VerifyGpuPass::checkLaunch(Operation *op, ValueRange grid,
   }
   if (allConstant && threads > maxThreadsPerBlock)
     report(op) << "'" << op->getName() << "' has " << threads
-               << " threads per block (the device allows " << maxThreadsPerBlock
-               << ")";
+               << " threads per block (the device allows "
+               << static_cast<int64_t>(maxThreadsPerBlock) << ")";
   for (unsigned d = 0; d < 3; ++d) {
     std::optional<int64_t> size = getConstantIntValue(grid[d]);
     if (size && *size > kGridLimits[d])

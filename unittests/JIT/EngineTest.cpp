@@ -501,8 +501,7 @@ TEST(EngineCompileTest, CudaTargetWithoutDriverIsAClearError) {
   auto [code, message] = errorOf(Engine::compileSource(kGpuProgram, options));
   EXPECT_EQ(code, ErrorCode::Unsupported);
   EXPECT_EQ(message.rfind("no CUDA driver/device: ", 0), 0u) << message;
-  EXPECT_NE(message.find("SIFT_CUDA_DISABLE=1"), std::string::npos)
-      << message;
+  EXPECT_NE(message.find("SIFT_CUDA_DISABLE=1"), std::string::npos) << message;
 }
 
 // A program the GPU pipeline cannot keep on the device fails to compile for

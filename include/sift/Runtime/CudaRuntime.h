@@ -103,12 +103,11 @@ SIFT_RT_EXPORT void mgpuEventRecord(void *event, void *stream);
 SIFT_RT_EXPORT void *mgpuMemAlloc(uint64_t size, void *stream,
                                   bool isHostShared);
 SIFT_RT_EXPORT void mgpuMemFree(void *ptr, void *stream);
-SIFT_RT_EXPORT void mgpuMemcpy(void *dst, void *src, size_t size,
-                               void *stream);
+SIFT_RT_EXPORT void mgpuMemcpy(void *dst, void *src, size_t size, void *stream);
 SIFT_RT_EXPORT void mgpuMemset32(void *dst, unsigned int value, size_t count,
                                  void *stream);
-SIFT_RT_EXPORT void mgpuMemset16(void *dst, unsigned short value,
-                                 size_t count, void *stream);
+SIFT_RT_EXPORT void mgpuMemset16(void *dst, unsigned short value, size_t count,
+                                 void *stream);
 SIFT_RT_EXPORT void mgpuMemHostRegister(void *ptr, uint64_t size);
 SIFT_RT_EXPORT void mgpuMemHostUnregister(void *ptr);
 SIFT_RT_EXPORT void mgpuSetDefaultDevice(int32_t device);

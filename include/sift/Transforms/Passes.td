@@ -289,6 +289,27 @@ def SiftGpuShapeParallelLoops
   let dependentDialects = ["scf::SCFDialect", "arith::ArithDialect"];
 }
 
+def SiftGpuHoistKernelAllocs
+    : Pass<"sift-gpu-hoist-kernel-allocs", "func::FuncOp"> {
+  let summary = "Replace a kernel's scratch allocations by slices of one "
+                "device buffer per allocation, allocated by the host";
+  let description = [{
+    A `--sift-fuse` row kernel allocates its per-row scratch buffers inside
+    the kernel (the bufferized sift ops on one row). On a GPU that is a
+    device `malloc` per thread. This pass moves every `memref.alloc` of a
+    `gpu.launch` body that has a static shape and an identity layout and is
+    not inside a loop of the kernel out of the kernel: the host allocates
+    one device buffer (`gpu.alloc`) per launch, with a slot per thread that
+    holds every such allocation at a fixed 64-byte aligned offset, before
+    the launch and frees it after it; in the kernel each allocation becomes
+    a `memref.view` of its place in the thread's slot, and its
+    deallocations are dropped. Allocations with dynamic sizes or inside
+    loops stay (`--sift-verify-gpu` reports them).
+  }];
+  let dependentDialects = ["gpu::GPUDialect", "memref::MemRefDialect",
+                           "arith::ArithDialect"];
+}
+
 def SiftGpuDeviceBuffers : Pass<"sift-gpu-device-buffers", "ModuleOp"> {
   let summary = "Allocate the host code's buffers in device memory "
                 "(memref.alloc to gpu.alloc)";
