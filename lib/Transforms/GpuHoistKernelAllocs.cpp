@@ -42,10 +42,13 @@ static int64_t slotBytes(MemRefType type) {
       std::max<int64_t>(1, type.getNumElements()) * elementBytes, 64);
 }
 
-/// The allocation a buffer value is a view of (through casts, views and
-/// metadata extraction), or null.
-static Operation *rootAllocation(Value value) {
+/// Whether `value` is one of the `hoisted` views, or a view of one (through
+/// casts, views and metadata extraction).
+static bool isHoisted(Value value,
+                      const llvm::SmallPtrSetImpl<Operation *> &hoisted) {
   while (Operation *def = value.getDefiningOp()) {
+    if (hoisted.contains(def))
+      return true;
     if (auto meta = dyn_cast<memref::ExtractStridedMetadataOp>(def)) {
       value = meta.getSource();
       continue;
@@ -54,9 +57,9 @@ static Operation *rootAllocation(Value value) {
       value = view.getViewSource();
       continue;
     }
-    return def;
+    return false;
   }
-  return nullptr;
+  return false;
 }
 
 static void hoistFrom(gpu::LaunchOp launch) {
@@ -133,8 +136,7 @@ static void hoistFrom(gpu::LaunchOp launch) {
   // Their deallocations go (the host frees the buffers).
   SmallVector<memref::DeallocOp> deallocs;
   launch.getBody().walk([&](memref::DeallocOp dealloc) {
-    if (Operation *root = rootAllocation(dealloc.getMemref());
-        root && hoisted.contains(root))
+    if (isHoisted(dealloc.getMemref(), hoisted))
       deallocs.push_back(dealloc);
   });
   for (memref::DeallocOp dealloc : deallocs)

@@ -40,11 +40,23 @@ static void addBoundary(func::FuncOp fn) {
     auto type = dyn_cast<MemRefType>(arg.getType());
     if (!type)
       continue;
+    // Uses of the argument before this point (the sizes read here, earlier
+    // arguments' copies) keep the host buffer.
+    Operation *boundaryEnd = b.getInsertionPoint() == entry.end()
+                                 ? nullptr
+                                 : &*b.getInsertionPoint();
     auto alloc = gpu::AllocOp::create(b, loc, type, Type(), ValueRange(),
                                       dynamicSizes(b, loc, arg), ValueRange(),
                                       /*hostShared=*/false);
     Value device = alloc.getMemref();
-    arg.replaceAllUsesExcept(device, alloc);
+    arg.replaceUsesWithIf(device, [&](OpOperand &use) {
+      Operation *owner = use.getOwner();
+      if (owner->getBlock() != &entry)
+        return true;
+      // Ops of the boundary, created before the body's first op.
+      return boundaryEnd && !owner->isBeforeInBlock(boundaryEnd) &&
+             owner != alloc;
+    });
     gpu::MemcpyOp::create(b, loc, TypeRange(), ValueRange(), device, arg);
     deviceArgs.push_back(device);
   }
