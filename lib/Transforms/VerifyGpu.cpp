@@ -18,6 +18,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir {
 namespace sift {
@@ -87,6 +88,7 @@ private:
   void checkHostRegion(Region &region);
   void checkKernelBody(Operation *kernel);
   void checkLaunch(Operation *op, ValueRange grid, ValueRange block);
+  void checkParameterSpace(gpu::LaunchFuncOp launch);
 
   int64_t findings = 0;
 };
@@ -125,6 +127,7 @@ void VerifyGpuPass::checkHostRegion(Region &region) {
       gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
       checkLaunch(launch, {grid.x, grid.y, grid.z},
                   {block.x, block.y, block.z});
+      checkParameterSpace(launch);
       return WalkResult::advance();
     }
     if (isLoop(op)) {
@@ -213,6 +216,31 @@ void VerifyGpuPass::checkLaunch(Operation *op, ValueRange grid,
                  << " blocks along " << kDims[d] << " (the device allows "
                  << kGridLimits[d] << ")";
   }
+}
+
+/// Bytes a kernel operand takes in the parameter space: a memref is its
+/// descriptor (two pointers, an offset, sizes and strides), a scalar its
+/// width rounded up to 4 bytes.
+static int64_t parameterBytes(Type type) {
+  if (auto memref = dyn_cast<MemRefType>(type))
+    return 8 * (3 + 2 * memref.getRank());
+  if (type.isIntOrFloat())
+    return std::max<int64_t>(4,
+                             llvm::divideCeil(type.getIntOrFloatBitWidth(), 8));
+  return 8;
+}
+
+void VerifyGpuPass::checkParameterSpace(gpu::LaunchFuncOp launch) {
+  // PTX before ISA 8.1 (sift targets +ptx80) allows 4352 bytes of kernel
+  // parameters.
+  static const int64_t kParameterSpace = 4352;
+  int64_t bytes = 0;
+  for (Value operand : launch.getKernelOperands())
+    bytes += parameterBytes(operand.getType());
+  if (bytes > kParameterSpace)
+    report(launch) << "'" << launch->getName() << "' passes " << bytes
+                   << " bytes of kernel parameters (the device allows "
+                   << kParameterSpace << ")";
 }
 
 void VerifyGpuPass::runOnOperation() {

@@ -376,7 +376,9 @@ def SiftVerifyGpu : Pass<"sift-verify-gpu", "ModuleOp"> {
       malloc);
     - a launch with constant sizes above `max-threads-per-block` threads
       per block, or a block or grid extent above the CUDA limits (block
-      1024 x 1024 x 64, grid 2^31-1 x 65535 x 65535).
+      1024 x 1024 x 64, grid 2^31-1 x 65535 x 65535);
+    - a `gpu.launch_func` whose kernel operands take more than the 4352
+      bytes of parameter space of PTX 8.0.
 
     With `warn-only`, the findings are warnings and the pass succeeds (the
     work left on the host is visible but not fatal).
