@@ -35,3 +35,42 @@ config.substitutions.append(("%shlibs", ",".join([
     os.path.join(llvm_lib_dir, "libomp.so"),
     os.path.join(config.sift_obj_root, "lib", "libsift_runtime.so"),
 ])))
+
+# GPU tests. `ptxas`: the CUDA toolkit's PTX assembler (in
+# $CUDA_HOME/bin, /usr/local/cuda/bin or PATH) checks the PTX the GPU
+# pipeline makes. `cuda-driver`: the CUDA driver loads and finds a device,
+# so compiled code can run on it; tests that need one carry
+# `REQUIRES: cuda-driver` and are unsupported elsewhere.
+import ctypes
+import shutil
+
+cuda_home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+ptxas = shutil.which("ptxas", path=os.pathsep.join(
+    [os.path.join(cuda_home, "bin"), "/usr/local/cuda/bin",
+     os.environ.get("PATH", "")]))
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+    config.substitutions.append(
+        ("%cuda_toolkit", os.path.dirname(os.path.dirname(ptxas))))
+config.substitutions.append(
+    ("%extract_ptx", "python3 " + os.path.join(config.sift_src_root, "test",
+                                               "GPU", "Inputs",
+                                               "extract_ptx.py")))
+
+
+def cuda_device_present():
+    if os.environ.get("SIFT_CUDA_DISABLE") == "1":
+        return False
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    count = ctypes.c_int(0)
+    return (cuda.cuInit(0) == 0 and
+            cuda.cuDeviceGetCount(ctypes.byref(count)) == 0 and
+            count.value > 0)
+
+
+if cuda_device_present():
+    config.available_features.add("cuda-driver")

@@ -21,16 +21,23 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 #include <mutex>
 
 namespace mlir {
 namespace sift {
 
-/// Every upstream dialect and extension, and the sift dialect.
+/// Every upstream dialect and extension, the sift dialect, and what
+/// `gpu-module-to-binary` needs to serialize kernels: the NVVM target
+/// (`#nvvm.target`) and the GPU dialects' translations to LLVM IR (without
+/// them serialization fails with "missing LLVMTranslationDialectInterface").
 inline void registerAllSiftDialects(DialectRegistry &registry) {
   registerAllDialects(registry);
   registerAllExtensions(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registerAllGPUToLLVMIRTranslations(registry);
   registry.insert<SiftDialect>();
 }
 

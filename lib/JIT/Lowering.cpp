@@ -40,9 +40,16 @@ llvm::Error jit::lowerToLLVM(SourceModule &source, const TargetBackend &backend,
 
 llvm::Error jit::generateCode(SourceModule &source, TargetBackend &backend,
                               unsigned optLevel) {
-  if (llvm::Error e = backend.load(source.getModule(), optLevel))
+  if (llvm::Error e = backend.load(source.getModule(), optLevel)) {
+    std::string message;
+    ErrorCode code = consumeError(std::move(e), &message);
+    // A target that cannot run here (no CUDA driver or device) says so as
+    // it is.
+    if (code == ErrorCode::Unsupported)
+      return makeError(code, message);
     return makeError(ErrorCode::CompileError,
-                     "JIT compilation failed: " + llvm::toString(std::move(e)) +
-                         "\n" + source.getDiagnostics());
+                     "JIT compilation failed: " + message + "\n" +
+                         source.getDiagnostics());
+  }
   return llvm::Error::success();
 }

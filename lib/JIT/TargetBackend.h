@@ -69,6 +69,11 @@ createTargetBackend(const CompileOptions &options);
 /// (CpuTarget.cpp).
 std::unique_ptr<TargetBackend> createCpuBackend(unsigned numThreads);
 
+/// An NVIDIA GPU: the sift GPU pipeline, host code through
+/// mlir::ExecutionEngine calling the sift CUDA runtime layer; loading fails
+/// with "no CUDA driver/device: ..." where there is none (CudaTarget.cpp).
+std::unique_ptr<TargetBackend> createCudaBackend();
+
 } // namespace jit
 } // namespace sift
 } // namespace mlir

@@ -6,6 +6,8 @@
 
 #include "sift/Runtime/SiftRuntime.h"
 
+#include "sift/Runtime/CudaRuntime.h"
+
 #include <algorithm>
 #include <csetjmp>
 #include <cstdint>
@@ -163,6 +165,10 @@ extern "C" const char *sift_rt_error_message(int64_t code) {
     return "out of memory";
   case SIFT_RT_ERROR_EXTENT_MISMATCH:
     return "operands of one op disagree on an extent";
+  case SIFT_RT_ERROR_CUDA:
+    return "a CUDA driver call failed";
+  case SIFT_RT_ERROR_NO_CUDA:
+    return "no CUDA driver/device";
   default:
     return "unknown sift runtime error";
   }
@@ -208,6 +214,10 @@ extern "C" size_t sift_rt_format_error(int64_t code, const int64_t *values,
     n = std::snprintf(buffer, size,
                       "out of memory: cannot allocate a buffer of %lld bytes",
                       a);
+    break;
+  case SIFT_RT_ERROR_CUDA:
+  case SIFT_RT_ERROR_NO_CUDA:
+    n = static_cast<int>(sift_cuda_format_error(code, v, buffer, size));
     break;
   case SIFT_RT_ERROR_EXTENT_MISMATCH:
     n = c > 0 ? std::snprintf(buffer, size,

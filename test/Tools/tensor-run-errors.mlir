@@ -69,8 +69,10 @@ func.func @scale(%a: tensor<?xf64>, %k: f64) -> f64 {
 // RUN: not tensor-run %s 2>&1 | FileCheck %s --check-prefix=NOENTRY
 // NOENTRY: tensor-run: error: the module has 2 functions and none is @main: choose one with -e (add, scale)
 
-// RUN: not tensor-run %s -e add --random --target cuda 2>&1 | FileCheck %s --check-prefix=CUDA
-// CUDA: tensor-run: error: target 'cuda' is not available: no CUDA support in this build/no GPU
+// Without a CUDA driver (SIFT_CUDA_DISABLE=1 acts as if there were none)
+// the cuda target compiles, then stops (test/GPU/cuda-target.mlir).
+// RUN: env SIFT_CUDA_DISABLE=1 not tensor-run %s -e add --random --target cuda 2>&1 | FileCheck %s --check-prefix=CUDA
+// CUDA: tensor-run: error: no CUDA driver/device: libcuda.so.1 not loaded (SIFT_CUDA_DISABLE=1)
 
 // RUN: not tensor-run %s -e add --random --target tpu 2>&1 | FileCheck %s --check-prefix=TARGET
 // TARGET: tensor-run: error: unknown target 'tpu' (expected cpu or cuda)

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <numeric>
 #include <string>
 #include <tuple>
@@ -481,14 +482,47 @@ TEST(EngineCompileTest, VerifierErrorIsAParseError) {
       << message;
 }
 
-TEST(EngineCompileTest, CudaTargetIsUnsupported) {
+/// Elementwise work only: every loop becomes a kernel.
+const char *kGpuProgram =
+    "func.func @add(%a: tensor<1024xf32>, %b: tensor<1024xf32>) -> "
+    "tensor<1024xf32> {\n"
+    "  %r = arith.addf %a, %b : tensor<1024xf32>\n"
+    "  return %r : tensor<1024xf32>\n"
+    "}\n";
+
+// The CUDA target compiles (the GPU pipeline runs) and, without a CUDA
+// driver, fails to load with a clear error, never a crash. SIFT_CUDA_DISABLE
+// makes the runtime act as if libcuda.so.1 were missing, so the test says
+// the same on machines with a GPU (each test runs in its own process).
+TEST(EngineCompileTest, CudaTargetWithoutDriverIsAClearError) {
+  ::setenv("SIFT_CUDA_DISABLE", "1", /*overwrite=*/1);
   CompileOptions options;
   options.target = Target::CUDA;
-  auto [code, message] = errorOf(Engine::compileSource(kProgram, options));
+  auto [code, message] = errorOf(Engine::compileSource(kGpuProgram, options));
   EXPECT_EQ(code, ErrorCode::Unsupported);
-  EXPECT_NE(message.find("no CUDA support in this build/no GPU"),
+  EXPECT_EQ(message.rfind("no CUDA driver/device: ", 0), 0u) << message;
+  EXPECT_NE(message.find("SIFT_CUDA_DISABLE=1"), std::string::npos) << message;
+}
+
+// A program the GPU pipeline cannot keep on the device fails to compile for
+// the CUDA target, naming what stays on the host (before any driver check).
+TEST(EngineCompileTest, CudaTargetRejectsHostLoops) {
+  ::setenv("SIFT_CUDA_DISABLE", "1", /*overwrite=*/1);
+  const char *source =
+      "func.func @sorted(%a: tensor<64xf32>) -> tensor<64xf32> {\n"
+      "  %s:2 = sift.sort %a : tensor<64xf32> -> tensor<64xf32>, "
+      "tensor<64xi64>\n"
+      "  return %s#0 : tensor<64xf32>\n"
+      "}\n";
+  CompileOptions options;
+  options.target = Target::CUDA;
+  auto [code, message] =
+      errorOf(Engine::compileSource(source, options, "sort.mlir"));
+  EXPECT_EQ(code, ErrorCode::CompileError);
+  EXPECT_NE(message.find("stays on the host between kernels"),
             std::string::npos)
       << message;
+  EXPECT_NE(message.find("sort.mlir:2:"), std::string::npos) << message;
 }
 
 TEST(EngineCompileTest, BadOptLevel) {

@@ -67,3 +67,63 @@ TEST(ErrorTest, AllocationFailureEndsTheCall) {
   int64_t value = 0;
   EXPECT_EQ(sift_rt_take_error(&value), SIFT_RT_ERROR_OUT_OF_MEMORY);
 }
+
+//===----------------------------------------------------------------------===//
+// The CUDA runtime layer without a driver
+//===----------------------------------------------------------------------===//
+
+#include "sift/Runtime/CudaRuntime.h"
+
+#include <cstdlib>
+
+namespace {
+void *cudaAllocResult = reinterpret_cast<void *>(1);
+
+/// What code lowered by gpu-to-llvm does first: a stream, a device buffer.
+void allocateOnTheDevice(void **) {
+  void *stream = mgpuStreamCreate();
+  cudaAllocResult = mgpuMemAlloc(64, stream, false);
+  mgpuMemFree(cudaAllocResult, stream);
+  mgpuStreamSynchronize(stream);
+  mgpuStreamDestroy(stream);
+}
+} // namespace
+
+// Without a driver (SIFT_CUDA_DISABLE=1 acts as if libcuda.so.1 were
+// missing; each test runs in its own process), every entry point records
+// the call's error and returns null handles instead of crashing.
+TEST(CudaRuntimeTest, NoDriverIsAnErrorOfTheCall) {
+  ::setenv("SIFT_CUDA_DISABLE", "1", /*overwrite=*/1);
+  char status[256];
+  EXPECT_EQ(sift_cuda_status(status, sizeof(status)), SIFT_CUDA_NO_DRIVER);
+  EXPECT_EQ(std::string(status), "no CUDA driver/device: libcuda.so.1 not "
+                                 "loaded (SIFT_CUDA_DISABLE=1)");
+
+  int64_t values[3] = {0, 0, 0};
+  EXPECT_EQ(sift_rt_run(allocateOnTheDevice, nullptr, values),
+            SIFT_RT_ERROR_NO_CUDA);
+  EXPECT_EQ(cudaAllocResult, nullptr);
+  // The first error wins: the stream that could not be created.
+  EXPECT_EQ(values[0], SIFT_CUDA_NO_DRIVER);
+  EXPECT_EQ(values[1], SIFT_CUDA_STREAM_CREATE);
+  char text[256];
+  sift_rt_format_error(SIFT_RT_ERROR_NO_CUDA, values, text, sizeof(text));
+  EXPECT_EQ(std::string(text),
+            "no CUDA driver/device: mgpuStreamCreate called: libcuda.so.1 "
+            "not loaded (SIFT_CUDA_DISABLE=1)");
+  EXPECT_EQ(std::string(sift_rt_error_message(SIFT_RT_ERROR_NO_CUDA)),
+            "no CUDA driver/device");
+}
+
+// Without SIFT_CUDA_DISABLE, on this machine or one with a GPU: the status
+// is either ready or a "no CUDA driver/device" message, never a crash.
+TEST(CudaRuntimeTest, StatusNamesWhatIsMissing) {
+  ::unsetenv("SIFT_CUDA_DISABLE");
+  char status[512];
+  int64_t code = sift_cuda_status(status, sizeof(status));
+  if (code == SIFT_CUDA_AVAILABLE)
+    EXPECT_EQ(std::string(status), "CUDA device 0 ready");
+  else
+    EXPECT_EQ(std::string(status).rfind("no CUDA driver/device: ", 0), 0u)
+        << status;
+}

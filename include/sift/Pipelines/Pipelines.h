@@ -15,6 +15,12 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
+/// Where --sift-gpu-pipeline looks for ptxas and libdevice by default (set by
+/// defining SIFT_CUDA_TOOLKIT_DEFAULT when building changes it).
+#ifndef SIFT_CUDA_TOOLKIT_DEFAULT
+#define SIFT_CUDA_TOOLKIT_DEFAULT "/usr/local/cuda"
+#endif
+
 namespace mlir {
 namespace sift {
 
@@ -75,7 +81,70 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
 /// malloc), as the ownership-based buffer deallocation guarantees.
 void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
 
-/// Registers `--sift-cpu-pipeline` (and later pipelines) and the passes of
+/// Options of `--sift-gpu-pipeline` (in a textual pipeline:
+/// `sift-gpu-pipeline{chip=sm_80 format=bin}`).
+struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("The GPU architecture the kernels are compiled for "
+                     "(sm_80, sm_90, ...)"),
+      llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("PTX features of the NVVM target; +ptx80 (PTX 8.0) is "
+                     "the oldest that sm_90 accepts"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("What gpu-module-to-binary embeds: isa (PTX, made "
+                     "in-process), bin (a cubin, from ptxas), fatbin (from "
+                     "ptxas and fatbinary), offloading or llvm"),
+      llvm::cl::init("isa")};
+  PassOptions::Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("The CUDA toolkit whose bin/ptxas makes cubins (format "
+                     "bin and fatbin)"),
+      llvm::cl::init(SIFT_CUDA_TOOLKIT_DEFAULT)};
+  PassOptions::Option<std::string> libdevice{
+      *this, "libdevice",
+      llvm::cl::desc("libdevice bitcode linked into every kernel module "
+                     "(math functions); empty: <toolkit>/nvvm/libdevice/"
+                     "libdevice.10.bc"),
+      llvm::cl::init("")};
+  PassOptions::Option<int64_t> threads{
+      *this, "threads",
+      llvm::cl::desc("Threads per block of the loops mapped to kernels"),
+      llvm::cl::init(256)};
+  PassOptions::Option<unsigned> optLevel{
+      *this, "opt-level",
+      llvm::cl::desc("LLVM optimization level of the kernels (0-3)"),
+      llvm::cl::init(3)};
+  PassOptions::Option<bool> fuse{
+      *this, "fuse",
+      llvm::cl::desc("Form kernels first (--sift-fuse): one kernel over the "
+                     "rows of a batched function, a block per row"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> allowHostCode{
+      *this, "allow-host-code",
+      llvm::cl::desc("Warn, instead of failing, where --sift-verify-gpu finds "
+                     "work left on the host between kernels"),
+      llvm::cl::init(false)};
+  PassOptions::Option<int64_t> reductionLanes{
+      *this, "reduction-lanes",
+      llvm::cl::desc("Partial sums of a blocked float sum (as in the CPU "
+                     "pipeline, so that both sum in the same order)"),
+      llvm::cl::init(256)};
+};
+
+/// Lowers a module of sift and upstream tensor ops for an NVIDIA GPU: the
+/// parallel loops become kernels in `gpu.module`s serialized to PTX or cubin
+/// (`gpu.binary`), the host code becomes the LLVM dialect calling the
+/// `mgpu*` functions of the sift CUDA runtime (sift/Runtime/CudaRuntime.h).
+/// Fails where --sift-verify-gpu finds work left on the host unless
+/// `allowHostCode`.
+void buildGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &options);
+
+/// Registers `--sift-cpu-pipeline`, `--sift-gpu-pipeline` and the passes of
 /// sift/Transforms/Passes.h they are built from with the pass registry, for
 /// tensor-opt and textual pipelines.
 void registerSiftPipelines();

@@ -55,6 +55,12 @@ enum SiftRtErrorCode {
   /// (`--sift-check-extents`): v0 and v1 = the two extents, v2 = the op's
   /// source line (0 when unknown).
   SIFT_RT_ERROR_EXTENT_MISMATCH = 9,
+  /// A CUDA driver call of the CUDA runtime layer (CudaRuntime.h) failed:
+  /// v0 = the CUresult, v1 = the mgpu* entry point (SiftCudaEntry), v2 = 0.
+  SIFT_RT_ERROR_CUDA = 10,
+  /// The CUDA runtime layer was called without a usable driver or device:
+  /// v0 = the reason (SiftCudaUnavailable), v1 = the entry point.
+  SIFT_RT_ERROR_NO_CUDA = 11,
 };
 
 /// Records an error of the running call unless one is already recorded (the

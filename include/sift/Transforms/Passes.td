@@ -269,10 +269,157 @@ def SiftOutlineLines : Pass<"sift-outline-lines", "ModuleOp"> {
     (`scf.forall`, `scf.parallel`, or such a function) is marked
     `sift.called_in_parallel`: its own loops run sequentially, as when it
     was inline (`--sift-sequentialize-inner-parallel-dims`). Run it after
-    one-shot bufferization and before the
-    deallocation pipeline, which then sees plain calls.
+    one-shot bufferization and before the deallocation pipeline, which
+    then sees plain calls.
   }];
   let dependentDialects = ["func::FuncDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// GPU stages (--sift-gpu-pipeline)
+//===----------------------------------------------------------------------===//
+
+def SiftGpuShapeParallelLoops
+    : Pass<"sift-gpu-shape-parallel-loops", "func::FuncOp"> {
+  let summary = "Give scf.parallel nests the shape of a GPU launch: blocks "
+                "outside, at most `threads` threads inside";
+  let description = [{
+    Prepares buffer-level parallel loops for `gpu-map-parallel-loops` and
+    `convert-parallel-loops-to-gpu`, which map the outermost `scf.parallel`
+    of a nest to blocks, the next one to threads and deeper ones to
+    sequential loops, with one thread per iteration.
+
+    - An outermost `scf.parallel` with no parallel loop inside (an
+      elementwise loop) is tiled by `threads` along its last dimension: the
+      tiles become blocks, the iterations of a tile threads.
+    - A `scf.parallel` directly nested in an outermost one (the per-row work
+      of a `--sift-fuse` kernel: one block per row) becomes a loop over at
+      most `threads` threads, each of which strides over the original
+      iterations (thread `t` runs iterations `t`, `t + threads`, ...), so a
+      row of any length fits in one block and neighbouring threads touch
+      neighbouring elements.
+
+    Loops with results (reductions) are left alone.
+
+    Example (threads = 256):
+
+    ```mlir
+    scf.parallel (%i) = (%c0) to (%c10000) step (%c1) { ... }
+    // becomes
+    scf.parallel (%b) = (%c0) to (%c10000) step (%c256) {
+      scf.parallel (%t) = (%c0) to (%c256) step (%c1) {
+        // if %b + %t < 10000: ...
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"threads", "threads", "int64_t", /*default=*/"256",
+           "Threads per block">
+  ];
+  let dependentDialects = ["scf::SCFDialect", "arith::ArithDialect"];
+}
+
+def SiftGpuHoistKernelAllocs
+    : Pass<"sift-gpu-hoist-kernel-allocs", "func::FuncOp"> {
+  let summary = "Replace a kernel's scratch allocations by slices of one "
+                "device buffer per allocation, allocated by the host";
+  let description = [{
+    A `--sift-fuse` row kernel allocates its per-row scratch buffers inside
+    the kernel (the bufferized sift ops on one row). On a GPU that is a
+    device `malloc` per thread. This pass moves every `memref.alloc` of a
+    `gpu.launch` body that has a static shape and an identity layout and is
+    not inside a loop of the kernel out of the kernel: the host allocates
+    one device buffer (`gpu.alloc`) per launch, with a slot per thread that
+    holds every such allocation at a fixed 64-byte aligned offset, before
+    the launch and frees it after it; in the kernel each allocation becomes
+    a `memref.view` of its place in the thread's slot, and its
+    deallocations are dropped. Allocations with dynamic sizes or inside
+    loops stay (`--sift-verify-gpu` reports them).
+  }];
+  let dependentDialects = ["gpu::GPUDialect", "memref::MemRefDialect",
+                           "arith::ArithDialect"];
+}
+
+def SiftGpuDeviceBuffers : Pass<"sift-gpu-device-buffers", "ModuleOp"> {
+  let summary = "Allocate the host code's buffers in device memory "
+                "(memref.alloc to gpu.alloc)";
+  let description = [{
+    Every `memref.alloc` and `memref.dealloc` of host code (outside
+    `gpu.launch` and `gpu.module`) becomes `gpu.alloc` / `gpu.dealloc`, so
+    that the buffers kernels read and write live in device memory. Host
+    code that still reads or writes such a buffer is what
+    `--sift-verify-gpu` reports. Allocations inside kernels are left for
+    the verifier to report.
+  }];
+  let dependentDialects = ["gpu::GPUDialect"];
+}
+
+def SiftGpuPrepareModules : Pass<"sift-gpu-prepare-modules", "ModuleOp"> {
+  let summary = "Expand gpu.subgroup_reduce to shuffles and give each "
+                "gpu.module the NVPTX64 data layout";
+  let description = [{
+    Inside every `gpu.module`: `gpu.subgroup_reduce` (which
+    `convert-gpu-to-nvvm` does not lower) becomes a butterfly of
+    `gpu.shuffle` over 32 lanes, and the module gets the NVPTX64 data
+    layout (`llvm.data_layout`), without which the LLVM IR of the kernels
+    aligns 64-bit values to 4 bytes and the NVPTX back end splits every
+    i64 load and store in two.
+  }];
+  let dependentDialects = ["gpu::GPUDialect", "LLVM::LLVMDialect"];
+}
+
+def SiftGpuHostBoundary : Pass<"sift-gpu-host-boundary", "ModuleOp"> {
+  let summary = "Copy a public function's buffer arguments to the device on "
+                "entry and its buffer results to the host on return";
+  let description = [{
+    After `--sift-gpu-device-buffers`, kernels read and write device memory,
+    but a public function is called with host buffers and must return host
+    buffers. This pass gives every public function with a body a boundary:
+    on entry each memref argument is copied into a `gpu.alloc` buffer
+    (`gpu.memcpy`), which replaces it in the body; before each return each
+    memref result is copied into a host `memref.alloc` (marked
+    `sift.host_result`, which `--sift-verify-gpu` accepts) that is returned
+    instead, and the device copies of the arguments and the device results
+    are freed. The results are the only device-to-host copies of a call.
+  }];
+  let dependentDialects = ["gpu::GPUDialect", "memref::MemRefDialect"];
+}
+
+def SiftVerifyGpu : Pass<"sift-verify-gpu", "ModuleOp"> {
+  let summary = "Fail if work stays on the host between kernels, a kernel "
+                "allocates, or a launch exceeds the device's limits";
+  let description = [{
+    Checks a module after its parallel loops became `gpu.launch` (or were
+    outlined to `gpu.launch_func`). Each finding is an error at the op:
+
+    - a loop of host code (scf.for, scf.while, scf.parallel, scf.forall,
+      affine.for) that reads or writes memory: a loop over tensor data
+      that runs on the host between kernels (the sequential loops the
+      upstream mapping leaves for sort, top-k and other data-dependent
+      ops);
+    - an op of host code outside such loops that reads or writes a buffer
+      (memref.load/store, memref.copy, linalg ops ...);
+    - an allocation of host memory in host code (memref.alloc/alloca);
+    - a constant buffer (memref.get_global) used by host code, which lives
+      in host memory;
+    - an allocation inside a kernel (memref.alloc, gpu.alloc, a call of
+      malloc);
+    - a launch with constant sizes above `max-threads-per-block` threads
+      per block, or a block or grid extent above the CUDA limits (block
+      1024 x 1024 x 64, grid 2^31-1 x 65535 x 65535);
+    - a `gpu.launch_func` whose kernel operands take more than the 4352
+      bytes of parameter space of PTX 8.0.
+
+    With `warn-only`, the findings are warnings and the pass succeeds (the
+    work left on the host is visible but not fatal).
+  }];
+  let options = [
+    Option<"maxThreadsPerBlock", "max-threads-per-block", "int64_t",
+           /*default=*/"1024", "Threads a block may have">,
+    Option<"warnOnly", "warn-only", "bool", /*default=*/"false",
+           "Report findings as warnings and succeed">
+  ];
 }
 
 #endif // SIFT_TRANSFORMS_PASSES_TD

@@ -1,0 +1,112 @@
+//===- GpuPipeline.cpp - --sift-gpu-pipeline ------------------------------===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+// The NVIDIA GPU pipeline: the shared stages of Stages.h, then the parallel
+// loops become kernels (upstream loop mapping), the kernels NVVM and PTX
+// (or cubins), and the host code the LLVM dialect calling the mgpu*
+// functions of the sift CUDA runtime.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Stages.h"
+
+#include "sift/Pipelines/Pipelines.h"
+#include "sift/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::sift;
+using namespace mlir::sift::pipelines;
+
+/// Buffers to kernels: every parallel loop nest becomes a gpu.launch, then
+/// an outlined gpu.func in a gpu.module.
+static void addGpuKernelStage(OpPassManager &pm,
+                              const GpuPipelineOptions &options) {
+  // The --sift-fuse kernels (one scf.forall over the rows of a batch) and
+  // the parallel dimensions of structured ops become scf.parallel.
+  addPasses(pm, "scf-forall-to-parallel,convert-linalg-to-parallel-loops");
+  // Blocks outside, at most `threads` threads inside: a row kernel gets a
+  // block per row whose threads stride over the row; a flat elementwise
+  // loop is tiled into blocks.
+  SiftGpuShapeParallelLoopsOptions shape;
+  shape.threads = options.threads;
+  pm.addNestedPass<func::FuncOp>(createSiftGpuShapeParallelLoops(shape));
+  // Outermost parallel loops to blocks, the next level to threads, deeper
+  // ones to sequential loops; then each mapped nest becomes a gpu.launch.
+  // What is not a parallel loop (the sequential loops of sort, top-k and
+  // other data-dependent ops) stays on the host: --sift-verify-gpu below.
+  addPasses(pm, "func.func(gpu-map-parallel-loops,convert-parallel-loops-to-"
+                "gpu),lower-affine,canonicalize,cse");
+  // A kernel's scratch buffers (a row kernel's per-row temporaries) become
+  // slots of device buffers the host allocates around the launch.
+  pm.addNestedPass<func::FuncOp>(createSiftGpuHoistKernelAllocs());
+  // The buffers kernels use live in device memory.
+  pm.addPass(createSiftGpuDeviceBuffers());
+  // Public functions keep a host interface: arguments are copied to the
+  // device on entry, results back to the host on return.
+  pm.addPass(createSiftGpuHostBoundary());
+  addPasses(pm, "gpu-kernel-outlining");
+  // Nothing silently left behind: host loops over data, host buffers,
+  // allocating kernels and oversized launches are errors (warnings with
+  // allow-host-code).
+  SiftVerifyGpuOptions verify;
+  verify.warnOnly = options.allowHostCode;
+  pm.addPass(createSiftVerifyGpu(verify));
+}
+
+/// Kernels to NVVM, then the host code to the LLVM dialect and the kernels
+/// to PTX or cubins.
+static void addGpuCodegenStage(OpPassManager &pm,
+                               const GpuPipelineOptions &options) {
+  // Subgroup reductions to shuffles, the NVPTX64 data layout.
+  pm.addPass(createSiftGpuPrepareModules());
+  // The target of every gpu.module: chip, PTX version and libdevice, which
+  // must be linked explicitly (the math functions are __nv_* calls until
+  // then).
+  std::string libdevice = options.libdevice;
+  if (libdevice.empty())
+    libdevice = options.toolkit + "/nvvm/libdevice/libdevice.10.bc";
+  addPasses(pm, llvm::formatv("nvvm-attach-target{{chip={0} features={1} O={2} "
+                              "l={3}}",
+                              std::string(options.chip),
+                              std::string(options.features),
+                              unsigned(options.optLevel), libdevice)
+                    .str());
+  // Device code first, as upstream's gpu-lower-to-nvvm-pipeline does: the
+  // module-level host conversions below must not see gpu.func bodies.
+  addPasses(pm, "gpu.module(expand-strided-metadata,lower-affine,"
+                "convert-scf-to-cf,convert-gpu-to-nvvm,canonicalize,cse,"
+                "reconcile-unrealized-casts)");
+  // Host code: launches, allocations and copies on one stream per call,
+  // synchronized before the function returns.
+  addPasses(pm, "func.func(gpu-async-region)");
+  addPasses(pm, "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
+                "convert-scf-to-cf,convert-math-to-llvm,convert-math-to-libm,"
+                "convert-arith-to-llvm,convert-index-to-llvm,"
+                "func.func(llvm-request-c-wrappers),convert-func-to-llvm,"
+                "convert-cf-to-llvm,gpu-to-llvm,reconcile-unrealized-casts,"
+                "canonicalize,cse");
+  // Kernels to PTX (format=isa, in-process) or cubins (ptxas of the
+  // toolkit).
+  addPasses(pm, llvm::formatv("gpu-module-to-binary{{format={0} toolkit={1}}",
+                              std::string(options.format),
+                              std::string(options.toolkit))
+                    .str());
+}
+
+void mlir::sift::buildGpuPipeline(OpPassManager &pm,
+                                  const GpuPipelineOptions &options) {
+  // Kernels over the rows of a batched function (one block per row).
+  if (options.fuse)
+    pm.addNestedPass<func::FuncOp>(createSiftFuse());
+  addSiftToLinalgStage(pm);
+  addTensorFusionStage(pm, options.reductionLanes);
+  // The lowering's routines stay inline: a kernel cannot call a host
+  // function (they are inlined when the loops become branches).
+  addBufferizationStage(pm, /*outlineRoutines=*/false);
+  addGpuKernelStage(pm, options);
+  addGpuCodegenStage(pm, options);
+}

@@ -1,0 +1,157 @@
+//===- GpuHoistKernelAllocs.cpp - --sift-gpu-hoist-kernel-allocs ----------===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sift/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace mlir {
+namespace sift {
+#define GEN_PASS_DEF_SIFTGPUHOISTKERNELALLOCS
+#include "sift/Transforms/Passes.h.inc"
+} // namespace sift
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::sift;
+
+/// Bytes of one thread's slot for `type`, 64-byte aligned; 0 when the
+/// allocation cannot be hoisted (dynamic shape, layout, memory space, or an
+/// element without a fixed byte size).
+static int64_t slotBytes(MemRefType type) {
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+      type.getMemorySpace())
+    return 0;
+  Type element = type.getElementType();
+  int64_t elementBytes;
+  if (element.isIndex())
+    elementBytes = 8;
+  else if (element.isIntOrFloat())
+    elementBytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+  else
+    return 0;
+  return llvm::alignTo(
+      std::max<int64_t>(1, type.getNumElements()) * elementBytes, 64);
+}
+
+/// Whether `value` is one of the `hoisted` views, or a view of one (through
+/// casts, views and metadata extraction).
+static bool isHoisted(Value value,
+                      const llvm::SmallPtrSetImpl<Operation *> &hoisted) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (hoisted.contains(def))
+      return true;
+    if (auto meta = dyn_cast<memref::ExtractStridedMetadataOp>(def)) {
+      value = meta.getSource();
+      continue;
+    }
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
+      value = view.getViewSource();
+      continue;
+    }
+    return false;
+  }
+  return false;
+}
+
+static void hoistFrom(gpu::LaunchOp launch) {
+  SmallVector<memref::AllocOp> allocs;
+  launch.getBody().walk([&](memref::AllocOp alloc) {
+    // Not inside a loop of the kernel: one slot per thread must be enough.
+    for (Operation *p = alloc->getParentOp(); p != launch; p = p->getParentOp())
+      if (isa<LoopLikeOpInterface>(p))
+        return;
+    if (slotBytes(alloc.getType()) > 0)
+      allocs.push_back(alloc);
+  });
+  if (allocs.empty())
+    return;
+
+  // Host: one buffer for the launch, a slot per thread holding each
+  // allocation at a fixed offset (one kernel parameter, however many
+  // allocations).
+  SmallVector<int64_t> offsets;
+  int64_t slot = 0;
+  for (memref::AllocOp alloc : allocs) {
+    offsets.push_back(slot);
+    slot += slotBytes(alloc.getType());
+  }
+  OpBuilder b(launch);
+  Location loc = launch.getLoc();
+  Value threads = launch.getGridSizeX();
+  for (Value size :
+       {launch.getGridSizeY(), launch.getGridSizeZ(), launch.getBlockSizeX(),
+        launch.getBlockSizeY(), launch.getBlockSizeZ()})
+    threads = arith::MulIOp::create(b, loc, threads, size);
+  auto bufferType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type());
+  Value slotSize = arith::ConstantIndexOp::create(b, loc, slot);
+  Value bytes = arith::MulIOp::create(b, loc, threads, slotSize);
+  Value buffer = gpu::AllocOp::create(b, loc, bufferType, Type(), ValueRange(),
+                                      ValueRange{bytes}, ValueRange(),
+                                      /*hostShared=*/false)
+                     .getMemref();
+  b.setInsertionPointAfter(launch);
+  gpu::DeallocOp::create(b, loc, Type(), ValueRange(), buffer);
+
+  // Kernel: the linear id of this thread.
+  Block &body = launch.getBody().front();
+  b.setInsertionPointToStart(&body);
+  gpu::KernelDim3 block = launch.getBlockIds();
+  gpu::KernelDim3 thread = launch.getThreadIds();
+  gpu::KernelDim3 grid = launch.getGridSize();
+  gpu::KernelDim3 size = launch.getBlockSize();
+  auto mul = [&](Value x, Value y) {
+    return arith::MulIOp::create(b, loc, x, y).getResult();
+  };
+  auto add = [&](Value x, Value y) {
+    return arith::AddIOp::create(b, loc, x, y).getResult();
+  };
+  Value blockId = add(mul(add(mul(block.z, grid.y), block.y), grid.x), block.x);
+  Value threadId =
+      add(mul(add(mul(thread.z, size.y), thread.y), size.x), thread.x);
+  Value perBlock = mul(mul(size.x, size.y), size.z);
+  Value id = add(mul(blockId, perBlock), threadId);
+
+  Value base = mul(id, arith::ConstantIndexOp::create(b, loc, slot));
+  llvm::SmallPtrSet<Operation *, 8> hoisted;
+  for (auto [alloc, offset] : llvm::zip(allocs, offsets)) {
+    OpBuilder ab(alloc);
+    Value shift = arith::AddIOp::create(
+        ab, alloc.getLoc(), base,
+        arith::ConstantIndexOp::create(ab, alloc.getLoc(), offset));
+    auto view = memref::ViewOp::create(ab, alloc.getLoc(), alloc.getType(),
+                                       buffer, shift, ValueRange());
+    alloc.replaceAllUsesWith(view.getResult());
+    hoisted.insert(view);
+    alloc.erase();
+  }
+  // Their deallocations go (the host frees the buffers).
+  SmallVector<memref::DeallocOp> deallocs;
+  launch.getBody().walk([&](memref::DeallocOp dealloc) {
+    if (isHoisted(dealloc.getMemref(), hoisted))
+      deallocs.push_back(dealloc);
+  });
+  for (memref::DeallocOp dealloc : deallocs)
+    dealloc.erase();
+}
+
+namespace {
+struct GpuHoistKernelAllocsPass
+    : public sift::impl::SiftGpuHoistKernelAllocsBase<
+          GpuHoistKernelAllocsPass> {
+  void runOnOperation() override {
+    SmallVector<gpu::LaunchOp> launches;
+    getOperation().walk([&](gpu::LaunchOp op) { launches.push_back(op); });
+    for (gpu::LaunchOp launch : launches)
+      hoistFrom(launch);
+  }
+};
+} // namespace

@@ -1,0 +1,168 @@
+//===- GpuShapeParallelLoops.cpp - --sift-gpu-shape-parallel-loops --------===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sift/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir {
+namespace sift {
+#define GEN_PASS_DEF_SIFTGPUSHAPEPARALLELLOOPS
+#include "sift/Transforms/Passes.h.inc"
+} // namespace sift
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::sift;
+
+/// Whether `op` has an scf.parallel anywhere in its body.
+static bool hasNestedParallel(scf::ParallelOp op) {
+  bool found = false;
+  op.getBody()->walk([&](scf::ParallelOp) {
+    found = true;
+    return WalkResult::interrupt();
+  });
+  return found;
+}
+
+/// Rewrites `loop` (dimensions d0..dn-1) into sequential scf.for loops in
+/// the same order, run by one thread.
+static void sequentialize(scf::ParallelOp loop) {
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  IRMapping map;
+  for (unsigned d = 0, e = loop.getNumLoops(); d < e; ++d) {
+    auto forOp = scf::ForOp::create(b, loc, loop.getLowerBound()[d],
+                                    loop.getUpperBound()[d], loop.getStep()[d]);
+    map.map(loop.getInductionVars()[d], forOp.getInductionVar());
+    b.setInsertionPointToStart(forOp.getBody());
+  }
+  for (Operation &op : loop.getBody()->without_terminator())
+    b.clone(op, map);
+  loop.erase();
+}
+
+/// Rewrites `loop` (dimensions d0..dn-1) into a loop over `t` in
+/// [0, threads') whose body runs, in sequence, every iteration with
+/// d_{n-1} = lb + (t + k * threads') * step (all k) for every d0..dn-2:
+/// threads' = min(threads, trip count of the last dimension) where that is
+/// a constant.
+static void strideOverThreads(scf::ParallelOp loop, int64_t threads) {
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  unsigned rank = loop.getNumLoops();
+  Value lastLb = loop.getLowerBound()[rank - 1];
+  Value lastUb = loop.getUpperBound()[rank - 1];
+  Value lastStep = loop.getStep()[rank - 1];
+  int64_t used = threads;
+  std::optional<int64_t> lb = getConstantIntValue(lastLb);
+  std::optional<int64_t> ub = getConstantIntValue(lastUb);
+  std::optional<int64_t> step = getConstantIntValue(lastStep);
+  if (lb && ub && step && *step > 0)
+    used = std::max<int64_t>(
+        1, std::min<int64_t>(threads, (*ub - *lb + *step - 1) / *step));
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value count = arith::ConstantIndexOp::create(b, loc, used);
+  auto outer = scf::ParallelOp::create(b, loc, ValueRange{zero},
+                                       ValueRange{count}, ValueRange{one});
+  IRMapping map;
+  b.setInsertionPointToStart(outer.getBody());
+  Value t = outer.getInductionVars()[0];
+  // The leading dimensions run in sequence in every thread.
+  for (unsigned d = 0; d + 1 < rank; ++d) {
+    auto forOp = scf::ForOp::create(b, loc, loop.getLowerBound()[d],
+                                    loop.getUpperBound()[d], loop.getStep()[d]);
+    map.map(loop.getInductionVars()[d], forOp.getInductionVar());
+    b.setInsertionPointToStart(forOp.getBody());
+  }
+  // The last dimension strides over the threads.
+  Value offset = arith::MulIOp::create(b, loc, t, lastStep);
+  Value start = arith::AddIOp::create(b, loc, lastLb, offset);
+  Value stride = arith::MulIOp::create(b, loc, count, lastStep);
+  auto inner = scf::ForOp::create(b, loc, start, lastUb, stride);
+  map.map(loop.getInductionVars()[rank - 1], inner.getInductionVar());
+  b.setInsertionPointToStart(inner.getBody());
+  for (Operation &op : loop.getBody()->without_terminator())
+    b.clone(op, map);
+  loop.erase();
+}
+
+/// Whether the body of the block-level loop `op`, outside its nested
+/// parallel loops, only computes values: then every thread of the block can
+/// run it redundantly, which is how convert-parallel-loops-to-gpu maps code
+/// between thread-level loops. Memory effects, loops and allocations there
+/// (the sequential parts of sort, top-k and scans in a --sift-fuse row
+/// kernel) would run once per thread; such a row runs on one thread.
+static bool blockCodeIsPure(scf::ParallelOp op) {
+  for (Operation &inner : op.getBody()->without_terminator()) {
+    if (isa<scf::ParallelOp>(inner))
+      continue;
+    if (!isMemoryEffectFree(&inner) || inner.getNumRegions() != 0)
+      return false;
+  }
+  return true;
+}
+
+namespace {
+struct GpuShapeParallelLoopsPass
+    : public sift::impl::SiftGpuShapeParallelLoopsBase<
+          GpuShapeParallelLoopsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (threads < 1) {
+      getOperation().emitError("threads must be positive, got ") << threads;
+      return signalPassFailure();
+    }
+    SmallVector<scf::ParallelOp> outermost;
+    getOperation().walk([&](scf::ParallelOp op) {
+      if (!op->getParentOfType<scf::ParallelOp>() && op.getNumResults() == 0)
+        outermost.push_back(op);
+    });
+    for (scf::ParallelOp op : outermost) {
+      if (!hasNestedParallel(op)) {
+        // Blocks of `threads` iterations along the last dimension.
+        SmallVector<int64_t> sizes(op.getNumLoops(), 1);
+        sizes.back() = threads;
+        scf::tileParallelLoop(op, sizes, /*noMinMaxBounds=*/true);
+        continue;
+      }
+      // The parallel loops directly inside (not inside a further parallel
+      // loop) become the block's threads.
+      SmallVector<scf::ParallelOp> nested;
+      if (!blockCodeIsPure(op)) {
+        // One thread per row: the nested loops run in sequence, and the
+        // rows are tiled into blocks of `threads` threads.
+        SmallVector<scf::ParallelOp> all;
+        op.getBody()->walk([&](scf::ParallelOp inner) {
+          if (inner.getNumResults() == 0)
+            all.push_back(inner);
+        });
+        // Innermost first (the walk is post-order).
+        for (scf::ParallelOp inner : all)
+          sequentialize(inner);
+        SmallVector<int64_t> sizes(op.getNumLoops(), 1);
+        sizes.back() = threads;
+        scf::tileParallelLoop(op, sizes, /*noMinMaxBounds=*/true);
+        continue;
+      }
+      op.getBody()->walk([&](scf::ParallelOp inner) {
+        if (inner->getParentOfType<scf::ParallelOp>() == op &&
+            inner.getNumResults() == 0)
+          nested.push_back(inner);
+      });
+      for (scf::ParallelOp inner : nested)
+        strideOverThreads(inner, threads);
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,109 @@
+// The GPU pipeline's buffer passes.
+//
+// RUN: tensor-opt %s --pass-pipeline='builtin.module(func.func(sift-gpu-hoist-kernel-allocs))' -split-input-file | FileCheck %s --check-prefix=HOIST
+// RUN: tensor-opt %s --sift-gpu-device-buffers -split-input-file | FileCheck %s --check-prefix=DEVICE
+// RUN: tensor-opt %s --sift-gpu-host-boundary -split-input-file | FileCheck %s --check-prefix=BOUNDARY
+
+// --sift-gpu-hoist-kernel-allocs: the two static scratch buffers of the
+// kernel become views of one device buffer with a 64 + 128 byte slot per
+// thread (4 blocks x 8 threads), allocated before the launch and freed
+// after it; their deallocations go. The dynamic one and the one in a loop
+// stay.
+// HOIST-LABEL: func.func @scratch
+// HOIST: %[[SLOT:.*]] = arith.constant 192 : index
+// HOIST: %[[BYTES:.*]] = arith.muli %{{.*}}, %[[SLOT]] : index
+// HOIST: %[[BUF:.*]] = gpu.alloc  (%[[BYTES]]) : memref<?xi8>
+// HOIST: gpu.launch
+// HOIST: %[[PER_THREAD:c192.*]] = arith.constant 192 : index
+// HOIST: %[[BASE:[0-9]+]] = arith.muli %{{.*}}, %[[PER_THREAD]] : index
+// HOIST: %[[C0:.*]] = arith.constant 0 : index
+// HOIST: %[[S0:.*]] = arith.addi %[[BASE]], %[[C0]] : index
+// HOIST: memref.view %[[BUF]][%[[S0]]][] : memref<?xi8> to memref<10xf32>
+// HOIST: %[[C64:.*]] = arith.constant 64 : index
+// HOIST: %[[S1:.*]] = arith.addi %[[BASE]], %[[C64]] : index
+// HOIST: memref.view %[[BUF]][%[[S1]]][] : memref<?xi8> to memref<2x8xi64>
+// HOIST: memref.alloc(%{{.*}}) : memref<?xf32>
+// HOIST: scf.for
+// HOIST: memref.alloc() : memref<4xf32>
+// HOIST: memref.dealloc %{{.*}} : memref<4xf32>
+// HOIST-NOT: memref.dealloc %view
+// HOIST: memref.dealloc %{{.*}} : memref<?xf32>
+// HOIST-NOT: memref.dealloc
+// HOIST: gpu.terminator
+// HOIST: gpu.dealloc  %[[BUF]] : memref<?xi8>
+func.func @scratch(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c4, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c8, %sy = %c1, %sz = %c1) {
+    %a = memref.alloc() : memref<10xf32>
+    %b = memref.alloc() : memref<2x8xi64>
+    %d = memref.alloc(%n) : memref<?xf32>
+    scf.for %i = %c0 to %c4 step %c1 {
+      %l = memref.alloc() : memref<4xf32>
+      memref.dealloc %l : memref<4xf32>
+    }
+    memref.dealloc %a : memref<10xf32>
+    %cast = memref.cast %b : memref<2x8xi64> to memref<?x8xi64>
+    memref.dealloc %cast : memref<?x8xi64>
+    memref.dealloc %d : memref<?xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// --sift-gpu-device-buffers: host allocations become device allocations;
+// the kernel's own stays for the verifier.
+// DEVICE-LABEL: func.func @host_buffers
+// DEVICE: %[[M:.*]] = gpu.alloc  (%{{.*}}) : memref<?xf32>
+// DEVICE: gpu.launch
+// DEVICE: memref.alloc() : memref<4xf32>
+// DEVICE: gpu.dealloc  %[[M]] : memref<?xf32>
+// DEVICE-NOT: memref.dealloc %[[M]]
+func.func @host_buffers(%n: index) {
+  %c1 = arith.constant 1 : index
+  %m = memref.alloc(%n) : memref<?xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %k = memref.alloc() : memref<4xf32>
+    %v = arith.constant 1.0 : f32
+    memref.store %v, %m[%tx] : memref<?xf32>
+    gpu.terminator
+  }
+  memref.dealloc %m : memref<?xf32>
+  return
+}
+
+// -----
+
+// --sift-gpu-host-boundary: arguments copied to the device on entry, the
+// result copied to a host buffer before return; the device copies freed.
+// BOUNDARY-LABEL: func.func @boundary
+// BOUNDARY-SAME: (%[[A:.*]]: memref<?xf32>, %[[N:.*]]: index)
+// BOUNDARY: %[[DIM:.*]] = memref.dim %[[A]], %{{.*}} : memref<?xf32>
+// BOUNDARY: %[[DA:.*]] = gpu.alloc  (%[[DIM]]) : memref<?xf32>
+// BOUNDARY: gpu.memcpy  %[[DA]], %[[A]] : memref<?xf32>, memref<?xf32>
+// BOUNDARY: %[[R:.*]] = gpu.alloc  (%[[N]]) : memref<?xf32>
+// BOUNDARY: gpu.launch
+// BOUNDARY: memref.load %[[DA]]
+// BOUNDARY: %[[H:.*]] = memref.alloc(%{{.*}}) {sift.host_result} : memref<?xf32>
+// BOUNDARY: gpu.memcpy  %[[H]], %[[R]] : memref<?xf32>, memref<?xf32>
+// BOUNDARY: gpu.dealloc  %[[DA]] : memref<?xf32>
+// BOUNDARY: gpu.dealloc  %[[R]] : memref<?xf32>
+// BOUNDARY: return %[[H]] : memref<?xf32>
+func.func @boundary(%a: memref<?xf32>, %n: index) -> memref<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = gpu.alloc (%n) : memref<?xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %v = memref.load %a[%c0] : memref<?xf32>
+    memref.store %v, %r[%c0] : memref<?xf32>
+    gpu.terminator
+  }
+  return %r : memref<?xf32>
+}

@@ -1,0 +1,77 @@
+// --sift-gpu-shape-parallel-loops: blocks outside, at most `threads`
+// threads inside.
+//
+// RUN: tensor-opt %s --pass-pipeline='builtin.module(func.func(sift-gpu-shape-parallel-loops{threads=128}))' -split-input-file | FileCheck %s
+
+// A flat elementwise loop is tiled: tiles are blocks, a tile's iterations
+// threads (guarded where the last tile is partial).
+// CHECK-LABEL: func.func @flat
+// CHECK-DAG: %[[C128:.*]] = arith.constant 128 : index
+// CHECK-DAG: %[[C1000:.*]] = arith.constant 1000 : index
+// CHECK: %[[STEP:.*]] = arith.muli %{{.*}}, %[[C128]] : index
+// CHECK: scf.parallel (%[[B:.*]]) = (%{{.*}}) to (%[[C1000]]) step (%[[STEP]])
+// CHECK: scf.parallel (%[[T:.*]]) = (%{{.*}}) to (%[[STEP]])
+// CHECK: scf.if
+// CHECK: memref.store
+func.func @flat(%buf: memref<1000xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1000 = arith.constant 1000 : index
+  %v = arith.constant 1.0 : f32
+  scf.parallel (%i) = (%c0) to (%c1000) step (%c1) {
+    memref.store %v, %buf[%i] : memref<1000xf32>
+  }
+  return
+}
+
+// -----
+
+// A row kernel whose block-level code only computes values: a block per
+// row, and its inner loop strided over 128 threads.
+// CHECK-LABEL: func.func @rows
+// CHECK: scf.parallel (%[[R:.*]]) = (%{{.*}}) to (%{{.*}}) step
+// CHECK: scf.parallel (%[[T:.*]]) = (%{{.*}}) to (%{{.*}}) step
+// CHECK: %[[START:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK: scf.for %{{.*}} = %[[START]] to %{{.*}} step %{{.*}}
+// CHECK: memref.store
+func.func @rows(%buf: memref<32x5000xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c5000 = arith.constant 5000 : index
+  %v = arith.constant 1.0 : f32
+  scf.parallel (%r) = (%c0) to (%c32) step (%c1) {
+    scf.parallel (%i) = (%c0) to (%c5000) step (%c1) {
+      memref.store %v, %buf[%r, %i] : memref<32x5000xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// A row kernel with sequential work between its loops (a scan, a sort)
+// runs a row per thread: its inner loops become sequential and the rows
+// are tiled into blocks.
+// CHECK-LABEL: func.func @rows_with_sequential_work
+// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step
+// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for
+// CHECK: memref.store
+// CHECK: memref.load
+func.func @rows_with_sequential_work(%buf: memref<32x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %v = arith.constant 1.0 : f32
+  scf.parallel (%r) = (%c0) to (%c32) step (%c1) {
+    scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+      memref.store %v, %buf[%r, %i] : memref<32x16xf32>
+    }
+    %x = memref.load %buf[%r, %c0] : memref<32x16xf32>
+    memref.store %x, %buf[%r, %c1] : memref<32x16xf32>
+  }
+  return
+}
