@@ -194,7 +194,15 @@ static std::pair<Value, Value> selectSortedLine(OpBuilder &b, Location loc,
         auto [next, seen] = advance(b, loc, take, equal, at, it[3]);
         scf::YieldOp::create(b, loc, ValueRange{keys, idx, next, seen});
       });
+  // The k keys in a buffer of their own (a copy of k elements): a slice of
+  // the k + 1 slots would give the sort a layout of its own, and a radix
+  // sort of k keys in a plain buffer is the routine a sift.argsort of k
+  // keys runs (one function for both; see --sift-outline-lines).
   Value selKeys = firstElements(b, loc, collect.getResult(0), k);
+  selKeys =
+      linalg::CopyOp::create(b, loc, selKeys,
+                             emptyTensor(b, loc, {b.getIndexAttr(k)}, keyType))
+          .getResult(0);
   Value selIdx = firstElements(b, loc, collect.getResult(1), k);
   // Ties are in index order, and the sort is stable.
   Value perm =
