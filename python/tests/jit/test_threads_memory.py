@@ -39,7 +39,9 @@ func.func @axpy(%a: f32, %x: tensor<1000xf32>, %y: tensor<1000xf32>)
 
 
 def test_a_second_thread_runs_during_a_call():
-    m = sift.compile_mlir(SORT)
+    # One thread for the call, so that the main thread has a core on a
+    # two-core machine.
+    m = sift.compile_mlir(SORT, num_threads=1)
     x = np.random.default_rng(0).random(N, dtype=np.float32)
     m.sort(x)  # warm up (first-touch of the buffers)
     window = {}
@@ -59,11 +61,12 @@ def test_a_second_thread_runs_during_a_call():
     duration = window["end"] - window["start"]
     assert duration > 0.05, f"the call took only {duration:.3f} s"
     # This thread's steps during the call, in ten equal slices of it: with
-    # the GIL released it steps all along; were the GIL held, only until
-    # the call took it (one switch interval, 5 ms, in the first slice).
+    # the GIL released it steps all along (some slices may go to other
+    # processes on a loaded machine); were the GIL held, only in one slice
+    # (before the call took it or after it gave it back).
     inside = [t for t in stamps if window["start"] < t < window["end"]]
     slices = {int(10 * (t - window["start"]) / duration) for t in inside}
-    assert len(slices) >= 8, (
+    assert len(slices) >= 5, (
         f"the main thread stepped in {sorted(slices)} of 10 slices of a "
         f"{duration:.3f} s call ({len(inside)} steps)")
 
