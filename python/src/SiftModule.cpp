@@ -195,6 +195,14 @@ std::string where(const jit::Function &fn, size_t i) {
 jit::Argument scalarArgument(const jit::Function &fn, size_t i,
                              nb::handle value, const jit::ValueType &want) {
   PyObject *obj = value.ptr();
+  // NumPy's bool scalar has no __index__: read its truth.
+  llvm::StringRef typeName = Py_TYPE(obj)->tp_name;
+  if (typeName == "numpy.bool" || typeName == "numpy.bool_") {
+    int truth = PyObject_IsTrue(obj);
+    if (truth < 0)
+      throw nb::python_error();
+    return jit::Scalar::ofInt(truth);
+  }
   if (PyIndex_Check(obj)) {
     nb::object index = nb::steal(PyNumber_Index(obj));
     if (!index.is_valid())

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <numeric>
 #include <string>
 #include <tuple>
@@ -774,6 +775,33 @@ func.func @check(%a: tensor<2xi64>, %bad: i1) -> tensor<2xi64> {
       "check", {TensorView(a, DType::I64, {2}), Scalar::ofInt(0, DType::Bool)});
   ASSERT_OK(results);
   EXPECT_EQ((*results)[0].data<int64_t>()[1], 4);
+}
+
+// Modules written for mlir-runner call the runner utilities; the engine
+// loads them for such modules only (loading them brings libLLVM.so into the
+// global symbol scope, where a later library with its own LLVM would bind
+// to it).
+TEST(EngineRuntimeTest, RunnerUtilitiesAreLoadedForModulesThatCallThem) {
+  const char *source = R"mlir(
+func.func private @printMemrefF32(memref<*xf32>)
+    attributes {llvm.emit_c_interface}
+func.func @show(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %m = bufferization.to_buffer %x : tensor<2xf32> to memref<2xf32>
+  %u = memref.cast %m : memref<2xf32> to memref<*xf32>
+  func.call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return %x : tensor<2xf32>
+}
+)mlir";
+  auto compiled = Engine::compileSource(source);
+  ASSERT_OK(compiled);
+  float x[2] = {1.25f, -2.0f};
+  testing::internal::CaptureStdout();
+  auto results = (*compiled)->call("show", {TensorView(x, DType::F32, {2})});
+  std::fflush(stdout);
+  std::string printed = testing::internal::GetCapturedStdout();
+  ASSERT_OK(results);
+  EXPECT_EQ((*results)[0].data<float>()[0], 1.25f);
+  EXPECT_NE(printed.find("[1.25,  -2]"), std::string::npos) << printed;
 }
 
 //===----------------------------------------------------------------------===//

@@ -138,3 +138,8 @@ func.func @check(%a: tensor<2xi64>, %bad: i1) -> tensor<2xi64> {
     assert info.value.function == "check"
     # The module still works after the error.
     np.testing.assert_array_equal(m.check(a, 0), a)
+    np.testing.assert_array_equal(m.check(a, np.False_), a)
+    with pytest.raises(sift.ExecutionError):
+        m.check(a, np.True_)
+    with pytest.raises(sift.InvalidArgumentError, match="does not fit"):
+        m.check(a, 2)
