@@ -108,8 +108,10 @@ class _Translator:
         self.values = {}
 
     def fresh(self):
+        # Numbered names: the arguments have identifiers (the parameter
+        # names), which never start with a digit.
         self.counter += 1
-        return f"%v{self.counter}"
+        return f"%{self.counter}"
 
     def emit(self, line):
         self.lines.append("  " + line)

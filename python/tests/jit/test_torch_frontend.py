@@ -72,6 +72,16 @@ def test_index_select_and_promotion():
     check(f, x, idx, n)
 
 
+def test_parameter_names_do_not_clash_with_temporaries():
+    def f(v1, v2, t1):
+        return (v1 + v2) * t1
+
+    args = tuple(torch.full((3,), float(i + 1)) for i in range(3))
+    compiled = check(f, *args)
+    assert [t.name for t in compiled.function.signature.inputs] == [
+        "v1", "v2", "t1"]
+
+
 def test_no_copy_of_results():
     def f(x):
         return x + x
