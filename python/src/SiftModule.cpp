@@ -203,25 +203,27 @@ jit::Argument scalarArgument(const jit::Function &fn, size_t i,
       throw nb::python_error();
     return jit::Scalar::ofInt(truth);
   }
+  // What cannot convert (a string, an array of several elements) is an
+  // InvalidArgument error below, not the conversion's TypeError.
   if (PyIndex_Check(obj)) {
     nb::object index = nb::steal(PyNumber_Index(obj));
-    if (!index.is_valid())
-      throw nb::python_error();
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
-    if (overflow)
-      raise(jit::ErrorCode::InvalidArgument,
-            where(fn, i) + ": value " + nb::str(index).c_str() +
-                " does not fit in " + want.str());
-    if (v == -1 && PyErr_Occurred())
-      throw nb::python_error();
-    return jit::Scalar::ofInt(v);
+    if (index.is_valid()) {
+      int overflow = 0;
+      long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+      if (overflow)
+        raise(jit::ErrorCode::InvalidArgument,
+              where(fn, i) + ": value " + nb::str(index).c_str() +
+                  " does not fit in " + want.str());
+      if (!(v == -1 && PyErr_Occurred()))
+        return jit::Scalar::ofInt(v);
+    }
+    PyErr_Clear();
   }
   if (PyFloat_Check(obj) || PyObject_HasAttrString(obj, "__float__")) {
     double v = PyFloat_AsDouble(obj);
-    if (v == -1.0 && PyErr_Occurred())
-      throw nb::python_error();
-    return jit::Scalar::ofFloat(v);
+    if (!(v == -1.0 && PyErr_Occurred()))
+      return jit::Scalar::ofFloat(v);
+    PyErr_Clear();
   }
   raise(jit::ErrorCode::InvalidArgument,
         where(fn, i) + ": expected a scalar " + want.str() + ", got " +

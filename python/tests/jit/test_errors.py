@@ -118,6 +118,10 @@ def test_scalar_errors(module):
         module.pick(x, 2**70)
     with pytest.raises(sift.InvalidArgumentError, match="got str"):
         module.pick(x, "3")
+    # 0-d arrays are scalars; larger arrays are not.
+    assert module.pick(x, np.array(4)) == 0
+    with pytest.raises(sift.InvalidArgumentError, match="expected a scalar i64, got .*ndarray"):
+        module.pick(x, np.array([1, 2]))
 
 
 def test_runtime_error_is_an_execution_error():
