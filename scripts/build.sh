@@ -12,6 +12,16 @@ build="${SIFT_BUILD_DIR:-$root/build}"
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(dirname "$root")}"
 export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
+# The Python extension is built for the venv of scripts/venv.sh when it
+# exists (scripts/test.sh makes it); without it, CMake says why the Python
+# package's tests are skipped.
+python_args=()
+venv_python="${SIFT_VENV:-$HOME/.cache/sift/venv-py312}/bin/python"
+if [ -x "$venv_python" ]; then
+  python_args=(-DSIFT_PYTHON_EXECUTABLE="$venv_python")
+fi
+
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  "${python_args[@]}" "$@"
 # Two jobs fit the 2-core machines this project is built on.
 cmake --build "$build" -j "${SIFT_JOBS:-$(nproc)}"

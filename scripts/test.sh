@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test through ctest: the lit
-# suite (test/), the conformance checks, the unit tests and the format check.
+# suite (test/), the conformance checks, the unit tests, the Python package's
+# tests (pytest, in the venv of scripts/venv.sh) and the format check.
 #
 # Then a second stage (skipped with SIFT_TEST_SANITIZE=0): the same tests
 # built with AddressSanitizer and UBSan (scripts/sanitize.sh, build-san/),
@@ -11,6 +12,16 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${SIFT_BUILD_DIR:-$root/build}"
+
+# The Python 3.12 venv (NumPy, PyTorch, JAX, nanobind, pytest) that the
+# Python package is built for and tested with; created once, then reused
+# (SIFT_TEST_PYTHON=0 skips it). Without it the Python package's tests are
+# reported skipped, with the reason.
+if [ "${SIFT_TEST_PYTHON:-1}" != 0 ]; then
+  "$root/scripts/venv.sh" ||
+    echo "test.sh: no Python venv (scripts/venv.sh failed); the Python" \
+      "package's tests will be skipped" >&2
+fi
 
 "$root/scripts/build.sh"
 ctest --test-dir "$build" --output-on-failure -j "${SIFT_JOBS:-$(nproc)}"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Creates (once) and reuses the Python 3.12 virtual environment of the
-# benchmark's peers: NumPy, Matplotlib, PyTorch and JAX 0.12 (CPU), all from
-# PyPI. It lives outside the repository, in $SIFT_VENV (default
+# benchmark's peers and of the Python package: NumPy, Matplotlib, PyTorch and
+# JAX 0.12 (CPU), nanobind 3, scikit-build-core and pytest (the extension's
+# build and tests), all from PyPI; only the missing ones are installed. It
+# lives outside the repository, in $SIFT_VENV (default
 # ~/.cache/sift/venv-py312), so every clone on the machine shares it. A run
 # with everything installed only checks the imports (about a second).
 #
@@ -39,14 +41,21 @@ find_python312() {
 }
 
 python="$venv/bin/python"
-packages=(numpy matplotlib torch "jax==0.12.*")
 # Finding the packages is enough to know they are installed (importing
-# torch and jax takes seconds); jax must be a 0.12.
-installed_check='
-import importlib.metadata as meta, importlib.util as util, sys
-missing = [p for p in ("numpy", "matplotlib", "torch", "jax", "jaxlib")
-           if util.find_spec(p) is None]
-sys.exit(1 if missing or not meta.version("jax").startswith("0.12.") else 0)'
+# torch and jax takes seconds); jax must be a 0.12 and nanobind a 3.x.
+# Prints the pip requirements that are missing, one a line.
+missing_check='
+import importlib.metadata as meta, importlib.util as util
+wanted = [("numpy", "numpy", ""), ("matplotlib", "matplotlib", ""),
+          ("torch", "torch", ""), ("jax==0.12.*", "jax", "0.12."),
+          ("jaxlib==0.12.*", "jaxlib", "0.12."),
+          ("nanobind==3.*", "nanobind", "3."),
+          ("scikit-build-core", "scikit_build_core", ""),
+          ("pytest", "pytest", "")]
+for req, module, prefix in wanted:
+    if util.find_spec(module) is None or (
+            prefix and not meta.version(module).startswith(prefix)):
+        print(req)'
 
 if [ ! -x "$python" ]; then
   base="$(find_python312)"
@@ -61,13 +70,14 @@ if [ ! -x "$python" ]; then
   "$base" -m venv "$venv"
 fi
 
-if "$python" -c "$installed_check" >/dev/null 2>&1; then
-  say "peers already installed in $venv"
+mapfile -t missing < <("$python" -c "$missing_check" 2>/dev/null || echo numpy)
+if [ ${#missing[@]} -eq 0 ]; then
+  say "packages already installed in $venv"
 else
-  say "installing ${packages[*]} into $venv (PyTorch with its CUDA wheels" \
+  say "installing ${missing[*]} into $venv (PyTorch with its CUDA wheels" \
     "is about 5 GB; this takes a while)"
   "$python" -m pip install --quiet --upgrade pip >&2
-  "$python" -m pip install --quiet "${packages[@]}" >&2
+  "$python" -m pip install --quiet "${missing[@]}" >&2
   say "installed: $("$python" -c 'import numpy, torch, jax, matplotlib
 print("numpy", numpy.__version__, "| torch", torch.__version__,
       "| jax", jax.__version__, "| matplotlib", matplotlib.__version__)')"

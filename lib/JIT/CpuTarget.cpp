@@ -18,6 +18,7 @@
 #include "sift/Runtime/SiftRuntime.h"
 #endif
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -33,6 +34,7 @@
 #include "llvm/Support/TargetSelect.h"
 
 #include <cstdlib>
+#include <dlfcn.h>
 #include <mutex>
 
 namespace jit = mlir::sift::jit;
@@ -145,6 +147,34 @@ static void preferLoadBalancedTeams() {
   });
 }
 
+/// Whether `module` declares a function that the MLIR runner utilities
+/// at `path` define (printMemrefF32, printNewline, ...). The JIT loads a
+/// shared library into the global symbol scope, and the runner utilities
+/// bring libLLVM.so with them: a library loaded after that which embeds
+/// its own LLVM (Triton's, which PyTorch imports) would bind to ours and
+/// crash. So they are loaded only for the modules that call them.
+static bool needsRunnerUtils(mlir::ModuleOp module, const char *path) {
+  llvm::SmallVector<std::string> external;
+  for (auto fn : module.getOps<mlir::LLVM::LLVMFuncOp>())
+    if (fn.isExternal())
+      external.push_back(fn.getName().str());
+  if (external.empty() || !llvm::sys::fs::exists(path))
+    return false;
+  // A private look at the library: its own symbols, not those of its
+  // dependencies (libc, libLLVM).
+  void *handle = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
+  if (!handle)
+    return false;
+  bool found = llvm::any_of(external, [&](const std::string &name) {
+    void *symbol = dlsym(handle, name.c_str());
+    Dl_info info;
+    return symbol && dladdr(symbol, &info) && info.dli_fname &&
+           StringRef(info.dli_fname).contains("libmlir_");
+  });
+  dlclose(handle);
+  return found;
+}
+
 llvm::Error CpuBackend::load(mlir::ModuleOp module, unsigned optLevel) {
   mlir::MLIRContext &context = *module.getContext();
   mlir::registerBuiltinDialectTranslation(context);
@@ -167,7 +197,7 @@ llvm::Error CpuBackend::load(mlir::ModuleOp module, unsigned optLevel) {
   // written for mlir-runner also run here; loaded only where they exist.
   llvm::SmallVector<StringRef> sharedLibs;
 #ifdef SIFT_MLIR_RUNNER_UTILS
-  if (llvm::sys::fs::exists(SIFT_MLIR_RUNNER_UTILS))
+  if (needsRunnerUtils(module, SIFT_MLIR_RUNNER_UTILS))
     sharedLibs.push_back(SIFT_MLIR_RUNNER_UTILS);
 #endif
   // The OpenMP runtime that parallel loops call (__kmpc_*).

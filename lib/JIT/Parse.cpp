@@ -10,6 +10,7 @@
 #include "sift/InitAllSift.h"
 #include "sift/JIT/Error.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Parser/Parser.h"
 
 #include "llvm/Support/MemoryBuffer.h"
@@ -24,6 +25,49 @@ static mlir::DialectRegistry siftRegistry() {
 
 jit::SourceModule::SourceModule()
     : context(siftRegistry(), mlir::MLIRContext::Threading::DISABLED) {}
+
+/// The SSA name at `loc` in the main buffer of `sourceMgr` ("labels" for
+/// `%labels`), or "" when `loc` does not point at a named value there.
+static std::string ssaNameAt(mlir::Location loc, llvm::SourceMgr &sourceMgr) {
+  auto fileLoc = llvm::dyn_cast<mlir::FileLineColLoc>(loc);
+  if (!fileLoc)
+    return "";
+  unsigned buffer = sourceMgr.getMainFileID();
+  llvm::SMLoc at = sourceMgr.FindLocForLineAndColumn(buffer, fileLoc.getLine(),
+                                                     fileLoc.getColumn());
+  if (!at.isValid())
+    return "";
+  llvm::StringRef text = sourceMgr.getMemoryBuffer(buffer)->getBuffer();
+  text = text.drop_front(at.getPointer() - text.data());
+  if (!text.consume_front("%"))
+    return "";
+  llvm::StringRef name = text.take_while([](char c) {
+    return llvm::isAlnum(c) || c == '_' || c == '$' || c == '.' || c == '-';
+  });
+  // Numbered values (%0) have no name worth showing.
+  if (name.empty() || llvm::isDigit(name.front()))
+    return "";
+  return name.str();
+}
+
+/// Gives every parameter of a public function defined in the source a
+/// `sift.name` attribute with its SSA name in the text, unless it has one:
+/// the signature shows it, and functions that transforms make from it
+/// (--sift-batch copies argument attributes) inherit it.
+static void nameArguments(mlir::ModuleOp module, llvm::SourceMgr &sourceMgr) {
+  for (auto func : module.getOps<mlir::func::FuncOp>()) {
+    if (func.isDeclaration() || !func.isPublic())
+      continue;
+    for (mlir::BlockArgument arg : func.getArguments()) {
+      if (func.getArgAttr(arg.getArgNumber(), "sift.name"))
+        continue;
+      std::string name = ssaNameAt(arg.getLoc(), sourceMgr);
+      if (!name.empty())
+        func.setArgAttr(arg.getArgNumber(), "sift.name",
+                        mlir::StringAttr::get(func.getContext(), name));
+    }
+  }
+}
 
 llvm::Expected<std::unique_ptr<jit::SourceModule>>
 jit::parseSource(std::unique_ptr<llvm::MemoryBuffer> buffer) {
@@ -43,5 +87,6 @@ jit::parseSource(std::unique_ptr<llvm::MemoryBuffer> buffer) {
       mlir::failed(mlir::sift::guardedVerify(*source->module)))
     return makeError(ErrorCode::ParseError,
                      "failed to parse MLIR source:\n" + source->diagnostics);
+  nameArguments(*source->module, source->sourceMgr);
   return source;
 }

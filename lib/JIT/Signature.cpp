@@ -127,6 +127,20 @@ static void convertTypes(llvm::ArrayRef<mlir::Type> types,
   }
 }
 
+/// Whether results `i` and `i + 1` have the types of a bounded result
+/// (docs/Staticize.md): a static tensor and its i64 count, whose shape is
+/// the tensor's leading (batch) dimensions before the padded one.
+static bool isBoundedPair(mlir::TypeRange results, size_t i) {
+  if (i + 1 >= results.size())
+    return false;
+  auto data = llvm::dyn_cast<mlir::RankedTensorType>(results[i]);
+  auto count = llvm::dyn_cast<mlir::RankedTensorType>(results[i + 1]);
+  if (!data || !count || !count.getElementType().isInteger(64) ||
+      count.getRank() >= data.getRank())
+    return false;
+  return count.getShape() == data.getShape().take_front(count.getRank());
+}
+
 std::vector<FunctionSignature>
 jit::readSignatures(mlir::ModuleOp module,
                     llvm::StringMap<std::string> &unsupported) {
@@ -145,6 +159,21 @@ jit::readSignatures(mlir::ModuleOp module,
               func.getArgAttrOfType<mlir::IntegerAttr>(i, "sift.bound"))
         in.bound = bound.getInt();
     convertTypes(func.getResultTypes(), sig.results, "result", why);
+    if (why.empty()) {
+      for (auto [i, in] : llvm::enumerate(sig.inputs))
+        if (auto name = func.getArgAttrOfType<mlir::StringAttr>(i, "sift.name"))
+          in.name = name.str();
+      for (auto [i, res] : llvm::enumerate(sig.results)) {
+        if (auto name =
+                func.getResultAttrOfType<mlir::StringAttr>(i, "sift.name"))
+          res.name = name.str();
+      }
+      if (auto bounded = func->getAttrOfType<mlir::DenseI64ArrayAttr>(
+              "sift.bounded_results"))
+        for (int64_t i : bounded.asArrayRef())
+          if (i >= 0 && isBoundedPair(func.getResultTypes(), i))
+            sig.results[i].bounded = true;
+    }
     if (!why.empty()) {
       unsupported[sig.name] = why;
       continue;

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <numeric>
 #include <string>
@@ -641,6 +642,20 @@ func.func @pick(%labels: tensor<64xi64>, %seed: i64) -> tensor<?xi64> {
   EXPECT_EQ(batched->signature().inputs[1].str(), "tensor<4xi64>");
   EXPECT_EQ(batched->signature().results[0].str(), "tensor<4x64xi64>");
   EXPECT_EQ(batched->signature().results[1].str(), "tensor<4xi64>");
+  // The padded result is marked bounded (its count follows), in the
+  // per-sample function and in the batched one; parameters keep the names
+  // of the source text.
+  for (const char *name : {"pick", "pick_batched"}) {
+    auto fn = engine.lookup(name);
+    ASSERT_OK(fn);
+    const FunctionSignature &sig = fn->signature();
+    ASSERT_EQ(sig.results.size(), 2u) << name;
+    EXPECT_TRUE(sig.results[0].bounded) << name;
+    EXPECT_FALSE(sig.results[1].bounded) << name;
+    ASSERT_EQ(sig.inputs.size(), 2u) << name;
+    EXPECT_EQ(sig.inputs[0].name, "labels") << name;
+    EXPECT_EQ(sig.inputs[1].name, "seed") << name;
+  }
 
   // Rows with no, one, some and all positives.
   int64_t labels[4][64];
@@ -677,6 +692,26 @@ func.func @pick(%labels: tensor<64xi64>, %seed: i64) -> tensor<?xi64> {
       EXPECT_EQ((*single)[0].data<int64_t>()[j], rows[r * 64 + j])
           << "row " << r << " lane " << j;
   }
+}
+
+TEST(EngineCompileTest, NamesComeFromTheSourceOrASiftNameAttribute) {
+  const char *source = R"mlir(
+func.func @f(%logits: tensor<4xf32>, %0: tensor<4xf32>,
+             %x: tensor<4xf32> {sift.name = "given"})
+    -> (tensor<4xf32> {sift.name = "sum"}, tensor<4xf32>) {
+  %s = arith.addf %logits, %0 : tensor<4xf32>
+  return %s, %x : tensor<4xf32>, tensor<4xf32>
+}
+)mlir";
+  auto compiled = Engine::compileSource(source);
+  ASSERT_OK(compiled);
+  const FunctionSignature &sig = (*compiled)->functions()[0];
+  EXPECT_EQ(sig.inputs[0].name, "logits");
+  EXPECT_EQ(sig.inputs[1].name, ""); // numbered values have no name
+  EXPECT_EQ(sig.inputs[2].name, "given");
+  EXPECT_EQ(sig.results[0].name, "sum");
+  EXPECT_EQ(sig.results[1].name, "");
+  EXPECT_FALSE(sig.results[0].bounded);
 }
 
 TEST(EngineCompileTest, BadTransforms) {
@@ -774,6 +809,33 @@ func.func @check(%a: tensor<2xi64>, %bad: i1) -> tensor<2xi64> {
       "check", {TensorView(a, DType::I64, {2}), Scalar::ofInt(0, DType::Bool)});
   ASSERT_OK(results);
   EXPECT_EQ((*results)[0].data<int64_t>()[1], 4);
+}
+
+// Modules written for mlir-runner call the runner utilities; the engine
+// loads them for such modules only (loading them brings libLLVM.so into the
+// global symbol scope, where a later library with its own LLVM would bind
+// to it).
+TEST(EngineRuntimeTest, RunnerUtilitiesAreLoadedForModulesThatCallThem) {
+  const char *source = R"mlir(
+func.func private @printMemrefF32(memref<*xf32>)
+    attributes {llvm.emit_c_interface}
+func.func @show(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %m = bufferization.to_buffer %x : tensor<2xf32> to memref<2xf32>
+  %u = memref.cast %m : memref<2xf32> to memref<*xf32>
+  func.call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return %x : tensor<2xf32>
+}
+)mlir";
+  auto compiled = Engine::compileSource(source);
+  ASSERT_OK(compiled);
+  float x[2] = {1.25f, -2.0f};
+  testing::internal::CaptureStdout();
+  auto results = (*compiled)->call("show", {TensorView(x, DType::F32, {2})});
+  std::fflush(stdout);
+  std::string printed = testing::internal::GetCapturedStdout();
+  ASSERT_OK(results);
+  EXPECT_EQ((*results)[0].data<float>()[0], 1.25f);
+  EXPECT_NE(printed.find("[1.25,  -2]"), std::string::npos) << printed;
 }
 
 //===----------------------------------------------------------------------===//

@@ -74,6 +74,16 @@ struct ValueType {
   /// For an integer scalar parameter annotated `{sift.bound = N : i64}`: N.
   /// Calls check that the value lies in [0, N].
   std::optional<int64_t> bound;
+  /// The name: a `{sift.name = "..."}` argument or result attribute, else
+  /// for a parameter its SSA name in the source text (`%labels` gives
+  /// "labels"); functions made by transforms inherit their source's
+  /// argument attributes. Empty when unknown.
+  std::string name;
+  /// For a result listed in the function's `sift.bounded_results` (what
+  /// --sift-staticize makes of a data-dependent result, docs/Staticize.md):
+  /// the padded tensor whose valid count is the next result, a tensor of
+  /// i64 with this result's leading (batch) dimensions.
+  bool bounded = false;
 
   /// "tensor<4x?xf32>" or "f32".
   std::string str() const;

@@ -145,3 +145,17 @@ func.func @f(%n: index {sift.bound = 16 : i64}, %seed: i64) -> tensor<i64> {
   %t = tensor.from_elements %s : tensor<i64>
   return %t : tensor<i64>
 }
+
+// -----
+
+// The batched function keeps the argument and result attributes and the
+// positions of the bounded results that --sift-staticize marked.
+// CHECK-LABEL: func.func @f_batched
+// CHECK-SAME: (%{{.*}}: tensor<8x10xi64> {sift.name = "labels"}) -> (tensor<8x10xi64> {sift.name = "picked"}, tensor<8xi64>)
+// CHECK-SAME: attributes {sift.bounded_results = array<i64: 0>}
+func.func @f(%l: tensor<10xi64> {sift.name = "labels"})
+    -> (tensor<10xi64> {sift.name = "picked"}, tensor<i64>)
+    attributes {sift.bounded_results = array<i64: 0>} {
+  %c = arith.constant dense<10> : tensor<i64>
+  return %l, %c : tensor<10xi64>, tensor<i64>
+}

@@ -3,10 +3,14 @@
 // functions without data-dependent shapes are left alone.
 // RUN: tensor-opt %s --sift-staticize | FileCheck %s
 
+// The function lists its padded results (sift.bounded_results); result
+// attributes move with their results.
 // CHECK-LABEL: func @mixed_results
-// CHECK-SAME: -> (tensor<4xf32>, tensor<10xi64>, tensor<i64>, i64)
+// CHECK-SAME: -> (tensor<4xf32>, tensor<10xi64> {sift.name = "picked"}, tensor<i64>, i64 {sift.name = "s"})
+// CHECK-SAME: attributes {sift.bounded_results = array<i64: 1>}
 func.func @mixed_results(%m: tensor<10xi1>, %x: tensor<4xf32>, %s: i64)
-    -> (tensor<4xf32>, tensor<?xi64>, i64) {
+    -> (tensor<4xf32>, tensor<?xi64> {sift.name = "picked"},
+        i64 {sift.name = "s"}) {
   // CHECK: %[[I:.*]], %{{.*}} = sift.compact
   // CHECK: %[[N:.*]] = arith.index_cast %{{.*}} : i64 to index
   // CHECK: %[[N64:.*]] = arith.index_cast %[[N]] : index to i64
@@ -17,7 +21,7 @@ func.func @mixed_results(%m: tensor<10xi1>, %x: tensor<4xf32>, %s: i64)
 }
 
 // CHECK-LABEL: func @already_static
-// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>) -> tensor<4xf32>
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-NEXT: return %[[X]]
 func.func @already_static(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>

@@ -289,7 +289,8 @@ static FailureOr<FunctionType> batchedSignature(const Batcher &batcher,
 }
 
 /// An empty function `name` of `type` after `source`, with its visibility
-/// and argument attributes.
+/// its argument and result attributes, and the positions of its bounded
+/// results (`sift.bounded_results`, see --sift-staticize).
 static func::FuncOp createBatchedFunction(func::FuncOp source, StringRef name,
                                           FunctionType type) {
   OpBuilder b(source.getContext());
@@ -302,6 +303,11 @@ static func::FuncOp createBatchedFunction(func::FuncOp source, StringRef name,
       // A batched size keeps its `sift.bound`: each row's size is bounded.
       if (attr.getName() != kUnbatchedAttr)
         batchedFn.setArgAttr(i, attr.getName(), attr.getValue());
+  for (unsigned i = 0; i < type.getNumResults(); ++i)
+    if (DictionaryAttr attrs = source.getResultAttrDict(i))
+      batchedFn.setResultAttrs(i, attrs);
+  if (Attribute bounded = source->getAttr("sift.bounded_results"))
+    batchedFn->setAttr("sift.bounded_results", bounded);
   return batchedFn;
 }
 

@@ -34,6 +34,10 @@ namespace sift {
 using namespace mlir;
 using namespace mlir::sift;
 
+/// The function attribute that lists the positions of the padded tensors
+/// among the results; each one's count is the next result.
+static constexpr StringLiteral kBoundedResultsAttr = "sift.bounded_results";
+
 namespace mlir {
 namespace sift {
 namespace staticize {
@@ -336,18 +340,30 @@ LogicalResult Staticizer::rewriteReturn(func::ReturnOp op) {
   if (!llvm::any_of(op.getOperands(), [&](Value v) { return isMapped(v); }))
     return success();
   // ABI: a bounded result becomes its padded static tensor followed by its
-  // count as a tensor<i64>; static results stay as they are.
+  // count as a tensor<i64>; static results stay as they are. The function's
+  // `sift.bounded_results` attribute lists the positions of the padded
+  // tensors, the mark hosts pair them with their counts by (the JIT's
+  // signatures, the Python package's Bounded results).
   ImplicitLocOpBuilder b(op.getLoc(), op);
   SmallVector<Value> results;
-  for (Value v : op.getOperands()) {
+  SmallVector<DictionaryAttr> resultAttrs;
+  SmallVector<int64_t> boundedPositions;
+  for (auto [i, v] : llvm::enumerate(op.getOperands())) {
+    DictionaryAttr attrs = func.getResultAttrDict(i);
+    if (!attrs)
+      attrs = b.getDictionaryAttr({});
     if (!isMapped(v)) {
       results.push_back(v);
+      resultAttrs.push_back(attrs);
       continue;
     }
     Padded p = padded[v];
+    boundedPositions.push_back(results.size());
     results.push_back(p.padded);
+    resultAttrs.push_back(attrs);
     results.push_back(tensor::FromElementsOp::create(
         b, RankedTensorType::get({}, b.getI64Type()), toI64(b, p.count)));
+    resultAttrs.push_back(b.getDictionaryAttr({}));
   }
   func::ReturnOp::create(b, results);
   op.erase();
@@ -355,6 +371,8 @@ LogicalResult Staticizer::rewriteReturn(func::ReturnOp op) {
       FunctionType::get(func.getContext(), func.getArgumentTypes(),
                         llvm::to_vector(llvm::map_range(
                             results, [](Value v) { return v.getType(); }))));
+  func.setAllResultAttrs(resultAttrs);
+  func->setAttr(kBoundedResultsAttr, b.getDenseI64ArrayAttr(boundedPositions));
   return success();
 }
 
