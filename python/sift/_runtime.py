@@ -238,7 +238,8 @@ def compile_mlir(source, transforms=None, target="cpu", functions=None,
                 string or a list of passes joined with ``,``, e.g.
                 ``["sift-staticize", "sift-batch{func=sampler size=4}"]``;
                 the functions they add are callable like the others.
-    target      ``"cpu"`` (``"cuda"`` is not built yet: UnsupportedError).
+    target      ``"cpu"``, or ``"cuda"`` (the GPU pipeline; without a CUDA
+                driver or device: UnsupportedError "no CUDA driver/device").
     functions   names of the public functions to compile (default: all).
     pipeline    a textual pass pipeline replacing the CPU pipeline.
     opt_level   LLVM optimization level, 0-3.
