@@ -24,10 +24,34 @@ namespace sift {
 using namespace mlir;
 using namespace mlir::sift;
 
+/// A constant upper bound of the index `size`: ValueBoundsConstraintSet's,
+/// or for `arith.minsi`/`arith.minui` (what `lower-affine` makes of an
+/// `affine.min`, which ValueBoundsOpInterface does not model) the least
+/// bound of an operand.
+static FailureOr<int64_t> constantUpperBound(Value size) {
+  FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
+      presburger::BoundType::UB, ValueBoundsConstraintSet::Variable(size),
+      /*stopCondition=*/nullptr, /*closedUB=*/true);
+  if (succeeded(bound))
+    return bound;
+  Operation *def = size.getDefiningOp();
+  if (!isa_and_nonnull<arith::MinSIOp, arith::MinUIOp>(def))
+    return failure();
+  FailureOr<int64_t> least = failure();
+  for (Value operand : def->getOperands()) {
+    FailureOr<int64_t> b = constantUpperBound(operand);
+    // An unsigned minimum: a negative bound says nothing of it.
+    if (failed(b) || (isa<arith::MinUIOp>(def) && *b < 0))
+      continue;
+    if (failed(least) || *b < *least)
+      least = b;
+  }
+  return least;
+}
+
 /// The static shape that bounds `alloc`'s: its dynamic sizes replaced by
-/// constant upper bounds that ValueBoundsConstraintSet proves (e.g. of an
-/// `affine.min`, or of a `memref.dim` of a buffer of static size); nothing
-/// when one has none.
+/// constant upper bounds (`constantUpperBound`); nothing when one has
+/// none.
 static std::optional<SmallVector<int64_t>>
 boundingShape(memref::AllocOp alloc) {
   MemRefType type = alloc.getType();
@@ -37,10 +61,7 @@ boundingShape(memref::AllocOp alloc) {
   for (int64_t &size : shape) {
     if (!ShapedType::isDynamic(size))
       continue;
-    FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
-        presburger::BoundType::UB,
-        ValueBoundsConstraintSet::Variable(sizes[next++]),
-        /*stopCondition=*/nullptr, /*closedUB=*/true);
+    FailureOr<int64_t> bound = constantUpperBound(sizes[next++]);
     if (failed(bound) || *bound < 0)
       return std::nullopt;
     size = *bound;

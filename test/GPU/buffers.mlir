@@ -94,6 +94,41 @@ func.func @bounded_dynamic(%n: index, %u: index) {
 
 // -----
 
+// What lower-affine makes of an affine.min (arith.minsi), and arith.minui,
+// are bounded by their least bounded operand: 100 and 50 x f32 (448 and
+// 256 bytes). A select between the argument and a constant is not bounded:
+// that buffer stays.
+// HOIST-LABEL: func.func @lowered_min
+// HOIST-SAME: (%[[N:.*]]: index)
+// HOIST: arith.constant 704 : index
+// HOIST: gpu.launch
+// HOIST: %[[M:.*]] = arith.minsi %[[N]], %{{.*}} : index
+// HOIST: memref.view %{{.*}}[%{{.*}}][%[[M]]] : memref<?xi8> to memref<?xf32>
+// HOIST: %[[U:.*]] = arith.minui %[[N]], %{{.*}} : index
+// HOIST: memref.view %{{.*}}[%{{.*}}][%[[U]]] : memref<?xi8> to memref<?xf32>
+// HOIST: %[[S:.*]] = arith.select
+// HOIST: memref.alloc(%[[S]]) : memref<?xf32>
+// HOIST: gpu.terminator
+func.func @lowered_min(%n: index) {
+  %c1 = arith.constant 1 : index
+  %c50 = arith.constant 50 : index
+  %c100 = arith.constant 100 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %m = arith.minsi %n, %c100 : index
+    %a = memref.alloc(%m) : memref<?xf32>
+    %u = arith.minui %n, %c50 : index
+    %b = memref.alloc(%u) : memref<?xf32>
+    %lt = arith.cmpi slt, %n, %c100 : index
+    %s = arith.select %lt, %n, %c100 : index
+    %c = memref.alloc(%s) : memref<?xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
 // Once a kernel allocates nothing, its deallocations of buffers that reach
 // them through loop results (ownership-guarded by the deallocation
 // pipeline) go too: they free a hoisted slot, never a kernel allocation.
