@@ -48,7 +48,9 @@ static void addGpuKernelStage(OpPassManager &pm,
   // Public functions keep a host interface: arguments are copied to the
   // device on entry, results back to the host on return.
   pm.addPass(createSiftGpuHostBoundary());
-  addPasses(pm, "gpu-kernel-outlining");
+  // The host copies of functions only kernels call (the deallocation
+  // helper) are dead once the kernels have their own.
+  addPasses(pm, "gpu-kernel-outlining,symbol-dce");
   // Nothing silently left behind: host loops over data, host buffers,
   // allocating kernels and oversized launches are errors (warnings with
   // allow-host-code).

@@ -8,6 +8,9 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir {
 namespace sift {
@@ -25,10 +28,59 @@ static bool isHostCode(Operation *op) {
          !op->getParentOfType<gpu::GPUModuleOp>();
 }
 
+/// Moves the host constants `launch` reads into it: each value it uses that
+/// is a `memref.get_global` or a view of one (casts, reshapes, subviews) is
+/// recomputed at the start of the kernel. Outlining then copies the
+/// `memref.global` into the kernel's `gpu.module`, where it becomes a device
+/// global initialized when the module is loaded: copied to the device once,
+/// not per launch. The host ops left without uses go.
+static void sinkConstants(gpu::LaunchOp launch) {
+  llvm::SetVector<Value> used;
+  getUsedValuesDefinedAbove(launch.getBody(), used);
+  Block &body = launch.getBody().front();
+  for (Value value : used) {
+    // value = view(...(view(get_global)))
+    SmallVector<Operation *> chain;
+    Value source = value;
+    while (Operation *def = source.getDefiningOp()) {
+      chain.push_back(def);
+      if (isa<memref::GetGlobalOp>(def))
+        break;
+      auto view = dyn_cast<ViewLikeOpInterface>(def);
+      if (!view || def->getNumResults() != 1) {
+        chain.clear();
+        break;
+      }
+      source = view.getViewSource();
+    }
+    if (chain.empty() || !isa<memref::GetGlobalOp>(chain.back()))
+      continue;
+    OpBuilder b(&body, body.begin());
+    IRMapping mapping;
+    for (Operation *op : llvm::reverse(chain))
+      b.clone(*op, mapping);
+    value.replaceUsesWithIf(mapping.lookup(value), [&](OpOperand &use) {
+      return launch->isProperAncestor(use.getOwner());
+    });
+    for (Operation *op : chain)
+      if (op->use_empty())
+        op->erase();
+      else
+        break;
+  }
+}
+
 namespace {
 struct GpuDeviceBuffersPass
     : public sift::impl::SiftGpuDeviceBuffersBase<GpuDeviceBuffersPass> {
   void runOnOperation() override {
+    SmallVector<gpu::LaunchOp> launches;
+    getOperation().walk([&](gpu::LaunchOp launch) {
+      if (!launch->getParentOfType<gpu::GPUModuleOp>())
+        launches.push_back(launch);
+    });
+    for (gpu::LaunchOp launch : launches)
+      sinkConstants(launch);
     SmallVector<memref::AllocOp> allocs;
     SmallVector<memref::DeallocOp> deallocs;
     getOperation().walk([&](Operation *op) {

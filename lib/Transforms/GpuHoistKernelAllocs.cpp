@@ -10,6 +10,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -23,12 +24,56 @@ namespace sift {
 using namespace mlir;
 using namespace mlir::sift;
 
-/// Bytes of one thread's slot for `type`, 64-byte aligned; 0 when the
-/// allocation cannot be hoisted (dynamic shape, layout, memory space, or an
-/// element without a fixed byte size).
-static int64_t slotBytes(MemRefType type) {
-  if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
-      type.getMemorySpace())
+/// A constant upper bound of the index `size`: ValueBoundsConstraintSet's,
+/// or for `arith.minsi`/`arith.minui` (what `lower-affine` makes of an
+/// `affine.min`, which ValueBoundsOpInterface does not model) the least
+/// bound of an operand.
+static FailureOr<int64_t> constantUpperBound(Value size) {
+  FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
+      presburger::BoundType::UB, ValueBoundsConstraintSet::Variable(size),
+      /*stopCondition=*/nullptr, /*closedUB=*/true);
+  if (succeeded(bound))
+    return bound;
+  Operation *def = size.getDefiningOp();
+  if (!isa_and_nonnull<arith::MinSIOp, arith::MinUIOp>(def))
+    return failure();
+  FailureOr<int64_t> least = failure();
+  for (Value operand : def->getOperands()) {
+    FailureOr<int64_t> b = constantUpperBound(operand);
+    // An unsigned minimum: a negative bound says nothing of it.
+    if (failed(b) || (isa<arith::MinUIOp>(def) && *b < 0))
+      continue;
+    if (failed(least) || *b < *least)
+      least = b;
+  }
+  return least;
+}
+
+/// The static shape that bounds `alloc`'s: its dynamic sizes replaced by
+/// constant upper bounds (`constantUpperBound`); nothing when one has
+/// none.
+static std::optional<SmallVector<int64_t>>
+boundingShape(memref::AllocOp alloc) {
+  MemRefType type = alloc.getType();
+  SmallVector<int64_t> shape = llvm::to_vector(type.getShape());
+  ValueRange sizes = alloc.getDynamicSizes();
+  unsigned next = 0;
+  for (int64_t &size : shape) {
+    if (!ShapedType::isDynamic(size))
+      continue;
+    FailureOr<int64_t> bound = constantUpperBound(sizes[next++]);
+    if (failed(bound) || *bound < 0)
+      return std::nullopt;
+    size = *bound;
+  }
+  return shape;
+}
+
+/// Bytes of one thread's slot for a buffer of `type` whose sizes are at
+/// most `shape`, 64-byte aligned; 0 when the allocation cannot be hoisted
+/// (layout, memory space, or an element without a fixed byte size).
+static int64_t slotBytes(MemRefType type, ArrayRef<int64_t> shape) {
+  if (!type.getLayout().isIdentity() || type.getMemorySpace())
     return 0;
   Type element = type.getElementType();
   int64_t elementBytes;
@@ -38,8 +83,10 @@ static int64_t slotBytes(MemRefType type) {
     elementBytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
   else
     return 0;
-  return llvm::alignTo(
-      std::max<int64_t>(1, type.getNumElements()) * elementBytes, 64);
+  int64_t elements = 1;
+  for (int64_t size : shape)
+    elements *= size;
+  return llvm::alignTo(std::max<int64_t>(1, elements) * elementBytes, 64);
 }
 
 /// Whether `value` is one of the `hoisted` views, or a view of one (through
@@ -64,13 +111,23 @@ static bool isHoisted(Value value,
 
 static void hoistFrom(gpu::LaunchOp launch) {
   SmallVector<memref::AllocOp> allocs;
+  SmallVector<int64_t> offsets;
+  int64_t slot = 0;
   launch.getBody().walk([&](memref::AllocOp alloc) {
     // Not inside a loop of the kernel: one slot per thread must be enough.
     for (Operation *p = alloc->getParentOp(); p != launch; p = p->getParentOp())
       if (isa<LoopLikeOpInterface>(p))
         return;
-    if (slotBytes(alloc.getType()) > 0)
-      allocs.push_back(alloc);
+    // A buffer of dynamic size gets a slot of its constant upper bound.
+    std::optional<SmallVector<int64_t>> shape = boundingShape(alloc);
+    if (!shape)
+      return;
+    int64_t bytes = slotBytes(alloc.getType(), *shape);
+    if (bytes == 0)
+      return;
+    allocs.push_back(alloc);
+    offsets.push_back(slot);
+    slot += bytes;
   });
   if (allocs.empty())
     return;
@@ -78,12 +135,6 @@ static void hoistFrom(gpu::LaunchOp launch) {
   // Host: one buffer for the launch, a slot per thread holding each
   // allocation at a fixed offset (one kernel parameter, however many
   // allocations).
-  SmallVector<int64_t> offsets;
-  int64_t slot = 0;
-  for (memref::AllocOp alloc : allocs) {
-    offsets.push_back(slot);
-    slot += slotBytes(alloc.getType());
-  }
   OpBuilder b(launch);
   Location loc = launch.getLoc();
   Value threads = launch.getGridSizeX();
@@ -128,15 +179,21 @@ static void hoistFrom(gpu::LaunchOp launch) {
         ab, alloc.getLoc(), base,
         arith::ConstantIndexOp::create(ab, alloc.getLoc(), offset));
     auto view = memref::ViewOp::create(ab, alloc.getLoc(), alloc.getType(),
-                                       buffer, shift, ValueRange());
+                                       buffer, shift, alloc.getDynamicSizes());
     alloc.replaceAllUsesWith(view.getResult());
     hoisted.insert(view);
     alloc.erase();
   }
-  // Their deallocations go (the host frees the buffers).
+  // Their deallocations go (the host frees the buffers). When the kernel
+  // allocates nothing any more, so do the deallocations of buffers that
+  // reach them through loops and branches (the deallocation pipeline's
+  // ownership-guarded ones): whatever they free is a hoisted slot or a
+  // buffer of the host, which a kernel must never free.
+  bool allocates = false;
+  launch.getBody().walk([&](memref::AllocOp) { allocates = true; });
   SmallVector<memref::DeallocOp> deallocs;
   launch.getBody().walk([&](memref::DeallocOp dealloc) {
-    if (isHoisted(dealloc.getMemref(), hoisted))
+    if (!allocates || isHoisted(dealloc.getMemref(), hoisted))
       deallocs.push_back(dealloc);
   });
   for (memref::DeallocOp dealloc : deallocs)

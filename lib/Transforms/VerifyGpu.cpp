@@ -183,6 +183,10 @@ void VerifyGpuPass::checkKernelBody(Operation *kernel) {
         isAllocatingCall(op))
       report(op) << "'" << op->getName()
                  << "' allocates memory inside a kernel";
+    else if (isa<memref::DeallocOp, gpu::DeallocOp>(op) ||
+             calleeName(op) == "free" ||
+             calleeName(op) == "_mlir_memref_to_llvm_free")
+      report(op) << "'" << op->getName() << "' frees memory inside a kernel";
   });
 }
 

@@ -56,6 +56,110 @@ func.func @scratch(%n: index) {
 
 // -----
 
+// A buffer of dynamic size whose size has a constant upper bound (here an
+// affine.min, as ValueBoundsConstraintSet proves it) gets a slot of that
+// bound: 100 x f32 = 400 bytes, 448 with the 64-byte alignment, next to the
+// 64 bytes of the static one. The view keeps the dynamic size. The one whose
+// size has no bound (a function argument) stays.
+// HOIST-LABEL: func.func @bounded_dynamic
+// HOIST-SAME: (%[[N:.*]]: index, %[[U:.*]]: index)
+// HOIST: %[[SLOT:.*]] = arith.constant 512 : index
+// HOIST: %[[BYTES:.*]] = arith.muli %{{.*}}, %[[SLOT]] : index
+// HOIST: %[[BUF:.*]] = gpu.alloc  (%[[BYTES]]) : memref<?xi8>
+// HOIST: gpu.launch
+// HOIST: %[[M:.*]] = affine.min #{{.*}}()[%[[N]]]
+// HOIST: memref.view %[[BUF]][%{{.*}}][%[[M]]] : memref<?xi8> to memref<?xf32>
+// HOIST: memref.view %[[BUF]][%{{.*}}][] : memref<?xi8> to memref<16xf32>
+// HOIST: memref.alloc(%[[U]]) : memref<?xf32>
+// HOIST-NOT: memref.alloc
+// HOIST: gpu.terminator
+// HOIST: gpu.dealloc  %[[BUF]] : memref<?xi8>
+func.func @bounded_dynamic(%n: index, %u: index) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c2, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %m = affine.min affine_map<()[s0] -> (s0, 100)>()[%n]
+    %d = memref.alloc(%m) : memref<?xf32>
+    %s = memref.alloc() : memref<16xf32>
+    %x = memref.alloc(%u) : memref<?xf32>
+    %v = arith.constant 1.0 : f32
+    memref.store %v, %d[%tx] : memref<?xf32>
+    memref.store %v, %s[%tx] : memref<16xf32>
+    memref.store %v, %x[%tx] : memref<?xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// What lower-affine makes of an affine.min (arith.minsi), and arith.minui,
+// are bounded by their least bounded operand: 100 and 50 x f32 (448 and
+// 256 bytes). A select between the argument and a constant is not bounded:
+// that buffer stays.
+// HOIST-LABEL: func.func @lowered_min
+// HOIST-SAME: (%[[N:.*]]: index)
+// HOIST: arith.constant 704 : index
+// HOIST: gpu.launch
+// HOIST: %[[M:.*]] = arith.minsi %[[N]], %{{.*}} : index
+// HOIST: memref.view %{{.*}}[%{{.*}}][%[[M]]] : memref<?xi8> to memref<?xf32>
+// HOIST: %[[U:.*]] = arith.minui %[[N]], %{{.*}} : index
+// HOIST: memref.view %{{.*}}[%{{.*}}][%[[U]]] : memref<?xi8> to memref<?xf32>
+// HOIST: %[[S:.*]] = arith.select
+// HOIST: memref.alloc(%[[S]]) : memref<?xf32>
+// HOIST: gpu.terminator
+func.func @lowered_min(%n: index) {
+  %c1 = arith.constant 1 : index
+  %c50 = arith.constant 50 : index
+  %c100 = arith.constant 100 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %m = arith.minsi %n, %c100 : index
+    %a = memref.alloc(%m) : memref<?xf32>
+    %u = arith.minui %n, %c50 : index
+    %b = memref.alloc(%u) : memref<?xf32>
+    %lt = arith.cmpi slt, %n, %c100 : index
+    %s = arith.select %lt, %n, %c100 : index
+    %c = memref.alloc(%s) : memref<?xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// Once a kernel allocates nothing, its deallocations of buffers that reach
+// them through loop results (ownership-guarded by the deallocation
+// pipeline) go too: they free a hoisted slot, never a kernel allocation.
+// HOIST-LABEL: func.func @guarded_deallocs
+// HOIST: gpu.launch
+// HOIST: memref.view
+// HOIST: scf.for
+// HOIST: scf.if
+// HOIST-NOT: memref.dealloc
+// HOIST: gpu.terminator
+func.func @guarded_deallocs(%own: i1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %a = memref.alloc() : memref<8xf32>
+    %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%it = %a) -> memref<8xf32> {
+      scf.yield %it : memref<8xf32>
+    }
+    %base, %offset, %size, %stride = memref.extract_strided_metadata %r : memref<8xf32> -> memref<f32>, index, index, index
+    scf.if %own {
+      memref.dealloc %base : memref<f32>
+    }
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
 // --sift-gpu-device-buffers: host allocations become device allocations;
 // the kernel's own stays for the verifier.
 // DEVICE-LABEL: func.func @host_buffers

@@ -1,6 +1,7 @@
 // REQUIRES: ptxas
 // The CUDA toolkit's ptxas assembles every kernel the GPU pipeline makes
-// for sm_80 and sm_90 without spilling registers, and format=bin makes a
+// for sm_80 and sm_90 without spilling registers (a kernel that reads a
+// device constant, Inputs/constant-table.mlir, too), and format=bin makes a
 // cubin through it in-process (the toolkit option).
 //
 // RUN: tensor-opt %s --sift-gpu-pipeline="chip=sm_90" -o %t.sm90.mlir
@@ -11,6 +12,9 @@
 // RUN: %extract_ptx %t.sm80 %t.sm80.mlir
 // RUN: %ptxas -v -arch=sm_80 %t.sm80/exp_add_kernel.ptx -o %t.sm80.exp_add.cubin 2>&1 | FileCheck %s --check-prefix=SM80
 // RUN: %ptxas -v -arch=sm_80 %t.sm80/count_rows_kernel.ptx -o %t.sm80.count.cubin 2>&1 | FileCheck %s --check-prefix=SM80
+// RUN: tensor-opt %S/Inputs/constant-table.mlir --sift-gpu-pipeline="chip=sm_80" -o %t.cst.mlir
+// RUN: %extract_ptx %t.cst %t.cst.mlir
+// RUN: %ptxas -v -arch=sm_80 %t.cst/add_table_kernel.ptx -o %t.cst.cubin 2>&1 | FileCheck %s --check-prefix=SM80
 // RUN: tensor-opt %s --sift-gpu-pipeline="chip=sm_90 format=bin toolkit=%cuda_toolkit" | FileCheck %s --check-prefix=BIN
 
 // SM90: Compiling entry function '{{.*}}_kernel' for 'sm_90'

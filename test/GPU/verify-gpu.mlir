@@ -69,6 +69,7 @@ func.func @kernel_allocates() {
              threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
     // expected-error @+1 {{'memref.alloc' allocates memory inside a kernel}}
     %m = memref.alloc() : memref<16xf32>
+    // expected-error @+1 {{'memref.dealloc' frees memory inside a kernel}}
     memref.dealloc %m : memref<16xf32>
     gpu.terminator
   }
@@ -84,6 +85,23 @@ module attributes {gpu.container_module} {
       %m = memref.alloc(%n) : memref<?xf32>
       gpu.return
     }
+  }
+}
+
+// -----
+
+// A kernel that frees a buffer it did not allocate (a host buffer, or a
+// slot of a hoisted one): device free of such a pointer is undefined.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @frees(%m: memref<16xf32>, %p: !llvm.ptr) kernel {
+      // expected-error @+1 {{'memref.dealloc' frees memory inside a kernel}}
+      memref.dealloc %m : memref<16xf32>
+      // expected-error @+1 {{'llvm.call' frees memory inside a kernel}}
+      llvm.call @free(%p) : (!llvm.ptr) -> ()
+      gpu.return
+    }
+    llvm.func @free(!llvm.ptr)
   }
 }
 

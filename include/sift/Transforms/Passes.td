@@ -351,6 +351,13 @@ def SiftGpuDeviceBuffers : Pass<"sift-gpu-device-buffers", "ModuleOp"> {
     code that still reads or writes such a buffer is what
     `--sift-verify-gpu` reports. Allocations inside kernels are left for
     the verifier to report.
+
+    Constants kernels read move into them: a host `memref.get_global`, or
+    a view of one (casts, reshapes, subviews), used inside a `gpu.launch` is
+    recomputed at the start of the kernel, so that `gpu-kernel-outlining`
+    copies the `memref.global` into the kernel's `gpu.module`: a device
+    global, initialized when the module is loaded (copied once). Host ops
+    left without uses go.
   }];
   let dependentDialects = ["gpu::GPUDialect"];
 }

@@ -135,15 +135,22 @@ static std::pair<Value, Value> selectSortedLine(OpBuilder &b, Location loc,
   RadixSplit split =
       radixSplit(b, loc, keyType, n, kValue, info.sortBits, keyAt);
 
-  // Keys and indices go to k + 1 result slots and count + 1 candidate slots:
-  // the last slot of each takes the writes of the elements not kept there.
+  // Keys and indices go to k + 1 result slots and to candidate slots: the
+  // last slot of each takes the writes of the elements not kept there. The
+  // count candidates are at most n, so n + 1 candidate slots (and n for the
+  // selection among them) are enough: buffers of a size known when the line
+  // length is, which a GPU kernel can take from a host-allocated buffer
+  // instead of allocating them (count is known only at run time).
   Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
   Value zero64 = constInt(b, loc, i64, 0);
   Value digitMask = constInt(b, loc, keyType, 255);
   OpFoldResult slots = b.getIndexAttr(k + 1);
   Value m = i64ToIndex(b, loc, split.count);
+  OpFoldResult nSize = getAsOpFoldResult(n);
   OpFoldResult candSlots =
-      getAsOpFoldResult(arith::AddIOp::create(b, loc, m, c1).getResult());
+      getAsOpFoldResult(arith::AddIOp::create(b, loc, n, c1).getResult());
+  if (std::optional<int64_t> staticN = getConstantIntValue(nSize))
+    candSlots = b.getIndexAttr(*staticN + 1);
   auto partition = scf::ForOp::create(
       b, loc, c0, n, c1,
       ValueRange{emptyTensor(b, loc, {slots}, keyType),
@@ -177,9 +184,11 @@ static std::pair<Value, Value> selectSortedLine(OpBuilder &b, Location loc,
   // The remaining k - below keys from the candidates, in index order.
   auto [threshold, need] = radixSelect(
       b, loc, keyType, m, arith::SubIOp::create(b, loc, kValue, split.below),
-      info.sortBits, [&](OpBuilder &b, Location loc, Value j) -> Value {
+      info.sortBits,
+      [&](OpBuilder &b, Location loc, Value j) -> Value {
         return tensor::ExtractOp::create(b, loc, candKeys, j);
-      });
+      },
+      nSize);
   auto collect = scf::ForOp::create(
       b, loc, c0, m, c1,
       ValueRange{partition.getResult(0), partition.getResult(1),

@@ -70,15 +70,17 @@ func.func @argsort_f32_key(%x: tensor<10xf32>) -> tensor<10xi64> {
 
 // topk with 0 < k < n selects before it sorts, per line (an scf.forall): a
 // radix split on the most significant digit that varies, one partition pass
-// into k + 1 result slots and the candidates, an MSD radix selection among
-// the candidates (one step per key byte), then a stable radix sort of the k
-// selected keys alone.
+// into k + 1 result slots and the candidates (n + 1 slots: their count is
+// known only at run time, at most n), an MSD radix selection among the
+// candidates (one step per key byte, compacting them into n slots), then a
+// stable radix sort of the k selected keys alone. Every buffer has a static
+// size.
 // CHECK-LABEL: func.func @topk
 // CHECK: scf.forall (%{{.*}}) in (%c4) shared_outs(%[[V:.*]] = %{{.*}}, %[[I:.*]] = %{{.*}})
 // CHECK: tensor.extract_slice %arg0[%{{.*}}, 0] [1, 100] [1, 1] : tensor<4x100xf32> to tensor<100xf32>
 // CHECK: scf.for %{{.*}} = %c0 to %c256 {{.*}} -> (i64, index, i64)
-// CHECK: scf.for %{{.*}} = %c0 to %c100 {{.*}} -> (tensor<6xi32>, tensor<6xi64>, tensor<?xi32>, tensor<?xi64>, index, index)
-// CHECK-COUNT-4: scf.if %{{.*}} -> (tensor<?xi32>, index, i64, i32, i32, i32)
+// CHECK: scf.for %{{.*}} = %c0 to %c100 {{.*}} -> (tensor<6xi32>, tensor<6xi64>, tensor<101xi32>, tensor<101xi64>, index, index)
+// CHECK-COUNT-4: scf.if %{{.*}} -> (tensor<100xi32>, index, i64, i32, i32, i32)
 // CHECK: %[[KEYS:.*]] = tensor.extract_slice %{{.*}}[0] [5] [1] : tensor<6xi32> to tensor<5xi32>
 // CHECK-COUNT-4: scf.for %{{.*}} = %c0 to %c256 {{.*}} -> (tensor<256xi64>, i64)
 // CHECK-NOT: to %c256

@@ -289,7 +289,8 @@ static std::pair<Value, Value> radixArgsortBody(OpBuilder &b, Location loc,
 
 std::pair<Value, Value> lowering::radixSelect(OpBuilder &b, Location loc,
                                               Type keyType, Value n, Value k,
-                                              unsigned sortBits, KeyFn keyAt) {
+                                              unsigned sortBits, KeyFn keyAt,
+                                              OpFoldResult capacity) {
   Type indexType = b.getIndexType();
   Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
   Value zeroKey = constInt(b, loc, keyType, 0);
@@ -299,8 +300,9 @@ std::pair<Value, Value> lowering::radixSelect(OpBuilder &b, Location loc,
   // among them is found; from then on, the `m` keys compacted at the front
   // of `cand`. `orC` and `andC` tell which bits still vary among them.
   auto [orAll, andAll] = orAndOf(b, loc, keyType, n, keyAt);
-  Value cand =
-      emptyTensor(b, loc, {getAsOpFoldResult(n)}, keyType, /*fillValue=*/{});
+  if (!capacity)
+    capacity = getAsOpFoldResult(n);
+  Value cand = emptyTensor(b, loc, {capacity}, keyType, /*fillValue=*/{});
   Value m = n, need = k;
   Value orC = orAll, andC = andAll;
   Value threshold = zeroKey;

@@ -45,11 +45,14 @@ std::pair<Value, Value> radixArgsort(OpBuilder &b, Location loc, Value keys,
 /// unsigned keys of `keyType` (as `radixArgsort`), the key of element `i`
 /// (an index) being `keyAt(i)`. Returns the threshold key T (that k-th
 /// smallest key) and how many keys equal to T are among the k smallest (an
-/// i64 in [1, k]); the others are the keys below T.
+/// i64 in [1, k]); the others are the keys below T. The candidates are
+/// compacted into a buffer of `capacity` keys (at least n; `n` when null):
+/// a constant capacity keeps that buffer of static size when n is not.
 std::pair<Value, Value>
 radixSelect(OpBuilder &b, Location loc, Type keyType, Value n, Value k,
             unsigned sortBits,
-            function_ref<Value(OpBuilder &, Location, Value)> keyAt);
+            function_ref<Value(OpBuilder &, Location, Value)> keyAt,
+            OpFoldResult capacity = {});
 
 /// The first step of an MSD radix selection of the `k`-th smallest (an i64,
 /// 1 <= k <= n) of `n` keys (as `radixSelect`): the most significant 8-bit
