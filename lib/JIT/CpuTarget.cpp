@@ -31,7 +31,6 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/TargetSelect.h"
 
 #include <cstdlib>
 #include <dlfcn.h>
@@ -88,15 +87,9 @@ static std::unique_ptr<llvm::TargetMachine> hostTargetMachine() {
 }
 
 namespace {
-class CpuBackend final : public jit::TargetBackend {
+class CpuBackend final : public jit::ExecutionEngineBackend {
 public:
-  explicit CpuBackend(unsigned numThreads) : numThreads(numThreads) {
-    static std::once_flag flag;
-    std::call_once(flag, [] {
-      llvm::InitializeNativeTarget();
-      llvm::InitializeNativeTargetAsmPrinter();
-    });
-  }
+  explicit CpuBackend(unsigned numThreads) : numThreads(numThreads) {}
 
   void buildPipeline(mlir::OpPassManager &pm) const override {
     mlir::sift::CpuPipelineOptions options;
@@ -106,12 +99,6 @@ public:
 
   llvm::Error load(mlir::ModuleOp module, unsigned optLevel) override;
 
-  llvm::Expected<jit::PackedFunction> lookup(StringRef name) const override {
-    return engine->lookupPacked(name);
-  }
-
-  llvm::Error invoke(jit::PackedFunction fn, void **args) const override;
-
   jit::BufferDeallocator resultDeallocator() const override {
     // Compiled code allocates with the runtime's _mlir_memref_to_llvm_alloc.
     return [](void *p) { _mlir_memref_to_llvm_free(p); };
@@ -119,7 +106,6 @@ public:
 
 private:
   unsigned numThreads;
-  std::unique_ptr<mlir::ExecutionEngine> engine;
 };
 } // namespace
 
@@ -217,26 +203,6 @@ llvm::Error CpuBackend::load(mlir::ModuleOp module, unsigned optLevel) {
   preferLoadBalancedTeams();
   engine->initialize();
   return llvm::Error::success();
-}
-
-llvm::Error CpuBackend::invoke(jit::PackedFunction fn, void **args) const {
-#ifdef SIFT_JIT_HAS_RUNTIME
-  // The runtime collects the errors of compiled code from every thread and
-  // ends the call early when a buffer cannot be allocated.
-  int64_t values[3] = {0, 0, 0};
-  int64_t code = sift_rt_run(fn, args, values);
-  if (!code)
-    return llvm::Error::success();
-  char text[256];
-  sift_rt_format_error(code, values, text, sizeof(text));
-  if (code == SIFT_RT_ERROR_OUT_OF_MEMORY)
-    return jit::makeError(jit::ErrorCode::OutOfMemory, text);
-  return jit::makeError(jit::ErrorCode::RuntimeError,
-                        llvm::Twine("runtime error: ") + text);
-#else
-  fn(args);
-  return llvm::Error::success();
-#endif
 }
 
 std::unique_ptr<jit::TargetBackend> jit::createCpuBackend(unsigned numThreads) {

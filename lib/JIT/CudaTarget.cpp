@@ -26,10 +26,7 @@
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 
-#include "llvm/Support/TargetSelect.h"
-
 #include <cstdlib>
-#include <mutex>
 
 namespace jit = mlir::sift::jit;
 using llvm::StringRef;
@@ -80,16 +77,8 @@ cudaRuntimeSymbols(llvm::orc::MangleAndInterner mangle) {
 #endif
 
 namespace {
-class CudaBackend final : public jit::TargetBackend {
+class CudaBackend final : public jit::ExecutionEngineBackend {
 public:
-  CudaBackend() {
-    static std::once_flag flag;
-    std::call_once(flag, [] {
-      llvm::InitializeNativeTarget();
-      llvm::InitializeNativeTargetAsmPrinter();
-    });
-  }
-
   void buildPipeline(mlir::OpPassManager &pm) const override {
     mlir::sift::GpuPipelineOptions options;
     // PTX for sm_80 runs on every device since Ampere: the driver compiles
@@ -101,19 +90,10 @@ public:
 
   llvm::Error load(mlir::ModuleOp module, unsigned optLevel) override;
 
-  llvm::Expected<jit::PackedFunction> lookup(StringRef name) const override {
-    return engine->lookupPacked(name);
-  }
-
-  llvm::Error invoke(jit::PackedFunction fn, void **args) const override;
-
   jit::BufferDeallocator resultDeallocator() const override {
     // Results are host buffers (--sift-gpu-host-boundary), from malloc.
     return [](void *p) { std::free(p); };
   }
-
-private:
-  std::unique_ptr<mlir::ExecutionEngine> engine;
 };
 } // namespace
 
@@ -155,22 +135,6 @@ llvm::Error CudaBackend::load(mlir::ModuleOp module, unsigned optLevel) {
   return jit::makeError(jit::ErrorCode::Unsupported,
                         "no CUDA driver/device: this build has no sift "
                         "runtime");
-#endif
-}
-
-llvm::Error CudaBackend::invoke(jit::PackedFunction fn, void **args) const {
-#ifdef SIFT_JIT_HAS_RUNTIME
-  int64_t values[3] = {0, 0, 0};
-  int64_t code = sift_rt_run(fn, args, values);
-  if (!code)
-    return llvm::Error::success();
-  char text[256];
-  sift_rt_format_error(code, values, text, sizeof(text));
-  return jit::makeError(jit::ErrorCode::RuntimeError,
-                        llvm::Twine("runtime error: ") + text);
-#else
-  fn(args);
-  return llvm::Error::success();
 #endif
 }
 

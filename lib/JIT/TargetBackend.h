@@ -26,6 +26,7 @@
 #include <memory>
 
 namespace mlir {
+class ExecutionEngine;
 class ModuleOp;
 class OpPassManager;
 
@@ -62,6 +63,24 @@ public:
 
 /// The backend of `options.target` (with `options`' per-target settings), or
 /// an Unsupported error where this build has none.
+/// A backend whose code runs on the host through an mlir::ExecutionEngine
+/// (the CPU's, and the CUDA target's host side): the native target is
+/// initialized once, functions are looked up in `engine`, and calls run
+/// through the sift runtime, which collects the errors compiled code
+/// reports (from any thread) and turns them into the call's error.
+class ExecutionEngineBackend : public TargetBackend {
+public:
+  ExecutionEngineBackend();
+  ~ExecutionEngineBackend() override;
+
+  llvm::Expected<PackedFunction> lookup(llvm::StringRef name) const override;
+  llvm::Error invoke(PackedFunction fn, void **args) const override;
+
+protected:
+  /// Set by `load`.
+  std::unique_ptr<mlir::ExecutionEngine> engine;
+};
+
 llvm::Expected<std::unique_ptr<TargetBackend>>
 createTargetBackend(const CompileOptions &options);
 
