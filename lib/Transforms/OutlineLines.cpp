@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sift/Transforms/Passes.h"
+#include "sift/Transforms/Routines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -24,20 +25,13 @@ using namespace mlir;
 using namespace mlir::sift;
 
 namespace {
-/// The location name prefix the lowering marks its routines with
-/// (CodegenUtils.h).
-constexpr llvm::StringLiteral kOutlinePrefix = "sift.routine.";
-/// The unit attribute of a routine that only runs inside parallel loops.
-constexpr llvm::StringLiteral kCalledInParallelAttrName =
-    "sift.called_in_parallel";
-
 /// The routine name of a region the lowering marked, or "".
 static StringRef routineName(scf::ExecuteRegionOp region) {
   auto named = dyn_cast<NameLoc>(region.getLoc());
   if (!region.getNoInline() || !named)
     return "";
   StringRef name = named.getName().getValue();
-  return name.consume_front(kOutlinePrefix) ? name : "";
+  return name.consume_front(kRoutineLocPrefix) ? name : "";
 }
 
 /// Drops the results of `region` that are values defined outside it (a

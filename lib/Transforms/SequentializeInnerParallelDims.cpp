@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sift/Transforms/Passes.h"
+#include "sift/Transforms/Routines.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -127,7 +128,7 @@ struct SequentializeInnerParallelDimsPass
     // that only runs inside parallel loops (--sift-outline-lines).
     auto func = loop->getParentOfType<FunctionOpInterface>();
     bool nested = loop->getParentOfType<scf::ParallelOp>() != nullptr ||
-                  (func && func->hasAttr("sift.called_in_parallel"));
+                  (func && func->hasAttr(kCalledInParallelAttrName));
     // A loop nest whose whole work is known and small runs on the calling
     // thread: forking a team would cost more than the loop.
     // (A nested loop runs sequentially anyway: no need to weigh it.)

@@ -6,6 +6,8 @@
 
 #include "CodegenUtils.h"
 
+#include "sift/Transforms/Routines.h"
+
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
@@ -29,7 +31,7 @@ SmallVector<Value> lowering::buildOutlinable(
   // The name goes into the location: bufferization rebuilds the op with its
   // location but not its attributes.
   Location named =
-      NameLoc::get(b.getStringAttr(kOutlinePrefix + name.str()), loc);
+      NameLoc::get(b.getStringAttr(kRoutineLocPrefix + name.str()), loc);
   auto region = scf::ExecuteRegionOp::create(
       b, named, ValueRange(results).getTypes(), /*no_inline=*/true);
   region.getRegion().push_back(body.release());

@@ -54,10 +54,6 @@ Value ifThenElse(OpBuilder &b, Location loc, Value cond,
 /// The first `k` elements of a 1-D tensor (a static slice).
 Value firstElements(OpBuilder &b, Location loc, Value line, int64_t k);
 
-/// The prefix of the location name of an outlinable routine (see
-/// `buildOutlinable`).
-inline constexpr llvm::StringLiteral kOutlinePrefix = "sift.routine.";
-
 /// Builds `fn`'s ops inside an `scf.execute_region no_inline` located at
 /// `NameLoc("sift.routine.<name>", loc)` and returns its results (those
 /// `fn` returns). The

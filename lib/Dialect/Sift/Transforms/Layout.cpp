@@ -77,7 +77,7 @@ template <typename OpTy> struct MoveAxisLast : OpRewritePattern<OpTy> {
       for (OpResult result : moved->getResults())
         result.setType(
             permuted(cast<RankedTensorType>(result.getType()), perm));
-      moved->setAttr("dim", rewriter.getI64IntegerAttr(rank - 1));
+      cast<OpTy>(moved).setDim(rank - 1);
     });
     SmallVector<Value> results;
     for (Value result : moved->getResults())
