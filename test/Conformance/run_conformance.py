@@ -1041,6 +1041,20 @@ def cross_entropy_wide_rows_cases():
             exp = ops.cross_entropy(x, t, None, red, -100, 0.0)
             out.append(Case("cross_entropy", "wide_c%d_%s" % (c, red), mlir,
                             [x, t], expect=[exp], tol=(1e-5, 1e-5)))
+        # The same rows with a dynamic C: the first step is masked and the
+        # last one reads from max(C - C mod 32, 32), past C when the first
+        # step covered the row.
+        if c in (1, 7, 31, 33, 65, 100):
+            dyn, rt = ttype((None, None), x.dtype), ttype(t.shape, x.dtype)
+            mlir = func("f", [("x", tt(special)), ("t", tt(t))], [("%r", rt)],
+                        ["%%d = tensor.cast %%x : %s to %s"
+                         % (tt(special), dyn),
+                         "%%r = sift.cross_entropy %%d, %%t reduction = none "
+                         ": %s, %s -> %s" % (dyn, tt(t), rt)])
+            exp = ops.cross_entropy(special, t, None, "none", -100, 0.0)
+            out.append(Case("cross_entropy", "wide_dynamic_c%d_none" % c,
+                            mlir, [special, t], expect=[exp],
+                            tol=(1e-5, 1e-5)))
     # Half logits are read as f16 vectors and widened: f32 arithmetic, one
     # rounding of each loss to f16 (half an ulp: 5e-4 relative). The host
     # passes f32; the function rounds the logits to f16 and widens the

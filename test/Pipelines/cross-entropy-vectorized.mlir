@@ -17,7 +17,7 @@
 // CHECK: llvm.fcmp "ogt" %{{.*}} : vector<32xf32>
 // CHECK: llvm.intr.fma(%{{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
 // CHECK: llvm.intr.masked.load %{{.*}} : (!llvm.ptr, vector<32xi1>, vector<32xf32>) -> vector<32xf32>
-// CHECK: llvm.intr.vector.reduce.fmaximum
+// CHECK: llvm.intr.vector.reduce.fmax(%{{.*}}) {fastmathFlags = #llvm.fastmath<nnan>}
 // CHECK: "llvm.intr.vector.reduce.fadd"({{.*}}) <{fastmathFlags = #llvm.fastmath<reassoc>}>
 // CHECK-NOT: _mlir_memref_to_llvm_alloc
 // CHECK: omp.terminator

@@ -217,7 +217,9 @@ static int64_t lseLanes(int64_t numClasses) {
 /// the whole steps, then one masked step (reading -inf past the end), each
 /// lane keeping its running maximum M and sum S of exp(x - M). A value x
 /// above M rescales S (S' = S exp(M - x) + 1), any other adds exp(x - M):
-/// one exp per logit, of -|x - M| <= 0. The lanes then combine: m = max M,
+/// one exp per logit, of -|x - M| <= 0. The first step only loads: its x
+/// is the lanes' M and S is 1 (0 for -inf), which is what the update from
+/// the start state gives. The lanes then combine: m = max M,
 /// s = sum S exp(M - m). exp and log allow approximations (`afn`:
 /// --sift-approximate-math makes f32 ones polynomials) and the final sum
 /// reassociates.
@@ -226,7 +228,9 @@ static int64_t lseLanes(int64_t numClasses) {
 /// with a NaN or +inf (a flag per lane, `x uge +inf`) or with -inf only
 /// (nothing above the lanes' start, the lowest finite value: s = 0). The
 /// flag is a select over a value that never depends on an exp of a NaN (an
-/// exponent x - M is NaN only for a NaN x or a second +inf).
+/// exponent x - M is NaN only for a NaN x or a second +inf). No M is NaN
+/// (a NaN x never compares above M), so the lanes' maximum is a plain
+/// `nnan` one.
 static Value logSumExp(OpBuilder &b, Location loc, Value line, Value numClasses,
                        Type ct, Value c0) {
   auto lineType = cast<RankedTensorType>(line.getType());
@@ -243,14 +247,21 @@ static Value logSumExp(OpBuilder &b, Location loc, Value line, Value numClasses,
   double inf = std::numeric_limits<double>::infinity();
   Value one = splat(1.0), posInf = splat(inf);
   Value pad = floatConst(b, loc, et, -inf);
-  // One step at logit `c`: the lanes' (M, S, NaN-or-+inf flag) after it.
-  auto step = [&](OpBuilder &b, Location loc, Value c, ValueRange state,
-                  bool inBounds) -> SmallVector<Value> {
+  auto read = [&](OpBuilder &b, Location loc, Value c, bool inBounds) {
     Value x = vector::TransferReadOp::create(
         b, loc, VectorType::get({lanes}, et), line, ValueRange{c}, pad,
         ArrayRef<bool>{inBounds});
     if (et != ct)
       x = arith::ExtFOp::create(b, loc, vt, x);
+    return x;
+  };
+  auto nanOrInf = [&](OpBuilder &b, Location loc, Value x) -> Value {
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UGE, x, posInf);
+  };
+  // One step at logit `c`: the lanes' (M, S, NaN-or-+inf flag) after it.
+  auto step = [&](OpBuilder &b, Location loc, Value c, ValueRange state,
+                  bool inBounds) -> SmallVector<Value> {
+    Value x = read(b, loc, c, inBounds);
     Value m = state[0], sum = state[1], bad = state[2];
     Value above =
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, m);
@@ -262,42 +273,55 @@ static Value logSumExp(OpBuilder &b, Location loc, Value line, Value numClasses,
         arith::FastMathFlags::afn);
     Value rescaled = math::FmaOp::create(b, loc, sum, e, one);
     Value added = arith::AddFOp::create(b, loc, sum, e);
-    Value nanOrInf =
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UGE, x, posInf);
     return {arith::SelectOp::create(b, loc, above, x, m),
             arith::SelectOp::create(b, loc, above, rescaled, added),
-            arith::OrIOp::create(b, loc, bad, nanOrInf)};
+            arith::OrIOp::create(b, loc, bad, nanOrInf(b, loc, x))};
+  };
+  // The first step from the start state (M = lowest, S = 0): M = x and S = 1
+  // where x > lowest; S = exp(x - lowest) elsewhere, which is 1 for
+  // x = lowest and 0 for -inf (NaN lanes are flagged).
+  auto first = [&](OpBuilder &b, Location loc, Value c,
+                   bool inBounds) -> SmallVector<Value> {
+    Value x = read(b, loc, c, inBounds);
+    Value finite = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x,
+                                         splat(lowest));
+    Value above = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x,
+                                        splat(lowest));
+    return {arith::SelectOp::create(b, loc, above, x, splat(lowest)),
+            arith::SelectOp::create(b, loc, finite, one, splat(0.0)),
+            nanOrInf(b, loc, x)};
   };
   Value step0 = constIndex(b, loc, lanes);
-  // The whole steps end at C - C mod lanes; the masked step reads the rest
-  // (no lane when C is a multiple: it changes nothing, and a static C
-  // leaves out the loop or the step that does nothing).
+  // The first step reads logits [0, lanes) (masked past C), the whole steps
+  // after it end at C - C mod lanes and the masked step reads the rest. A
+  // static C leaves out the loop or the step that reads nothing; a dynamic
+  // one reads from max(whole, lanes), which is past C (padding, no change)
+  // when the first step covered the row.
   int64_t staticC = lineType.getDimSize(0);
   bool dynamic = ShapedType::isDynamic(staticC);
   Value whole = dynamic ? arith::SubIOp::create(
                               b, loc, numClasses,
                               arith::RemUIOp::create(b, loc, numClasses, step0))
                         : constIndex(b, loc, staticC - staticC % lanes);
-  SmallVector<Value> state = {
-      splat(lowest), splat(0.0),
-      arith::ConstantOp::create(
-          b, loc,
-          DenseElementsAttr::get(VectorType::get({lanes}, b.getI1Type()),
-                                 false))};
-  if (dynamic || staticC >= lanes)
+  SmallVector<Value> state =
+      first(b, loc, c0, /*inBounds=*/!dynamic && staticC >= lanes);
+  if (dynamic || staticC >= 2 * lanes)
     state = llvm::to_vector_of<Value>(
         scf::ForOp::create(
-            b, loc, c0, whole, step0, state,
+            b, loc, step0, whole, step0, state,
             [&](OpBuilder &b, Location loc, Value c, ValueRange it) {
               scf::YieldOp::create(b, loc,
                                    step(b, loc, c, it, /*inBounds=*/true));
             })
             .getResults());
-  if (dynamic || staticC % lanes != 0)
+  if (dynamic)
+    state = step(b, loc, arith::MaxUIOp::create(b, loc, whole, step0), state,
+                 /*inBounds=*/false);
+  else if (staticC > lanes && staticC % lanes != 0)
     state = step(b, loc, whole, state, /*inBounds=*/false);
   Value laneMax = state[0], laneSum = state[1];
-  Value m = vector::ReductionOp::create(b, loc, vector::CombiningKind::MAXIMUMF,
-                                        laneMax);
+  Value m = vector::ReductionOp::create(b, loc, vector::CombiningKind::MAXNUMF,
+                                        laneMax, arith::FastMathFlags::nnan);
   Value scale = math::ExpOp::create(
       b, loc,
       arith::SubFOp::create(b, loc, laneMax,

@@ -27,8 +27,9 @@ func.func @cross_entropy(%x: tensor<4x3xf32>, %t: tensor<4xi64>) -> tensor<f32> 
 // one pass of vector steps (3 logits: one masked step of 4 lanes reading
 // -inf past the end). Each lane keeps a running maximum M (from the lowest
 // finite value) and sum S: above M, S' = S exp(M - x) + 1, else S' = S +
-// exp(x - M), one exp of -|x - M| per logit (afn: it may be a polynomial).
-// Then m = max M and s = sum S exp(M - m) (reassociable). A NaN or +inf
+// exp(x - M), one exp of -|x - M| per logit (afn: it may be a polynomial);
+// the first step only loads (M = x, S = 1; S = 0 for -inf): one step here,
+// so no exp before the lanes combine. Then m = max M and s = sum S exp(M - m) (reassociable). A NaN or +inf
 // logit (`uge +inf`) or a row of -inf (s = 0) gives NaN. The loss is
 // lse - x[t], NaN for an invalid target and 0 for ignore_index (-100). Half
 // types compute in f32 and round the result once.
@@ -50,17 +51,12 @@ func.func @cross_entropy(%x: tensor<4x3xf32>, %t: tensor<4xi64>) -> tensor<f32> 
 // CHECK-NOT: scf.for
 // CHECK: %[[XH:.*]] = vector.transfer_read %[[LINE]][%{{.*}}], %[[PAD]] : tensor<3xf16>, vector<4xf16>
 // CHECK: %[[X:.*]] = arith.extf %[[XH]] : vector<4xf16> to vector<4xf32>
+// CHECK: %[[FINITE:.*]] = arith.cmpf oge, %[[X]], %[[LOWEST]]
 // CHECK: %[[ABOVE:.*]] = arith.cmpf ogt, %[[X]], %[[LOWEST]]
-// CHECK: %[[D:.*]] = arith.subf %[[X]], %[[LOWEST]]
-// CHECK: %[[ABS:.*]] = math.absf %[[D]]
-// CHECK: %[[NEG:.*]] = arith.negf %[[ABS]]
-// CHECK: %[[E:.*]] = math.exp %[[NEG]] fastmath<afn> : vector<4xf32>
-// CHECK: %[[RESCALED:.*]] = math.fma %[[VZERO]], %[[E]], %[[VONE]]
-// CHECK: %[[ADDED:.*]] = arith.addf %[[E]], %[[VZERO]]
-// CHECK: %[[BAD:.*]] = arith.cmpf uge, %[[X]], %[[VINF]]
 // CHECK: %[[M:.*]] = arith.select %[[ABOVE]], %[[X]], %[[LOWEST]]
-// CHECK: %[[S:.*]] = arith.select %[[ABOVE]], %[[RESCALED]], %[[ADDED]]
-// CHECK: %[[MAX:.*]] = vector.reduction <maximumf>, %[[M]] : vector<4xf32> into f32
+// CHECK: %[[S:.*]] = arith.select %[[FINITE]], %[[VONE]], %[[VZERO]]
+// CHECK: %[[BAD:.*]] = arith.cmpf uge, %[[X]], %[[VINF]]
+// CHECK: %[[MAX:.*]] = vector.reduction <maxnumf>, %[[M]] fastmath<nnan> : vector<4xf32> into f32
 // CHECK: %[[MAXV:.*]] = vector.broadcast %[[MAX]]
 // CHECK: %[[SHIFT:.*]] = arith.subf %[[M]], %[[MAXV]]
 // CHECK: %[[SCALE:.*]] = math.exp %[[SHIFT]] fastmath<afn>
@@ -114,18 +110,21 @@ func.func @cross_entropy_sum_per_item(%x: tensor<2x5x3xf32>, %t: tensor<2x5xi64>
 
 // -----
 
-// A long row: a loop of whole 32-lane steps (in bounds) up to C - C mod 32,
-// then one masked step for the rest; with a static C that is a multiple of
+// A long row: a first 32-lane step that only loads, a loop of whole steps
+// (in bounds) from 32 up to C - C mod 32, then one masked step for the rest; with a static C that is a multiple of
 // 32 the masked step is left out, and a dynamic C always has both.
 // CHECK-LABEL: func.func @cross_entropy_long_rows
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
 // CHECK-DAG: %[[WHOLE:.*]] = arith.constant 992 : index
 // CHECK: linalg.generic
-// CHECK: %[[STEPS:.*]]:3 = scf.for %[[C:.*]] = %{{.*}} to %[[WHOLE]] step %[[C32]] iter_args({{.*}}) -> (vector<32xf32>, vector<32xf32>, vector<32xi1>)
+// CHECK: vector.transfer_read %{{.*}}[%[[C0]]], %{{.*}} {in_bounds = [true]} : tensor<1000xf32>, vector<32xf32>
+// CHECK-NOT: math.exp
+// CHECK: %[[STEPS:.*]]:3 = scf.for %[[C:.*]] = %[[C32]] to %[[WHOLE]] step %[[C32]] iter_args({{.*}}) -> (vector<32xf32>, vector<32xf32>, vector<32xi1>)
 // CHECK: vector.transfer_read %{{.*}}[%[[C]]], %{{.*}} {in_bounds = [true]} : tensor<1000xf32>, vector<32xf32>
 // CHECK: scf.yield
 // CHECK: vector.transfer_read %{{.*}}[%[[WHOLE]]], %{{.*}} : tensor<1000xf32>, vector<32xf32>
-// CHECK: vector.reduction <maximumf>
+// CHECK: vector.reduction <maxnumf>, %{{.*}} fastmath<nnan>
 func.func @cross_entropy_long_rows(%x: tensor<8x1000xf32>, %t: tensor<8xi64>) -> tensor<f32> {
   %r = sift.cross_entropy %x, %t reduction = sum : tensor<8x1000xf32>, tensor<8xi64> -> tensor<f32>
   return %r : tensor<f32>
@@ -135,7 +134,7 @@ func.func @cross_entropy_long_rows(%x: tensor<8x1000xf32>, %t: tensor<8xi64>) ->
 // CHECK: scf.for {{.*}} -> (vector<32xf32>, vector<32xf32>, vector<32xi1>)
 // CHECK: scf.yield
 // CHECK-NOT: vector.transfer_read
-// CHECK: vector.reduction <maximumf>
+// CHECK: vector.reduction <maxnumf>, %{{.*}} fastmath<nnan>
 func.func @cross_entropy_multiple_of_lanes(%x: tensor<8x64xf32>, %t: tensor<8xi64>) -> tensor<f32> {
   %r = sift.cross_entropy %x, %t reduction = sum : tensor<8x64xf32>, tensor<8xi64> -> tensor<f32>
   return %r : tensor<f32>
