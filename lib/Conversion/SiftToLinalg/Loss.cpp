@@ -13,7 +13,10 @@
 // Speed: the rows are one parallel linalg.generic that writes each row's
 // loss and weight in place (no buffer per row), and the log-sum-exp reads
 // its row once, in vector steps with a running maximum and sum per lane
-// (`logSumExp`); exp and log carry `afn`, which the CPU pipeline's
+// (`logSumExp`). Short rows (at most 16 static classes) compute their
+// log-sum-exps first, 16 rows at a time with a row per lane
+// (`rowLanesLse`), so that no row pays a combination across lanes for a
+// few logits. exp and log carry `afn`, which the CPU pipeline's
 // --sift-approximate-math turns into vectorizable f32 polynomials. The
 // per-element loss stays within 1e-5 + 1e-5 |loss| of a float64 reference
 // (test/Conformance: cross_entropy/wide_*).
@@ -171,6 +174,9 @@ struct RowLossSpec {
   double smoothing;
   int64_t ignoreIndex;
   const LossOperands &operands;
+  /// The rows' log-sum-exps [M], when computed before the per-row loop
+  /// (`rowLanesLse`); null: each row computes its own.
+  Value lses = nullptr;
 };
 
 /// Whether the target `t` (an i64) of row `row` is `ignore_index`, and
@@ -203,65 +209,55 @@ static std::pair<Value, Value> classifyTarget(OpBuilder &b, Location loc,
   return {ignored, valid};
 }
 
-/// The lanes of the log-sum-exp's vector loop: 32 (two AVX-512 or four AVX2
-/// registers of f32, two independent chains), or the power of two that
-/// covers a shorter static row.
-static int64_t lseLanes(int64_t numClasses) {
-  if (ShapedType::isDynamic(numClasses) || numClasses >= 32)
-    return 32;
-  return std::max<int64_t>(llvm::PowerOf2Ceil(numClasses), 1);
+/// The lanes of a row's log-sum-exp steps: two AVX-512 or four AVX2
+/// registers of f32, two independent chains. (Rows of at most
+/// kMaxRowLanesClasses static classes take `rowLanesLse` instead.)
+static constexpr int64_t kLseLanes = 32;
+
+/// A scalar or splat constant of the float (or float vector) type `type`.
+static Value floatLike(OpBuilder &b, Location loc, Type type, double value) {
+  auto vt = dyn_cast<VectorType>(type);
+  if (!vt)
+    return floatConst(b, loc, type, value);
+  return arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(vt, b.getFloatAttr(vt.getElementType(), value)));
 }
 
-/// lse = m + log(sum exp(x - m)) over the logits of `line`, m their
-/// maximum, in one pass over the row: a vector loop of `lseLanes` lanes over
-/// the whole steps, then one masked step (reading -inf past the end), each
-/// lane keeping its running maximum M and sum S of exp(x - M). A value x
-/// above M rescales S (S' = S exp(M - x) + 1), any other adds exp(x - M):
-/// one exp per logit, of -|x - M| <= 0. The first step only loads: its x
-/// is the lanes' M and S is 1 (0 for -inf), which is what the update from
-/// the start state gives. The lanes then combine: m = max M,
-/// s = sum S exp(M - m). exp and log allow approximations (`afn`:
-/// --sift-approximate-math makes f32 ones polynomials) and the final sum
-/// reassociates.
-///
-/// NaN and infinities give what PyTorch's log_softmax gives: NaN for a row
-/// with a NaN or +inf (a flag per lane, `x uge +inf`) or with -inf only
-/// (nothing above the lanes' start, the lowest finite value: s = 0). The
-/// flag is a select over a value that never depends on an exp of a NaN (an
-/// exponent x - M is NaN only for a NaN x or a second +inf). No M is NaN
-/// (a NaN x never compares above M), so the lanes' maximum is a plain
-/// `nnan` one.
-static Value logSumExp(OpBuilder &b, Location loc, Value line, Value numClasses,
-                       Type ct, Value c0) {
-  auto lineType = cast<RankedTensorType>(line.getType());
-  Type et = lineType.getElementType();
-  int64_t lanes = lseLanes(lineType.getDimSize(0));
-  auto vt = VectorType::get({lanes}, ct);
-  auto splat = [&](double value) -> Value {
-    return arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(vt, b.getFloatAttr(ct, value)));
-  };
-  const auto &semantics = cast<FloatType>(ct).getFloatSemantics();
-  double lowest =
-      llvm::APFloat::getLargest(semantics, /*Negative=*/true).convertToDouble();
-  double inf = std::numeric_limits<double>::infinity();
-  Value one = splat(1.0), posInf = splat(inf);
-  Value pad = floatConst(b, loc, et, -inf);
-  auto read = [&](OpBuilder &b, Location loc, Value c, bool inBounds) {
-    Value x = vector::TransferReadOp::create(
-        b, loc, VectorType::get({lanes}, et), line, ValueRange{c}, pad,
-        ArrayRef<bool>{inBounds});
-    if (et != ct)
-      x = arith::ExtFOp::create(b, loc, vt, x);
-    return x;
-  };
-  auto nanOrInf = [&](OpBuilder &b, Location loc, Value x) -> Value {
-    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UGE, x, posInf);
-  };
-  // One step at logit `c`: the lanes' (M, S, NaN-or-+inf flag) after it.
-  auto step = [&](OpBuilder &b, Location loc, Value c, ValueRange state,
-                  bool inBounds) -> SmallVector<Value> {
-    Value x = read(b, loc, c, inBounds);
+/// The online log-sum-exp of logits read as vectors of type `vt` (see
+/// logSumExp): each lane keeps its running maximum M, sum S of exp(x - M)
+/// and a NaN-or-+inf flag. Whether the lanes are classes of one row or one
+/// class of several rows is the caller's choice.
+struct OnlineLse {
+  OnlineLse(OpBuilder &b, Location loc, VectorType vt) {
+    const auto &semantics =
+        cast<FloatType>(vt.getElementType()).getFloatSemantics();
+    lowest = floatLike(b, loc, vt,
+                       llvm::APFloat::getLargest(semantics, /*Negative=*/true)
+                           .convertToDouble());
+    zero = floatLike(b, loc, vt, 0.0);
+    one = floatLike(b, loc, vt, 1.0);
+    posInf = floatLike(b, loc, vt, std::numeric_limits<double>::infinity());
+  }
+
+  /// The state after the first logits `x`, from the start state (M =
+  /// lowest, S = 0): M = x and S = 1 where x > lowest; S = exp(x - lowest)
+  /// elsewhere, which is 1 for x = lowest and 0 for -inf (NaN lanes are
+  /// flagged). No exp.
+  SmallVector<Value> first(OpBuilder &b, Location loc, Value x) const {
+    Value finite =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x, lowest);
+    Value above =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, lowest);
+    return {arith::SelectOp::create(b, loc, above, x, lowest),
+            arith::SelectOp::create(b, loc, finite, one, zero),
+            flag(b, loc, x)};
+  }
+
+  /// The state after the logits `x`: x above M rescales S (S' = S exp(M - x)
+  /// + 1), any other adds exp(x - M): one exp of -|x - M| <= 0.
+  SmallVector<Value> step(OpBuilder &b, Location loc, ValueRange state,
+                          Value x) const {
     Value m = state[0], sum = state[1], bad = state[2];
     Value above =
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, m);
@@ -275,21 +271,61 @@ static Value logSumExp(OpBuilder &b, Location loc, Value line, Value numClasses,
     Value added = arith::AddFOp::create(b, loc, sum, e);
     return {arith::SelectOp::create(b, loc, above, x, m),
             arith::SelectOp::create(b, loc, above, rescaled, added),
-            arith::OrIOp::create(b, loc, bad, nanOrInf(b, loc, x))};
-  };
-  // The first step from the start state (M = lowest, S = 0): M = x and S = 1
-  // where x > lowest; S = exp(x - lowest) elsewhere, which is 1 for
-  // x = lowest and 0 for -inf (NaN lanes are flagged).
-  auto first = [&](OpBuilder &b, Location loc, Value c,
-                   bool inBounds) -> SmallVector<Value> {
-    Value x = read(b, loc, c, inBounds);
-    Value finite = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x,
-                                         splat(lowest));
-    Value above = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x,
-                                        splat(lowest));
-    return {arith::SelectOp::create(b, loc, above, x, splat(lowest)),
-            arith::SelectOp::create(b, loc, finite, one, splat(0.0)),
-            nanOrInf(b, loc, x)};
+            arith::OrIOp::create(b, loc, bad, flag(b, loc, x))};
+  }
+
+  Value lowest, zero, one, posInf;
+
+private:
+  Value flag(OpBuilder &b, Location loc, Value x) const {
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UGE, x, posInf);
+  }
+};
+
+/// m + log(s), NaN where s is not positive (only -inf logits) or `bad` (a
+/// NaN or +inf logit); scalars or vectors alike.
+static Value finishLse(OpBuilder &b, Location loc, Value m, Value s,
+                       Value bad) {
+  Type type = s.getType();
+  Value nan = floatLike(b, loc, type, std::numeric_limits<double>::quiet_NaN());
+  Value lse = arith::AddFOp::create(
+      b, loc, m, math::LogOp::create(b, loc, s, arith::FastMathFlags::afn));
+  Value positive = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, s,
+                                         floatLike(b, loc, type, 0.0));
+  lse = arith::SelectOp::create(b, loc, positive, lse, nan);
+  return arith::SelectOp::create(b, loc, bad, nan, lse);
+}
+
+/// lse = m + log(sum exp(x - m)) over the logits of `line`, m their
+/// maximum, in one pass over the row: a vector loop of kLseLanes lanes over
+/// the whole steps, then one masked step (reading -inf past the end), each
+/// lane updating its running (M, S) as `OnlineLse` does. The first step
+/// only loads. The lanes then combine: m = max M, s = sum S exp(M - m). exp
+/// and log allow approximations (`afn`: --sift-approximate-math makes f32
+/// ones polynomials) and the final sum reassociates.
+///
+/// NaN and infinities give what PyTorch's log_softmax gives: NaN for a row
+/// with a NaN or +inf (a flag per lane, `x uge +inf`) or with -inf only
+/// (nothing above the lanes' start, the lowest finite value: s = 0). The
+/// flag is a select over a value that never depends on an exp of a NaN (an
+/// exponent x - M is NaN only for a NaN x or a second +inf). No M is NaN
+/// (a NaN x never compares above M), so the lanes' maximum is a plain
+/// `nnan` one.
+static Value logSumExp(OpBuilder &b, Location loc, Value line, Value numClasses,
+                       Type ct, Value c0) {
+  auto lineType = cast<RankedTensorType>(line.getType());
+  Type et = lineType.getElementType();
+  int64_t lanes = kLseLanes;
+  auto vt = VectorType::get({lanes}, ct);
+  OnlineLse online(b, loc, vt);
+  Value pad = floatConst(b, loc, et, -std::numeric_limits<double>::infinity());
+  auto read = [&](OpBuilder &b, Location loc, Value c, bool inBounds) {
+    Value x = vector::TransferReadOp::create(
+        b, loc, VectorType::get({lanes}, et), line, ValueRange{c}, pad,
+        ArrayRef<bool>{inBounds});
+    if (et != ct)
+      x = arith::ExtFOp::create(b, loc, vt, x);
+    return x;
   };
   Value step0 = constIndex(b, loc, lanes);
   // The first step reads logits [0, lanes) (masked past C), the whole steps
@@ -303,22 +339,24 @@ static Value logSumExp(OpBuilder &b, Location loc, Value line, Value numClasses,
                               b, loc, numClasses,
                               arith::RemUIOp::create(b, loc, numClasses, step0))
                         : constIndex(b, loc, staticC - staticC % lanes);
-  SmallVector<Value> state =
-      first(b, loc, c0, /*inBounds=*/!dynamic && staticC >= lanes);
+  SmallVector<Value> state = online.first(
+      b, loc, read(b, loc, c0, /*inBounds=*/!dynamic && staticC >= lanes));
   if (dynamic || staticC >= 2 * lanes)
     state = llvm::to_vector_of<Value>(
         scf::ForOp::create(
             b, loc, step0, whole, step0, state,
             [&](OpBuilder &b, Location loc, Value c, ValueRange it) {
-              scf::YieldOp::create(b, loc,
-                                   step(b, loc, c, it, /*inBounds=*/true));
+              scf::YieldOp::create(
+                  b, loc,
+                  online.step(b, loc, it, read(b, loc, c, /*inBounds=*/true)));
             })
             .getResults());
   if (dynamic)
-    state = step(b, loc, arith::MaxUIOp::create(b, loc, whole, step0), state,
-                 /*inBounds=*/false);
+    state = online.step(
+        b, loc, state,
+        read(b, loc, arith::MaxUIOp::create(b, loc, whole, step0), false));
   else if (staticC > lanes && staticC % lanes != 0)
-    state = step(b, loc, whole, state, /*inBounds=*/false);
+    state = online.step(b, loc, state, read(b, loc, whole, false));
   Value laneMax = state[0], laneSum = state[1];
   Value m = vector::ReductionOp::create(b, loc, vector::CombiningKind::MAXNUMF,
                                         laneMax, arith::FastMathFlags::nnan);
@@ -331,15 +369,95 @@ static Value logSumExp(OpBuilder &b, Location loc, Value line, Value numClasses,
       vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD,
                                   arith::MulFOp::create(b, loc, laneSum, scale),
                                   arith::FastMathFlags::reassoc);
-  Value lse = arith::AddFOp::create(
-      b, loc, m, math::LogOp::create(b, loc, sum, arith::FastMathFlags::afn));
-  Value nan = floatConst(b, loc, ct, std::numeric_limits<double>::quiet_NaN());
-  Value positive = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, sum,
-                                         floatConst(b, loc, ct, 0.0));
-  lse = arith::SelectOp::create(b, loc, positive, lse, nan);
   Value bad =
       vector::ReductionOp::create(b, loc, vector::CombiningKind::OR, state[2]);
-  return arith::SelectOp::create(b, loc, bad, nan, lse);
+  return finishLse(b, loc, m, sum, bad);
+}
+
+/// Rows of at most this many (static) classes compute their log-sum-exps
+/// with the rows as the vector lanes (`rowLanesLse`): a row of ten logits
+/// fills a third of a 32-lane step and pays the lanes' combination per row.
+static constexpr int64_t kMaxRowLanesClasses = 16;
+/// Rows per vector in `rowLanesLse`: one AVX-512 register of f32.
+static constexpr int64_t kRowLanes = 16;
+
+/// The log-sum-exp of each row of `rows` [M, C] (static C), as a tensor [M]
+/// of the compute type `ct`: one parallel loop over groups of kRowLanes
+/// rows, each lane a row, reading class c of its rows with a strided
+/// vector.gather and updating the lanes as `OnlineLse` does; then
+/// lse = M + log S per lane, with the NaN rules of logSumExp and no
+/// combination across lanes. The last group masks its missing rows.
+static Value rowLanesLse(OpBuilder &b, Location loc, Value rows, Type ct) {
+  auto rowsType = cast<RankedTensorType>(rows.getType());
+  Type et = rowsType.getElementType();
+  int64_t numClasses = rowsType.getDimSize(1);
+  Value numRows = dimValue(b, loc, rows, 0);
+  Value flat = tensor::CollapseShapeOp::create(
+      b, loc, rows, ArrayRef<ReassociationIndices>{{0, 1}});
+  Value lanes = constIndex(b, loc, kRowLanes);
+  Value groups = arith::CeilDivUIOp::create(b, loc, numRows, lanes);
+  Value init = tensor::EmptyOp::create(
+      b, loc, ArrayRef<OpFoldResult>{getAsOpFoldResult(numRows)}, ct);
+  auto loop = scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{groups},
+                                    ValueRange{init}, /*mapping=*/std::nullopt);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value group = loop.getInductionVars()[0];
+  Value first = arith::MulIOp::create(b, loc, group, lanes);
+  Value count = arith::MinUIOp::create(
+      b, loc, lanes, arith::SubIOp::create(b, loc, numRows, first));
+  auto vt = VectorType::get({kRowLanes}, ct);
+  auto maskType = VectorType::get({kRowLanes}, b.getI1Type());
+  Value mask =
+      vector::CreateMaskOp::create(b, loc, maskType, ValueRange{count});
+  // Lane l reads flat[(first + l) * C + c]: offsets l * C from a base, as
+  // i32 (one 16-lane gather instruction with AVX-512, not two of i64).
+  SmallVector<int32_t> strides;
+  for (int64_t l = 0; l < kRowLanes; ++l)
+    strides.push_back(static_cast<int32_t>(l * numClasses));
+  Value offsets = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(VectorType::get({kRowLanes}, b.getI32Type()),
+                             ArrayRef(strides)));
+  Value rowBase =
+      arith::MulIOp::create(b, loc, first, constIndex(b, loc, numClasses));
+  Value pass = floatLike(b, loc, VectorType::get({kRowLanes}, et), 0.0);
+  auto read = [&](OpBuilder &b, Location loc, Value c) {
+    Value x = vector::GatherOp::create(
+        b, loc, VectorType::get({kRowLanes}, et), flat,
+        ValueRange{arith::AddIOp::create(b, loc, rowBase, c)}, offsets, mask,
+        pass);
+    if (et != ct)
+      x = arith::ExtFOp::create(b, loc, vt, x);
+    return x;
+  };
+  OnlineLse online(b, loc, vt);
+  SmallVector<Value> state =
+      online.first(b, loc, read(b, loc, constIndex(b, loc, 0)));
+  if (numClasses > 1)
+    state = llvm::to_vector_of<Value>(
+        scf::ForOp::create(
+            b, loc, constIndex(b, loc, 1), constIndex(b, loc, numClasses),
+            constIndex(b, loc, 1), state,
+            [&](OpBuilder &b, Location loc, Value c, ValueRange it) {
+              scf::YieldOp::create(b, loc,
+                                   online.step(b, loc, it, read(b, loc, c)));
+            })
+            .getResults());
+  Value lse = finishLse(b, loc, state[0], state[1], state[2]);
+  Value out = loop.getRegionIterArgs()[0];
+  SmallVector<OpFoldResult> offsetsOut{getAsOpFoldResult(first)},
+      sizesOut{getAsOpFoldResult(count)}, stridesOut{b.getIndexAttr(1)};
+  Value slice = tensor::ExtractSliceOp::create(b, loc, out, offsetsOut,
+                                               sizesOut, stridesOut);
+  Value written = vector::TransferWriteOp::create(
+                      b, loc, lse, slice, ValueRange{constIndex(b, loc, 0)},
+                      ArrayRef<bool>{false})
+                      .getResult();
+  b.setInsertionPointToStart(loop.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(b, loc, written, out, offsetsOut,
+                                        sizesOut, stridesOut);
+  return loop.getResult(0);
 }
 
 /// The loss of row `row` (its logits `line`) and the weight it counts with
@@ -361,7 +479,10 @@ static SmallVector<Value> rowLoss(OpBuilder &b, Location loc, Value line,
   Value ignored, valid;
   std::tie(ignored, valid) =
       classifyTarget(b, loc, t, row, numClasses, spec.ignoreIndex);
-  Value lse = logSumExp(b, loc, line, numClasses, ct, c0);
+  Value lse =
+      spec.lses
+          ? Value(tensor::ExtractOp::create(b, loc, spec.lses, ValueRange{row}))
+          : logSumExp(b, loc, line, numClasses, ct, c0);
 
   // The target's terms, read only when the target is valid.
   Value safeT = i64ToIndex(
@@ -535,6 +656,11 @@ struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
     LossOperands operands = checkExtents(b, loc, rows, targets, op.getWeight());
     RowLossSpec spec{ct, op.getLabelSmoothing().convertToDouble(),
                      static_cast<int64_t>(op.getIgnoreIndex()), operands};
+    int64_t numClasses =
+        cast<RankedTensorType>(operands.rows.getType()).getDimSize(1);
+    if (!ShapedType::isDynamic(numClasses) && numClasses >= 1 &&
+        numClasses <= kMaxRowLanesClasses)
+      spec.lses = rowLanesLse(b, loc, operands.rows, ct);
     // One parallel loop over the rows (a linalg.generic: the CPU pipeline
     // runs it on OpenMP threads) writing each row's loss and weight in
     // place.

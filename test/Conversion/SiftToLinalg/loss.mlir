@@ -13,8 +13,6 @@
 // CHECK: scf.if
 // CHECK: %[[ROW:.*]] = arith.index_cast
 // CHECK-NEXT: func.call @sift_rt_report(%[[CODE]], %[[T]], %[[ROW]], %[[C]]) : (i64, i64, i64, i64) -> ()
-// CHECK: math.exp
-// CHECK: math.log
 func.func @cross_entropy(%x: tensor<4x3xf32>, %t: tensor<4xi64>) -> tensor<f32> {
   %r = sift.cross_entropy %x, %t reduction = mean : tensor<4x3xf32>, tensor<4xi64> -> tensor<f32>
   return %r : tensor<f32>
@@ -24,20 +22,20 @@ func.func @cross_entropy(%x: tensor<4x3xf32>, %t: tensor<4xi64>) -> tensor<f32> 
 
 // Per row (a parallel linalg.generic over the rows, writing each row's loss
 // and weight in place: no buffer per row), lse = m + log(sum exp(x - m)) in
-// one pass of vector steps (3 logits: one masked step of 4 lanes reading
+// one pass of vector steps (19 logits: one masked step of 32 lanes reading
 // -inf past the end). Each lane keeps a running maximum M (from the lowest
 // finite value) and sum S: above M, S' = S exp(M - x) + 1, else S' = S +
 // exp(x - M), one exp of -|x - M| per logit (afn: it may be a polynomial);
 // the first step only loads (M = x, S = 1; S = 0 for -inf): one step here,
-// so no exp before the lanes combine. Then m = max M and s = sum S exp(M - m) (reassociable). A NaN or +inf
-// logit (`uge +inf`) or a row of -inf (s = 0) gives NaN. The loss is
+// so no exp before the lanes combine. Then m = max M and s = sum S
+// exp(M - m) (reassociable). A NaN or +inf logit (`uge +inf`) or a row of -inf (s = 0) gives NaN. The loss is
 // lse - x[t], NaN for an invalid target and 0 for ignore_index (-100). Half
 // types compute in f32 and round the result once.
 // CHECK-LABEL: func.func @cross_entropy_lse
-// CHECK-DAG: %[[LOWEST:.*]] = arith.constant dense<-3.40282347E+38> : vector<4xf32>
-// CHECK-DAG: %[[VZERO:.*]] = arith.constant dense<0.000000e+00> : vector<4xf32>
-// CHECK-DAG: %[[VONE:.*]] = arith.constant dense<1.000000e+00> : vector<4xf32>
-// CHECK-DAG: %[[VINF:.*]] = arith.constant dense<0x7F800000> : vector<4xf32>
+// CHECK-DAG: %[[LOWEST:.*]] = arith.constant dense<-3.40282347E+38> : vector<32xf32>
+// CHECK-DAG: %[[VZERO:.*]] = arith.constant dense<0.000000e+00> : vector<32xf32>
+// CHECK-DAG: %[[VONE:.*]] = arith.constant dense<1.000000e+00> : vector<32xf32>
+// CHECK-DAG: %[[VINF:.*]] = arith.constant dense<0x7F800000> : vector<32xf32>
 // CHECK-DAG: %[[PAD:.*]] = arith.constant 0xFC00 : f16
 // CHECK-DAG: %[[NAN:.*]] = arith.constant 0x7FC00000 : f32
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
@@ -45,28 +43,28 @@ func.func @cross_entropy(%x: tensor<4x3xf32>, %t: tensor<4xi64>) -> tensor<f32> 
 // CHECK-NOT: scf.forall
 // CHECK: %[[PER_ROW:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel"]} outs(%{{.*}}, %{{.*}} : tensor<4xf32>, tensor<4xf32>)
 // CHECK: %[[ROW:.*]] = linalg.index 0
-// CHECK: %[[LINE:.*]] = tensor.extract_slice %arg0[%[[ROW]], 0] [1, 3] [1, 1] : tensor<4x3xf16> to tensor<3xf16>
+// CHECK: %[[LINE:.*]] = tensor.extract_slice %arg0[%[[ROW]], 0] [1, 19] [1, 1] : tensor<4x19xf16> to tensor<19xf16>
 // CHECK: %[[T:.*]] = tensor.extract %arg1[%[[ROW]]]
 // CHECK: %[[IGNORED:.*]] = arith.cmpi eq, %[[T]], %[[IGNORE]]
 // CHECK-NOT: scf.for
-// CHECK: %[[XH:.*]] = vector.transfer_read %[[LINE]][%{{.*}}], %[[PAD]] : tensor<3xf16>, vector<4xf16>
-// CHECK: %[[X:.*]] = arith.extf %[[XH]] : vector<4xf16> to vector<4xf32>
+// CHECK: %[[XH:.*]] = vector.transfer_read %[[LINE]][%{{.*}}], %[[PAD]] : tensor<19xf16>, vector<32xf16>
+// CHECK: %[[X:.*]] = arith.extf %[[XH]] : vector<32xf16> to vector<32xf32>
 // CHECK: %[[FINITE:.*]] = arith.cmpf oge, %[[X]], %[[LOWEST]]
 // CHECK: %[[ABOVE:.*]] = arith.cmpf ogt, %[[X]], %[[LOWEST]]
 // CHECK: %[[M:.*]] = arith.select %[[ABOVE]], %[[X]], %[[LOWEST]]
 // CHECK: %[[S:.*]] = arith.select %[[FINITE]], %[[VONE]], %[[VZERO]]
 // CHECK: %[[BAD:.*]] = arith.cmpf uge, %[[X]], %[[VINF]]
-// CHECK: %[[MAX:.*]] = vector.reduction <maxnumf>, %[[M]] fastmath<nnan> : vector<4xf32> into f32
+// CHECK: %[[MAX:.*]] = vector.reduction <maxnumf>, %[[M]] fastmath<nnan> : vector<32xf32> into f32
 // CHECK: %[[MAXV:.*]] = vector.broadcast %[[MAX]]
 // CHECK: %[[SHIFT:.*]] = arith.subf %[[M]], %[[MAXV]]
 // CHECK: %[[SCALE:.*]] = math.exp %[[SHIFT]] fastmath<afn>
 // CHECK: %[[SCALED:.*]] = arith.mulf %[[S]], %[[SCALE]]
 // CHECK: %[[SUM:.*]] = vector.reduction <add>, %[[SCALED]] fastmath<reassoc>
+// CHECK: %[[ANYBAD:.*]] = vector.reduction <or>, %[[BAD]]
 // CHECK: %[[LOG:.*]] = math.log %[[SUM]] fastmath<afn>
 // CHECK: %[[SHIFTED_LSE:.*]] = arith.addf %[[MAX]], %[[LOG]]
 // CHECK: %[[POSITIVE:.*]] = arith.cmpf ogt, %[[SUM]], %[[ZERO]]
 // CHECK: %[[LSE0:.*]] = arith.select %[[POSITIVE]], %[[SHIFTED_LSE]], %[[NAN]]
-// CHECK: %[[ANYBAD:.*]] = vector.reduction <or>, %[[BAD]]
 // CHECK: %[[LSE:.*]] = arith.select %[[ANYBAD]], %[[NAN]], %[[LSE0]]
 // CHECK: %[[XT:.*]] = scf.if %[[VALID:.*]] -> (f32)
 // CHECK: } else {
@@ -78,8 +76,8 @@ func.func @cross_entropy(%x: tensor<4x3xf32>, %t: tensor<4xi64>) -> tensor<f32> 
 // CHECK-NOT: tensor.from_elements
 // CHECK: linalg.generic {{.*}} ins(%[[PER_ROW]]#0
 // CHECK: arith.truncf %{{.*}} : f32 to f16
-func.func @cross_entropy_lse(%x: tensor<4x3xf16>, %t: tensor<4xi64>) -> tensor<4xf16> {
-  %r = sift.cross_entropy %x, %t reduction = none : tensor<4x3xf16>, tensor<4xi64> -> tensor<4xf16>
+func.func @cross_entropy_lse(%x: tensor<4x19xf16>, %t: tensor<4xi64>) -> tensor<4xf16> {
+  %r = sift.cross_entropy %x, %t reduction = none : tensor<4x19xf16>, tensor<4xi64> -> tensor<4xf16>
   return %r : tensor<4xf16>
 }
 
@@ -138,4 +136,43 @@ func.func @cross_entropy_long_rows(%x: tensor<8x1000xf32>, %t: tensor<8xi64>) ->
 func.func @cross_entropy_multiple_of_lanes(%x: tensor<8x64xf32>, %t: tensor<8xi64>) -> tensor<f32> {
   %r = sift.cross_entropy %x, %t reduction = sum : tensor<8x64xf32>, tensor<8xi64> -> tensor<f32>
   return %r : tensor<f32>
+}
+
+// -----
+
+// Short rows (at most 16 static classes) compute their log-sum-exps first:
+// a parallel loop over groups of 16 rows, a row per lane, class c of the
+// group's rows read with one gather (offsets l * C from the group's first
+// logit, the missing rows of the last group masked). The first class only
+// loads; the others update the lanes' running maximum and sum; each lane
+// then finishes its own lse (no reduction across lanes) and the group
+// writes its lses with one masked store. The per-row loop reads its row's
+// lse.
+// CHECK-LABEL: func.func @cross_entropy_short_rows
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
+// CHECK-DAG: %[[C10:.*]] = arith.constant 10 : index
+// CHECK-DAG: %[[OFFSETS:.*]] = arith.constant dense<[0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150]> : vector<16xi32>
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<?x10xf32> into tensor<?xf32>
+// CHECK: %[[GROUPS:.*]] = arith.ceildivui %{{.*}}, %[[C16]]
+// CHECK: %[[LSES:.*]] = scf.forall (%[[G:.*]]) in (%[[GROUPS]]) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<?xf32>)
+// CHECK: %[[FIRST:.*]] = arith.muli %[[G]], %[[C16]]
+// CHECK: %[[MASK:.*]] = vector.create_mask %{{.*}} : vector<16xi1>
+// CHECK: %[[BASE:.*]] = arith.muli %[[FIRST]], %[[C10]]
+// CHECK: vector.gather %[[FLAT]][%{{.*}}] [%[[OFFSETS]]], %[[MASK]], %{{.*}} : tensor<?xf32>, vector<16xi32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+// CHECK-NOT: math.exp
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C10]] {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xi1>)
+// CHECK: vector.gather %[[FLAT]]
+// CHECK: math.exp %{{.*}} fastmath<afn> : vector<16xf32>
+// CHECK: scf.yield
+// CHECK-NOT: vector.reduction
+// CHECK: math.log %{{.*}} fastmath<afn> : vector<16xf32>
+// CHECK: vector.transfer_write %{{.*}} : vector<16xf32>, tensor<?xf32>
+// CHECK: scf.forall.in_parallel
+// CHECK: linalg.generic
+// CHECK: tensor.extract %[[LSES]]
+// CHECK-NOT: vector.reduction
+// CHECK: linalg.yield
+func.func @cross_entropy_short_rows(%x: tensor<?x10xf32>, %t: tensor<?xi64>) -> tensor<?xf32> {
+  %r = sift.cross_entropy %x, %t reduction = none : tensor<?x10xf32>, tensor<?xi64> -> tensor<?xf32>
+  return %r : tensor<?xf32>
 }
