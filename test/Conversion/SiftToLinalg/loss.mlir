@@ -84,10 +84,13 @@ func.func @cross_entropy_lse(%x: tensor<4x19xf16>, %t: tensor<4xi64>) -> tensor<
 // -----
 
 // With batch_dims = 1 each item sums its own rows (5 consecutive rows of the
-// collapsed logits) in f64, then rounds once.
+// collapsed logits) in f64, then rounds once: eight interleaved sums over
+// the whole steps of 8 rows (none here: the loop ends where it starts), the
+// lanes added up, then the rest row by row.
 // CHECK-LABEL: func.func @cross_entropy_sum_per_item
 // CHECK-DAG: %[[C5:.*]] = arith.constant 5 : index
-// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG: %[[VZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8xf64>
 // CHECK: %[[ROWS:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1], [2]] : tensor<2x5x3xf32> into tensor<10x3xf32>
 // CHECK: %[[TARGETS:.*]] = tensor.collapse_shape %arg1 {{\[\[}}0, 1]] : tensor<2x5xi64> into tensor<10xi64>
 // CHECK: %[[PER_ROW:.*]]:2 = linalg.generic
@@ -97,7 +100,12 @@ func.func @cross_entropy_lse(%x: tensor<4x19xf16>, %t: tensor<4xi64>) -> tensor<
 // CHECK: %[[ITEM:.*]] = linalg.index 0
 // CHECK: %[[FIRST:.*]] = arith.muli %[[ITEM]], %[[C5]]
 // CHECK: %[[LAST:.*]] = arith.addi %[[FIRST]], %[[C5]]
-// CHECK: %[[SUMS:.*]]:2 = scf.for %{{.*}} = %[[FIRST]] to %[[LAST]] {{.*}} iter_args(%{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]]) -> (f64, f64)
+// CHECK: %[[LANES:.*]]:2 = scf.for %{{.*}} = %[[FIRST]] to %[[FIRST]] step %[[C8]] iter_args(%{{.*}} = %[[VZERO]], %{{.*}} = %[[VZERO]]) -> (vector<8xf64>, vector<8xf64>)
+// CHECK: vector.transfer_read %[[PER_ROW]]#0
+// CHECK: arith.extf %{{.*}} : vector<8xf32> to vector<8xf64>
+// CHECK: %[[L0:.*]] = vector.reduction <add>, %[[LANES]]#0 fastmath<reassoc>
+// CHECK: %[[W0:.*]] = vector.reduction <add>, %[[LANES]]#1 fastmath<reassoc>
+// CHECK: %[[SUMS:.*]]:2 = scf.for %{{.*}} = %[[FIRST]] to %[[LAST]] {{.*}} iter_args(%{{.*}} = %[[L0]], %{{.*}} = %[[W0]]) -> (f64, f64)
 // CHECK: tensor.extract %[[PER_ROW]]#0
 // CHECK: arith.extf %{{.*}} : f32 to f64
 // CHECK: arith.truncf %[[SUMS]]#0 : f64 to f32
