@@ -45,11 +45,11 @@ func.func @arithmetic(%n: index {sift.bound = 10 : i64}, %k: index {sift.bound =
 
 // -----
 
-// A select takes either branch. Under a select, sizes are also bounded by
-// cases, where equal sizes cancel: a size that fills one group up to 10 from
-// another when `c` (`kp + (c ? min(nn, 10 - kp) : 0)`) is at most 10. Without a select the
-// case split does not run and the interval sum (20) stands: the bound
-// --sift-staticize pads to today (see test/Transforms/report-bounds.mlir).
+// A select takes either branch. Sums are also bounded by cases over the
+// selects they are computed from, where equal sizes cancel: a size that
+// fills one group up to 10 from another (`kp + min(nn, 10 - kp)`, or
+// `kp + (c ? min(nn, 10 - kp) : 0)`) is at most 10, not the interval sum
+// 20.
 func.func @cases(%c: i1, %np: index {sift.bound = 100 : i64}, %nn: index {sift.bound = 100 : i64}) {
   %c0 = arith.constant 0 : index
   %c4 = arith.constant 4 : index
@@ -62,11 +62,11 @@ func.func @cases(%c: i1, %np: index {sift.bound = 100 : i64}, %nn: index {sift.b
   %rest = arith.subi %c10, %kp : index
   // expected-remark @+1 {{result #0 size in [0, 10]}}
   %kn = arith.minsi %nn, %rest : index
-  // expected-remark @+1 {{result #0 size in [0, 20]}}
+  // expected-remark @+1 {{result #0 size in [0, 10] (upper: the size computation's terms, cancelled linearly)}}
   %total = arith.addi %kp, %kn : index
   // expected-remark @+1 {{result #0 size in [0, 10]}}
   %fill = arith.select %c, %kn, %c0 : index
-  // expected-remark @+1 {{result #0 size in [0, 10]}}
+  // expected-remark @+1 {{result #0 size in [0, 10] (upper: the size computation by cases over 1 condition)}}
   %bycases = arith.addi %kp, %fill : index
   return
 }
@@ -108,5 +108,44 @@ func.func @concat_by_cases(%x: tensor<30xi64>, %y: tensor<50xi64>, %na: index {s
   %pb = tensor.extract_slice %y[0] [%kb] [1] : tensor<50xi64> to tensor<?xi64>
   // expected-remark @+1 {{result #0 dim 0 <= 10}}
   %c = tensor.concat dim(0) %pa, %pb : (tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64>
+  return
+}
+
+// -----
+
+// A branch on sizes (Python's if/elif filling one group up from the other)
+// is a select on its condition for the case split: under each of the two
+// conditions the groups add up to at most 10, where intervals give 20.
+func.func @branches(%c: i1, %d: i1, %np: index {sift.bound = 100 : i64}, %nn: index {sift.bound = 100 : i64}) {
+  %c10 = arith.constant 10 : index
+  %c5 = arith.constant 5 : index
+  // expected-remark @+1 {{result #0 size in [0, 5] (upper: the interval rule of arith.minsi)}}
+  %kp0 = arith.minsi %np, %c5 : index
+  // expected-remark @+1 {{result #0 size in [0, 5]}}
+  %kn0 = arith.minsi %nn, %c5 : index
+  // expected-remark @+2 {{result #0 size in [0, 10] (upper: the interval rule of scf.if)}}
+  // expected-remark @+1 {{result #1 size in [0, 10]}}
+  %r:2 = scf.if %c -> (index, index) {
+    // expected-remark @+1 {{result #0 size in [5, 10]}}
+    %rest = arith.subi %c10, %kn0 : index
+    // expected-remark @+1 {{result #0 size in [0, 10]}}
+    %p = arith.minsi %rest, %np : index
+    scf.yield %p, %kn0 : index, index
+  } else {
+    // expected-remark @+2 {{result #0 size in [0, 5]}}
+    // expected-remark @+1 {{result #1 size in [0, 10]}}
+    %r2:2 = scf.if %d -> (index, index) {
+      // expected-remark @+1 {{result #0 size in [5, 10]}}
+      %rest = arith.subi %c10, %kp0 : index
+      // expected-remark @+1 {{result #0 size in [0, 10]}}
+      %n = arith.minsi %rest, %nn : index
+      scf.yield %kp0, %n : index, index
+    } else {
+      scf.yield %kp0, %kn0 : index, index
+    }
+    scf.yield %r2#0, %r2#1 : index, index
+  }
+  // expected-remark @+1 {{result #0 size in [0, 10] (upper: the size computation by cases over 2 conditions)}}
+  %total = arith.addi %r#0, %r#1 : index
   return
 }

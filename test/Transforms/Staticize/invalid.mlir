@@ -10,14 +10,6 @@ func.func @unbounded_argument(%n: index, %seed: i64) -> tensor<?xi64> {
 
 // -----
 
-func.func @unbounded_slice(%x: tensor<100xf32>, %n: index) -> tensor<?xf32> {
-  // expected-error @+1 {{'tensor.extract_slice' op has a data-dependent result size with no upper bound derivable from the program}}
-  %s = tensor.extract_slice %x[0] [%n] [1] : tensor<100xf32> to tensor<?xf32>
-  return %s : tensor<?xf32>
-}
-
-// -----
-
 // expected-error @+1 {{'func.func' op argument #0 has a dynamic shape 'tensor<?xf32>': --sift-staticize needs static tensor arguments; pass a padded static tensor and a count (an index argument annotated {sift.bound = N : i64}) instead}}
 func.func @dynamic_argument(%x: tensor<?xf32>) -> tensor<?xf32> {
   return %x : tensor<?xf32>

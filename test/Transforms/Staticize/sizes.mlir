@@ -2,10 +2,11 @@
 // and extract_slice with a computed offset, size and stride.
 // RUN: tensor-opt %s --sift-staticize=report=1 --sift-verify-static -verify-diagnostics | FileCheck %s
 
-// The size is min(n, 500): the slice is padded to 500 rows. Row i reads row
-// offset + i * stride of the source, and -1 (invalid) past its count.
+// The size is min(n, 500), and the slice lies within its source (at most
+// 1000 rows): from row 3 with stride 2 that is at most 499 rows. Row i reads
+// row offset + i * stride of the source, and -1 (invalid) past its count.
 // CHECK-LABEL: func @slice_min
-// CHECK-SAME: -> (tensor<500xi64>, tensor<i64>)
+// CHECK-SAME: -> (tensor<499xi64>, tensor<i64>)
 // expected-remark @+1 {{sift-staticize: 2 data-dependent values rewritten, 1 host syncs removed}}
 func.func @slice_min(%m: tensor<1000xi1>) -> tensor<?xi64> {
   %c0 = arith.constant 0 : index
@@ -17,12 +18,12 @@ func.func @slice_min(%m: tensor<1000xi1>) -> tensor<?xi64> {
   %n = tensor.dim %idx, %c0 : tensor<?xi64>
   %k = arith.minui %n, %c500 : index
   // CHECK: %[[IDX:.*]], %[[CNT:.*]] = sift.compact
-  // CHECK: %[[ROWS:.*]] = arith.muli %{{.*}}, %{{.*}} : tensor<500xi64>
-  // CHECK: %[[FROM:.*]] = arith.addi %[[ROWS]], %{{.*}} : tensor<500xi64>
-  // CHECK: %[[IN:.*]] = arith.cmpi slt, %[[FROM]], %{{.*}} : tensor<500xi64>
-  // CHECK: %[[SEL:.*]] = arith.select %[[IN]], %[[FROM]], %{{.*}} : tensor<500xi1>, tensor<500xi64>
-  // CHECK: sift.gather %[[IDX]][%[[SEL]]] : tensor<1000xi64>, tensor<500xi64> -> tensor<500xi64>
-  // expected-remark @+1 {{'tensor.extract_slice' padded to 500 rows}}
+  // CHECK: %[[ROWS:.*]] = arith.muli %{{.*}}, %{{.*}} : tensor<499xi64>
+  // CHECK: %[[FROM:.*]] = arith.addi %[[ROWS]], %{{.*}} : tensor<499xi64>
+  // CHECK: %[[IN:.*]] = arith.cmpi slt, %[[FROM]], %{{.*}} : tensor<499xi64>
+  // CHECK: %[[SEL:.*]] = arith.select %[[IN]], %[[FROM]], %{{.*}} : tensor<499xi1>, tensor<499xi64>
+  // CHECK: sift.gather %[[IDX]][%[[SEL]]] : tensor<1000xi64>, tensor<499xi64> -> tensor<499xi64>
+  // expected-remark @+1 {{'tensor.extract_slice' padded to 499 rows}}
   %s = tensor.extract_slice %idx[%c3] [%k] [%c2] : tensor<?xi64> to tensor<?xi64>
   return %s : tensor<?xi64>
 }
@@ -81,4 +82,19 @@ func.func @by_cases(%m: tensor<64xi1>, %q: tensor<64xi1>, %c: i1) -> tensor<?xi6
   // expected-remark @+1 {{'linalg.fill' padded to 64 rows}}
   %f = linalg.fill ins(%z : i64) outs(%e : tensor<?xi64>) -> tensor<?xi64>
   return %f : tensor<?xi64>
+}
+
+// A slice of computed length of a static tensor (x[:k], k read from the
+// data, no min in the program) lies within the tensor: at most its 100
+// rows. The program has no sift op of its own; the rewrite makes one.
+// CHECK-LABEL: func @slice_of_static
+// CHECK-SAME: -> (tensor<100xf32>, tensor<i64>)
+// CHECK: sift.gather %arg0[%{{.*}}] : tensor<100xf32>, tensor<100xi64> -> tensor<100xf32>
+// expected-remark @+1 {{sift-staticize: 1 data-dependent values rewritten, 0 host syncs removed}}
+func.func @slice_of_static(%x: tensor<100xf32>, %k: tensor<i64>) -> tensor<?xf32> {
+  %v = tensor.extract %k[] : tensor<i64>
+  %n = arith.index_cast %v : i64 to index
+  // expected-remark @+1 {{'tensor.extract_slice' padded to 100 rows}}
+  %s = tensor.extract_slice %x[0] [%n] [1] : tensor<100xf32> to tensor<?xf32>
+  return %s : tensor<?xf32>
 }

@@ -40,34 +40,54 @@ static std::optional<int64_t> maxOpt(std::optional<int64_t> a,
   return either ? (a ? a : b) : std::nullopt;
 }
 
+/// How `caseSplitUpper` bounded a size, for whyUpper.
+static std::string caseReason(unsigned numConditions) {
+  if (numConditions == 0)
+    return "the size computation's terms, cancelled linearly";
+  return ("the size computation by cases over " + Twine(numConditions) +
+          (numConditions == 1 ? " condition" : " conditions"))
+      .str();
+}
+
 std::optional<int64_t> SizeBounds::computeBound(Value v, bool isUpper) {
+  // Records where an upper bound came from (whyUpper).
+  auto because = [&](std::optional<int64_t> b, const Twine &reason) {
+    if (isUpper && b)
+      upperWhy[v] = reason.str();
+    return b;
+  };
   APInt cst;
   if (matchPattern(v, m_ConstantInt(&cst)))
-    return cst.getSExtValue();
+    return because(cst.getSExtValue(), "a constant");
   if (auto arg = dyn_cast<BlockArgument>(v)) {
     // A size argument may carry a user-supplied bound.
     auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
     if (func && arg.getOwner()->isEntryBlock()) {
       if (auto attr = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
                                                          "sift.bound"))
-        return isUpper ? std::optional<int64_t>(attr.getInt())
+        return isUpper ? because(attr.getInt(), "the sift.bound of argument #" +
+                                                    Twine(arg.getArgNumber()))
                        : std::optional<int64_t>(0);
     }
   }
   if (v.getType().isIndex())
     if (std::optional<int64_t> b = fromValueBounds(v, isUpper))
-      return b;
+      return because(b, "upstream ValueBounds");
   Operation *def = v.getDefiningOp();
   if (!def)
     return std::nullopt;
   // Size arithmetic that picks between branches (fill one group up from the
   // other) is tighter by cases than by intervals.
-  if (isUpper && isa<arith::AddIOp, arith::SubIOp>(def))
-    if (std::optional<int64_t> b = caseSplitUpper(ArrayRef<Value>{v})) {
-      std::optional<int64_t> interval = computeIntervalBound(v, def, isUpper);
-      return interval ? std::min(*b, *interval) : *b;
-    }
-  return computeIntervalBound(v, def, isUpper);
+  std::optional<int64_t> interval = computeIntervalBound(v, def, isUpper);
+  if (isUpper && isa<arith::AddIOp, arith::SubIOp>(def)) {
+    unsigned numConditions = 0;
+    std::optional<int64_t> cases =
+        caseSplitUpper(ArrayRef<Value>{v}, &numConditions);
+    if (cases && (!interval || *cases < *interval))
+      return because(cases, caseReason(numConditions));
+  }
+  return because(interval,
+                 "the interval rule of " + def->getName().getStringRef());
 }
 
 std::optional<int64_t> SizeBounds::computeIntervalBound(Value v, Operation *def,
@@ -211,8 +231,11 @@ struct LinearBound {
 /// sizes cancel. The bound is the largest over the assignments of the
 /// smallest over the alternatives, each evaluated with the interval bounds
 /// of its leaves. Without it, `num_pos + num_neg` of a sampler that fills
-/// one group up to K from the other is bounded by 2K instead of K.
-std::optional<int64_t> SizeBounds::caseSplitUpper(ArrayRef<Value> sum) {
+/// one group up to K from the other is bounded by 2K instead of K. An
+/// `scf.if` that yields sizes is a select on its condition (the same
+/// sampler written with if/elif).
+std::optional<int64_t> SizeBounds::caseSplitUpper(ArrayRef<Value> sum,
+                                                  unsigned *numConditions) {
   constexpr unsigned kMaxConditions = 4, kMaxAlternatives = 64;
   // Shared subexpressions are expanded once per use: a budget of visited
   // ops keeps a large size computation from taking long (past it, values
@@ -281,18 +304,37 @@ std::optional<int64_t> SizeBounds::caseSplitUpper(ArrayRef<Value> sum) {
              (isa<arith::MaxUIOp>(def) && nonNegative(def->getOperand(0)) &&
               nonNegative(def->getOperand(1)))))
           return either(def->getOperand(0), def->getOperand(1));
-        if (auto select = dyn_cast<arith::SelectOp>(def);
-            select && select.getCondition().getType().isInteger(1)) {
-          Value c = select.getCondition();
+        // Whether the condition `c` is taken under the assignment; none
+        // past kMaxConditions.
+        auto taken = [&](Value c) -> std::optional<bool> {
           auto *it = llvm::find(conditions, c);
           if (it == conditions.end()) {
             if (conditions.size() >= kMaxConditions)
-              return leaf();
+              return std::nullopt;
             conditions.push_back(c);
             it = conditions.end() - 1;
           }
-          bool taken = assignment & (1u << (it - conditions.begin()));
-          return expand(taken ? select.getTrueValue() : select.getFalseValue(),
+          return static_cast<bool>(assignment &
+                                   (1u << (it - conditions.begin())));
+        };
+        if (auto select = dyn_cast<arith::SelectOp>(def);
+            select && select.getCondition().getType().isInteger(1)) {
+          std::optional<bool> t = taken(select.getCondition());
+          if (!t)
+            return leaf();
+          return expand(*t ? select.getTrueValue() : select.getFalseValue(),
+                        isUpper, assignment);
+        }
+        // A branch on the sizes (Python's if/elif on counts) chooses what
+        // it yields as a select does.
+        if (auto ifOp = dyn_cast<scf::IfOp>(def);
+            ifOp && !ifOp.getElseRegion().empty()) {
+          std::optional<bool> t = taken(ifOp.getCondition());
+          if (!t)
+            return leaf();
+          unsigned i = cast<OpResult>(x).getResultNumber();
+          return expand(*t ? ifOp.thenYield().getOperand(i)
+                           : ifOp.elseYield().getOperand(i),
                         isUpper, assignment);
         }
         return leaf();
@@ -329,9 +371,11 @@ std::optional<int64_t> SizeBounds::caseSplitUpper(ArrayRef<Value> sum) {
   };
   // The all-false assignment also collects the conditions; then every other
   // assignment of them is bounded.
+  // Without a condition there is one assignment: min/max alternatives and
+  // sizes that cancel (n + min(K - n, m) <= K) still bound the sum.
   SmallVector<LinearBound> allFalse = expandSum(0);
-  if (conditions.empty())
-    return std::nullopt;
+  if (numConditions)
+    *numConditions = conditions.size();
   std::optional<int64_t> result;
   for (unsigned assignment = 0; assignment < (1u << conditions.size());
        ++assignment) {
@@ -380,11 +424,26 @@ static Value sizeValue(Value tensor, int64_t dim) {
 }
 
 std::optional<int64_t> SizeBounds::computeUpperDim(Value v, int64_t dim) {
-  if (std::optional<int64_t> b = fromValueBounds({v, dim}, /*isUpper=*/true))
+  auto key = std::make_pair(v, dim);
+  if (std::optional<int64_t> b = fromValueBounds({v, dim}, /*isUpper=*/true)) {
+    dimWhy[key] = "upstream ValueBounds";
     return b;
+  }
   Operation *def = v.getDefiningOp();
   if (!def)
     return std::nullopt;
+  // Where the bound comes from, as each rule below says it (whyUpperDim);
+  // by default the op's own rule.
+  std::string why = (def->getName().getStringRef() + ": its own rule").str();
+  // The bound of the size `size` of the op, with where it came from.
+  auto ofSize = [&](Value size) {
+    std::optional<int64_t> b = upper(size);
+    if (b)
+      why = (def->getName().getStringRef() + ": its size, bounded by " +
+             whyUpper(size))
+                .str();
+    return b;
+  };
   auto numel = [&](Value t, int64_t rank) -> std::optional<int64_t> {
     int64_t n = 1;
     for (int64_t d = 0; d < rank; ++d) {
@@ -395,103 +454,147 @@ std::optional<int64_t> SizeBounds::computeUpperDim(Value v, int64_t dim) {
     }
     return n;
   };
-  return TypeSwitch<Operation *, std::optional<int64_t>>(def)
-      .Case([&](NonzeroOp op) {
-        return numel(op.getInput(), op.getInput().getType().getRank());
-      })
-      .Case([&](MaskedSelectOp op) -> std::optional<int64_t> {
-        if (dim > 0)
-          return upperDim(op.getInput(),
+  // The bound of dimension `d` of the operand tensor `t` the result's
+  // dimension equals, and where that one came from.
+  auto like = [&](Value t, int64_t d) {
+    std::optional<int64_t> b = upperDim(t, d);
+    if (b)
+      why = whyUpperDim(t, d);
+    return b;
+  };
+  std::optional<int64_t> result =
+      TypeSwitch<Operation *, std::optional<int64_t>>(def)
+          .Case([&](NonzeroOp op) {
+            why = "sift.nonzero: the number of mask elements";
+            return numel(op.getInput(), op.getInput().getType().getRank());
+          })
+          .Case([&](MaskedSelectOp op) -> std::optional<int64_t> {
+            if (dim > 0)
+              return like(op.getInput(),
                           op.getMask().getType().getRank() + dim - 1);
-        return numel(op.getMask(), op.getMask().getType().getRank());
-      })
-      .Case([&](UniqueOp op) -> std::optional<int64_t> {
-        if (v == op.getInverse())
-          return upperDim(op.getInput(), dim);
-        return numel(op.getInput(), op.getInput().getType().getRank());
-      })
-      .Case([&](RandpermOp op) { return upper(op.getN()); })
-      .Case([&](tensor::ExtractSliceOp op) -> std::optional<int64_t> {
-        unsigned resultDim = dim;
-        // Rank-reducing slices are not bounded here.
-        if (op.getType().getRank() != op.getSourceType().getRank())
-          return std::nullopt;
-        OpFoldResult size = op.getMixedSizes()[resultDim];
-        if (auto attr = dyn_cast<Attribute>(size))
-          return cast<IntegerAttr>(attr).getInt();
-        return upper(cast<Value>(size));
-      })
-      .Case([&](tensor::EmptyOp op) -> std::optional<int64_t> {
-        OpFoldResult size = op.getMixedSizes()[dim];
-        if (auto attr = dyn_cast<Attribute>(size))
-          return cast<IntegerAttr>(attr).getInt();
-        return upper(cast<Value>(size));
-      })
-      .Case([&](tensor::SplatOp op) -> std::optional<int64_t> {
-        auto sizes = op.getDynamicSizes();
-        int64_t dynIndex = 0;
-        for (int64_t d = 0; d < dim; ++d)
-          dynIndex += op.getType().isDynamicDim(d);
-        return upper(sizes[dynIndex]);
-      })
-      .Case([&](tensor::ConcatOp op) -> std::optional<int64_t> {
-        if (static_cast<int64_t>(op.getDim()) != dim)
-          return upperDim(op.getInputs().front(), dim);
-        int64_t total = 0;
-        for (Value in : op.getInputs()) {
-          std::optional<int64_t> b = upperDim(in, dim);
-          if (!b)
-            return std::nullopt;
-          total += *b;
-        }
-        // The sizes of the pieces as the program computes them, bounded
-        // together by cases: two groups that fill each other up to K
-        // concatenate to at most K, not 2K.
-        int64_t fixed = 0;
-        SmallVector<Value> sizes;
-        for (Value in : op.getInputs()) {
-          auto type = cast<RankedTensorType>(in.getType());
-          if (!type.isDynamicDim(dim)) {
-            fixed += type.getDimSize(dim);
-            continue;
-          }
-          Value size = sizeValue(in, dim);
-          if (!size)
-            return total;
-          sizes.push_back(size);
-        }
-        if (std::optional<int64_t> b = caseSplitUpper(sizes))
-          return std::min(total, fixed + *b);
-        return total;
-      })
-      .Case([&](tensor::CastOp op) { return upperDim(op.getSource(), dim); })
-      .Case([&](GatherOp op) -> std::optional<int64_t> {
-        int64_t idxRank = op.getIndices().getType().getRank();
-        if (dim < idxRank)
-          return upperDim(op.getIndices(), dim);
-        return upperDim(op.getSource(), dim - idxRank + op.getBatchDims() + 1);
-      })
-      .Case<SortOp, ArgsortOp, CumsumOp>(
-          [&](auto op) { return upperDim(op.getInput(), dim); })
-      .Case([&](TopkOp op) -> std::optional<int64_t> {
-        if (dim == op.getAxis())
-          return static_cast<int64_t>(op.getK());
-        return upperDim(op.getInput(), dim);
-      })
-      .Case([&](DestinationStyleOpInterface op) -> std::optional<int64_t> {
-        auto result = cast<OpResult>(v);
-        return upperDim(op.getDpsInitOperand(result.getResultNumber())->get(),
+            why = "sift.masked_select: the number of mask elements";
+            return numel(op.getMask(), op.getMask().getType().getRank());
+          })
+          .Case([&](UniqueOp op) -> std::optional<int64_t> {
+            if (v == op.getInverse())
+              return like(op.getInput(), dim);
+            why = "sift.unique: the number of input elements";
+            return numel(op.getInput(), op.getInput().getType().getRank());
+          })
+          .Case([&](RandpermOp op) { return ofSize(op.getN()); })
+          .Case([&](tensor::ExtractSliceOp op) -> std::optional<int64_t> {
+            unsigned resultDim = dim;
+            // Rank-reducing slices are not bounded here.
+            if (op.getType().getRank() != op.getSourceType().getRank())
+              return std::nullopt;
+            OpFoldResult size = op.getMixedSizes()[resultDim];
+            if (auto attr = dyn_cast<Attribute>(size))
+              return cast<IntegerAttr>(attr).getInt();
+            std::optional<int64_t> stated = ofSize(cast<Value>(size));
+            // A slice lies within its source (anything else is undefined
+            // behaviour): offset + (size - 1) * stride < the source's extent,
+            // so x[:k] of a static x is at most x's length whatever k is.
+            std::optional<int64_t> extent = upperDim(op.getSource(), resultDim);
+            if (!extent)
+              return stated;
+            std::optional<int64_t> offset = 0;
+            if (auto value = dyn_cast<Value>(op.getMixedOffsets()[resultDim]))
+              offset = lower(value);
+            else
+              offset = getConstantIntValue(op.getMixedOffsets()[resultDim]);
+            std::optional<int64_t> stride =
+                getConstantIntValue(op.getMixedStrides()[resultDim]);
+            int64_t first = std::max<int64_t>(offset.value_or(0), 0);
+            int64_t step = stride && *stride > 0 ? *stride : 1;
+            int64_t fits =
+                *extent <= first ? 0 : (*extent - first - 1) / step + 1;
+            if (stated && *stated <= fits)
+              return stated;
+            why = "tensor.extract_slice: within its source's extent";
+            return std::optional<int64_t>(fits);
+          })
+          .Case([&](tensor::EmptyOp op) -> std::optional<int64_t> {
+            OpFoldResult size = op.getMixedSizes()[dim];
+            if (auto attr = dyn_cast<Attribute>(size))
+              return cast<IntegerAttr>(attr).getInt();
+            return ofSize(cast<Value>(size));
+          })
+          .Case([&](tensor::SplatOp op) -> std::optional<int64_t> {
+            auto sizes = op.getDynamicSizes();
+            int64_t dynIndex = 0;
+            for (int64_t d = 0; d < dim; ++d)
+              dynIndex += op.getType().isDynamicDim(d);
+            return ofSize(sizes[dynIndex]);
+          })
+          .Case([&](tensor::ConcatOp op) -> std::optional<int64_t> {
+            if (static_cast<int64_t>(op.getDim()) != dim)
+              return like(op.getInputs().front(), dim);
+            why = "tensor.concat: the sum of its pieces' bounds";
+            int64_t total = 0;
+            for (Value in : op.getInputs()) {
+              std::optional<int64_t> b = upperDim(in, dim);
+              if (!b)
+                return std::nullopt;
+              total += *b;
+            }
+            // The sizes of the pieces as the program computes them, bounded
+            // together by cases: two groups that fill each other up to K
+            // concatenate to at most K, not 2K.
+            int64_t fixed = 0;
+            SmallVector<Value> sizes;
+            for (Value in : op.getInputs()) {
+              auto type = cast<RankedTensorType>(in.getType());
+              if (!type.isDynamicDim(dim)) {
+                fixed += type.getDimSize(dim);
+                continue;
+              }
+              Value size = sizeValue(in, dim);
+              if (!size)
+                return total;
+              sizes.push_back(size);
+            }
+            unsigned numConditions = 0;
+            std::optional<int64_t> b = caseSplitUpper(sizes, &numConditions);
+            if (!b || fixed + *b >= total)
+              return total;
+            why = "tensor.concat: its pieces' sizes together, " +
+                  caseReason(numConditions);
+            return fixed + *b;
+          })
+          .Case([&](tensor::CastOp op) { return like(op.getSource(), dim); })
+          .Case([&](GatherOp op) -> std::optional<int64_t> {
+            int64_t idxRank = op.getIndices().getType().getRank();
+            if (dim < idxRank)
+              return like(op.getIndices(), dim);
+            return like(op.getSource(), dim - idxRank + op.getBatchDims() + 1);
+          })
+          .Case<SortOp, ArgsortOp, CumsumOp>(
+              [&](auto op) { return like(op.getInput(), dim); })
+          .Case([&](TopkOp op) -> std::optional<int64_t> {
+            if (dim == op.getAxis()) {
+              why = "sift.topk: k";
+              return static_cast<int64_t>(op.getK());
+            }
+            return like(op.getInput(), dim);
+          })
+          .Case([&](DestinationStyleOpInterface op) -> std::optional<int64_t> {
+            auto result = cast<OpResult>(v);
+            return like(op.getDpsInitOperand(result.getResultNumber())->get(),
                         dim);
-      })
-      .Default([&](Operation *op) -> std::optional<int64_t> {
-        // Elementwise ops: any operand of the result's shape.
-        if (op->hasTrait<OpTrait::Elementwise>() ||
-            op->hasTrait<OpTrait::SameOperandsAndResultShape>())
-          for (Value operand : op->getOperands())
-            if (auto t = dyn_cast<RankedTensorType>(operand.getType()))
-              if (t.getRank() == cast<RankedTensorType>(v.getType()).getRank())
-                if (std::optional<int64_t> b = upperDim(operand, dim))
-                  return b;
-        return std::nullopt;
-      });
+          })
+          .Default([&](Operation *op) -> std::optional<int64_t> {
+            // Elementwise ops: any operand of the result's shape.
+            if (op->hasTrait<OpTrait::Elementwise>() ||
+                op->hasTrait<OpTrait::SameOperandsAndResultShape>())
+              for (Value operand : op->getOperands())
+                if (auto t = dyn_cast<RankedTensorType>(operand.getType()))
+                  if (t.getRank() ==
+                      cast<RankedTensorType>(v.getType()).getRank())
+                    if (std::optional<int64_t> b = like(operand, dim))
+                      return b;
+            return std::nullopt;
+          });
+  if (result)
+    dimWhy[key] = why;
+  return result;
 }

@@ -32,10 +32,12 @@ struct SiftReportBoundsPass
     auto show = [](std::optional<int64_t> b) {
       return b ? std::to_string(*b) : std::string("?");
     };
-    result.getOwner()->emitRemark()
-        << "result #" << result.getResultNumber() << " size in ["
-        << show(bounds.lower(result)) << ", " << show(bounds.upper(result))
-        << "]";
+    InFlightDiagnostic diag = result.getOwner()->emitRemark();
+    diag << "result #" << result.getResultNumber() << " size in ["
+         << show(bounds.lower(result)) << ", " << show(bounds.upper(result))
+         << "]";
+    if (std::string why = bounds.whyUpper(result); !why.empty())
+      diag << " (upper: " << why << ")";
   }
 
   // The bounds --sift-staticize pads to: the same analysis, per function.
@@ -55,7 +57,8 @@ struct SiftReportBoundsPass
               continue;
             if (std::optional<int64_t> ub = bounds.upperDim(result, d))
               op->emitRemark() << "result #" << result.getResultNumber()
-                               << " dim " << d << " <= " << *ub;
+                               << " dim " << d << " <= " << *ub << " ("
+                               << bounds.whyUpperDim(result, d) << ")";
             else
               op->emitWarning()
                   << "result #" << result.getResultNumber() << " dim " << d

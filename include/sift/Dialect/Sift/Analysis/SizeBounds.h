@@ -18,6 +18,7 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <optional>
+#include <string>
 
 namespace mlir {
 namespace sift {
@@ -46,6 +47,16 @@ public:
     return result;
   }
 
+  /// Where the upper bound of `v` (of dimension `dim` of the tensor `v`)
+  /// came from, in a few words, once `upper` (`upperDim`) has computed it:
+  /// the rule that gave it (upstream ValueBounds, a user bound, the
+  /// interval rule of an op, cases over the selects and branches of a size
+  /// computation, an op's own rule). Empty if there is no bound.
+  std::string whyUpper(Value v) const { return upperWhy.lookup(v); }
+  std::string whyUpperDim(Value v, int64_t dim) const {
+    return dimWhy.lookup(std::make_pair(v, dim));
+  }
+
 private:
   std::optional<int64_t> bound(Value v, bool isUpper) {
     auto &cache = isUpper ? upperCache : lowerCache;
@@ -69,14 +80,18 @@ private:
 
   std::optional<int64_t> computeBound(Value v, bool isUpper);
   std::optional<int64_t> computeUpperDim(Value v, int64_t dim);
-  /// An upper bound of the sum of `terms` by cases over the selects they
-  /// are computed from (see SizeBounds.cpp).
-  std::optional<int64_t> caseSplitUpper(ArrayRef<Value> terms);
+  /// An upper bound of the sum of `terms` by cases over the selects and
+  /// branches they are computed from (see SizeBounds.cpp), with the number
+  /// of conditions it split on.
+  std::optional<int64_t> caseSplitUpper(ArrayRef<Value> terms,
+                                        unsigned *numConditions = nullptr);
   std::optional<int64_t> computeIntervalBound(Value v, Operation *def,
                                               bool isUpper);
 
   DenseMap<Value, std::optional<int64_t>> upperCache, lowerCache;
   DenseMap<std::pair<Value, int64_t>, std::optional<int64_t>> dimCache;
+  DenseMap<Value, std::string> upperWhy;
+  DenseMap<std::pair<Value, int64_t>, std::string> dimWhy;
 };
 
 } // namespace sift

@@ -38,8 +38,13 @@ def SiftStaticize : Pass<"sift-staticize", "ModuleOp"> {
               "Host-synchronizing ops (nonzero, masked_select, randperm of a "
               "dynamic n) removed">
   ];
+  // The rewrites create sift ops (compact, gather, topk) in programs that
+  // may have none of their own: a slice of computed length of a static
+  // tensor.
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::sift::SiftDialect",
                            "::mlir::tensor::TensorDialect"];
 }
 
@@ -127,6 +132,7 @@ def SiftBatch : Pass<"sift-batch", "ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::scf::SCFDialect",
+                           "::mlir::sift::SiftDialect",
                            "::mlir::tensor::TensorDialect"];
 }
 

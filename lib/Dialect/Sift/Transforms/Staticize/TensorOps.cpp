@@ -71,7 +71,10 @@ LogicalResult Staticizer::rewriteExtractSlice(ImplicitLocOpBuilder &b,
     if (failed(bound))
       return failure();
     n = *bound;
-    count = slice.getDynamicSize(0);
+    // A size past the bound only comes with a slice outside its source
+    // (undefined behaviour): the count still never exceeds the padding.
+    count = arith::MinUIOp::create(b, slice.getDynamicSize(0),
+                                   arith::ConstantIndexOp::create(b, n));
   }
   // The slice's rows: padded with its count when its size is dynamic.
   auto replaceSlice = [&](Value rows) {
