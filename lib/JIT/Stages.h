@@ -40,6 +40,7 @@ namespace sift {
 namespace jit {
 
 class TargetBackend;
+struct ObjectCode;
 
 /// A module being compiled, in a context of its own (every sift and upstream
 /// dialect, no threading), with every diagnostic raised on it so far: its
@@ -90,9 +91,10 @@ llvm::Error checkStaticSizes(SourceModule &source);
 llvm::Error lowerToLLVM(SourceModule &source, const TargetBackend &backend,
                         llvm::StringRef pipeline);
 
-/// Has `backend` generate and load the code of the lowered module.
+/// Has `backend` generate and load the code of the lowered module; with
+/// `code`, also return it for the compile cache (TargetBackend::load).
 llvm::Error generateCode(SourceModule &source, TargetBackend &backend,
-                         unsigned optLevel);
+                         unsigned optLevel, ObjectCode *code = nullptr);
 
 } // namespace jit
 } // namespace sift
