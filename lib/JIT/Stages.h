@@ -11,7 +11,9 @@
 //   markInputsReadOnly   (CallingConvention.cpp) inputs stay the caller's
 //   lowerToLLVM          (Lowering.cpp)          the target's pipeline
 //   generateCode         (Lowering.cpp)          the target loads the code
-// Every stage's error carries the diagnostics raised so far.
+// Every stage's error carries the diagnostics raised so far. Before them, the
+// compile cache (CompileCache.h) may have the code of the same compile: then
+// no stage runs, and generateCode's object is what a later hit loads.
 //
 //===----------------------------------------------------------------------===//
 
