@@ -14,7 +14,11 @@ config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py",
 config.test_source_root = os.path.join(config.sift_src_root, "test")
 config.test_exec_root = os.path.join(config.sift_obj_root, "test")
 
-llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
+llvm_config.with_system_environment(["HOME", "TMP", "TEMP", "SIFT_CACHE"])
+# tensor-run's compile cache lives in the build tree unless SIFT_CACHE_DIR
+# names another directory: tests never write to the user's.
+config.environment["SIFT_CACHE_DIR"] = os.environ.get(
+    "SIFT_CACHE_DIR", os.path.join(config.sift_obj_root, "jit-cache"))
 llvm_config.use_default_substitutions()
 
 config.substitutions.append(("%sift_src_root", config.sift_src_root))

@@ -97,10 +97,16 @@ typedef struct sift_compile_options_t {
   /* NULL or "": every public function. Otherwise the comma-separated names
      of the functions to compile (with what they call), e.g. "f_batched". */
   const char *functions;
+  /* 1 (the default): reuse the code of an earlier compile of the same source
+     and options from the compile cache ($SIFT_CACHE_DIR, else
+     $XDG_CACHE_HOME/sift/jit, else ~/.cache/sift/jit) and store this one
+     there; 0: always compile, store nothing. SIFT_CACHE=0 in the
+     environment turns it off as well. */
+  int cache;
 } sift_compile_options_t;
 
 /// Fills `options` with the defaults (cpu, -O2, the CPU pipeline, every
-/// function, the runtime's thread count).
+/// function, the runtime's thread count, the compile cache on).
 SIFT_CAPI_EXPORT void
 sift_compile_options_init(sift_compile_options_t *options);
 

@@ -63,6 +63,7 @@ void sift_compile_options_init(sift_compile_options_t *options) {
   options->transforms = nullptr;
   options->num_threads = 0;
   options->functions = nullptr;
+  options->cache = 1;
 }
 
 const char *sift_last_error_message(void) { return lastError.c_str(); }
@@ -135,6 +136,7 @@ static sift_status_t convertOptions(const sift_compile_options_t *in,
     for (llvm::StringRef name : names)
       out.functions.push_back(name.trim().str());
   }
+  out.cache = in->cache != 0;
   return SIFT_OK;
 }
 

@@ -12,6 +12,8 @@
 
 #include "TargetBackend.h"
 
+#include "LoadedObject.h"
+
 #include "sift/Pipelines/Pipelines.h"
 
 #ifdef SIFT_JIT_HAS_RUNTIME
@@ -31,6 +33,8 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
 
 #include <cstdlib>
 #include <dlfcn.h>
@@ -97,7 +101,12 @@ public:
     mlir::sift::buildCpuPipeline(pm, options);
   }
 
-  llvm::Error load(mlir::ModuleOp module, unsigned optLevel) override;
+  std::string cacheTarget() const override;
+
+  llvm::Error load(mlir::ModuleOp module, unsigned optLevel,
+                   jit::ObjectCode *code) override;
+
+  llvm::Error loadObject(const jit::ObjectCode &code) override;
 
   jit::BufferDeallocator resultDeallocator() const override {
     // Compiled code allocates with the runtime's _mlir_memref_to_llvm_alloc.
@@ -161,7 +170,62 @@ static bool needsRunnerUtils(mlir::ModuleOp module, const char *path) {
   return found;
 }
 
-llvm::Error CpuBackend::load(mlir::ModuleOp module, unsigned optLevel) {
+/// Whether SIFT_PERF=1 asks to tell `perf` about the JIT-compiled functions
+/// (with `perf record -k 1` and `perf inject --jit`), for profiling.
+static bool perfListenerWanted() {
+  const char *perfEnv = std::getenv("SIFT_PERF");
+  return perfEnv && StringRef(perfEnv) == "1";
+}
+
+std::string CpuBackend::cacheTarget() const {
+  // The code is generated for the host's CPU and features (hostTargetMachine,
+  // and the ExecutionEngine's default target machine).
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder) {
+    llvm::consumeError(builder.takeError());
+    return {};
+  }
+  return "cpu;" + builder->getTargetTriple().str() + ";" + builder->getCPU() +
+         ";" + builder->getFeatures().getString();
+}
+
+/// The object code `engine` generated for its module, from the object cache
+/// of ExecutionEngineOptions::enableObjectDump, which it writes to a file
+/// only; empty where there is none (nothing is cached then).
+static std::string takeObject(mlir::ExecutionEngine &engine,
+                              mlir::ModuleOp module) {
+  // The ExecutionEngine generates the code of its one module at the first
+  // lookup, of any function it defines.
+  bool compiled = false;
+  for (auto fn : module.getOps<mlir::LLVM::LLVMFuncOp>()) {
+    if (fn.isExternal() || fn.getLinkage() == mlir::LLVM::Linkage::Private ||
+        fn.getLinkage() == mlir::LLVM::Linkage::Internal)
+      continue;
+    auto symbol = engine.lookup(fn.getName());
+    if (symbol) {
+      compiled = true;
+      break;
+    }
+    llvm::consumeError(symbol.takeError());
+  }
+  if (!compiled)
+    return {};
+  llvm::SmallString<128> path;
+  int fd;
+  if (llvm::sys::fs::createTemporaryFile("sift-jit", "o", fd, path))
+    return {};
+  llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+  engine.dumpToObjectFile(path);
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  llvm::sys::fs::remove(path);
+  if (!buffer)
+    return {};
+  return (*buffer)->getBuffer().str();
+}
+
+llvm::Error CpuBackend::load(mlir::ModuleOp module, unsigned optLevel,
+                             jit::ObjectCode *code) {
   mlir::MLIRContext &context = *module.getContext();
   mlir::registerBuiltinDialectTranslation(context);
   mlir::registerLLVMDialectTranslation(context);
@@ -181,28 +245,44 @@ llvm::Error CpuBackend::load(mlir::ModuleOp module, unsigned optLevel) {
   options.jitCodeGenOptLevel = levels[optLevel];
   // The MLIR runner utilities (printMemref*, printF32, ...) so that modules
   // written for mlir-runner also run here; loaded only where they exist.
-  llvm::SmallVector<StringRef> sharedLibs;
+  std::vector<std::string> sharedLibs;
 #ifdef SIFT_MLIR_RUNNER_UTILS
   if (needsRunnerUtils(module, SIFT_MLIR_RUNNER_UTILS))
     sharedLibs.push_back(SIFT_MLIR_RUNNER_UTILS);
 #endif
   // The OpenMP runtime that parallel loops call (__kmpc_*).
   sharedLibs.push_back(SIFT_OPENMP_RUNTIME);
-  options.sharedLibPaths = sharedLibs;
+  llvm::SmallVector<StringRef> sharedLibRefs(sharedLibs.begin(),
+                                             sharedLibs.end());
+  options.sharedLibPaths = sharedLibRefs;
   options.enableGDBNotificationListener = false;
-  // SIFT_PERF=1 tells `perf` about the JIT-compiled functions (with
-  // `perf record -k 1` and `perf inject --jit`), for profiling.
-  const char *perfEnv = std::getenv("SIFT_PERF");
-  options.enablePerfNotificationListener = perfEnv && StringRef(perfEnv) == "1";
+  options.enablePerfNotificationListener = perfListenerWanted();
+  // The compile cache keeps the object code.
+  options.enableObjectDump = code != nullptr;
 
   auto created = mlir::ExecutionEngine::create(module, options);
   if (!created)
     return created.takeError();
   engine = std::move(*created);
   engine->registerSymbols(runtimeSymbols);
+  if (code) {
+    code->object = takeObject(*engine, module);
+    code->sharedLibs = std::move(sharedLibs);
+  }
   preferLoadBalancedTeams();
   engine->initialize();
   return llvm::Error::success();
+}
+
+llvm::Error CpuBackend::loadObject(const jit::ObjectCode &code) {
+  auto created = jit::LoadedObject::create(code.object, code.sharedLibs,
+                                           perfListenerWanted());
+  if (!created)
+    return created.takeError();
+  loaded = std::move(*created);
+  loaded->registerSymbols(runtimeSymbols);
+  preferLoadBalancedTeams();
+  return loaded->initialize();
 }
 
 std::unique_ptr<jit::TargetBackend> jit::createCpuBackend(unsigned numThreads) {

@@ -88,7 +88,10 @@ public:
     mlir::sift::buildGpuPipeline(pm, options);
   }
 
-  llvm::Error load(mlir::ModuleOp module, unsigned optLevel) override;
+  // Not cached (cacheTarget() is empty): the host code embeds the kernels'
+  // PTX and loads them in its constructors, which no test here can run.
+  llvm::Error load(mlir::ModuleOp module, unsigned optLevel,
+                   jit::ObjectCode *code) override;
 
   jit::BufferDeallocator resultDeallocator() const override {
     // Results are host buffers (--sift-gpu-host-boundary), from malloc.
@@ -97,7 +100,8 @@ public:
 };
 } // namespace
 
-llvm::Error CudaBackend::load(mlir::ModuleOp module, unsigned optLevel) {
+llvm::Error CudaBackend::load(mlir::ModuleOp module, unsigned optLevel,
+                              jit::ObjectCode *) {
 #ifdef SIFT_JIT_HAS_RUNTIME
   char status[512];
   if (sift_cuda_status(status, sizeof(status)) != SIFT_CUDA_AVAILABLE)

@@ -12,6 +12,7 @@
 #include "sift/JIT/Engine.h"
 
 #include "CallingConvention.h"
+#include "CompileCache.h"
 #include "Signature.h"
 #include "Stages.h"
 #include "TargetBackend.h"
@@ -35,6 +36,8 @@ struct jit::Engine::Impl {
   std::unique_ptr<TargetBackend> backend;
   /// Functions whose signature this API cannot call, with the reason.
   llvm::StringMap<std::string> unsupported;
+  /// Whether the code came from the compile cache.
+  bool fromCache = false;
 };
 
 jit::Engine::Engine(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
@@ -70,6 +73,33 @@ jit::Engine::compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
     return makeError(ErrorCode::InvalidArgument,
                      "optimization level must be 0-3, got " +
                          Twine(options.optLevel));
+
+  // A hit skips every stage below. Only successful compiles are stored, so
+  // every error comes from the stages, as without the cache.
+  std::optional<CompileCache> cache =
+      CompileCache::open(*buffer, options, *impl->backend);
+  if (cache) {
+    if (std::optional<CachedModule> hit = cache->lookup()) {
+      llvm::Error loaded = impl->backend->loadObject(hit->code);
+      if (!loaded) {
+        for (auto &[name, reason] : hit->unsupported)
+          impl->unsupported[name] = reason;
+        impl->fromCache = true;
+        std::unique_ptr<Engine> result(new Engine(std::move(impl)));
+        result->signatures = std::move(hit->signatures);
+        return result;
+      }
+      // An entry this process cannot load (a shared library gone): compile
+      // with a fresh backend and store the entry again.
+      llvm::consumeError(std::move(loaded));
+      Expected<std::unique_ptr<TargetBackend>> fresh =
+          createTargetBackend(options);
+      if (!fresh)
+        return fresh.takeError();
+      impl->backend = std::move(*fresh);
+    }
+  }
+
   // For textual pipelines (transforms, pipeline overrides).
   mlir::sift::registerAllSiftPasses();
 
@@ -89,13 +119,27 @@ jit::Engine::compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
   markInputsReadOnly((*source)->getModule(), signatures);
   if (llvm::Error e = lowerToLLVM(**source, *impl->backend, options.pipeline))
     return std::move(e);
-  if (llvm::Error e = generateCode(**source, *impl->backend, options.optLevel))
+  ObjectCode code;
+  if (llvm::Error e = generateCode(**source, *impl->backend, options.optLevel,
+                                   cache ? &code : nullptr))
     return std::move(e);
+  if (cache && !code.object.empty()) {
+    CachedModule entry;
+    entry.signatures = signatures;
+    for (auto &unsupported : impl->unsupported)
+      entry.unsupported.emplace_back(unsupported.getKey().str(),
+                                     unsupported.getValue());
+    llvm::sort(entry.unsupported);
+    entry.code = std::move(code);
+    cache->store(entry);
+  }
 
   std::unique_ptr<Engine> result(new Engine(std::move(impl)));
   result->signatures = std::move(signatures);
   return result;
 }
+
+bool jit::Engine::loadedFromCache() const { return impl->fromCache; }
 
 Expected<jit::Function> jit::Engine::lookup(StringRef name) const {
   auto it = llvm::find_if(signatures, [&](const FunctionSignature &sig) {

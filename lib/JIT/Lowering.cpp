@@ -39,8 +39,8 @@ llvm::Error jit::lowerToLLVM(SourceModule &source, const TargetBackend &backend,
 }
 
 llvm::Error jit::generateCode(SourceModule &source, TargetBackend &backend,
-                              unsigned optLevel) {
-  if (llvm::Error e = backend.load(source.getModule(), optLevel)) {
+                              unsigned optLevel, ObjectCode *code) {
+  if (llvm::Error e = backend.load(source.getModule(), optLevel, code)) {
     std::string message;
     ErrorCode code = consumeError(std::move(e), &message);
     // A target that cannot run here (no CUDA driver or device) says so as

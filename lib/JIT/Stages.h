@@ -11,7 +11,9 @@
 //   markInputsReadOnly   (CallingConvention.cpp) inputs stay the caller's
 //   lowerToLLVM          (Lowering.cpp)          the target's pipeline
 //   generateCode         (Lowering.cpp)          the target loads the code
-// Every stage's error carries the diagnostics raised so far.
+// Every stage's error carries the diagnostics raised so far. Before them, the
+// compile cache (CompileCache.h) may have the code of the same compile: then
+// no stage runs, and generateCode's object is what a later hit loads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +42,7 @@ namespace sift {
 namespace jit {
 
 class TargetBackend;
+struct ObjectCode;
 
 /// A module being compiled, in a context of its own (every sift and upstream
 /// dialect, no threading), with every diagnostic raised on it so far: its
@@ -90,9 +93,10 @@ llvm::Error checkStaticSizes(SourceModule &source);
 llvm::Error lowerToLLVM(SourceModule &source, const TargetBackend &backend,
                         llvm::StringRef pipeline);
 
-/// Has `backend` generate and load the code of the lowered module.
+/// Has `backend` generate and load the code of the lowered module; with
+/// `code`, also return it for the compile cache (TargetBackend::load).
 llvm::Error generateCode(SourceModule &source, TargetBackend &backend,
-                         unsigned optLevel);
+                         unsigned optLevel, ObjectCode *code = nullptr);
 
 } // namespace jit
 } // namespace sift

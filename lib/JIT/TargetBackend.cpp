@@ -6,6 +6,8 @@
 
 #include "TargetBackend.h"
 
+#include "LoadedObject.h"
+
 #ifdef SIFT_JIT_HAS_RUNTIME
 #include "sift/Runtime/SiftRuntime.h"
 #endif
@@ -19,6 +21,11 @@ namespace jit = mlir::sift::jit;
 
 jit::TargetBackend::~TargetBackend() = default;
 
+llvm::Error jit::TargetBackend::loadObject(const ObjectCode &) {
+  return makeError(ErrorCode::Unsupported,
+                   "this target does not load cached code");
+}
+
 jit::ExecutionEngineBackend::ExecutionEngineBackend() {
   static std::once_flag flag;
   std::call_once(flag, [] {
@@ -31,6 +38,8 @@ jit::ExecutionEngineBackend::~ExecutionEngineBackend() = default;
 
 llvm::Expected<jit::PackedFunction>
 jit::ExecutionEngineBackend::lookup(llvm::StringRef name) const {
+  if (loaded)
+    return loaded->lookupPacked(name);
   return engine->lookupPacked(name);
 }
 

@@ -24,6 +24,8 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace mlir {
 class ExecutionEngine;
@@ -33,11 +35,27 @@ class OpPassManager;
 namespace sift {
 namespace jit {
 
+class LoadedObject;
+
+/// The loadable code of a compiled module, as the compile cache stores it
+/// (CompileCache.h): a relocatable object file of the host, and the shared
+/// libraries it calls into, loaded before it is linked.
+struct ObjectCode {
+  std::string object;
+  std::vector<std::string> sharedLibs;
+};
+
 /// One target's code generation and calls, for one Engine: it owns the code it
 /// loaded. Calls (lookup, invoke) may come from several threads at once.
 class TargetBackend {
 public:
   virtual ~TargetBackend();
+
+  /// What, besides the source and the CompileOptions, decides the code this
+  /// backend generates (the target's triple, CPU and features), for the key
+  /// of the compile cache; empty where the target's code is never cached
+  /// (then `load` never fills its `code` and `loadObject` is never called).
+  virtual std::string cacheTarget() const { return {}; }
 
   /// Adds the passes that lower a verified source module to the LLVM dialect
   /// with the standard function calling convention (replaced by
@@ -45,7 +63,16 @@ public:
   virtual void buildPipeline(mlir::OpPassManager &pm) const = 0;
 
   /// Generates code for the lowered module at `optLevel` (0-3) and loads it.
-  virtual llvm::Error load(mlir::ModuleOp module, unsigned optLevel) = 0;
+  /// When `code` is not null and the target caches its code (cacheTarget()),
+  /// also returns in it what loadObject needs to load the same code again
+  /// (left empty where that is not possible: then nothing is cached).
+  virtual llvm::Error load(mlir::ModuleOp module, unsigned optLevel,
+                           ObjectCode *code) = 0;
+
+  /// Loads code that `load` returned before, in this process or another,
+  /// without generating it: the functions then behave exactly as after
+  /// `load`. Only called where cacheTarget() is not empty.
+  virtual llvm::Error loadObject(const ObjectCode &code);
 
   /// The packed wrapper of the loaded function `name`.
   virtual llvm::Expected<PackedFunction> lookup(llvm::StringRef name) const = 0;
@@ -65,7 +92,8 @@ public:
 /// an Unsupported error where this build has none.
 /// A backend whose code runs on the host through an mlir::ExecutionEngine
 /// (the CPU's, and the CUDA target's host side): the native target is
-/// initialized once, functions are looked up in `engine`, and calls run
+/// initialized once, functions are looked up in `engine` (or in `loaded`,
+/// for code from the compile cache), and calls run
 /// through the sift runtime, which collects the errors compiled code
 /// reports (from any thread) and turns them into the call's error.
 class ExecutionEngineBackend : public TargetBackend {
@@ -79,6 +107,8 @@ public:
 protected:
   /// Set by `load`.
   std::unique_ptr<mlir::ExecutionEngine> engine;
+  /// Set by `loadObject` instead (LoadedObject.h).
+  std::unique_ptr<LoadedObject> loaded;
 };
 
 llvm::Expected<std::unique_ptr<TargetBackend>>

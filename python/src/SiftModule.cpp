@@ -306,7 +306,7 @@ public:
   compile(const std::string &source, bool isPath, const std::string &bufferName,
           const std::string &transforms, const std::string &pipeline,
           const std::vector<std::string> &functions, const std::string &target,
-          unsigned optLevel, unsigned numThreads) {
+          unsigned optLevel, unsigned numThreads, bool cache) {
     jit::CompileOptions options;
     if (target == "cpu")
       options.target = jit::Target::CPU;
@@ -320,6 +320,7 @@ public:
     options.pipeline = pipeline;
     options.functions = functions;
     options.numThreads = numThreads;
+    options.cache = cache;
     std::optional<llvm::Expected<std::unique_ptr<jit::Engine>>> engine;
     {
       nb::gil_scoped_release release;
@@ -332,6 +333,9 @@ public:
     result.engine = std::shared_ptr<jit::Engine>(unwrap(std::move(*engine)));
     return result;
   }
+
+  /// Whether the code came from the compile cache.
+  bool loadedFromCache() const { return engine->loadedFromCache(); }
 
   /// [(name, [input types], [result types])] in source order.
   nb::list signatures() const {
@@ -392,7 +396,8 @@ NB_MODULE(_sift, m) {
                   nb::arg("is_path"), nb::arg("buffer_name"),
                   nb::arg("transforms"), nb::arg("pipeline"),
                   nb::arg("functions"), nb::arg("target"), nb::arg("opt_level"),
-                  nb::arg("num_threads"))
+                  nb::arg("num_threads"), nb::arg("cache") = true)
+      .def_prop_ro("loaded_from_cache", &PyEngine::loadedFromCache)
       .def("signatures", &PyEngine::signatures)
       .def("call", &PyEngine::call);
 

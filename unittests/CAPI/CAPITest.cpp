@@ -13,6 +13,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 
 extern "C" int sift_c_header_compiles_as_c(void);
@@ -129,6 +130,54 @@ TEST(CAPIEngineTest, CompilesOnlyTheFunctionsAskedFor) {
   EXPECT_EQ(sift_engine_lookup(engine, "checked", &inputs, &results),
             SIFT_ERROR_NOT_FOUND);
   sift_engine_destroy(engine);
+}
+
+// `cache` = 0 compiles and writes no entry; the default (1) stores one,
+// which the next compile loads. The entries go to a temporary directory.
+TEST_F(CAPITest, CompileCacheOption) {
+  char dir[] = "/tmp/sift-capi-cache-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const char *saved = std::getenv("SIFT_CACHE_DIR");
+  std::string savedDir = saved ? saved : "";
+  setenv("SIFT_CACHE_DIR", dir, 1);
+  auto entries = [&] {
+    int n = 0;
+    for (const auto &file : std::filesystem::directory_iterator(dir))
+      n += file.path().filename().string().rfind("llvmcache-", 0) == 0 &&
+           file.path().extension() != ".timestamp";
+    return n;
+  };
+  for (int cache : {0, 1, 1}) {
+    sift_compile_options_t options;
+    sift_compile_options_init(&options);
+    EXPECT_EQ(options.cache, 1);
+    options.functions = "add";
+    options.cache = cache;
+    sift_engine_t compiled = nullptr;
+    ASSERT_EQ(sift_engine_create_from_source(kProgram, std::strlen(kProgram),
+                                             &options, &compiled),
+              SIFT_OK)
+        << sift_last_error_message();
+    float a[4] = {1, 2, 3, 4};
+    sift_tensor_t args[2] = {view(a, SIFT_DTYPE_F32, {4}),
+                             view(a, SIFT_DTYPE_F32, {4})};
+    sift_tensor_t result = nullptr;
+    size_t n = 0;
+    EXPECT_EQ(sift_engine_call(compiled, "add", args, 2, &result, 1, &n),
+              SIFT_OK)
+        << sift_last_error_message();
+    EXPECT_EQ(static_cast<const float *>(sift_tensor_data(result))[3], 8.0f);
+    sift_tensor_destroy(result);
+    for (sift_tensor_t t : args)
+      sift_tensor_destroy(t);
+    sift_engine_destroy(compiled);
+    EXPECT_EQ(entries(), cache) << "cache = " << cache;
+  }
+  std::filesystem::remove_all(dir);
+  if (saved)
+    setenv("SIFT_CACHE_DIR", savedDir.c_str(), 1);
+  else
+    unsetenv("SIFT_CACHE_DIR");
 }
 
 TEST_F(CAPITest, AddsTwoVectors) {

@@ -62,6 +62,17 @@ struct CompileOptions {
   /// machine is busy (load-balanced dynamic teams) unless OMP_DYNAMIC or
   /// KMP_DYNAMIC_MODE is set in the environment.
   unsigned numThreads = 0;
+  /// Reuse the code of an earlier compile of the same source with the same
+  /// options, on this machine and build of sift, from the compile cache, and
+  /// store the code of this one there (docs/Performance.md, "The compile
+  /// cache"). The environment variable SIFT_CACHE=0 turns it off as well.
+  /// Results, errors and the calling convention are the same either way.
+  /// Only the CPU target's code is cached.
+  bool cache = true;
+  /// The cache's directory; empty: $SIFT_CACHE_DIR, else
+  /// $XDG_CACHE_HOME/sift/jit, else ~/.cache/sift/jit. One that cannot be
+  /// created or written leaves the engine compiling every time.
+  std::string cacheDir;
 };
 
 /// The type of one parameter or result, read from the source func.func.
@@ -138,6 +149,9 @@ public:
 
   /// Looks up a function by name.
   llvm::Expected<Function> lookup(llvm::StringRef name) const;
+
+  /// Whether the code came from the compile cache (nothing was compiled).
+  bool loadedFromCache() const;
 
   /// lookup(name), then call(args).
   llvm::Expected<std::vector<Tensor>> call(llvm::StringRef name,
