@@ -155,8 +155,8 @@ def _translate_node(t, node):
                       f"({len(SUPPORTED)} overloads are: "
                       "sift.torch.SUPPORTED lists them)")
     meta = node.meta.get("val")
-    if name != "operator.getitem" and name != \
-            "aten._local_scalar_dense.default":
+    if name not in ("operator.getitem", "aten._local_scalar_dense.default",
+                    "aten.item.default"):
         fake = meta[0] if isinstance(meta, (tuple, list)) else meta
         if not isinstance(fake, torch.Tensor):
             t.unsupported(node, "its result is not a tensor")

@@ -283,7 +283,9 @@ def _bitwise(name):
 for _n, _name in _LOGICAL.items():
     op(f"aten.{_n}.default")(_logical(_name))
 for _n, _name in _BITWISE.items():
-    op(f"aten.{_n}.Tensor", f"aten.{_n}.Scalar")(_bitwise(_name))
+    _dunder = f"__{_n[len('bitwise_'):]}__"
+    op(f"aten.{_n}.Tensor", f"aten.{_n}.Scalar", f"aten.{_dunder}.Tensor",
+       f"aten.{_dunder}.Scalar")(_bitwise(_name))
 
 
 @op("aten.logical_not.default", "aten.bitwise_not.default")
@@ -562,11 +564,40 @@ def _slice(t, node, meta):
     else:
         offset = t.size(start)
     size = meta.shape[dim]
+    if dim == 0 and extent is not None and not isinstance(size, int):
+        # A computed length of a static tensor: the rows offset + i * step
+        # for i < size, gathered (--sift-staticize pads the index range).
+        if offset == "0":
+            offset = t.index_const(0)
+        rows = _index_range(t, t.size(size), offset, step)
+        return _gather_rows(t, node, meta, x, rows)
     size = str(size) if isinstance(size, int) else t.size(size)
     out = _result(t, meta)
     t.emit(f"{out.name} = tensor.extract_slice {x.name}"
            f"{_slice_parts(t, x, dim, offset, size, str(step))} : "
            f"{x.type} to {out.type}")
+    return out
+
+
+def _index_range(t, size, offset, step):
+    """The i64 tensor [offset + i * step for i < size] (SSA index names)."""
+    init = Value(t.fresh(), torch.int64, (None,))
+    t.emit(f"{init.name} = tensor.empty({size}) : {init.type}")
+    out = Value(t.fresh(), torch.int64, (None,))
+    i, i64, o, m, r, c = (t.fresh() for _ in range(6))
+    t.emit_raw(
+        f"{out.name} = linalg.generic {{indexing_maps = "
+        "[affine_map<(d0) -> (d0)>], iterator_types = [\"parallel\"]} "
+        f"outs({init.name} : {init.type}) {{")
+    t.emit_raw("  ^bb0(%out: i64):")
+    t.emit(f"    {i} = linalg.index 0 : index")
+    t.emit(f"    {c} = arith.constant {int(step)} : index")
+    t.emit(f"    {m} = arith.muli {i}, {c} : index")
+    t.emit(f"    {o} = arith.addi {m}, {offset} : index")
+    t.emit(f"    {i64} = arith.index_cast {o} : index to i64")
+    t.emit(f"    linalg.yield {i64} : i64")
+    t.emit_close(f"}} -> {out.type}")
+    del r
     return out
 
 
@@ -663,8 +694,8 @@ _HIGHEST = {torch.float32: float("inf"), torch.float64: float("inf"),
     "aten.min.default")
 def _amax(t, node, meta):
     x = t.plain(node, node.args[0])
-    mx = node.target.__name__ in ("amax", "max")
-    dims = _reduce_dims(node, x.rank) if node.target.__name__.startswith(
+    mx = node.target._opname in ("amax", "max")
+    dims = _reduce_dims(node, x.rank) if node.target._opname.startswith(
         "am") else set(range(x.rank))
     if x.dtype == torch.bool:
         int_op = "arith.ori" if mx else "arith.andi"
@@ -963,7 +994,7 @@ def _cross_entropy(t, node, meta):
     return out
 
 
-@op("aten._local_scalar_dense.default")
+@op("aten._local_scalar_dense.default", "aten.item.default")
 def _item(t, node, meta_unused):
     x = t.plain(node, node.args[0])
     if x.rank:

@@ -422,7 +422,8 @@ class Translator:
             return e
         literal, et = self.literal(scalar, dtype)
         c = self.fresh()
-        self.emit(f"{c} = arith.constant {literal} : {et}")
+        typed = "" if et == "i1" else f" : {et}"
+        self.emit(f"{c} = arith.constant {literal}{typed}")
         return c
 
     def empty(self, dtype, shape, like=None, fake_shape=None):
