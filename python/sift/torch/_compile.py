@@ -152,7 +152,12 @@ class CompiledFunction:
         else:
             for line in remarks.splitlines():
                 m = re.search(r"^(.*?):(\d+):\d+: remark: (.*)$", line)
-                if m:
+                if m and m[1] == "<stdin>":
+                    if "host syncs removed" in m[3]:
+                        continue  # Said above.
+                    # No source location: the line of `mlir`.
+                    lines.append(f"  mlir line {m[2]}: {m[3]}")
+                elif m:
                     lines.append(f"  {os.path.basename(m[1])}:{m[2]}: "
                                  f"{m[3]}")
                 elif "remark:" in line:
