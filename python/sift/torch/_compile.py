@@ -152,7 +152,7 @@ class CompiledFunction:
         else:
             for line in remarks.splitlines():
                 m = re.search(r"^(.*?):(\d+):\d+: remark: (.*)$", line)
-                if m and m[1] == "<stdin>":
+                if m and m[1] in ("<stdin>", "<sift>"):
                     if "host syncs removed" in m[3]:
                         continue  # Said above.
                     # No source location: the line of `mlir`.
@@ -195,8 +195,9 @@ class CompiledFunction:
 
 
 def _tensor_opt():
-    """A tensor-opt binary: $SIFT_TENSOR_OPT, the build tree's next to the
-    extension, or one on PATH."""
+    """A tensor-opt binary (for an extension without `transform`):
+    $SIFT_TENSOR_OPT, the build tree's next to the extension, or one on
+    PATH."""
     env = os.environ.get("SIFT_TENSOR_OPT")
     if env:
         return env
@@ -212,12 +213,17 @@ def _tensor_opt():
 
 
 def _passes(text, pipeline):
-    """(output MLIR, diagnostics) of running `pipeline` on `text`, or None
-    when no pass runner is available."""
+    """(output MLIR, diagnostics) of running `pipeline` on `text` (the
+    extension's `transform`, else a tensor-opt), or None when neither is
+    available or the passes fail."""
     from .. import _sift
+    from ..errors import Error
     transform = getattr(_sift, "transform", None)
     if transform is not None:
-        return transform(text, pipeline)
+        try:
+            return transform(text, pipeline)
+        except Error:
+            return None
     opt = _tensor_opt()
     if opt is None:
         return None

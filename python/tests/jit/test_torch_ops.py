@@ -315,3 +315,15 @@ def test_supported_lists_the_overloads():
                  "aten._local_scalar_dense.default"):
         assert name in st.SUPPORTED
     assert len(st.SUPPORTED) >= 30
+
+
+def test_transform_runs_passes_on_text():
+    from sift import _sift
+    text = st.export_mlir(lambda x: x[x > 0], (randn(16),))
+    out, diags = _sift.transform(text, "sift-staticize{report=1}")
+    assert "sift.compact" in out and "tensor<16xf32>" in out
+    assert "padded to 16 rows" in diags and "remark" in diags
+    with pytest.raises(sift.ParseError, match="transform"):
+        _sift.transform("func.func @f(", "canonicalize")
+    with pytest.raises(sift.InvalidArgumentError, match="no-such-pass"):
+        _sift.transform(text, "no-such-pass")
