@@ -252,18 +252,27 @@ def compile(fn, example_args, batch=None, trim=True, name="forward",
 def backend(**options):
     """A `torch.compile` backend: `torch.compile(model,
     backend=sift.torch.backend())`. Each graph torch.compile captures is
-    exported again and compiled by sift (same op set as compile); a graph
-    sift cannot translate runs as PyTorch compiled it (eagerly)."""
+    exported again and compiled by sift (same op set as `compile`; capture
+    `nonzero` with `torch._dynamo.config.capture_dynamic_output_shape_ops
+    = True`). A graph sift cannot translate, or one that draws random
+    numbers (whose streams PyTorch owns there), runs as PyTorch captured
+    it; the backend's `compiled` and `fallbacks` lists say which."""
     def sift_backend(gm, example_inputs):
         try:
             compiled = CompiledFunction(gm, example_inputs, **options)
-        except Exception:
+        except Exception as e:  # Not translatable: PyTorch runs it.
+            sift_backend.fallbacks.append(e)
             return gm.forward
         if compiled.takes_seed:
-            return gm.forward  # Random graphs: PyTorch keeps its streams.
+            sift_backend.fallbacks.append(compiled)
+            return gm.forward
+        sift_backend.compiled.append(compiled)
 
         def run(*args):
             out = compiled(*args)
             return out if isinstance(out, tuple) else (out,)
         return run
+
+    sift_backend.compiled = []
+    sift_backend.fallbacks = []
     return sift_backend

@@ -584,7 +584,7 @@ def _index_range(t, size, offset, step):
     init = Value(t.fresh(), torch.int64, (None,))
     t.emit(f"{init.name} = tensor.empty({size}) : {init.type}")
     out = Value(t.fresh(), torch.int64, (None,))
-    i, i64, o, m, r, c = (t.fresh() for _ in range(6))
+    i, i64, o, m, c = (t.fresh() for _ in range(5))
     t.emit_raw(
         f"{out.name} = linalg.generic {{indexing_maps = "
         "[affine_map<(d0) -> (d0)>], iterator_types = [\"parallel\"]} "
@@ -597,7 +597,6 @@ def _index_range(t, size, offset, step):
     t.emit(f"    {i64} = arith.index_cast {o} : index to i64")
     t.emit(f"    linalg.yield {i64} : i64")
     t.emit_close(f"}} -> {out.type}")
-    del r
     return out
 
 

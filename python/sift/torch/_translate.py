@@ -409,7 +409,6 @@ class Translator:
             idx = self.size(val)
             i64 = self.fresh()
             self.emit(f"{i64} = arith.index_cast {idx} : index to i64")
-            v = Value(i64, torch.int64, ())
             if dtype == torch.int64:
                 return i64
             # Converted like a rank-0 tensor, then extracted.
@@ -418,7 +417,6 @@ class Translator:
             c = self.cast(Value(t, torch.int64, ()), dtype)
             e = self.fresh()
             self.emit(f"{e} = tensor.extract {c.name}[] : {c.type}")
-            del v
             return e
         literal, et = self.literal(scalar, dtype)
         c = self.fresh()

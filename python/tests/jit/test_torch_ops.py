@@ -327,3 +327,23 @@ def test_transform_runs_passes_on_text():
         _sift.transform("func.func @f(", "canonicalize")
     with pytest.raises(sift.InvalidArgumentError, match="no-such-pass"):
         _sift.transform(text, "no-such-pass")
+
+
+def test_torch_compile_backend():
+    def f(x, labels):
+        pos = torch.nonzero(labels == 1).flatten()
+        return x[pos].sum(0) * 2, (x > 0).sum()
+
+    torch._dynamo.reset()
+    flag = torch._dynamo.config.capture_dynamic_output_shape_ops
+    torch._dynamo.config.capture_dynamic_output_shape_ops = True
+    try:
+        be = st.backend()
+        compiled = torch.compile(f, backend=be)
+        x, labels = randn(50, 3), randint(0, 2, 50)
+        _same(compiled(x, labels), f(x, labels))
+        assert len(be.compiled) == 1 and not be.fallbacks
+        assert "sift.nonzero" in be.compiled[0].mlir
+    finally:
+        torch._dynamo.config.capture_dynamic_output_shape_ops = flag
+        torch._dynamo.reset()
