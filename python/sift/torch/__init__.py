@@ -51,7 +51,18 @@ def _export(fn, example_args):
         return fn
     register_stack_trace_anchors(fn)
     module = fn if isinstance(fn, torch.nn.Module) else _module_of(fn)
-    return torch.export.export(module, tuple(example_args))
+    try:
+        return torch.export.export(module, tuple(example_args))
+    except Exception as e:
+        if type(e).__name__ != "GuardOnDataDependentSymNode":
+            raise
+        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        raise UnsupportedError(
+            "sift.torch: torch.export cannot follow a Python branch (or "
+            "bool/int conversion) on a data-dependent size: "
+            f"{first}. Write it with min/max on the sizes "
+            "(torch.sym_min/torch.sym_max), or bound it with torch._check; "
+            "see docs/Tutorial.md") from e
 
 
 def _module_of(fn):

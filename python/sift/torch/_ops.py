@@ -402,7 +402,7 @@ def _clamp(t, node, meta):
 @op("aten._to_copy.default", "aten.to.dtype", "aten.to.dtype_layout",
     "aten.to.device", "aten.type_as.default", "aten.clone.default",
     "aten.alias.default", "aten.detach.default", "aten.lift_fresh_copy.default",
-    "aten.contiguous.default", "aten._assert_tensor_metadata.default_")
+    "aten.contiguous.default")
 def _convert(t, node, meta):
     device = node.kwargs.get("device")
     if device is not None and torch.device(device).type != "cpu":
@@ -926,7 +926,7 @@ def _cumsum(t, node, meta):
     return out
 
 
-@op("aten._unique2.default", "aten.unique_consecutive.default_")
+@op("aten._unique2.default")
 def _unique(t, node, meta):
     x = t.plain(node, node.args[0])
     inverse = _arg(node, 2, "return_inverse", False)

@@ -347,3 +347,14 @@ def test_torch_compile_backend():
     finally:
         torch._dynamo.config.capture_dynamic_output_shape_ops = flag
         torch._dynamo.reset()
+
+
+def test_a_python_branch_on_a_size_says_how_to_write_it():
+    def f(labels):
+        pos = torch.nonzero(labels == 1).flatten()
+        if pos.numel() < 4:
+            return pos
+        return pos[:4]
+
+    with pytest.raises(sift.UnsupportedError, match="min/max"):
+        st.export_mlir(f, (randint(0, 2, 20),))
