@@ -12,11 +12,22 @@
 //   - returns every result as a NumPy array that owns the engine's buffer
 //     (a capsule keeps the jit::Tensor alive; no copy),
 //   - raises engine errors as the sift.Error subclass of their ErrorCode
-//     (sift.errors._from_engine builds it).
+//     (sift.errors._from_engine builds it),
+//   - runs source-level passes on MLIR text and returns the text and the
+//     diagnostics (`transform`: sift.torch's static_mlir and report).
 //
 //===----------------------------------------------------------------------===//
 
+#include "sift/InitAllSift.h"
 #include "sift/JIT/Engine.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/SourceMgr.h"
 
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -386,6 +397,45 @@ private:
   std::shared_ptr<jit::Engine> engine;
 };
 
+/// (output, diagnostics) of the textual pass pipeline `passes` run on the
+/// MLIR `source`: the printed module, and every diagnostic (remarks of
+/// --sift-staticize{report=1}, --sift-report-bounds) as
+/// `file:line:col: kind: message` lines. A parse or pass failure raises
+/// the sift.Error of the engine's codes with the diagnostics.
+nb::tuple transform(const std::string &source, const std::string &passes) {
+  std::string output, diagnostics;
+  {
+    nb::gil_scoped_release release;
+    mlir::sift::registerAllSiftPasses();
+    mlir::DialectRegistry registry;
+    mlir::sift::registerAllSiftDialects(registry);
+    mlir::MLIRContext context(registry);
+    llvm::SourceMgr sourceMgr;
+    llvm::raw_string_ostream diagOS(diagnostics);
+    mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::parseSourceString<mlir::ModuleOp>(source, &context, "<sift>");
+    if (!module) {
+      nb::gil_scoped_acquire acquire;
+      raise(jit::ErrorCode::ParseError, "transform: " + diagnostics);
+    }
+    mlir::PassManager pm(&context, mlir::ModuleOp::getOperationName());
+    std::string error;
+    llvm::raw_string_ostream errorOS(error);
+    if (mlir::failed(mlir::parsePassPipeline(passes, pm, errorOS))) {
+      nb::gil_scoped_acquire acquire;
+      raise(jit::ErrorCode::InvalidArgument, "transform: " + error);
+    }
+    if (mlir::failed(pm.run(*module))) {
+      nb::gil_scoped_acquire acquire;
+      raise(jit::ErrorCode::CompileError, "transform: " + diagnostics);
+    }
+    llvm::raw_string_ostream outOS(output);
+    module->print(outOS);
+  }
+  return nb::make_tuple(output, diagnostics);
+}
+
 } // namespace
 
 NB_MODULE(_sift, m) {
@@ -405,6 +455,9 @@ NB_MODULE(_sift, m) {
   for (int d = 0; d <= static_cast<int>(jit::DType::F64); ++d)
     dtypes.append(std::string(jit::dtypeName(static_cast<jit::DType>(d))));
   m.attr("dtypes") = dtypes;
+  m.def("transform", &transform, nb::arg("source"), nb::arg("passes"),
+        "(output MLIR, diagnostics) of a textual pass pipeline run on MLIR "
+        "text (releases the GIL)");
   m.def("_view_info", &viewInfo, nb::arg("value"),
         "(address, dtype, shape, strides) of the view a call passes for a "
         "tensor argument (for tests: no copy is made)");

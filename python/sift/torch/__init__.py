@@ -1,0 +1,213 @@
+"""A PyTorch frontend: `torch.export` graphs to sift MLIR, compiled.
+
+    import sift.torch
+
+    def sampler(labels):
+        pos = torch.nonzero(labels == 1).flatten()
+        take = torch.randperm(pos.numel())[:min(pos.numel(), 8)]
+        return pos[take]
+
+    fn = sift.torch.compile(sampler, (labels,))        # torch.export, sift
+    fn(labels, seed=7)            # torch tensors in, torch tensors out
+    fn.mlir, fn.static_mlir, fn.report                 # what happened
+    fb = sift.torch.compile(sampler, (labels,), batch=32)
+    fb(labels_32xN, seed=seeds_32)                     # one call, 32 rows
+
+The exported graph's data-dependent sizes (`nonzero`, boolean masks,
+`unique`, slices of computed length, `randperm` of a count) become dynamic
+tensors in MLIR, which `--sift-staticize` turns into padded tensors and
+counts; with `batch=B`, `--sift-batch` then lifts the per-sample program
+over a leading batch dimension of B. The compiled function returns results
+trimmed (`trim=True`, as eager PyTorch returns them; one host sync per
+bounded result) or as `sift.Bounded` pairs of torch tensors.
+
+The translated ATen overloads are listed in `SUPPORTED` (the op table is
+`sift/torch/_ops.py`); anything else is a `sift.UnsupportedError` naming
+the op and the user's source line. Random ops (`randperm`, `rand`) use
+sift's counter-based Philox streams keyed by a `seed` argument the
+compiled function gains (each call site its own stream offset): results
+match PyTorch in distribution, not bit for bit. Inputs must have the
+static shapes of the example inputs; parameters and buffers of a module
+are passed by the compiled function itself. Integer indices must be in
+range: sift's gather gives 0 for an index outside [0, n), where PyTorch
+wraps negative ones.
+"""
+
+import inspect
+
+import torch
+
+from ..errors import UnsupportedError
+from ._ops import HANDLERS, SIZE_OPS, SUPPORTED, overload_name
+from ._translate import (Translator, Value, register_stack_trace_anchors,
+                         static_shape, element_type)
+
+__all__ = ["export_mlir", "compile", "backend", "SUPPORTED",
+           "CompiledFunction"]
+
+
+def _export(fn, example_args):
+    if isinstance(fn, torch.export.ExportedProgram):
+        return fn
+    register_stack_trace_anchors(fn)
+    module = fn if isinstance(fn, torch.nn.Module) else _module_of(fn)
+    try:
+        return torch.export.export(module, tuple(example_args))
+    except Exception as e:
+        if type(e).__name__ != "GuardOnDataDependentSymNode":
+            raise
+        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        raise UnsupportedError(
+            "sift.torch: torch.export cannot follow a Python branch (or "
+            "bool/int conversion) on a data-dependent size: "
+            f"{first}. Write it with min/max on the sizes "
+            "(torch.sym_min/torch.sym_max), or bound it with torch._check; "
+            "see docs/Tutorial.md") from e
+
+
+def _module_of(fn):
+    """An nn.Module calling fn, whose forward has fn's parameter names (so
+    that they name the exported inputs, and the MLIR arguments)."""
+    try:
+        params = [p.replace(kind=inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                            default=inspect.Parameter.empty)
+                  for p in inspect.signature(fn).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = None
+
+    def forward(self, *args):
+        return fn(*args)
+
+    if params is not None:
+        forward.__signature__ = inspect.Signature(
+            [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+            + params)
+    return type("SiftExported", (torch.nn.Module,), {"forward": forward})()
+
+
+class _Translation:
+    """The MLIR text of one exported program, and what the caller needs to
+    know about its arguments: `inputs` (the placeholders in order, each
+    ("user", index) or ("state", tensor) for parameters, buffers and
+    constants) and whether it takes a seed."""
+
+    def __init__(self, text, inputs, has_seed, seed_name, clamped):
+        self.text = text
+        self.inputs = inputs
+        self.has_seed = has_seed
+        self.seed_name = seed_name
+        self.clamped = clamped
+
+
+def _translate(program, name):
+    from torch.export.graph_signature import InputKind
+    state = dict(program.state_dict)
+    state.update(getattr(program, "constants", {}) or {})
+    specs = {s.arg.name: s for s in program.graph_signature.input_specs}
+    t = Translator(name, program.range_constraints)
+    params, inputs, results = [], [], []
+    placeholders = [n for n in program.graph.nodes if n.op == "placeholder"]
+    names = {n.name for n in placeholders}
+    seed_name = "seed" if "seed" not in names else "sift_seed"
+    user = 0
+    for node in program.graph.nodes:
+        t.set_node(node)
+        if node.op == "placeholder":
+            fake = node.meta["val"]
+            if not isinstance(fake, torch.Tensor):
+                t.unsupported(node, "non-tensor inputs are not supported")
+            shape = static_shape(fake.shape)
+            if None in shape:
+                t.unsupported(node, "inputs need static shapes")
+            spec = specs.get(node.name)
+            if spec is not None and spec.kind != InputKind.USER_INPUT:
+                if spec.target not in state:
+                    t.unsupported(node, f"the {spec.kind.name} "
+                                  f"'{spec.target}' has no value")
+                inputs.append(("state", state[spec.target]))
+            else:
+                inputs.append(("user", user))
+                user += 1
+            v = Value(f"%{node.name}", fake.dtype, shape)
+            element_type(fake.dtype, f"input '{node.name}'")
+            t.define(node, v)
+            params.append(f"{v.name}: {v.type}")
+        elif node.op == "call_function":
+            _translate_node(t, node)
+        elif node.op == "output":
+            outs = node.args[0]
+            outs = outs if isinstance(outs, (tuple, list)) else [outs]
+            for o in outs:
+                results.append(_output(t, node, o))
+        else:
+            t.unsupported(node, f"graph node kind '{node.op}'")
+    if not results:
+        raise UnsupportedError("sift.torch: the function returns nothing")
+    text = "\n".join(
+        [f"func.func @{name}({', '.join(params)}"
+         + (f", %{seed_name}: i64" if t.seed else "")
+         + f") -> ({', '.join(r.type for r in results)}) {{"]
+        + [line.replace("%seed,", f"%{seed_name},").replace(
+            "%seed offset", f"%{seed_name} offset") for line in t.lines]
+        + [f"  return {', '.join(r.name for r in results)} : "
+           f"{', '.join(r.type for r in results)}", "}"]) + "\n"
+    return _Translation(text, inputs, bool(t.seed), seed_name, t.clamped)
+
+
+def _translate_node(t, node):
+    name = overload_name(node.target)
+    if name in SIZE_OPS:
+        # Sizes are built where they are used, from export's expressions.
+        return
+    handler = HANDLERS.get(name)
+    if handler is None:
+        t.unsupported(node, f"{name} is not supported by sift.torch "
+                      f"({len(SUPPORTED)} overloads are: "
+                      "sift.torch.SUPPORTED lists them)")
+    meta = node.meta.get("val")
+    if name not in ("operator.getitem", "aten._local_scalar_dense.default",
+                    "aten.item.default"):
+        fake = meta[0] if isinstance(meta, (tuple, list)) else meta
+        if not isinstance(fake, torch.Tensor):
+            t.unsupported(node, "its result is not a tensor")
+        element_type(fake.dtype, f"the result of {name}")
+    result = handler(t, node, meta)
+    if result is not None:
+        t.define(node, result)
+
+
+def _output(t, node, o):
+    if isinstance(o, torch.fx.Node) and isinstance(
+            o.meta.get("val"), torch.SymInt):
+        # A returned size: a rank-0 int64 tensor.
+        idx = t.size(o)
+        i64, out = t.fresh(), Value(t.fresh(), torch.int64, ())
+        t.emit(f"{i64} = arith.index_cast {idx} : index to i64")
+        t.emit(f"{out.name} = tensor.from_elements {i64} : {out.type}")
+        return out
+    v = t.value(node, o)
+    if v.unsqueezed:
+        v = _materialize(t, v)
+    return v
+
+
+def _materialize(t, v):
+    """nonzero's 1-D result as torch's [n, 1]."""
+    out = Value(t.fresh(), v.dtype, (None, 1))
+    c0, n = t.index_const(0), t.fresh()
+    t.emit(f"{n} = tensor.dim {v.name}, {c0} : {v.type}")
+    t.emit(f"{out.name} = tensor.expand_shape {v.name} [[0, 1]] "
+           f"output_shape [{n}, 1] : {v.type} into {out.type}")
+    return out
+
+
+def export_mlir(fn, example_args, name="forward"):
+    """The MLIR text (func.func @name) of `fn` (a function, an nn.Module or
+    a torch.export.ExportedProgram) traced by torch.export on
+    `example_args` (torch tensors). A random op adds a last argument
+    `%seed: i64`."""
+    return _translate(_export(fn, example_args), name).text
+
+
+from ._compile import CompiledFunction, backend, compile  # noqa: E402

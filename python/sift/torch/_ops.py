@@ -1,0 +1,1024 @@
+"""The op table: every ATen overload sift.torch translates, and how.
+
+`HANDLERS` maps an overload's name (``aten.add.Tensor``) to a function
+``handler(t, node, meta)`` that emits MLIR through the Translator `t` and
+returns the node's Value (a list for ops with several results), or None
+for nodes that emit nothing (sizes are emitted where they are used).
+`SIZE_OPS` lists the nodes that compute sizes (SymInts) and the checks
+export adds; the translator builds sizes from export's symbolic
+expressions instead (`Translator.size`).
+
+Data-dependent and sampling ops become `sift` ops (nonzero, masked_select,
+unique, randperm, sort, argsort, topk, cumsum, gather, random_uniform,
+cross_entropy); the rest becomes `arith`, `math`, `tensor` and `linalg`.
+"""
+
+import operator
+
+import torch
+
+from ._translate import (Scalar, Value, element_type, is_float, static_shape,
+                         tensor_type)
+
+HANDLERS = {}
+
+# Nodes that compute sizes or check them: no code of their own.
+SIZE_OPS = {
+    "aten.sym_size.int", "aten.sym_numel.default", "aten.sym_stride.int",
+    "aten._assert_scalar.default", "aten._assert_tensor_metadata.default",
+    "aten.sym_constrain_range_for_size.default",
+    "aten.sym_constrain_range.default", "aten._assert_async.msg",
+    "operator.add", "operator.sub", "operator.mul", "operator.floordiv",
+    "operator.mod", "operator.neg", "operator.ge", "operator.gt",
+    "operator.le", "operator.lt", "operator.eq", "operator.ne",
+    "operator.and_", "operator.or_", "torch.sym_min", "torch.sym_max",
+    "torch.sym_not", "torch.sym_sum",
+}
+
+
+def op(*names):
+    def register(fn):
+        for n in names:
+            HANDLERS[n] = fn
+        return fn
+    return register
+
+
+def overload_name(target):
+    """``aten.add.Tensor`` for an OpOverload; ``operator.add`` and
+    ``torch.sym_min`` for Python callables."""
+    opname = getattr(target, "_opname", None)
+    if opname is not None and hasattr(target, "_overloadname"):
+        ns = getattr(target, "namespace", "aten")
+        return f"{ns}.{opname}.{target._overloadname}"
+    mod = getattr(target, "__module__", None) or ""
+    name = getattr(target, "__name__", str(target))
+    if mod in ("_operator", "operator"):
+        return f"operator.{name}"
+    if mod.startswith("torch"):
+        return f"torch.{name}"
+    return f"{mod}.{name}"
+
+
+def _arg(node, i, name, default=None):
+    if len(node.args) > i:
+        return node.args[i]
+    return node.kwargs.get(name, default)
+
+
+def _is_tensor(x):
+    return isinstance(x, torch.fx.Node) and isinstance(
+        x.meta.get("val"), torch.Tensor)
+
+
+def _result(t, meta, dtype=None, shape=None):
+    return Value(t.fresh(), dtype or meta.dtype,
+                 static_shape(meta.shape) if shape is None else shape)
+
+
+def _dim(d, rank):
+    d = int(d)
+    return d + rank if d < 0 else d
+
+
+def _operand(t, node, x, dtype, meta):
+    """An operand of an elementwise op as a tensor of dtype broadcast to
+    the result's shape (a Python number or size becomes a splat)."""
+    shape = static_shape(meta.shape)
+    if _is_tensor(x):
+        v = t.cast(t.plain(node, x), dtype)
+        return t.broadcast(node, v, shape, fake_shape=meta.shape)
+    if isinstance(x, torch.fx.Node) and isinstance(t.values.get(x), Scalar):
+        s = t.values[x]
+        # A scalar from item(): as a rank-0 tensor, converted, broadcast.
+        r = Value(t.fresh(), _scalar_dtype(s), ())
+        t.emit(f"{r.name} = tensor.from_elements {s.name} : {r.type}")
+        return t.broadcast(node, t.cast(r, dtype), shape,
+                           fake_shape=meta.shape)
+    return t.splat(None, x, dtype, shape=shape, fake_shape=meta.shape)
+
+
+def _scalar_dtype(s):
+    return {"i64": torch.int64, "i32": torch.int32, "f32": torch.float32,
+            "f64": torch.float64, "i1": torch.bool}[s.type]
+
+
+def _fake(x):
+    if isinstance(x, torch.fx.Node):
+        return x.meta.get("val")
+    return x
+
+
+def _promoted(*xs):
+    fakes = [_fake(x) for x in xs if x is not None]
+    return torch.result_type(*fakes) if len(fakes) > 1 else fakes[0].dtype
+
+
+def _elementwise(t, node, meta, name_int, name_float, dtype=None):
+    a, b = node.args[0], node.args[1]
+    dtype = dtype or _promoted(a, b)
+    va = _operand(t, node, a, dtype, meta)
+    vb = _operand(t, node, b, dtype, meta)
+    out = _result(t, meta, dtype)
+    name = name_float if is_float(dtype) else name_int
+    if name is None:
+        t.unsupported(node, f"not supported for {dtype}")
+    t.emit(f"{out.name} = {name} {va.name}, {vb.name} : {va.type}")
+    return t.cast(out, meta.dtype)
+
+
+# -- comparisons and arithmetic ------------------------------------------
+
+_COMPARISONS = {
+    "eq": ("eq", "oeq"), "ne": ("ne", "une"), "lt": ("slt", "olt"),
+    "le": ("sle", "ole"), "gt": ("sgt", "ogt"), "ge": ("sge", "oge"),
+}
+
+
+def _comparison(pred_int, pred_float):
+    def handler(t, node, meta):
+        a, b = node.args[0], node.args[1]
+        dtype = _promoted(a, b)
+        va = _operand(t, node, a, dtype, meta)
+        vb = _operand(t, node, b, dtype, meta)
+        out = _result(t, meta)
+        if is_float(dtype):
+            t.emit(f"{out.name} = arith.cmpf {pred_float}, {va.name}, "
+                   f"{vb.name} : {va.type}")
+        else:
+            pred = pred_int
+            if dtype == torch.bool and pred[0] == "s":
+                pred = "u" + pred[1:]
+            t.emit(f"{out.name} = arith.cmpi {pred}, {va.name}, {vb.name} "
+                   f": {va.type}")
+        return out
+    return handler
+
+
+for _n, (_pi, _pf) in _COMPARISONS.items():
+    op(f"aten.{_n}.Tensor", f"aten.{_n}.Scalar")(_comparison(_pi, _pf))
+
+_ARITH = {
+    "add": ("arith.addi", "arith.addf", "arith.ori"),
+    "sub": ("arith.subi", "arith.subf", None),
+    "mul": ("arith.muli", "arith.mulf", "arith.andi"),
+}
+
+
+def _arith(int_op, float_op, bool_op):
+    def handler(t, node, meta):
+        alpha = node.kwargs.get("alpha", 1)
+        if len(node.args) > 2 or alpha != 1:
+            t.unsupported(node, "alpha other than 1 is not supported")
+        if meta.dtype == torch.bool:
+            if bool_op is None:
+                t.unsupported(node, "not supported for booleans")
+            return _elementwise(t, node, meta, bool_op, None)
+        return _elementwise(t, node, meta, int_op, float_op,
+                            dtype=meta.dtype)
+    return handler
+
+
+for _n, _ops3 in _ARITH.items():
+    op(f"aten.{_n}.Tensor", f"aten.{_n}.Scalar")(_arith(*_ops3))
+
+
+@op("aten.rsub.Scalar")
+def _rsub(t, node, meta):
+    a, b = node.args[0], node.args[1]
+    vb = _operand(t, node, b, meta.dtype, meta)
+    va = _operand(t, node, a, meta.dtype, meta)
+    out = _result(t, meta)
+    name = "arith.subf" if is_float(meta.dtype) else "arith.subi"
+    t.emit(f"{out.name} = {name} {vb.name}, {va.name} : {va.type}")
+    return out
+
+
+@op("aten.div.Tensor", "aten.div.Scalar", "aten.div.Tensor_mode",
+    "aten.div.Scalar_mode", "aten.floor_divide.default",
+    "aten.floor_divide.Scalar")
+def _div(t, node, meta):
+    mode = node.kwargs.get("rounding_mode", _arg(node, 2, "rounding_mode"))
+    if node.target.__name__.startswith("floor_divide"):
+        mode = "floor"
+    if is_float(meta.dtype):
+        out = _elementwise(t, node, meta, None, "arith.divf",
+                           dtype=meta.dtype)
+        if mode in ("floor", "trunc"):
+            r = _result(t, meta)
+            t.emit(f"{r.name} = math.{mode} {out.name} : {out.type}")
+            out = r
+        return out
+    if mode is None:
+        t.unsupported(node, "integer true division")
+    name = "arith.floordivsi" if mode == "floor" else "arith.divsi"
+    return _elementwise(t, node, meta, name, None, dtype=meta.dtype)
+
+
+@op("aten.remainder.Scalar", "aten.remainder.Tensor")
+def _remainder(t, node, meta):
+    a, b = node.args[0], node.args[1]
+    dtype = meta.dtype
+    va = _operand(t, node, a, dtype, meta)
+    vb = _operand(t, node, b, dtype, meta)
+    ty = va.type
+    r = t.fresh()
+    if is_float(dtype):
+        # a - floor(a / b) * b, Python's sign convention.
+        q, f, m = t.fresh(), t.fresh(), t.fresh()
+        t.emit(f"{q} = arith.divf {va.name}, {vb.name} : {ty}")
+        t.emit(f"{f} = math.floor {q} : {ty}")
+        t.emit(f"{m} = arith.mulf {f}, {vb.name} : {ty}")
+        t.emit(f"{r} = arith.subf {va.name}, {m} : {ty}")
+        return Value(r, dtype, va.shape)
+    # remsi takes the dividend's sign; Python's the divisor's.
+    zero = t.splat(va, 0, dtype)
+    rem, nz, rneg, bneg, diff, fix, adj = (t.fresh() for _ in range(7))
+    bty = tensor_type(torch.bool, va.shape)
+    t.emit(f"{rem} = arith.remsi {va.name}, {vb.name} : {ty}")
+    t.emit(f"{nz} = arith.cmpi ne, {rem}, {zero.name} : {ty}")
+    t.emit(f"{rneg} = arith.cmpi slt, {rem}, {zero.name} : {ty}")
+    t.emit(f"{bneg} = arith.cmpi slt, {vb.name}, {zero.name} : {ty}")
+    t.emit(f"{diff} = arith.xori {rneg}, {bneg} : {bty}")
+    t.emit(f"{fix} = arith.andi {nz}, {diff} : {bty}")
+    t.emit(f"{adj} = arith.addi {rem}, {vb.name} : {ty}")
+    t.emit(f"{r} = arith.select {fix}, {adj}, {rem} : {bty}, {ty}")
+    return Value(r, dtype, va.shape)
+
+
+@op("aten.maximum.default", "aten.minimum.default")
+def _maxmin(t, node, meta):
+    mx = node.target.__name__.startswith("maximum")
+    return _elementwise(t, node, meta,
+                        "arith.maxsi" if mx else "arith.minsi",
+                        "arith.maximumf" if mx else "arith.minimumf",
+                        dtype=meta.dtype)
+
+
+_LOGICAL = {"logical_and": "arith.andi", "logical_or": "arith.ori",
+            "logical_xor": "arith.xori"}
+_BITWISE = {"bitwise_and": "arith.andi", "bitwise_or": "arith.ori",
+            "bitwise_xor": "arith.xori"}
+
+
+def _logical(name):
+    def handler(t, node, meta):
+        a, b = node.args[0], node.args[1]
+        va = _operand(t, node, a, torch.bool, meta)
+        vb = _operand(t, node, b, torch.bool, meta)
+        out = _result(t, meta)
+        t.emit(f"{out.name} = {name} {va.name}, {vb.name} : {va.type}")
+        return out
+    return handler
+
+
+def _bitwise(name):
+    def handler(t, node, meta):
+        if is_float(meta.dtype):
+            t.unsupported(node, "bitwise ops on floats")
+        return _elementwise(t, node, meta, name, None, dtype=meta.dtype)
+    return handler
+
+
+for _n, _name in _LOGICAL.items():
+    op(f"aten.{_n}.default")(_logical(_name))
+for _n, _name in _BITWISE.items():
+    _dunder = f"__{_n[len('bitwise_'):]}__"
+    op(f"aten.{_n}.Tensor", f"aten.{_n}.Scalar", f"aten.{_dunder}.Tensor",
+       f"aten.{_dunder}.Scalar")(_bitwise(_name))
+
+
+@op("aten.logical_not.default", "aten.bitwise_not.default")
+def _not(t, node, meta):
+    x = t.plain(node, node.args[0])
+    if node.target.__name__.startswith("logical"):
+        x = t.cast(x, torch.bool)
+    elif is_float(x.dtype):
+        t.unsupported(node, "bitwise_not of floats")
+    ones = t.splat(x, True if x.dtype == torch.bool else -1, x.dtype)
+    out = _result(t, meta)
+    t.emit(f"{out.name} = arith.xori {x.name}, {ones.name} : {x.type}")
+    return out
+
+
+_MATH = {"exp": "math.exp", "log": "math.log", "sqrt": "math.sqrt",
+         "rsqrt": "math.rsqrt", "tanh": "math.tanh", "floor": "math.floor",
+         "ceil": "math.ceil", "round": "math.roundeven",
+         "trunc": "math.trunc", "log1p": "math.log1p", "expm1": "math.expm1"}
+
+
+def _unary_math(name):
+    def handler(t, node, meta):
+        x = t.cast(t.plain(node, node.args[0]), meta.dtype)
+        if not is_float(x.dtype):
+            if name in ("math.floor", "math.ceil", "math.roundeven",
+                        "math.trunc"):
+                return x  # Integers round to themselves.
+            t.unsupported(node, "needs a float input")
+        out = _result(t, meta)
+        t.emit(f"{out.name} = {name} {x.name} : {x.type}")
+        return out
+    return handler
+
+
+for _n, _name in _MATH.items():
+    op(f"aten.{_n}.default")(_unary_math(_name))
+
+
+@op("aten.neg.default")
+def _neg(t, node, meta):
+    x = t.plain(node, node.args[0])
+    out = _result(t, meta)
+    if is_float(x.dtype):
+        t.emit(f"{out.name} = arith.negf {x.name} : {x.type}")
+    else:
+        zero = t.splat(x, 0, x.dtype)
+        t.emit(f"{out.name} = arith.subi {zero.name}, {x.name} : {x.type}")
+    return out
+
+
+@op("aten.abs.default")
+def _abs(t, node, meta):
+    x = t.plain(node, node.args[0])
+    out = _result(t, meta)
+    name = "math.absf" if is_float(x.dtype) else "math.absi"
+    t.emit(f"{out.name} = {name} {x.name} : {x.type}")
+    return out
+
+
+@op("aten.sigmoid.default")
+def _sigmoid(t, node, meta):
+    x = t.plain(node, node.args[0])
+    one = t.splat(x, 1.0, x.dtype)
+    n, e, s, out = t.fresh(), t.fresh(), t.fresh(), _result(t, meta)
+    t.emit(f"{n} = arith.negf {x.name} : {x.type}")
+    t.emit(f"{e} = math.exp {n} : {x.type}")
+    t.emit(f"{s} = arith.addf {one.name}, {e} : {x.type}")
+    t.emit(f"{out.name} = arith.divf {one.name}, {s} : {x.type}")
+    return out
+
+
+# -- where, clamp, conversions, constants ------------------------------------
+
+@op("aten.where.self", "aten.where.ScalarOther", "aten.where.ScalarSelf",
+    "aten.where.Scalar")
+def _where(t, node, meta):
+    cond, a, b = node.args[:3]
+    c = _operand(t, node, cond, torch.bool, meta)
+    va = _operand(t, node, a, meta.dtype, meta)
+    vb = _operand(t, node, b, meta.dtype, meta)
+    out = _result(t, meta)
+    t.emit(f"{out.name} = arith.select {c.name}, {va.name}, {vb.name} : "
+           f"{c.type}, {va.type}")
+    return out
+
+
+@op("aten.clamp.default", "aten.clamp.Tensor", "aten.clamp_min.default",
+    "aten.clamp_max.default", "aten.clamp_min.Tensor",
+    "aten.clamp_max.Tensor")
+def _clamp(t, node, meta):
+    name = node.target.__name__
+    x = node.args[0]
+    if name.startswith("clamp_min"):
+        lo, hi = node.args[1], None
+    elif name.startswith("clamp_max"):
+        lo, hi = None, node.args[1]
+    else:
+        lo, hi = _arg(node, 1, "min"), _arg(node, 2, "max")
+    dtype = meta.dtype
+    v = _operand(t, node, x, dtype, meta)
+    for bound, (iop, fop) in ((lo, ("arith.maxsi", "arith.maximumf")),
+                              (hi, ("arith.minsi", "arith.minimumf"))):
+        if bound is None:
+            continue
+        b = _operand(t, node, bound, dtype, meta)
+        out = _result(t, meta)
+        t.emit(f"{out.name} = {fop if is_float(dtype) else iop} {v.name}, "
+               f"{b.name} : {v.type}")
+        v = out
+    return v
+
+
+@op("aten._to_copy.default", "aten.to.dtype", "aten.to.dtype_layout",
+    "aten.to.device", "aten.type_as.default", "aten.clone.default",
+    "aten.alias.default", "aten.detach.default", "aten.lift_fresh_copy.default",
+    "aten.contiguous.default")
+def _convert(t, node, meta):
+    device = node.kwargs.get("device")
+    if device is not None and torch.device(device).type != "cpu":
+        t.unsupported(node, "only CPU tensors")
+    x = t.value(node, node.args[0])
+    if x.unsqueezed and meta.dtype == x.dtype:
+        return x
+    return t.cast(t.plain(node, node.args[0]), meta.dtype)
+
+
+def _fill_like(t, node, meta, value):
+    return t.splat(None, value, meta.dtype, shape=static_shape(meta.shape),
+                   fake_shape=meta.shape)
+
+
+@op("aten.scalar_tensor.default")
+def _scalar_tensor(t, node, meta):
+    return _fill_like(t, node, meta, node.args[0])
+
+
+@op("aten.full.default", "aten.full_like.default")
+def _full(t, node, meta):
+    return _fill_like(t, node, meta, node.args[1])
+
+
+@op("aten.zeros.default", "aten.zeros_like.default", "aten.ones.default",
+    "aten.ones_like.default", "aten.new_zeros.default",
+    "aten.new_ones.default")
+def _zeros_ones(t, node, meta):
+    return _fill_like(t, node, meta,
+                      1 if "ones" in node.target.__name__ else 0)
+
+
+@op("aten.arange.default", "aten.arange.start", "aten.arange.start_step")
+def _arange(t, node, meta):
+    args = list(node.args)
+    if len(args) == 1:
+        start, end, step = 0, args[0], 1
+    else:
+        start, end = args[0], args[1]
+        step = args[2] if len(args) > 2 else node.kwargs.get("step", 1)
+    for x in (start, step):
+        if not isinstance(x, (int, float)):
+            t.unsupported(node, "start and step must be numbers")
+    init = t.empty(meta.dtype, static_shape(meta.shape),
+                   fake_shape=meta.shape)
+    out = _result(t, meta)
+    et = element_type(meta.dtype)
+    i, i64 = t.fresh(), t.fresh()
+    lines = [f"{i} = linalg.index 0 : index",
+             f"{i64} = arith.index_cast {i} : index to i64"]
+    v = i64
+    if is_float(meta.dtype):
+        f = t.fresh()
+        lines.append(f"{f} = arith.sitofp {i64} : i64 to {et}")
+        v = f
+    elif et != "i64":
+        f = t.fresh()
+        lines.append(f"{f} = arith.trunci {i64} : i64 to {et}")
+        v = f
+    mul, add = ("arith.mulf", "arith.addf") if is_float(meta.dtype) else \
+        ("arith.muli", "arith.addi")
+    if step != 1:
+        c, m = t.fresh(), t.fresh()
+        lit, _ = t.literal(step, meta.dtype)
+        lines += [f"{c} = arith.constant {lit} : {et}",
+                  f"{m} = {mul} {v}, {c} : {et}"]
+        v = m
+    if start != 0:
+        c, a = t.fresh(), t.fresh()
+        lit, _ = t.literal(start, meta.dtype)
+        lines += [f"{c} = arith.constant {lit} : {et}",
+                  f"{a} = {add} {v}, {c} : {et}"]
+        v = a
+    t.emit_raw(
+        f"{out.name} = linalg.generic {{indexing_maps = "
+        "[affine_map<(d0) -> (d0)>], iterator_types = [\"parallel\"]} "
+        f"outs({init.name} : {init.type}) {{")
+    t.emit_raw(f"  ^bb0(%out: {et}):")
+    for line in lines:
+        t.emit("  " + line)
+    t.emit(f"  linalg.yield {v} : {et}")
+    t.emit_close(f"}} -> {out.type}")
+    return out
+
+
+@op("aten.rand.default", "aten.rand_like.default")
+def _rand(t, node, meta):
+    shape = static_shape(meta.shape)
+    if None in shape:
+        t.unsupported(node, "random tensors need a static shape")
+    out = _result(t, meta)
+    seed, offset = t.random_site()
+    t.emit(f"{out.name} = sift.random_uniform {seed} offset {offset} : "
+           f"{out.type}")
+    return out
+
+
+# -- shapes -------------------------------------------------------------------
+
+@op("aten.squeeze.default", "aten.squeeze.dim", "aten.squeeze.dims",
+    "aten.unsqueeze.default", "aten.flatten.using_ints", "aten.view.default",
+    "aten.reshape.default", "aten._unsafe_view.default",
+    "aten.view_as.default", "aten.reshape_as.default", "aten.ravel.default")
+def _reshape(t, node, meta):
+    x = t.value(node, node.args[0])
+    shape = static_shape(meta.shape)
+    if x.unsqueezed:
+        if len(shape) == 1:
+            return Value(x.name, x.dtype, x.shape)
+        x = t.plain(node, node.args[0])
+    return t.reshape(node, x, shape)
+
+
+@op("aten.expand.default", "aten.expand_as.default",
+    "aten.broadcast_to.default")
+def _expand(t, node, meta):
+    x = t.plain(node, node.args[0])
+    return t.broadcast(node, x, static_shape(meta.shape),
+                       fake_shape=meta.shape)
+
+
+def _slice_parts(t, x, dim, offset, size, stride, rank_reduce=False):
+    offs, sizes, strides = [], [], []
+    for i in range(x.rank):
+        if i == dim:
+            offs.append(offset)
+            sizes.append(size)
+            strides.append(stride)
+        else:
+            offs.append("0")
+            sizes.append(str(x.shape[i]) if x.shape[i] is not None
+                         else t.dim(x, i))
+            strides.append("1")
+    return (f"[{', '.join(offs)}] [{', '.join(sizes)}] "
+            f"[{', '.join(strides)}]")
+
+
+@op("aten.slice.Tensor")
+def _slice(t, node, meta):
+    x = t.plain(node, node.args[0])
+    dim = _dim(_arg(node, 1, "dim", 0), x.rank)
+    start = _arg(node, 2, "start")
+    step = _arg(node, 4, "step", 1)
+    if not isinstance(step, int) or step < 1:
+        t.unsupported(node, "the step must be a positive number")
+    extent = x.shape[dim]
+    if start is None:
+        offset = "0"
+    elif isinstance(start, int):
+        if start < 0:
+            if extent is None:
+                t.unsupported(node, "a negative start on a data-dependent "
+                              "extent")
+            start = max(start + extent, 0)
+        if extent is not None:
+            start = min(start, extent)
+        offset = str(start)
+    else:
+        offset = t.size(start)
+    size = meta.shape[dim]
+    if dim == 0 and extent is not None and not isinstance(size, int):
+        # A computed length of a static tensor: the rows offset + i * step
+        # for i < size, gathered (--sift-staticize pads the index range).
+        if offset == "0":
+            offset = t.index_const(0)
+        rows = _index_range(t, t.size(size), offset, step)
+        return _gather_rows(t, node, meta, x, rows)
+    size = str(size) if isinstance(size, int) else t.size(size)
+    out = _result(t, meta)
+    t.emit(f"{out.name} = tensor.extract_slice {x.name}"
+           f"{_slice_parts(t, x, dim, offset, size, str(step))} : "
+           f"{x.type} to {out.type}")
+    return out
+
+
+def _index_range(t, size, offset, step):
+    """The i64 tensor [offset + i * step for i < size] (SSA index names)."""
+    init = Value(t.fresh(), torch.int64, (None,))
+    t.emit(f"{init.name} = tensor.empty({size}) : {init.type}")
+    out = Value(t.fresh(), torch.int64, (None,))
+    i, i64, o, m, c = (t.fresh() for _ in range(5))
+    t.emit_raw(
+        f"{out.name} = linalg.generic {{indexing_maps = "
+        "[affine_map<(d0) -> (d0)>], iterator_types = [\"parallel\"]} "
+        f"outs({init.name} : {init.type}) {{")
+    t.emit_raw("  ^bb0(%out: i64):")
+    t.emit(f"    {i} = linalg.index 0 : index")
+    t.emit(f"    {c} = arith.constant {int(step)} : index")
+    t.emit(f"    {m} = arith.muli {i}, {c} : index")
+    t.emit(f"    {o} = arith.addi {m}, {offset} : index")
+    t.emit(f"    {i64} = arith.index_cast {o} : index to i64")
+    t.emit(f"    linalg.yield {i64} : i64")
+    t.emit_close(f"}} -> {out.type}")
+    return out
+
+
+@op("aten.select.int")
+def _select(t, node, meta):
+    x = t.plain(node, node.args[0])
+    dim = _dim(node.args[1], x.rank)
+    index = node.args[2]
+    if isinstance(index, int):
+        if index < 0:
+            if x.shape[dim] is None:
+                t.unsupported(node, "a negative index on a data-dependent "
+                              "extent")
+            index += x.shape[dim]
+        offset = str(index)
+    else:
+        offset = t.size(index)
+    out = _result(t, meta)
+    t.emit(f"{out.name} = tensor.extract_slice {x.name}"
+           f"{_slice_parts(t, x, dim, offset, '1', '1')} : {x.type} to "
+           f"{out.type}")
+    return out
+
+
+@op("aten.cat.default", "aten.concat.default", "aten.concatenate.default")
+def _cat(t, node, meta):
+    parts = [t.cast(t.plain(node, a), meta.dtype) for a in node.args[0]]
+    parts = [p for p in parts if not (p.rank == 1 and p.shape[0] == 0
+                                      and len(meta.shape) != 1)]
+    dim = _dim(_arg(node, 1, "dim", 0), len(meta.shape))
+    if len(parts) == 1:
+        return parts[0]
+    out = _result(t, meta)
+    t.emit(f"{out.name} = tensor.concat dim({dim}) "
+           f"{', '.join(p.name for p in parts)} : "
+           f"({', '.join(p.type for p in parts)}) -> {out.type}")
+    return out
+
+
+# -- reductions ---------------------------------------------------------------
+
+def _reduce(t, node, meta, x, dims, combine_int, combine_float, init):
+    """linalg.reduce of x over dims into the result's dtype and shape
+    (keepdim handled by a reshape)."""
+    dtype = meta.dtype
+    x = t.cast(x, dtype)
+    kept = tuple(d for i, d in enumerate(x.shape) if i not in dims)
+    acc = t.empty(dtype, kept, fake_shape=[
+        s for i, s in enumerate(_fake(node.args[0]).shape) if i not in dims])
+    c = t.scalar(init, dtype)
+    et = element_type(dtype)
+    filled = Value(t.fresh(), dtype, kept)
+    t.emit(f"{filled.name} = linalg.fill ins({c} : {et}) outs({acc.name} : "
+           f"{acc.type}) -> {acc.type}")
+    out = Value(t.fresh(), dtype, kept)
+    a, b, r = "%in", "%acc", t.fresh()
+    t.emit_raw(f"{out.name} = linalg.reduce ins({x.name} : {x.type}) "
+               f"outs({filled.name} : {filled.type}) dimensions = "
+               f"[{', '.join(map(str, sorted(dims)))}]")
+    t.emit_raw(f"  ({a}: {et}, {b}: {et}) {{")
+    t.emit(f"    {r} = {combine_float if is_float(dtype) else combine_int} "
+           f"{a}, {b} : {et}")
+    t.emit(f"    linalg.yield {r} : {et}")
+    t.emit_close("  }")
+    return t.reshape(node, out, static_shape(meta.shape))
+
+
+def _reduce_dims(node, rank, i=1):
+    dims = _arg(node, i, "dim")
+    if dims is None or dims == []:
+        return set(range(rank))
+    if isinstance(dims, int):
+        dims = [dims]
+    return {_dim(d, rank) for d in dims}
+
+
+@op("aten.sum.default", "aten.sum.dim_IntList")
+def _sum(t, node, meta):
+    x = t.plain(node, node.args[0])
+    return _reduce(t, node, meta, x, _reduce_dims(node, x.rank),
+                   "arith.addi", "arith.addf", 0)
+
+
+_LOWEST = {torch.float32: float("-inf"), torch.float64: float("-inf"),
+           torch.int64: -2 ** 63, torch.int32: -2 ** 31,
+           torch.int16: -2 ** 15, torch.int8: -2 ** 7, torch.bool: 0}
+_HIGHEST = {torch.float32: float("inf"), torch.float64: float("inf"),
+            torch.int64: 2 ** 63 - 1, torch.int32: 2 ** 31 - 1,
+            torch.int16: 2 ** 15 - 1, torch.int8: 2 ** 7 - 1,
+            torch.bool: 1}
+
+
+@op("aten.amax.default", "aten.amin.default", "aten.max.default",
+    "aten.min.default")
+def _amax(t, node, meta):
+    x = t.plain(node, node.args[0])
+    mx = node.target._opname in ("amax", "max")
+    dims = _reduce_dims(node, x.rank) if node.target._opname.startswith(
+        "am") else set(range(x.rank))
+    if x.dtype == torch.bool:
+        int_op = "arith.ori" if mx else "arith.andi"
+    else:
+        int_op = "arith.maxsi" if mx else "arith.minsi"
+    return _reduce(t, node, meta, x, dims, int_op,
+                   "arith.maximumf" if mx else "arith.minimumf",
+                   (_LOWEST if mx else _HIGHEST)[x.dtype])
+
+
+@op("aten.mean.default", "aten.mean.dim")
+def _mean(t, node, meta):
+    x = t.plain(node, node.args[0])
+    if not is_float(meta.dtype):
+        t.unsupported(node, "mean of integers")
+    dims = _reduce_dims(node, x.rank)
+    s = _reduce(t, node, meta, x, dims, None, "arith.addf", 0)
+    # Divided by the number of elements reduced (a size when dynamic).
+    n = None
+    for d in sorted(dims):
+        e = t.dim(x, d)
+        if n is None:
+            n = e
+        else:
+            m = t.fresh()
+            t.emit(f"{m} = arith.muli {n}, {e} : index")
+            n = m
+    i64, f = t.fresh(), t.fresh()
+    et = element_type(meta.dtype)
+    t.emit(f"{i64} = arith.index_cast {n} : index to i64")
+    t.emit(f"{f} = arith.sitofp {i64} : i64 to {et}")
+    dyn = [t.dim(s, i) for i, d in enumerate(s.shape) if d is None]
+    cnt = Value(t.fresh(), meta.dtype, s.shape)
+    t.emit(f"{cnt.name} = tensor.splat {f}"
+           f"{'[' + ', '.join(dyn) + ']' if dyn else ''} : {cnt.type}")
+    out = _result(t, meta)
+    t.emit(f"{out.name} = arith.divf {s.name}, {cnt.name} : {s.type}")
+    return out
+
+
+@op("aten.count_nonzero.default", "aten.count_nonzero.dim_IntList")
+def _count_nonzero(t, node, meta):
+    x = t.plain(node, node.args[0])
+    dims = _reduce_dims(node, x.rank)
+    if dims == {x.rank - 1} or x.rank == 1:
+        out = _result(t, meta, torch.int64)
+        t.emit(f"{out.name} = sift.count {x.name} : {x.type} -> {out.type}")
+        return out
+    return _reduce(t, node, meta, t.cast(x, torch.bool), dims, "arith.addi",
+                   None, 0)
+
+
+# -- data-dependent and sift ops ----------------------------------------------
+
+def _numel_of(x):
+    n = 1
+    for d in x.shape:
+        if d is None:
+            return 2 ** 62
+        n *= d
+    return n
+
+
+def _note_natural(t, meta, bound, dim=0):
+    d = meta.shape[dim]
+    if isinstance(d, torch.SymInt):
+        t._natural.setdefault(d.node.expr, bound)
+
+
+@op("aten.nonzero.default")
+def _nonzero(t, node, meta):
+    x = t.plain(node, node.args[0])
+    if x.rank == 0:
+        t.unsupported(node, "nonzero of a rank-0 tensor")
+    _note_natural(t, meta, _numel_of(x))
+    if x.rank == 1:
+        # torch gives [n, 1]; sift's 1-D form is [n].
+        out = Value(t.fresh(), torch.int64, (None,), unsqueezed=True)
+    else:
+        out = _result(t, meta)
+    t.emit(f"{out.name} = sift.nonzero {x.name} : {x.type} -> {out.type}")
+    return out
+
+
+@op("aten.masked_select.default")
+def _masked_select(t, node, meta):
+    x = t.plain(node, node.args[0])
+    mask = t.cast(t.plain(node, node.args[1]), torch.bool)
+    if mask.shape != x.shape:
+        x = t.broadcast(node, x, mask.shape) if x.rank <= mask.rank else x
+        mask = t.broadcast(node, mask, x.shape)
+    _note_natural(t, meta, _numel_of(x))
+    out = _result(t, meta)
+    t.emit(f"{out.name} = sift.masked_select {x.name}, {mask.name} : "
+           f"{x.type}, {mask.type} -> {out.type}")
+    return out
+
+
+def _gather_rows(t, node, meta, x, idx):
+    idx = t.cast(idx, torch.int64)
+    out = _result(t, meta)
+    t.emit(f"{out.name} = sift.gather {x.name}[{idx.name}] : {x.type}, "
+           f"{idx.type} -> {out.type}")
+    return out
+
+
+@op("aten.index.Tensor")
+def _index(t, node, meta):
+    x = t.plain(node, node.args[0])
+    indices = node.args[1]
+    if len(indices) != 1 or indices[0] is None:
+        t.unsupported(node, "only x[index] with one index tensor on "
+                      "dimension 0")
+    idx = t.plain(node, indices[0])
+    if idx.dtype == torch.bool:
+        if idx.shape != x.shape[:idx.rank]:
+            t.unsupported(node, "a boolean mask must match the leading "
+                          "extents of the tensor")
+        _note_natural(t, meta, _numel_of(idx))
+        out = _result(t, meta)
+        t.emit(f"{out.name} = sift.masked_select {x.name}, {idx.name} : "
+               f"{x.type}, {idx.type} -> {out.type}")
+        return out
+    return _gather_rows(t, node, meta, x, idx)
+
+
+@op("aten.index_select.default")
+def _index_select(t, node, meta):
+    x = t.plain(node, node.args[0])
+    if _dim(node.args[1], x.rank) != 0:
+        t.unsupported(node, "only dimension 0")
+    return _gather_rows(t, node, meta, x, t.plain(node, node.args[2]))
+
+
+@op("aten.gather.default")
+def _gather(t, node, meta):
+    x = t.plain(node, node.args[0])
+    dim = _dim(node.args[1], x.rank)
+    idx = t.cast(t.plain(node, node.args[2]), torch.int64)
+    if dim != x.rank - 1 or idx.rank != x.rank or \
+            idx.shape[:-1] != x.shape[:-1]:
+        t.unsupported(node, "only torch.gather along the last dimension "
+                      "with an index of the input's leading extents")
+    out = _result(t, meta)
+    attr = f" {{batch_dims = {x.rank - 1} : i64}}" if x.rank > 1 else ""
+    t.emit(f"{out.name} = sift.gather {x.name}[{idx.name}]{attr} : "
+           f"{x.type}, {idx.type} -> {out.type}")
+    return out
+
+
+def _dim_attr(dim, rank):
+    return "" if dim in (-1, rank - 1) else f" {{dim = {dim} : i64}}"
+
+
+@op("aten.sort.default", "aten.sort.stable")
+def _sort(t, node, meta):
+    x = t.plain(node, node.args[0])
+    if node.target._overloadname == "stable":
+        dim = node.kwargs.get("dim", -1)
+        desc = node.kwargs.get("descending", False)
+    else:
+        dim, desc = _arg(node, 1, "dim", -1), _arg(node, 2, "descending",
+                                                   False)
+    dim = _dim(dim, x.rank)
+    v, i = Value(t.fresh(), x.dtype, x.shape), Value(t.fresh(), torch.int64,
+                                                     x.shape)
+    t.emit(f"{v.name}, {i.name} = sift.sort {x.name}"
+           f"{' descending' if desc else ''}{_dim_attr(dim, x.rank)} : "
+           f"{x.type} -> {v.type}, {i.type}")
+    return [v, i]
+
+
+@op("aten.argsort.default", "aten.argsort.stable")
+def _argsort(t, node, meta):
+    x = t.plain(node, node.args[0])
+    if node.target._overloadname == "stable":
+        dim = node.kwargs.get("dim", -1)
+        desc = node.kwargs.get("descending", False)
+    else:
+        dim, desc = _arg(node, 1, "dim", -1), _arg(node, 2, "descending",
+                                                   False)
+    dim = _dim(dim, x.rank)
+    out = _result(t, meta)
+    t.emit(f"{out.name} = sift.argsort {x.name}"
+           f"{' descending' if desc else ''}{_dim_attr(dim, x.rank)} : "
+           f"{x.type} -> {out.type}")
+    return out
+
+
+@op("aten.topk.default")
+def _topk(t, node, meta_tuple):
+    x = t.plain(node, node.args[0])
+    k = node.args[1]
+    dim = _dim(_arg(node, 2, "dim", -1), x.rank)
+    largest = _arg(node, 3, "largest", True)
+    sorted_ = _arg(node, 4, "sorted", True)
+    meta = node.meta["val"][0]
+    if isinstance(k, int):
+        v, i = _result(t, meta), _result(t, meta, torch.int64)
+        t.emit(f"{v.name}, {i.name} = sift.topk {x.name} k({k})"
+               f"{'' if largest else ' smallest'}"
+               f"{'' if sorted_ else ' unsorted'}{_dim_attr(dim, x.rank)} : "
+               f"{x.type} -> {v.type}, {i.type}")
+        return [v, i]
+    # A computed k: the first k of a stable argsort (which --sift-staticize
+    # turns back into a top-k of k's bound), and the values gathered.
+    if x.rank != 1:
+        t.unsupported(node, "a computed k needs a 1-D input")
+    order = Value(t.fresh(), torch.int64, x.shape)
+    t.emit(f"{order.name} = sift.argsort {x.name}"
+           f"{' descending' if largest else ''} : {x.type} -> {order.type}")
+    i = _result(t, meta, torch.int64)
+    t.emit(f"{i.name} = tensor.extract_slice {order.name}[0] "
+           f"[{t.size(k)}] [1] : {order.type} to {i.type}")
+    v = _result(t, meta)
+    t.emit(f"{v.name} = sift.gather {x.name}[{i.name}] : {x.type}, "
+           f"{i.type} -> {v.type}")
+    return [v, i]
+
+
+@op("aten.cumsum.default")
+def _cumsum(t, node, meta):
+    x = t.plain(node, node.args[0])
+    dim = _dim(node.args[1], x.rank)
+    x = t.cast(x, meta.dtype)
+    out = _result(t, meta)
+    t.emit(f"{out.name} = sift.cumsum {x.name}{_dim_attr(dim, x.rank)} : "
+           f"{x.type} -> {out.type}")
+    return out
+
+
+@op("aten._unique2.default")
+def _unique(t, node, meta):
+    x = t.plain(node, node.args[0])
+    inverse = _arg(node, 2, "return_inverse", False)
+    counts = _arg(node, 3, "return_counts", False)
+    metas = node.meta["val"]
+    _note_natural(t, metas[0], _numel_of(x))
+    u = _result(t, metas[0])
+    inv = Value(t.fresh(), torch.int64, x.shape) if inverse else None
+    cnt = _result(t, metas[2]) if counts else None
+    names = [r.name for r in (u, inv, cnt) if r is not None]
+    types = [r.type for r in (u, inv, cnt) if r is not None]
+    t.emit(f"{', '.join(names)} = sift.unique {x.name}"
+           f"{' inverse' if inverse else ''}{' counts' if counts else ''} : "
+           f"{x.type} -> {', '.join(types)}")
+    results = [u]
+    for r, m in ((inv, metas[1]), (cnt, metas[2])):
+        if r is None:  # Not asked for: torch returns an empty tensor.
+            r = t.empty(m.dtype, static_shape(m.shape), fake_shape=m.shape)
+        results.append(r)
+    return results
+
+
+@op("aten.randperm.default")
+def _randperm(t, node, meta):
+    n = node.args[0]
+    shape = static_shape(meta.shape)
+    out = Value(t.fresh(), torch.int64, shape)
+    seed, offset = t.random_site()
+    t.emit(f"{out.name} = sift.randperm {t.size(n)}, {seed} offset "
+           f"{offset} : {out.type}")
+    return t.cast(out, meta.dtype)
+
+
+_REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
+
+
+@op("aten.cross_entropy_loss.default")
+def _cross_entropy(t, node, meta):
+    logits = t.plain(node, node.args[0])
+    target = t.plain(node, node.args[1])
+    weight = _arg(node, 2, "weight")
+    reduction = _arg(node, 3, "reduction", 1)
+    ignore = _arg(node, 4, "ignore_index", -100)
+    smoothing = _arg(node, 5, "label_smoothing", 0.0)
+    if target.dtype == torch.bool or is_float(target.dtype):
+        t.unsupported(node, "only class-index targets (no probabilities)")
+    if logits.rank > 2:
+        t.unsupported(node, "only logits [N, C] or [C] (classes in "
+                      "dimension 1 of a higher rank need a movedim)")
+    attrs = []
+    if ignore != -100:
+        attrs.append(f"ignore_index = {int(ignore)} : i64")
+    if smoothing:
+        attrs.append(f"label_smoothing = {float(smoothing)!r} : f64")
+    attrs = f" {{{', '.join(attrs)}}}" if attrs else ""
+    w = ""
+    if weight is not None:
+        wv = t.cast(t.plain(node, weight), logits.dtype)
+        w = f" weight({wv.name} : {wv.type})"
+    out = _result(t, meta)
+    t.emit(f"{out.name} = sift.cross_entropy {logits.name}, {target.name}"
+           f"{w} reduction = {_REDUCTIONS[reduction]}{attrs} : "
+           f"{logits.type}, {target.type} -> {out.type}")
+    return out
+
+
+@op("aten._local_scalar_dense.default", "aten.item.default")
+def _item(t, node, meta_unused):
+    x = t.plain(node, node.args[0])
+    if x.rank:
+        x = t.reshape(node, x, ())
+    s = t.fresh()
+    et = element_type(x.dtype)
+    t.emit(f"{s} = tensor.extract {x.name}[] : {x.type}")
+    val = node.meta.get("val")
+    if isinstance(val, torch.SymInt):
+        idx = t.fresh()
+        t.emit(f"{idx} = arith.index_cast {s} : {et} to index")
+        import sympy
+        if isinstance(val.node.expr, sympy.Symbol):
+            t.sizes[val.node.expr] = t.clamp_to_range(val.node.expr, idx,
+                                                      None)
+    return Scalar(s, et)
+
+
+@op("operator.getitem")
+def _getitem(t, node, meta):
+    src = t.values.get(node.args[0])
+    if not isinstance(src, list):
+        t.unsupported(node, "indexing a value that is not a tuple of "
+                      "results")
+    return src[node.args[1]]
+
+
+SUPPORTED = sorted(set(HANDLERS) | SIZE_OPS)

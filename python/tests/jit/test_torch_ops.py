@@ -1,0 +1,360 @@
+"""sift.torch's op table, one overload family at a time: the MLIR each
+emits (the op it becomes), and the compiled function against eager PyTorch
+(exact for integer, index and boolean results; a tight tolerance for
+floats)."""
+
+import re
+
+import pytest
+
+import sift
+
+torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+st = pytest.importorskip("sift.torch", reason="sift.torch needs PyTorch")
+
+G = torch.Generator().manual_seed(15)
+
+
+def randn(*shape, dtype=torch.float32):
+    return torch.randn(*shape, generator=G, dtype=dtype)
+
+
+def randint(lo, hi, *shape):
+    return torch.randint(lo, hi, shape, generator=G)
+
+
+def _same(got, want):
+    if isinstance(want, (tuple, list)):
+        assert isinstance(got, (tuple, list)) and len(got) == len(want)
+        for g, w in zip(got, want):
+            _same(g, w)
+        return
+    if isinstance(want, int):  # A returned size: a rank-0 int64 tensor.
+        assert got.shape == () and int(got) == want
+        return
+    assert isinstance(got, torch.Tensor), type(got)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    if want.dtype.is_floating_point:
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6,
+                                   equal_nan=True)
+    else:
+        assert torch.equal(got, want), (got, want)
+
+
+def check(fn, args, emits=(), trials=()):
+    """fn's MLIR holds each pattern of `emits`; compiled, it matches eager
+    on args and on each tuple of `trials`."""
+    compiled = st.compile(fn, args)
+    for pattern in emits:
+        assert re.search(pattern, compiled.mlir), (pattern, compiled.mlir)
+    for case in (args,) + tuple(trials):
+        _same(compiled(*case), fn(*case))
+    return compiled
+
+
+# -- elementwise ----------------------------------------------------------
+
+def test_comparisons_tensor_and_scalar():
+    def f(x, y, i):
+        return (x < y, x >= 0.5, x == y, x != 0, i > 1, i <= y.to(torch.int64),
+                i.eq(2))
+    x = randn(6, 3)
+    check(f, (x, x.flip(0), randint(0, 4, 6, 3)),
+          emits=[r"arith\.cmpf olt", r"arith\.cmpf oge", r"arith\.cmpi sgt",
+                 r"arith\.cmpi sle"])
+
+
+def test_broadcasting_arithmetic_with_promotion():
+    def f(x, row, col, n):
+        return (x + row, x * col - 1, n * 2.5, n + row.to(torch.int32),
+                x / n, n // 3, (n - 7) % 3, 2 - x)
+    x, row, col = randn(4, 3), randn(3), randn(4, 1)
+    n = randint(-9, 9, 4, 3)
+    check(f, (x, row, col, n),
+          emits=[r"linalg\.broadcast", r"arith\.sitofp", r"arith\.divf",
+                 r"arith\.floordivsi", r"arith\.remsi", r"arith\.subf"])
+
+
+def test_float64_and_int32_promotion():
+    def f(a, b, c):
+        return a * b, c + 1, (c * b).sum()
+    a = randn(5, dtype=torch.float64)
+    b = randn(5)
+    c = torch.arange(5, dtype=torch.int32)
+    check(f, (a, b, c), emits=[r"arith\.extf"])
+
+
+def test_unary_math_and_minmax():
+    def f(x, y, i):
+        return (torch.exp(x), torch.log(x.abs() + 1), torch.sqrt(x * x),
+                -x, -i, i.abs(), torch.maximum(x, y), torch.minimum(i, 2 * i),
+                torch.sigmoid(x), torch.floor(x * 3))
+    check(f, (randn(7), randn(7), randint(-5, 5, 7)),
+          emits=[r"math\.exp", r"math\.absi", r"arith\.maximumf",
+                 r"arith\.minsi"])
+
+
+def test_logical_and_bitwise():
+    def f(x, i):
+        a, b = x > 0, x < 0.5
+        return (a & b, a | b, ~a, torch.logical_not(i), torch.logical_and(i, a),
+                i & 6, i ^ 3)
+    check(f, (randn(9), randint(0, 8, 9)),
+          emits=[r"arith\.andi", r"arith\.ori", r"arith\.xori"])
+
+
+def test_where_and_clamp():
+    def f(x, i):
+        return (torch.where(x > 0, x, 0.0), torch.where(i > 2, i, x),
+                torch.where(x > 0, 1, -1), x.clamp(-0.5, 0.5),
+                i.clamp(min=1), i.clamp(max=3), x.clamp(min=0))
+    check(f, (randn(4, 5), randint(0, 6, 4, 5)),
+          emits=[r"arith\.select", r"arith\.minimumf", r"arith\.maxsi"])
+
+
+def test_conversions_and_constants():
+    def f(x, i):
+        return (i.float(), x.to(torch.int64), (x > 0).to(torch.int32),
+                i.to(torch.bool), torch.zeros_like(x) + 1,
+                torch.full((3,), 7), torch.arange(5) * 2 + 1)
+    check(f, (randn(5) * 3, randint(-2, 3, 5)),
+          emits=[r"arith\.fptosi", r"arith\.extui", r"linalg\.generic"])
+
+
+# -- shapes ---------------------------------------------------------------
+
+def test_reshapes_slices_select_cat():
+    def f(x, v):
+        return (x.unsqueeze(0).squeeze(0), x.flatten(), x.view(2, 6),
+                x[:, 1:3], x[1], x[:, -1], v[2:7:2], x.reshape(-1)[-4:],
+                torch.cat([v, v[:3]]), torch.cat([x, x], dim=1),
+                v.unsqueeze(1).expand(10, 2))
+    check(f, (randn(3, 4), randn(10)),
+          emits=[r"tensor\.expand_shape", r"tensor\.collapse_shape",
+                 r"tensor\.extract_slice", r"tensor\.concat dim\(1\)"])
+
+
+# -- reductions -----------------------------------------------------------
+
+def test_reductions():
+    def f(x, i, m):
+        return (x.sum(), x.sum(0), x.sum(1, keepdim=True), i.sum(), m.sum(1),
+                x.amax(1), x.amin(0), i.max(), x.mean(), x.mean(1),
+                torch.count_nonzero(m, dim=1))
+    check(f, (randn(4, 6), randint(-3, 9, 4, 6), randn(4, 6) > 0),
+          emits=[r"linalg\.reduce", r"arith\.maximumf", r"sift\.count"])
+
+
+# -- sift ops -------------------------------------------------------------
+
+def test_sort_argsort_topk_cumsum():
+    def f(x, i, m):
+        v, k = torch.sort(x, descending=True)
+        tv, ti = torch.topk(x, 3)
+        sv, si = torch.topk(x, 2, largest=False)
+        return (v, k, torch.argsort(x), tv, ti, sv, si, torch.cumsum(i, 0),
+                torch.cumsum(m, 0), torch.cumsum(x, 0))
+    x = torch.randperm(12, generator=G).float()  # no ties
+    check(f, (x, randint(-4, 4, 12), x > 5),
+          emits=[r"sift\.sort \S+ descending", r"sift\.argsort",
+                 r"sift\.topk \S+ k\(3\)", r"k\(2\) smallest",
+                 r"sift\.cumsum"])
+
+
+def test_topk_of_a_computed_k():
+    def f(scores):
+        keep = scores[scores > 0.2]
+        k = min(keep.numel(), 5)
+        return torch.topk(keep, k)
+    x = torch.randperm(40, generator=G).float() / 40
+    compiled = check(f, (x,), emits=[r"sift\.argsort", r"arith\.minsi"],
+                     trials=[(x.flip(0),), (torch.zeros(40),),
+                             (x * 0.3,)])
+    assert "tensor<5xf32>" in compiled.static_mlir or \
+        compiled.static_mlir is None
+
+
+def test_unique_with_inverse_and_counts():
+    def f(ids):
+        u, inv, cnt = torch.unique(ids, return_inverse=True,
+                                   return_counts=True)
+        return u, inv, cnt, torch.unique(ids)
+    ids = randint(0, 6, 20)
+    check(f, (ids,), emits=[r"sift\.unique \S+ inverse counts"],
+          trials=[(torch.zeros(20, dtype=torch.int64),),
+                  (torch.arange(20),)])
+
+
+def test_gathers_and_masks():
+    def f(x, idx, labels):
+        rows = x[idx]
+        pos = torch.nonzero(labels == 1).squeeze(1)
+        return (rows, torch.index_select(x, 0, idx), x[labels > 0],
+                torch.masked_select(x[:, 0], labels >= 0),
+                torch.gather(x, 1, idx[:6, None].clamp(0, 2).expand(6, 2)),
+                x[pos].sum(0), torch.nonzero(x > 0))
+    x = randn(6, 3)
+    check(f, (x, torch.tensor([5, 0, 2, 2, 1, 3, 4]), randint(-1, 2, 6)),
+          emits=[r"sift\.gather", r"sift\.masked_select", r"sift\.nonzero",
+                 r"batch_dims = 1"],
+          trials=[(x, torch.tensor([0, 0, 0, 1, 1, 1, 5]),
+                   torch.ones(6, dtype=torch.int64))])
+
+
+def test_cross_entropy():
+    F = torch.nn.functional
+
+    def f(logits, t, w):
+        return (F.cross_entropy(logits, t),
+                F.cross_entropy(logits, t, reduction="none"),
+                F.cross_entropy(logits, t.clamp(min=0), reduction="sum",
+                                ignore_index=2),
+                F.cross_entropy(logits, t, weight=w),
+                F.cross_entropy(logits, t, label_smoothing=0.1))
+    t = randint(0, 5, 8)
+    t[3] = -100
+    check(f, (randn(8, 5), t, torch.rand(5, generator=G) + 0.5),
+          emits=[r"sift\.cross_entropy \S+, \S+ reduction = mean",
+                 r"reduction = none", r"ignore_index = 2 : i64",
+                 r"weight\(", r"label_smoothing"])
+
+
+def test_item_as_a_size_and_arange_of_a_count():
+    def f(x, n):
+        k = n.clamp(0, 8).item()
+        torch._check(k >= 0)
+        torch._check(k <= 8)
+        head = x[:k]
+        lanes = torch.arange(head.numel())
+        return head * 2, lanes
+    x = randn(8)
+    check(f, (x, torch.tensor(3)), emits=[r"tensor\.extract \S+\[\]"],
+          trials=[(x, torch.tensor(0)), (x, torch.tensor(8))])
+
+
+def test_returned_sizes_and_nonzero_2d():
+    def f(m):
+        pos = torch.nonzero(m)
+        return pos, pos.shape[0]
+    m = randn(4, 5) > 0
+    check(f, (m,), emits=[r"sift\.nonzero \S+ : tensor<4x5xi1> -> "
+                          r"tensor<\?x2xi64>"],
+          trials=[(torch.zeros(4, 5, dtype=torch.bool),)])
+
+
+def test_a_range_from_torch_check_tightens_the_bound():
+    def f(labels):
+        pos = torch.nonzero(labels == 1).flatten()
+        n = pos.numel()
+        torch._check(n <= 10)
+        return torch.randperm(n)
+    labels = torch.zeros(1000, dtype=torch.int64)
+    labels[:7] = 1
+    compiled = st.compile(f, (labels,))
+    assert re.search(r"arith\.minsi %\d+, %\d+ : index", compiled.mlir)
+    out = compiled(labels, seed=1)
+    assert sorted(out.tolist()) == list(range(7))
+    assert compiled.function.signature.results[0].data.shape == (10,)
+    assert "<= 10" in compiled.report
+
+
+def test_randperm_is_a_permutation_with_seeded_streams():
+    def f(x):
+        keep = torch.nonzero(x > 0).flatten()
+        return keep[torch.randperm(keep.numel())], torch.randperm(5)
+    x = randn(50)
+    compiled = st.compile(f, (x,))
+    assert compiled.takes_seed
+    assert re.search(r"sift\.randperm %\d+, %seed offset %\d+ : "
+                     r"tensor<\?xi64>", compiled.mlir)
+    assert re.search(r"sift\.randperm %\d+, %seed offset %\d+ : "
+                     r"tensor<5xi64>", compiled.mlir)
+    a, p = compiled(x, seed=3)
+    b, _ = compiled(x, seed=3)
+    c, _ = compiled(x, seed=4)
+    want = torch.nonzero(x > 0).flatten()
+    assert torch.equal(a, b)                       # a seed is a stream
+    assert sorted(a.tolist()) == want.tolist()     # a permutation of it
+    assert sorted(c.tolist()) == want.tolist()
+    assert sorted(p.tolist()) == list(range(5))
+    # Over many seeds every position takes every value (in distribution).
+    firsts = {int(compiled(x, seed=s)[1][0]) for s in range(60)}
+    assert firsts == set(range(5))
+
+
+# -- errors ---------------------------------------------------------------
+
+def test_unsupported_op_names_the_op_and_the_line():
+    def f(x):
+        y = x * 2
+        return torch.linalg.inv(y)  # the line the error names
+
+    with pytest.raises(sift.UnsupportedError) as e:
+        st.export_mlir(f, (randn(3, 3),))
+    msg = str(e.value)
+    assert "aten.linalg_inv" in msg
+    assert "test_torch_ops.py:" in msg and "torch.linalg.inv(y)" in msg
+
+
+def test_locations_point_at_the_users_lines():
+    def f(x):
+        pos = torch.nonzero(x > 0).flatten()
+        return x[pos]
+
+    text = st.export_mlir(f, (randn(8),))
+    assert re.search(r'sift\.nonzero .* loc\(".*test_torch_ops\.py":\d+:1\)',
+                     text)
+
+
+def test_supported_lists_the_overloads():
+    for name in ("aten.nonzero.default", "aten.randperm.default",
+                 "aten._unique2.default", "aten.slice.Tensor",
+                 "aten.cat.default", "aten.topk.default", "torch.sym_min",
+                 "aten.cross_entropy_loss.default", "aten.where.self",
+                 "aten._local_scalar_dense.default"):
+        assert name in st.SUPPORTED
+    assert len(st.SUPPORTED) >= 30
+
+
+def test_transform_runs_passes_on_text():
+    from sift import _sift
+    text = st.export_mlir(lambda x: x[x > 0], (randn(16),))
+    out, diags = _sift.transform(text, "sift-staticize{report=1}")
+    assert "sift.compact" in out and "tensor<16xf32>" in out
+    assert "padded to 16 rows" in diags and "remark" in diags
+    with pytest.raises(sift.ParseError, match="transform"):
+        _sift.transform("func.func @f(", "canonicalize")
+    with pytest.raises(sift.InvalidArgumentError, match="no-such-pass"):
+        _sift.transform(text, "no-such-pass")
+
+
+def test_torch_compile_backend():
+    def f(x, labels):
+        pos = torch.nonzero(labels == 1).flatten()
+        return x[pos].sum(0) * 2, (x > 0).sum()
+
+    torch._dynamo.reset()
+    flag = torch._dynamo.config.capture_dynamic_output_shape_ops
+    torch._dynamo.config.capture_dynamic_output_shape_ops = True
+    try:
+        be = st.backend()
+        compiled = torch.compile(f, backend=be)
+        x, labels = randn(50, 3), randint(0, 2, 50)
+        _same(compiled(x, labels), f(x, labels))
+        assert len(be.compiled) == 1 and not be.fallbacks
+        assert "sift.nonzero" in be.compiled[0].mlir
+    finally:
+        torch._dynamo.config.capture_dynamic_output_shape_ops = flag
+        torch._dynamo.reset()
+
+
+def test_a_python_branch_on_a_size_says_how_to_write_it():
+    def f(labels):
+        pos = torch.nonzero(labels == 1).flatten()
+        if pos.numel() < 4:
+            return pos
+        return pos[:4]
+
+    with pytest.raises(sift.UnsupportedError, match="min/max"):
+        st.export_mlir(f, (randint(0, 2, 20),))

@@ -1,0 +1,123 @@
+"""The programs of examples/patterns/, written in PyTorch as their
+comments show, through sift.torch.compile against eager PyTorch (exact for
+indices and integers, a tight tolerance for floats)."""
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+st = pytest.importorskip("sift.torch", reason="sift.torch needs PyTorch")
+
+F = torch.nn.functional
+G = torch.Generator().manual_seed(7)
+
+
+def same(got, want):
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape, (g, w)
+        if w.dtype.is_floating_point:
+            torch.testing.assert_close(g, w, rtol=1e-5, atol=1e-5)
+        else:
+            assert torch.equal(g, w)
+
+
+def run(fn, *cases):
+    compiled = st.compile(fn, cases[0])
+    for case in cases:
+        same(compiled(*case), fn(*case))
+    assert "loc(" in compiled.mlir
+    return compiled
+
+
+def test_det_postprocess_topn():
+    def topn(boxes, scores):
+        keep = scores > 0.05
+        boxes, scores = boxes[keep], scores[keep]
+        order = torch.argsort(scores, descending=True)[
+            :min(scores.numel(), 100)]
+        return boxes[order], scores[order]
+    boxes = torch.rand(1000, 4, generator=G)
+    scores = torch.randperm(1000, generator=G).float() / 1000  # no ties
+    c = run(topn, (boxes, scores), (boxes, scores * 0.06),
+            (boxes, torch.zeros(1000)))
+    assert c.function.signature.results[0].data.shape == (100, 4)
+
+
+def test_recsys_dedupe():
+    def dedupe(ids, table):
+        u, inv, cnt = torch.unique(ids, return_inverse=True,
+                                   return_counts=True)
+        return table[u], inv, cnt
+    ids = torch.randint(0, 50, (256,), generator=G)
+    table = torch.randn(50, 8, generator=G)
+    run(dedupe, (ids, table), (torch.zeros(256, dtype=torch.int64), table))
+
+
+def test_rpn_positive_l1():
+    def rpn(iou, pred, target):
+        pos = torch.nonzero(iou > 0.7).squeeze(1)
+        return (pred[pos] - target[pos]).abs().sum() / (pos.numel() * 4)
+    iou = torch.rand(500, generator=G)
+    pred, target = torch.randn(500, 4, generator=G), torch.randn(
+        500, 4, generator=G)
+    run(rpn, (iou, pred, target), (iou * 0.8, pred, target))
+
+
+def test_seg_valid_pixels_loss():
+    def seg(logits, labels):
+        valid = labels != 255
+        return F.cross_entropy(logits[valid], labels[valid])
+    logits = torch.randn(400, 6, generator=G)
+    labels = torch.randint(0, 6, (400,), generator=G)
+    labels[::3] = 255
+    c = run(seg, (logits, labels), (logits, labels.clamp(max=5)))
+    assert "sift.cross_entropy" in c.mlir
+
+
+def test_ssd_hard_negatives():
+    def ssd(labels, loss):
+        pos = torch.nonzero(labels > 0).squeeze(1)
+        neg = torch.nonzero(labels == 0).squeeze(1)
+        k = min(3 * pos.numel(), neg.numel())
+        hard = torch.sort(loss[neg], descending=True).values[:k]
+        return hard.sum()
+    labels = torch.randint(0, 3, (300,), generator=G)
+    labels[labels == 2] = 0
+    labels[:250][labels[:250] == 1] = 0
+    loss = torch.rand(300, generator=G)
+    run(ssd, (labels, loss), (torch.zeros(300, dtype=torch.int64), loss),
+        (torch.ones(300, dtype=torch.int64), loss))
+
+
+def test_patterns_batch_row_by_row():
+    def rpn(iou, pred, target):
+        pos = torch.nonzero(iou > 0.7).squeeze(1)
+        return (pred[pos] - target[pos]).abs().sum() / (pos.numel() * 4)
+
+    def topn(boxes, scores):
+        keep = scores > 0.05
+        boxes, scores = boxes[keep], scores[keep]
+        order = torch.argsort(scores, descending=True)[
+            :min(scores.numel(), 100)]
+        return boxes[order], scores[order]
+    B = 3
+    iou = torch.rand(B, 200, generator=G)
+    pred, target = torch.randn(B, 200, 4, generator=G), torch.randn(
+        B, 200, 4, generator=G)
+    out = st.compile(rpn, (iou[0], pred[0], target[0]), batch=B)(
+        iou, pred, target)
+    assert out.shape == (B,)
+    for i in range(B):
+        torch.testing.assert_close(out[i], rpn(iou[i], pred[i], target[i]),
+                                   rtol=1e-5, atol=1e-6)
+    boxes = torch.rand(B, 300, 4, generator=G)
+    scores = torch.stack([torch.randperm(300, generator=G).float() / 300
+                          for _ in range(B)])
+    got_b, got_s = st.compile(topn, (boxes[0], scores[0]), batch=B)(
+        boxes, scores)
+    for i in range(B):
+        want_b, want_s = topn(boxes[i], scores[i])
+        assert torch.equal(got_b[i], want_b) and torch.equal(got_s[i],
+                                                              want_s)
