@@ -200,6 +200,11 @@ class Module:
         for raw in engine.signatures():
             self.functions[raw[0]] = Function(self, engine, raw)
 
+    @property
+    def loaded_from_cache(self):
+        """Whether the object code came from the compile cache."""
+        return self._engine.loaded_from_cache
+
     def __getattr__(self, name):
         functions = self.__dict__.get("functions", {})
         if name in functions:
@@ -229,7 +234,7 @@ def _is_source_text(source):
 
 def compile_mlir(source, transforms=None, target="cpu", functions=None,
                  pipeline=None, opt_level=2, num_threads=0,
-                 name="<source>"):
+                 name="<source>", cache=True):
     """Compiles MLIR and returns a `Module` of its public functions.
 
     source      MLIR text (a str holding ``{`` or a newline), or the path of
@@ -245,6 +250,11 @@ def compile_mlir(source, transforms=None, target="cpu", functions=None,
     opt_level   LLVM optimization level, 0-3.
     num_threads threads of each parallel loop; 0 lets OpenMP choose.
     name        the buffer name diagnostics use for source text.
+    cache       reuse the object code of an earlier compile of the same
+                source with the same options, in this process or another
+                (the compile cache in ``$SIFT_CACHE_DIR``, else
+                ``~/.cache/sift/jit``; ``SIFT_CACHE=0`` turns it off);
+                ``Module.loaded_from_cache`` says whether it did.
 
     Compiling releases the GIL. Errors are sift.Error subclasses.
     """
@@ -267,5 +277,5 @@ def compile_mlir(source, transforms=None, target="cpu", functions=None,
             f"compile_mlir: opt_level must be 0-3, got {opt_level!r}")
     engine = _sift.Engine.compile(
         source, is_path, name, transforms or "", pipeline or "",
-        list(functions or []), target, opt_level, num_threads)
+        list(functions or []), target, opt_level, num_threads, cache)
     return Module(engine)

@@ -192,3 +192,22 @@ def test_bounded_trim():
     assert rows[1].shape == (0,)
     d, c = batched  # a named pair
     assert d is data and c is batched.count
+
+
+def test_compile_cache(tmp_path, monkeypatch):
+    """A second compile of the same source and options loads the object
+    code the first stored (in SIFT_CACHE_DIR), and computes the same;
+    other options or cache=False compile afresh."""
+    monkeypatch.setenv("SIFT_CACHE_DIR", str(tmp_path))
+    first = sift.compile_mlir(ADD, name="add.mlir")
+    assert not first.loaded_from_cache
+    assert any(tmp_path.iterdir())
+    second = sift.compile_mlir(ADD, name="add.mlir")
+    assert second.loaded_from_cache
+    x = np.arange(4, dtype=np.float32)
+    np.testing.assert_array_equal(second.add(x, x), first.add(x, x))
+    np.testing.assert_array_equal(second.add(x, x), 2 * x)
+    assert not sift.compile_mlir(ADD, name="add.mlir",
+                                 opt_level=1).loaded_from_cache
+    assert not sift.compile_mlir(ADD, name="add.mlir",
+                                 cache=False).loaded_from_cache
