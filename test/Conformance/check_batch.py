@@ -412,6 +412,19 @@ func.func @f(%src: tensor<20x3xf32>, %idx: tensor<7xi64>, %table: tensor<20xi64>
         shared={2: np.arange(100, 120, dtype=np.int64),
                 3: np.arange(40, dtype=np.int64).reshape(2, 20)}))
 
+    add(Case("scatter", """
+func.func @f(%d: tensor<6x3xf32>, %i: tensor<9xi64>, %u: tensor<9x3xf32>, %h: tensor<5xi64>, %c: tensor<9xi64>, %bd: tensor<2x7xi32>, %bi: tensor<2x4xi64>, %bu: tensor<2x4xi32>) -> (tensor<6x3xf32>, tensor<6x3xf32>, tensor<5xi64>, tensor<2x7xi32>) {
+  %a = sift.scatter %u into %d[%i] reduce(add) : tensor<9x3xf32>, tensor<9xi64> into tensor<6x3xf32>
+  %n = sift.scatter %u into %d[%i] : tensor<9x3xf32>, tensor<9xi64> into tensor<6x3xf32>
+  %one = arith.constant dense<1> : tensor<9xi64>
+  %b = sift.scatter %one into %h[%c] reduce(add) : tensor<9xi64>, tensor<9xi64> into tensor<5xi64>
+  %m = sift.scatter %bu into %bd[%bi] reduce(max) {batch_dims = 1 : i64} : tensor<2x4xi32>, tensor<2x4xi64> into tensor<2x7xi32>
+  return %a, %n, %b, %m : tensor<6x3xf32>, tensor<6x3xf32>, tensor<5xi64>, tensor<2x7xi32>
+}""", gens(floats(6, 3), ints(-1, 7, 9), floats(9, 3), ints(-1, 6, 9),
+           ints(-1, 8, 2, 4), ints(-9, 9, 2, 4, dtype=np.int32)),
+        shared={3: np.arange(5, dtype=np.int64),
+                5: np.zeros((2, 7), np.int32)}))
+
     add(Case("random", """
 func.func @f(%seed: i64) -> (tensor<2x9xi32>, tensor<5xf32>, tensor<3xi64>, tensor<7xi64>, tensor<4xf64>) {
   %one = arith.constant 1 : i64
@@ -563,6 +576,15 @@ func.func @f(%x: tensor<40xi64>) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
                          np.zeros(1000), np.ones(1000),
                          np.array([1] * 900 + [0] * 50 + [-1] * 50)][i % 4]
                      .astype(np.int64))))
+
+    add(Case("pattern-class-stats-scatter",
+             pattern("class_stats_scatter", "class_stats"),
+             per_row(lambda rng, i: [rng.random(512), np.zeros(512),
+                                     np.ones(512), rng.random(512)][i % 4]
+                     .astype(np.float32),
+                     lambda rng, i: rng.integers(-1, 21, 512).astype(
+                         np.int64),
+                     lambda rng, i: rng.random(512).astype(np.float32))))
 
     for case in cases:
         if case.name.startswith("pattern-"):

@@ -744,6 +744,62 @@ def gather_cases():
     return out
 
 
+def scatter_cases():
+    out = []
+    r = rng_for("scatter")
+    f32, i64 = np.float32, np.int64
+    wide = np.iinfo(np.int32).max
+    nan_upd = r.standard_normal(12).astype(f32)
+    nan_upd[[2, 7]] = NAN
+    # (name, dest, indices, updates, batch_dims, reduce)
+    cfgs = [
+        ("1d_none_repeats_invalid", np.arange(10, 20, dtype=i64),
+         np.array([3, 9, -1, 10, 3, -5, 1 << 40, 3, 0], i64),
+         np.arange(100, 109, dtype=i64), 0, "none"),
+        ("bincount", np.zeros(21, i64), r.integers(-1, 23, 500).astype(i64),
+         np.ones(500, i64), 0, "add"),
+        ("rows_add_f32", r.standard_normal((10, 16)).astype(f32),
+         r.integers(-2, 12, 40).astype(i64),
+         r.standard_normal((40, 16)).astype(f32), 0, "add"),
+        ("rows_none_f64", r.standard_normal((6, 3)),
+         r.integers(0, 6, (2, 5)).astype(i64),
+         r.standard_normal((2, 5, 3)), 0, "none"),
+        ("max_nan", np.full(5, -INF, f32), r.integers(0, 5, 12).astype(i64),
+         nan_upd, 0, "max"),
+        ("min_f32", np.full(5, INF, f32), r.integers(-1, 6, 12).astype(i64),
+         r.standard_normal(12).astype(f32), 0, "min"),
+        ("i32_add_wraps", np.array([wide, 0], np.int32),
+         np.array([0, 0, 1], i64), np.array([1, 2, -3], np.int32), 0, "add"),
+        ("i32_max_signed", np.zeros(4, np.int32),
+         r.integers(0, 4, 20).astype(i64),
+         r.integers(-9, 9, 20).astype(np.int32), 0, "max"),
+        ("batched_add", r.integers(0, 9, (4, 30)).astype(i64),
+         r.integers(-1, 32, (4, 16)).astype(i64),
+         r.integers(0, 5, (4, 16)).astype(i64), 1, "add"),
+        ("batched_tail_none", r.standard_normal((3, 8, 2)).astype(f32),
+         r.integers(-1, 9, (3, 2, 5)).astype(i64),
+         r.standard_normal((3, 2, 5, 2)).astype(f32), 1, "none"),
+        ("i1_none", np.zeros(6, np.bool_), np.array([1, 4, 9, -1], i64),
+         np.array([True, True, True, True]), 0, "none"),
+        ("empty_indices", r.standard_normal((5, 2)).astype(f32),
+         np.zeros(0, i64), np.zeros((0, 2), f32), 0, "add"),
+        ("empty_dest", np.zeros((0, 2), f32), np.array([0, -1, 1], i64),
+         np.ones((3, 2), f32), 0, "max"),
+        ("n1", np.array([7], i64), np.array([0], i64), np.array([5], i64), 0,
+         "min"),
+    ]
+    for name, dest, idx, upd, b, reduce in cfgs:
+        attrs = " {batch_dims = %d : i64}" % b if b else ""
+        red = "" if reduce == "none" else " reduce(%s)" % reduce
+        mlir = func("f", [("d", tt(dest)), ("i", tt(idx)), ("u", tt(upd))],
+                    [("%r", tt(dest))],
+                    ["%%r = sift.scatter %%u into %%d[%%i]%s%s : %s, %s into %s"
+                     % (red, attrs, tt(upd), tt(idx), tt(dest))])
+        exp = ops.scatter(dest, idx, upd, b, reduce)
+        out.append(Case("scatter", name, mlir, [dest, idx, upd], expect=[exp]))
+    return out
+
+
 def random_cases():
     out = []
     for shape, elt, seed, off in (((4, 256), "i32", 7, 5), ((1000,), "i32", 0, 0),
@@ -1453,6 +1509,33 @@ def staticize_cases():
                                  "hard_negatives", [loss, labels], {},
                                  ssd_ref(loss, labels), (1e-5, 1e-5)))
 
+    # class_stats_scatter: per-class count, loss sum and max of the
+    # confident detections, and the class written back to their positions.
+    def class_stats_ref(scores, labels, loss):
+        idx = ops.nonzero(scores > np.float32(0.5))
+        cls = ops.gather(labels, idx)
+        lo = ops.gather(loss, idx)
+        return [ops.scatter(np.zeros(21, np.int64), cls,
+                            np.ones(len(cls), np.int64), reduce="add"),
+                ops.scatter(np.zeros(21, np.float32), cls, lo, reduce="add"),
+                ops.scatter(np.full(21, -INF, np.float32), cls, lo,
+                            reduce="max"),
+                ops.scatter(np.full(len(scores), -1, np.int64), idx, cls)]
+    for name, n, scores in (
+            ("random", 512, None), ("none_kept", 512, np.zeros(512)),
+            ("all_kept", 512, np.ones(512)), ("n1", 1, np.array([0.9])),
+            ("n1_none", 1, np.array([0.1]))):
+        text = re.sub(r"(?<!\d)512(?!\d)", str(n), read_example(
+            "patterns/class_stats_scatter.mlir"))
+        scores = (r.random(n) if scores is None else scores).astype(
+            np.float32)
+        labels = r.integers(-1, 21, n).astype(np.int64)
+        loss = r.random(n).astype(np.float32)
+        out.append(StaticizeCase("class_stats_scatter_" + name, text,
+                                 "class_stats", [scores, labels, loss], {},
+                                 class_stats_ref(scores, labels, loss),
+                                 (0.0, 0.0)))
+
     # Padding rows must contribute nothing, whatever a body computes on them:
     # a reduction whose body transforms the input (sum(exp(x[m]))), a
     # one-hot histogram that matches indices against positions (a padding
@@ -1708,8 +1791,8 @@ func.func @mean(%x: tensor<Nxf32>, %m: tensor<Nxi1>) -> tensor<f32> {
 
 GENERATORS = [nonzero_cases, unique_cases, masked_select_cases,
               randperm_cases, count_cases, compact_cases, cumsum_cases,
-              sort_cases, topk_cases, gather_cases, random_cases,
-              sample_balanced_cases, cross_entropy_cases, staticize_cases,
+              sort_cases, topk_cases, gather_cases, scatter_cases,
+              random_cases, sample_balanced_cases, cross_entropy_cases, staticize_cases,
               numerics_cases]
 
 

@@ -5,6 +5,7 @@
 // RUN: tensor-opt %sift_src_root/examples/patterns/seg_valid_pixels_loss.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=SEG --implicit-check-not='tensor<?'
 // RUN: tensor-opt %sift_src_root/examples/patterns/recsys_dedupe.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=REC --implicit-check-not='tensor<?'
 // RUN: tensor-opt %sift_src_root/examples/patterns/det_postprocess_topn.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=DET --implicit-check-not='tensor<?'
+// RUN: tensor-opt %sift_src_root/examples/patterns/class_stats_scatter.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=SCT --implicit-check-not='tensor<?'
 
 // RPN: func.func @positive_l1({{.*}}) -> tensor<f32>
 // RPN: sift.compact %{{.*}} : tensor<512xi1> -> tensor<512xi64>, tensor<i64>
@@ -24,3 +25,9 @@
 
 // DET: func.func @postprocess({{.*}}) -> (tensor<100x4xf32>, tensor<i64>, tensor<100xf32>, tensor<i64>)
 // DET: sift.argsort %{{.*}} descending : tensor<2000xf32> -> tensor<2000xi64>
+
+// SCT: func.func @class_stats({{.*}}) -> (tensor<21xi64>, tensor<21xf32>, tensor<21xf32>, tensor<512xi64>)
+// SCT: sift.compact %{{.*}} : tensor<512xi1> -> tensor<512xi64>, tensor<i64>
+// SCT: sift.scatter %{{.*}} into %{{.*}}[%{{.*}}] reduce(add) : tensor<512xi64>, tensor<512xi64> into tensor<21xi64>
+// SCT: sift.scatter %{{.*}} into %{{.*}}[%{{.*}}] reduce(max) : tensor<512xf32>, tensor<512xi64> into tensor<21xf32>
+// SCT: sift.scatter %{{.*}} into %{{.*}}[%{{.*}}] : tensor<512xi64>, tensor<512xi64> into tensor<512xi64>

@@ -159,3 +159,20 @@ func.func @f(%l: tensor<10xi64> {sift.name = "labels"})
   %c = arith.constant dense<10> : tensor<i64>
   return %l, %c : tensor<10xi64>, tensor<i64>
 }
+
+// -----
+
+// A scatter writes into a per-row copy of its dest, even a shared one: the
+// dest is broadcast and batch_dims grows by one; shared indices and updates
+// are broadcast too.
+// CHECK-LABEL: func.func @f_batched
+// CHECK-SAME: (%[[H:.*]]: tensor<21xi64>, %[[L:.*]]: tensor<8x100xi64>)
+// CHECK: %[[OB:.*]] = arith.constant dense<1> : tensor<8x100xi64>
+// CHECK: %[[HB:.*]] = linalg.generic {{.*}} ins(%[[H]] : tensor<21xi64>) outs(%{{.*}} : tensor<8x21xi64>)
+// CHECK: %[[R:.*]] = sift.scatter %[[OB]] into %[[HB]][%[[L]]] reduce(add) {batch_dims = 1 : i64} : tensor<8x100xi64>, tensor<8x100xi64> into tensor<8x21xi64>
+// CHECK: return %[[R]] : tensor<8x21xi64>
+func.func @f(%h: tensor<21xi64> {sift.unbatched}, %labels: tensor<100xi64>) -> tensor<21xi64> {
+  %ones = arith.constant dense<1> : tensor<100xi64>
+  %r = sift.scatter %ones into %h[%labels] reduce(add) : tensor<100xi64>, tensor<100xi64> into tensor<21xi64>
+  return %r : tensor<21xi64>
+}

@@ -370,6 +370,7 @@ static Value sizeValue(Value tensor, int64_t dim) {
           return sizeValue(op.getIndices(), dim);
         return Value();
       })
+      .Case([&](ScatterOp op) { return sizeValue(op.getDest(), dim); })
       .Default([&](Operation *op) -> Value {
         if (op->hasTrait<OpTrait::Elementwise>())
           for (Value operand : op->getOperands())
@@ -473,6 +474,7 @@ std::optional<int64_t> SizeBounds::computeUpperDim(Value v, int64_t dim) {
       })
       .Case<SortOp, ArgsortOp, CumsumOp>(
           [&](auto op) { return upperDim(op.getInput(), dim); })
+      .Case([&](ScatterOp op) { return upperDim(op.getDest(), dim); })
       .Case([&](TopkOp op) -> std::optional<int64_t> {
         if (dim == op.getAxis())
           return static_cast<int64_t>(op.getK());

@@ -179,6 +179,47 @@ LogicalResult Staticizer::rewriteGather(ImplicitLocOpBuilder &b,
   return success();
 }
 
+// scatter: padding lanes of bounded indices become invalid indices (-1),
+// which skip their lane; a bounded dest keeps its count, and an index at or
+// past that count (out of range in the dynamic program) skips too.
+LogicalResult Staticizer::rewriteScatter(ImplicitLocOpBuilder &b,
+                                         ScatterOp scatter) {
+  Operation *op = scatter;
+  if (scatter.getBatchDims() != 0)
+    return op->emitOpError("with batch_dims and data-dependent shapes is "
+                           "not supported by --sift-staticize yet");
+  Padded idx = lookup(b, scatter.getIndices());
+  Value indices = idx.padded;
+  auto idxType = cast<RankedTensorType>(indices.getType());
+  Value invalid = arith::ConstantOp::create(
+      b, DenseElementsAttr::get(idxType, int64_t(-1)));
+  if (isMapped(scatter.getIndices()))
+    indices = arith::SelectOp::create(b, validRows(b, idxType, idx.count),
+                                      indices, invalid);
+  // The updates have a row per index row: rows past their own are padding,
+  // whose indices are invalid.
+  Value updates = fitRows(b, lookup(b, scatter.getUpdates()), idx.bound);
+  Value dest = scatter.getDest();
+  Padded dst;
+  if (isMapped(dest)) {
+    dst = lookup(b, dest);
+    dest = dst.padded;
+    Value limit = tensor::SplatOp::create(b, idxType, toI64(b, dst.count));
+    Value inRange =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, indices, limit);
+    indices = arith::SelectOp::create(b, inRange, indices, invalid);
+  }
+  Value result =
+      ScatterOp::create(b, updates, dest, indices, scatter.getReduceAttr(),
+                        scatter.getBatchDimsAttr());
+  if (isMapped(scatter.getDest()))
+    define(op, scatter.getResult(), result, dst.count);
+  else
+    scatter.getResult().replaceAllUsesWith(result);
+  toErase.insert(op);
+  return success();
+}
+
 // count of a bounded tensor: padding lanes do not count.
 LogicalResult Staticizer::rewriteCount(ImplicitLocOpBuilder &b, CountOp count) {
   Operation *op = count;

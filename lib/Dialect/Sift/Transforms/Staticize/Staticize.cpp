@@ -271,6 +271,7 @@ LogicalResult Staticizer::rewrite(Operation *op) {
       .Case([&](MaskedSelectOp ms) { return rewriteMaskedSelect(b, ms); })
       .Case([&](RandpermOp perm) { return rewriteRandperm(b, perm); })
       .Case([&](GatherOp gather) { return rewriteGather(b, gather); })
+      .Case([&](ScatterOp scatter) { return rewriteScatter(b, scatter); })
       .Case([&](CountOp count) { return rewriteCount(b, count); })
       .Case([&](CrossEntropyOp ce) { return rewriteCrossEntropy(b, ce); })
       .Case([&](UniqueOp unique) { return rewriteUnique(b, unique); })

@@ -107,6 +107,7 @@ private:
   LogicalResult rewriteMaskedSelect(ImplicitLocOpBuilder &b, MaskedSelectOp op);
   LogicalResult rewriteRandperm(ImplicitLocOpBuilder &b, RandpermOp op);
   LogicalResult rewriteGather(ImplicitLocOpBuilder &b, GatherOp op);
+  LogicalResult rewriteScatter(ImplicitLocOpBuilder &b, ScatterOp op);
   LogicalResult rewriteCount(ImplicitLocOpBuilder &b, CountOp op);
   LogicalResult rewriteCrossEntropy(ImplicitLocOpBuilder &b, CrossEntropyOp op);
   // Sorts.cpp: sort, argsort, topk, cumsum; unique.
