@@ -586,6 +586,16 @@ func.func @f(%x: tensor<40xi64>) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
                          np.int64),
                      lambda rng, i: rng.random(512).astype(np.float32))))
 
+    add(Case("pattern-flat-bce-valid-anchors",
+             pattern("flat_bce_valid_anchors", "flat_bce"),
+             per_row(lambda rng, i: np.where(
+                         rng.random(256) < [0.3, 1.0, 0.0, 0.5][i % 4], -2,
+                         rng.integers(-1, 5, 256)).astype(np.int64),
+                     lambda rng, i: rng.standard_normal((256, 5)).astype(
+                         np.float32),
+                     lambda rng, i: (rng.random((256, 5)) < 0.2).astype(
+                         np.float32))))
+
     for case in cases:
         if case.name.startswith("pattern-"):
             case.staticize = True

@@ -1536,6 +1536,28 @@ def staticize_cases():
                                  class_stats_ref(scores, labels, loss),
                                  (0.0, 0.0)))
 
+    # flat_bce_valid_anchors: nonzero as [n, 1], squeeze, flatten of the
+    # gathered rows, a BCE-with-logits sum.
+    def flat_bce_ref(labels, logits, targets):
+        idx = ops.nonzero(labels != -2)
+        x = ops.gather(logits, idx).reshape(-1).astype(np.float64)
+        t = ops.gather(targets, idx).reshape(-1).astype(np.float64)
+        loss = np.maximum(x, 0) - x * t + np.log1p(np.exp(-np.abs(x)))
+        return [np.array(np.sum(loss), np.float32)]
+    for name, n, p_ignored in (("random", 256, 0.3), ("all_ignored", 256, 1.0),
+                               ("none_ignored", 256, 0.0), ("n1", 1, 0.0),
+                               ("n1_ignored", 1, 1.0)):
+        text = re.sub(r"(?<!\d)256(?!\d)", str(n), read_example(
+            "patterns/flat_bce_valid_anchors.mlir"))
+        labels = np.where(r.random(n) < p_ignored, -2,
+                          r.integers(-1, 5, n)).astype(np.int64)
+        logits = (3 * r.standard_normal((n, 5))).astype(np.float32)
+        targets = (r.random((n, 5)) < 0.2).astype(np.float32)
+        out.append(StaticizeCase("flat_bce_valid_anchors_" + name, text,
+                                 "flat_bce", [labels, logits, targets], {},
+                                 flat_bce_ref(labels, logits, targets),
+                                 (1e-5, 1e-5)))
+
     # Padding rows must contribute nothing, whatever a body computes on them:
     # a reduction whose body transforms the input (sum(exp(x[m]))), a
     # one-hot histogram that matches indices against positions (a padding

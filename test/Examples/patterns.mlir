@@ -6,6 +6,7 @@
 // RUN: tensor-opt %sift_src_root/examples/patterns/recsys_dedupe.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=REC --implicit-check-not='tensor<?'
 // RUN: tensor-opt %sift_src_root/examples/patterns/det_postprocess_topn.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=DET --implicit-check-not='tensor<?'
 // RUN: tensor-opt %sift_src_root/examples/patterns/class_stats_scatter.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=SCT --implicit-check-not='tensor<?'
+// RUN: tensor-opt %sift_src_root/examples/patterns/flat_bce_valid_anchors.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=BCE --implicit-check-not='tensor<?'
 
 // RPN: func.func @positive_l1({{.*}}) -> tensor<f32>
 // RPN: sift.compact %{{.*}} : tensor<512xi1> -> tensor<512xi64>, tensor<i64>
@@ -31,3 +32,7 @@
 // SCT: sift.scatter %{{.*}} into %{{.*}}[%{{.*}}] reduce(add) : tensor<512xi64>, tensor<512xi64> into tensor<21xi64>
 // SCT: sift.scatter %{{.*}} into %{{.*}}[%{{.*}}] reduce(max) : tensor<512xf32>, tensor<512xi64> into tensor<21xf32>
 // SCT: sift.scatter %{{.*}} into %{{.*}}[%{{.*}}] : tensor<512xi64>, tensor<512xi64> into tensor<512xi64>
+
+// BCE: func.func @flat_bce({{.*}}) -> tensor<f32>
+// BCE: tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [256, 1] : tensor<256xi64> into tensor<256x1xi64>
+// BCE: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<256x5xf32> into tensor<1280xf32>

@@ -283,6 +283,8 @@ LogicalResult Staticizer::rewrite(Operation *op) {
       })
       .Case([&](tensor::ConcatOp concat) { return rewriteConcat(b, concat); })
       .Case([&](tensor::CastOp castOp) { return rewriteCast(b, castOp); })
+      .Case<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+          [&](Operation *reshape) { return rewriteReshape(b, reshape); })
       .Case(
           [&](tensor::ExtractOp extract) { return rewriteExtract(b, extract); })
       .Case<tensor::EmptyOp, tensor::SplatOp>(

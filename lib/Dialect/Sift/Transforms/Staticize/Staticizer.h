@@ -120,6 +120,8 @@ private:
   LogicalResult rewriteConcat(ImplicitLocOpBuilder &b, tensor::ConcatOp op);
   LogicalResult rewriteCast(ImplicitLocOpBuilder &b, tensor::CastOp op);
   LogicalResult rewriteExtract(ImplicitLocOpBuilder &b, tensor::ExtractOp op);
+  /// tensor.expand_shape, tensor.collapse_shape.
+  LogicalResult rewriteReshape(ImplicitLocOpBuilder &b, Operation *op);
   /// tensor.empty, tensor.splat.
   LogicalResult rewriteEmptyOrSplat(ImplicitLocOpBuilder &b, Operation *op);
   /// Ops with the Elementwise trait (arith, math on tensors).
