@@ -480,6 +480,33 @@ func.func @f(%x: tensor<5xi64>, %k: i64) -> (tensor<5xi64>, i64) {
   return %r#0, %r#1 : tensor<5xi64>, i64
 }""", gens(ints(-9, 9, 5), ints(-3, 3))))
 
+    # Per-row branches whose untaken side would read out of range or divide
+    # by zero: guarded (clamped index, divisor 1) before both sides run.
+    add(Case("if-per-row-guarded", """
+func.func @f(%x: tensor<6xf32>, %k: index, %d: i64) -> (f32, i64) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0 : i64
+  %dflt = arith.constant -1.0 : f32
+  %has = arith.cmpi sgt, %k, %c0 : index
+  %v = scf.if %has -> f32 {
+    %last = arith.subi %k, %c1 : index
+    %e = tensor.extract %x[%last] : tensor<6xf32>
+    scf.yield %e : f32
+  } else {
+    scf.yield %dflt : f32
+  }
+  %nz = arith.cmpi ne, %d, %z : i64
+  %hundred = arith.constant 100 : i64
+  %q = scf.if %nz -> i64 {
+    %r = arith.divsi %hundred, %d : i64
+    scf.yield %r : i64
+  } else {
+    scf.yield %z : i64
+  }
+  return %v, %q : f32, i64
+}""", gens(floats(6), ints(0, 7, dtype=np.int64), ints(-2, 3))))
+
     add(Case("if-shared", """
 func.func @f(%x: tensor<5xi64>, %flag: i1) -> tensor<5xi64> {
   %r = scf.if %flag -> tensor<5xi64> {
@@ -577,6 +604,13 @@ func.func @f(%x: tensor<40xi64>) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
                          np.array([1] * 900 + [0] * 50 + [-1] * 50)][i % 4]
                      .astype(np.int64))))
 
+    add(Case("pattern-balanced-counts-branches",
+             pattern("balanced_counts_branches", "balanced_counts"),
+             per_row(lambda rng, i: [rng.integers(-1, 2, 200),
+                                     np.array([1] * 150 + [0] * 5 + [-1] * 45),
+                                     np.array([1] * 3 + [0] * 150 + [-1] * 47),
+                                     np.full(200, -1)][i % 4]
+                     .astype(np.int64))))
     add(Case("pattern-class-stats-scatter",
              pattern("class_stats_scatter", "class_stats"),
              per_row(lambda rng, i: [rng.random(512), np.zeros(512),

@@ -1558,6 +1558,33 @@ def staticize_cases():
                                  flat_bce_ref(labels, logits, targets),
                                  (1e-5, 1e-5)))
 
+    # balanced_counts_branches: the seed's counts as if/elif on the sizes.
+    def balanced_ref(labels, k=32):
+        pos = ops.nonzero(labels == 1)
+        neg = ops.nonzero(labels == 0)
+        lp, ln, half = len(pos), len(neg), k // 2
+        if ln < half:
+            npos, nneg = min(k - ln, lp), ln
+        elif lp < half:
+            npos, nneg = lp, min(k - lp, ln)
+        else:
+            npos = nneg = half
+        return [pos[:npos], neg[:nneg]]
+    for name, n, labels in (
+            ("random", 200, None), ("neg_short", 200,
+                                    np.array([1] * 150 + [0] * 5 + [-1] * 45)),
+            ("pos_short", 200, np.array([1] * 3 + [0] * 150 + [-1] * 47)),
+            ("both_short", 200, np.array([1] * 3 + [0] * 4 + [-1] * 193)),
+            ("none", 200, np.full(200, -1)), ("n1", 1, np.array([1]))):
+        text = re.sub(r"(?<!\d)200(?!\d)", str(n), read_example(
+            "patterns/balanced_counts_branches.mlir"))
+        if labels is None:
+            labels = r.integers(-1, 2, n)
+        labels = labels.astype(np.int64)
+        out.append(StaticizeCase("balanced_counts_branches_" + name, text,
+                                 "balanced_counts", [labels], {},
+                                 balanced_ref(labels), (0.0, 0.0)))
+
     # Padding rows must contribute nothing, whatever a body computes on them:
     # a reduction whose body transforms the input (sum(exp(x[m]))), a
     # one-hot histogram that matches indices against positions (a padding

@@ -7,6 +7,7 @@
 // RUN: tensor-opt %sift_src_root/examples/patterns/det_postprocess_topn.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=DET --implicit-check-not='tensor<?'
 // RUN: tensor-opt %sift_src_root/examples/patterns/class_stats_scatter.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=SCT --implicit-check-not='tensor<?'
 // RUN: tensor-opt %sift_src_root/examples/patterns/flat_bce_valid_anchors.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=BCE --implicit-check-not='tensor<?'
+// RUN: tensor-opt %sift_src_root/examples/patterns/balanced_counts_branches.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=BRA --implicit-check-not='tensor<?' --implicit-check-not='scf.if'
 
 // RPN: func.func @positive_l1({{.*}}) -> tensor<f32>
 // RPN: sift.compact %{{.*}} : tensor<512xi1> -> tensor<512xi64>, tensor<i64>
@@ -36,3 +37,6 @@
 // BCE: func.func @flat_bce({{.*}}) -> tensor<f32>
 // BCE: tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [256, 1] : tensor<256xi64> into tensor<256x1xi64>
 // BCE: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<256x5xf32> into tensor<1280xf32>
+
+// BRA: func.func @balanced_counts({{.*}}) -> (tensor<200xi64>, tensor<i64>, tensor<200xi64>, tensor<i64>)
+// BRA: arith.select
