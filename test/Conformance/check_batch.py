@@ -611,6 +611,13 @@ func.func @f(%x: tensor<40xi64>) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
                                      np.array([1] * 3 + [0] * 150 + [-1] * 47),
                                      np.full(200, -1)][i % 4]
                      .astype(np.int64))))
+    add(Case("pattern-nested-selection",
+             pattern("nested_selection", "nested_selection"),
+             per_row(lambda rng, i: rng.standard_normal((300, 4)).astype(
+                         np.float32),
+                     lambda rng, i: [rng.random(300), np.full(300, 0.01),
+                                     np.full(300, 0.3), rng.random(300)][i % 4]
+                     .astype(np.float32))))
     add(Case("pattern-class-stats-scatter",
              pattern("class_stats_scatter", "class_stats"),
              per_row(lambda rng, i: [rng.random(512), np.zeros(512),

@@ -1585,6 +1585,85 @@ def staticize_cases():
                                  "balanced_counts", [labels], {},
                                  balanced_ref(labels), (0.0, 0.0)))
 
+    # nested_selection: masked_select and nonzero of bounded selections.
+    def nested_ref(boxes, scores):
+        keep1 = scores > np.float32(0.05)
+        s1 = ops.masked_select(scores, keep1)
+        b1 = ops.masked_select(boxes, keep1)
+        keep2 = s1 > np.float32(0.5)
+        s2 = ops.masked_select(s1, keep2)
+        best, _ = ops.sort(s2, descending=True)
+        return [ops.masked_select(b1, keep2), ops.nonzero(keep2),
+                best[:min(3, len(s2))]]
+    for name, n, scores in (
+            ("random", 300, None), ("none_kept", 300, np.full(300, 0.01)),
+            ("none_second", 300, np.full(300, 0.3)),
+            ("all_kept", 300, np.full(300, 0.9)),
+            ("n1", 1, np.array([0.7])), ("n1_none", 1, np.array([0.2]))):
+        text = re.sub(r"(?<!\d)300(?!\d)", str(n), read_example(
+            "patterns/nested_selection.mlir"))
+        scores = (r.random(n) if scores is None else scores).astype(
+            np.float32)
+        boxes = r.standard_normal((n, 4)).astype(np.float32)
+        out.append(StaticizeCase("nested_selection_" + name, text,
+                                 "nested_selection", [boxes, scores], {},
+                                 nested_ref(boxes, scores), (0.0, 0.0)))
+
+    # unique of a selection (with INT64_MAX and NaN keys, which equal the
+    # padding's sort key) and of a 2-D selection of rows.
+    unique_sel = """
+func.func @unique_sel(%x: tensor<NxT>, %m: tensor<Nxi1>) -> (tensor<?xT>, tensor<?xi64>, tensor<?xi64>) {
+  %sel = sift.masked_select %x, %m : tensor<NxT>, tensor<Nxi1> -> tensor<?xT>
+  %u, %inv, %cnt = sift.unique %sel inverse counts : tensor<?xT> -> tensor<?xT>, tensor<?xi64>, tensor<?xi64>
+  return %u, %inv, %cnt : tensor<?xT>, tensor<?xi64>, tensor<?xi64>
+}
+"""
+    unique_rows = """
+func.func @unique_rows(%x: tensor<Nx2xi32>, %m: tensor<Nxi1>) -> (tensor<?xi32>, tensor<?x2xi64>) {
+  %sel = sift.masked_select %x, %m : tensor<Nx2xi32>, tensor<Nxi1> -> tensor<?x2xi32>
+  %u, %inv = sift.unique %sel inverse : tensor<?x2xi32> -> tensor<?xi32>, tensor<?x2xi64>
+  return %u, %inv : tensor<?xi32>, tensor<?x2xi64>
+}
+"""
+    big = np.iinfo(np.int64).max
+    for name, x, m in (
+            ("i64_random", r.integers(0, 9, 40).astype(np.int64),
+             r.random(40) < 0.5),
+            ("i64_max_keys", np.array([big, 3, big, 1, 3, big], np.int64),
+             np.array([1, 1, 0, 1, 1, 1], np.bool_)),
+            ("f32_nan", np.array([NAN, 1.0, NAN, 2.0, 1.0, NAN],
+                                 np.float32),
+             np.array([1, 1, 1, 0, 1, 0], np.bool_)),
+            ("none", r.integers(0, 9, 40).astype(np.int64),
+             np.zeros(40, np.bool_)),
+            ("all", r.integers(0, 9, 40).astype(np.int64),
+             np.ones(40, np.bool_))):
+        t = ELT[x.dtype]
+        text = unique_sel.replace("N", str(len(x))).replace("T", t)
+        out.append(StaticizeCase("unique_of_selection_" + name, text,
+                                 "unique_sel", [x, m], {},
+                                 list(ops.unique(x[m], True, True)),
+                                 (0.0, 0.0)))
+    # Float unique of a static input: equal numbers are one group, all NaNs
+    # one group, -0.0 and +0.0 one group.
+    xf = np.array([2.0, NAN, -0.0, 2.0, 0.0, NAN, 1.5, 2.0], np.float32)
+    unique_static = """
+func.func @unique_static(%x: tensor<8xf32>) -> (tensor<?xf32>, tensor<8xi64>, tensor<?xi64>) {
+  %u, %inv, %cnt = sift.unique %x inverse counts : tensor<8xf32> -> tensor<?xf32>, tensor<8xi64>, tensor<?xi64>
+  return %u, %inv, %cnt : tensor<?xf32>, tensor<8xi64>, tensor<?xi64>
+}
+"""
+    out.append(StaticizeCase("unique_f32_static", unique_static,
+                             "unique_static", [xf], {},
+                             list(ops.unique(xf, True, True)), (0.0, 0.0)))
+    for name, m in (("random", r.random(30) < 0.4),
+                    ("none", np.zeros(30, np.bool_))):
+        x = r.integers(0, 6, (30, 2)).astype(np.int32)
+        u, inv = ops.unique(x[m], True, False)
+        out.append(StaticizeCase("unique_of_selected_rows_" + name,
+                                 unique_rows.replace("N", "30"), "unique_rows",
+                                 [x, m], {}, [u, inv], (0.0, 0.0)))
+
     # Padding rows must contribute nothing, whatever a body computes on them:
     # a reduction whose body transforms the input (sum(exp(x[m]))), a
     # one-hot histogram that matches indices against positions (a padding

@@ -8,6 +8,7 @@
 // RUN: tensor-opt %sift_src_root/examples/patterns/class_stats_scatter.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=SCT --implicit-check-not='tensor<?'
 // RUN: tensor-opt %sift_src_root/examples/patterns/flat_bce_valid_anchors.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=BCE --implicit-check-not='tensor<?'
 // RUN: tensor-opt %sift_src_root/examples/patterns/balanced_counts_branches.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=BRA --implicit-check-not='tensor<?' --implicit-check-not='scf.if'
+// RUN: tensor-opt %sift_src_root/examples/patterns/nested_selection.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=NEST --implicit-check-not='tensor<?'
 
 // RPN: func.func @positive_l1({{.*}}) -> tensor<f32>
 // RPN: sift.compact %{{.*}} : tensor<512xi1> -> tensor<512xi64>, tensor<i64>
@@ -40,3 +41,5 @@
 
 // BRA: func.func @balanced_counts({{.*}}) -> (tensor<200xi64>, tensor<i64>, tensor<200xi64>, tensor<i64>)
 // BRA: arith.select
+
+// NEST: func.func @nested_selection({{.*}}) -> (tensor<300x4xf32>, tensor<i64>, tensor<300xi64>, tensor<i64>, tensor<3xf32>, tensor<i64>)

@@ -24,12 +24,15 @@ namespace staticize {
 LogicalResult Staticizer::rewriteNonzero(ImplicitLocOpBuilder &b,
                                          NonzeroOp nz) {
   Operation *op = nz;
-  auto inType = nz.getInput().getType();
-  if (!inType.hasStaticShape())
-    return op->emitOpError(
-        "of a data-dependent input is not supported by --sift-staticize "
-        "yet");
+  // Of a bounded input: its padded form with zero padding rows, which
+  // select nothing (the bound composes, the count is that of valid rows).
   Value mask = nz.getInput();
+  if (isMapped(mask)) {
+    Padded p = lookup(b, mask);
+    Type elem = nz.getInput().getType().getElementType();
+    mask = resetPadding(b, p, cast<TypedAttr>(b.getZeroAttr(elem)));
+  }
+  auto inType = cast<RankedTensorType>(mask.getType());
   if (!inType.getElementType().isInteger(1))
     mask = isNonZero(b, mask);
   int64_t numel = inType.getNumElements();
@@ -83,15 +86,19 @@ LogicalResult Staticizer::rewriteNonzero(ImplicitLocOpBuilder &b,
 LogicalResult Staticizer::rewriteMaskedSelect(ImplicitLocOpBuilder &b,
                                               MaskedSelectOp ms) {
   Operation *op = ms;
-  auto inType = ms.getInput().getType();
-  auto maskType = ms.getMask().getType();
-  if (!inType.hasStaticShape())
-    return op->emitOpError(
-        "of a data-dependent input is not supported by --sift-staticize "
-        "yet");
+  // Of bounded operands: the padded mask with false padding rows, which
+  // select nothing, and the input fitted to the mask's rows.
+  Value mask = ms.getMask(), input = ms.getInput();
+  if (isMapped(mask))
+    mask = resetPadding(b, lookup(b, mask), b.getBoolAttr(false));
+  int64_t rows = cast<RankedTensorType>(mask.getType()).getDimSize(0);
+  if (isMapped(input) ||
+      cast<RankedTensorType>(input.getType()).getDimSize(0) != rows)
+    input = fitRows(b, lookup(b, input), rows);
+  auto inType = cast<RankedTensorType>(input.getType());
+  auto maskType = cast<RankedTensorType>(mask.getType());
   int64_t r = maskType.getRank();
   int64_t m = maskType.getNumElements();
-  Value mask = ms.getMask(), input = ms.getInput();
   if (r > 1) {
     ReassociationIndices lead = leadingDims(r);
     mask = tensor::CollapseShapeOp::create(
