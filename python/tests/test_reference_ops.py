@@ -442,6 +442,71 @@ class Gather(unittest.TestCase):
 
 
 @NEED_NUMPY
+class Scatter(unittest.TestCase):
+    def test_add_is_bincount(self):
+        rng = np.random.default_rng(18)
+        labels = rng.integers(-2, 12, 200).astype(np.int64)
+        got = ops.scatter(np.zeros(10, np.int64), labels,
+                          np.ones(200, np.int64), reduce="add")
+        want = np.bincount(labels[(labels >= 0) & (labels < 10)],
+                           minlength=10)
+        assert_same(self, got, want.astype(np.int64))
+
+    def test_none_last_write_wins_and_skips(self):
+        dest = np.array([10, 20, 30, 40], np.float32)
+        idx = np.array([1, -1, 1, 3, 4, 0], np.int64)
+        upd = np.arange(1, 7, dtype=np.float32)
+        assert_same(self, ops.scatter(dest, idx, upd),
+                    np.array([6, 3, 30, 4], np.float32))
+        assert_same(self, ops.scatter(dest, idx, upd, reduce="max"),
+                    np.array([10, 20, 30, 40], np.float32))
+        assert_same(self, ops.scatter(dest, idx, upd, reduce="min"),
+                    np.array([6, 1, 30, 4], np.float32))
+
+    def test_rows_and_batch(self):
+        rng = np.random.default_rng(19)
+        dest = rng.standard_normal((5, 3)).astype(np.float32)
+        idx = rng.integers(0, 5, 8).astype(np.int64)
+        upd = rng.standard_normal((8, 3)).astype(np.float32)
+        want = dest.copy()
+        np.add.at(want, idx, upd)
+        assert_same(self, ops.scatter(dest, idx, upd, reduce="add"), want)
+        d2 = rng.integers(0, 9, (3, 7)).astype(np.int32)
+        i2 = rng.integers(-1, 7, (3, 4)).astype(np.int64)
+        u2 = rng.integers(0, 9, (3, 4)).astype(np.int32)
+        got = ops.scatter(d2, i2, u2, batch_dims=1, reduce="max")
+        for r in range(3):
+            want = d2[r].copy()
+            ok = i2[r] >= 0
+            np.maximum.at(want, i2[r][ok], u2[r][ok])
+            assert_same(self, got[r], want)
+
+    @NEED_TORCH
+    def test_torch(self):
+        rng = np.random.default_rng(20)
+        dest = rng.standard_normal((3, 8)).astype(np.float32)
+        idx = rng.integers(0, 8, (3, 5)).astype(np.int64)
+        upd = rng.standard_normal((3, 5)).astype(np.float32)
+        t = torch.from_numpy(dest.copy()).scatter_add(
+            1, torch.from_numpy(idx), torch.from_numpy(upd))
+        np.testing.assert_allclose(ops.scatter(dest, idx, upd, batch_dims=1,
+                                               reduce="add"), t.numpy(),
+                                   rtol=1e-6)
+        for mode, red in (("max", "amax"), ("min", "amin")):
+            t = torch.from_numpy(dest.copy()).scatter_reduce(
+                1, torch.from_numpy(idx), torch.from_numpy(upd), red)
+            assert_same(self, ops.scatter(dest, idx, upd, batch_dims=1,
+                                          reduce=mode), t.numpy())
+        rows = rng.integers(0, 6, 4).astype(np.int64)
+        src = rng.standard_normal((4, 2)).astype(np.float32)
+        t = torch.zeros(6, 2).index_add(0, torch.from_numpy(rows),
+                                        torch.from_numpy(src))
+        np.testing.assert_allclose(ops.scatter(np.zeros((6, 2), np.float32),
+                                               rows, src, reduce="add"),
+                                   t.numpy(), rtol=1e-6)
+
+
+@NEED_NUMPY
 class Random(unittest.TestCase):
     def test_bits_layout(self):
         w = philox.words(3, 4, 12)

@@ -412,6 +412,19 @@ func.func @f(%src: tensor<20x3xf32>, %idx: tensor<7xi64>, %table: tensor<20xi64>
         shared={2: np.arange(100, 120, dtype=np.int64),
                 3: np.arange(40, dtype=np.int64).reshape(2, 20)}))
 
+    add(Case("scatter", """
+func.func @f(%d: tensor<6x3xf32>, %i: tensor<9xi64>, %u: tensor<9x3xf32>, %h: tensor<5xi64>, %c: tensor<9xi64>, %bd: tensor<2x7xi32>, %bi: tensor<2x4xi64>, %bu: tensor<2x4xi32>) -> (tensor<6x3xf32>, tensor<6x3xf32>, tensor<5xi64>, tensor<2x7xi32>) {
+  %a = sift.scatter %u into %d[%i] reduce(add) : tensor<9x3xf32>, tensor<9xi64> into tensor<6x3xf32>
+  %n = sift.scatter %u into %d[%i] : tensor<9x3xf32>, tensor<9xi64> into tensor<6x3xf32>
+  %one = arith.constant dense<1> : tensor<9xi64>
+  %b = sift.scatter %one into %h[%c] reduce(add) : tensor<9xi64>, tensor<9xi64> into tensor<5xi64>
+  %m = sift.scatter %bu into %bd[%bi] reduce(max) {batch_dims = 1 : i64} : tensor<2x4xi32>, tensor<2x4xi64> into tensor<2x7xi32>
+  return %a, %n, %b, %m : tensor<6x3xf32>, tensor<6x3xf32>, tensor<5xi64>, tensor<2x7xi32>
+}""", gens(floats(6, 3), ints(-1, 7, 9), floats(9, 3), ints(-1, 6, 9),
+           ints(-1, 8, 2, 4), ints(-9, 9, 2, 4, dtype=np.int32)),
+        shared={3: np.arange(5, dtype=np.int64),
+                5: np.zeros((2, 7), np.int32)}))
+
     add(Case("random", """
 func.func @f(%seed: i64) -> (tensor<2x9xi32>, tensor<5xf32>, tensor<3xi64>, tensor<7xi64>, tensor<4xf64>) {
   %one = arith.constant 1 : i64
@@ -466,6 +479,33 @@ func.func @f(%x: tensor<5xi64>, %k: i64) -> (tensor<5xi64>, i64) {
   }
   return %r#0, %r#1 : tensor<5xi64>, i64
 }""", gens(ints(-9, 9, 5), ints(-3, 3))))
+
+    # Per-row branches whose untaken side would read out of range or divide
+    # by zero: guarded (clamped index, divisor 1) before both sides run.
+    add(Case("if-per-row-guarded", """
+func.func @f(%x: tensor<6xf32>, %k: index, %d: i64) -> (f32, i64) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0 : i64
+  %dflt = arith.constant -1.0 : f32
+  %has = arith.cmpi sgt, %k, %c0 : index
+  %v = scf.if %has -> f32 {
+    %last = arith.subi %k, %c1 : index
+    %e = tensor.extract %x[%last] : tensor<6xf32>
+    scf.yield %e : f32
+  } else {
+    scf.yield %dflt : f32
+  }
+  %nz = arith.cmpi ne, %d, %z : i64
+  %hundred = arith.constant 100 : i64
+  %q = scf.if %nz -> i64 {
+    %r = arith.divsi %hundred, %d : i64
+    scf.yield %r : i64
+  } else {
+    scf.yield %z : i64
+  }
+  return %v, %q : f32, i64
+}""", gens(floats(6), ints(0, 7, dtype=np.int64), ints(-2, 3))))
 
     add(Case("if-shared", """
 func.func @f(%x: tensor<5xi64>, %flag: i1) -> tensor<5xi64> {
@@ -563,6 +603,39 @@ func.func @f(%x: tensor<40xi64>) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
                          np.zeros(1000), np.ones(1000),
                          np.array([1] * 900 + [0] * 50 + [-1] * 50)][i % 4]
                      .astype(np.int64))))
+
+    add(Case("pattern-balanced-counts-branches",
+             pattern("balanced_counts_branches", "balanced_counts"),
+             per_row(lambda rng, i: [rng.integers(-1, 2, 200),
+                                     np.array([1] * 150 + [0] * 5 + [-1] * 45),
+                                     np.array([1] * 3 + [0] * 150 + [-1] * 47),
+                                     np.full(200, -1)][i % 4]
+                     .astype(np.int64))))
+    add(Case("pattern-nested-selection",
+             pattern("nested_selection", "nested_selection"),
+             per_row(lambda rng, i: rng.standard_normal((300, 4)).astype(
+                         np.float32),
+                     lambda rng, i: [rng.random(300), np.full(300, 0.01),
+                                     np.full(300, 0.3), rng.random(300)][i % 4]
+                     .astype(np.float32))))
+    add(Case("pattern-class-stats-scatter",
+             pattern("class_stats_scatter", "class_stats"),
+             per_row(lambda rng, i: [rng.random(512), np.zeros(512),
+                                     np.ones(512), rng.random(512)][i % 4]
+                     .astype(np.float32),
+                     lambda rng, i: rng.integers(-1, 21, 512).astype(
+                         np.int64),
+                     lambda rng, i: rng.random(512).astype(np.float32))))
+
+    add(Case("pattern-flat-bce-valid-anchors",
+             pattern("flat_bce_valid_anchors", "flat_bce"),
+             per_row(lambda rng, i: np.where(
+                         rng.random(256) < [0.3, 1.0, 0.0, 0.5][i % 4], -2,
+                         rng.integers(-1, 5, 256)).astype(np.int64),
+                     lambda rng, i: rng.standard_normal((256, 5)).astype(
+                         np.float32),
+                     lambda rng, i: (rng.random((256, 5)) < 0.2).astype(
+                         np.float32))))
 
     for case in cases:
         if case.name.startswith("pattern-"):

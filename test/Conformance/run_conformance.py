@@ -744,6 +744,62 @@ def gather_cases():
     return out
 
 
+def scatter_cases():
+    out = []
+    r = rng_for("scatter")
+    f32, i64 = np.float32, np.int64
+    wide = np.iinfo(np.int32).max
+    nan_upd = r.standard_normal(12).astype(f32)
+    nan_upd[[2, 7]] = NAN
+    # (name, dest, indices, updates, batch_dims, reduce)
+    cfgs = [
+        ("1d_none_repeats_invalid", np.arange(10, 20, dtype=i64),
+         np.array([3, 9, -1, 10, 3, -5, 1 << 40, 3, 0], i64),
+         np.arange(100, 109, dtype=i64), 0, "none"),
+        ("bincount", np.zeros(21, i64), r.integers(-1, 23, 500).astype(i64),
+         np.ones(500, i64), 0, "add"),
+        ("rows_add_f32", r.standard_normal((10, 16)).astype(f32),
+         r.integers(-2, 12, 40).astype(i64),
+         r.standard_normal((40, 16)).astype(f32), 0, "add"),
+        ("rows_none_f64", r.standard_normal((6, 3)),
+         r.integers(0, 6, (2, 5)).astype(i64),
+         r.standard_normal((2, 5, 3)), 0, "none"),
+        ("max_nan", np.full(5, -INF, f32), r.integers(0, 5, 12).astype(i64),
+         nan_upd, 0, "max"),
+        ("min_f32", np.full(5, INF, f32), r.integers(-1, 6, 12).astype(i64),
+         r.standard_normal(12).astype(f32), 0, "min"),
+        ("i32_add_wraps", np.array([wide, 0], np.int32),
+         np.array([0, 0, 1], i64), np.array([1, 2, -3], np.int32), 0, "add"),
+        ("i32_max_signed", np.zeros(4, np.int32),
+         r.integers(0, 4, 20).astype(i64),
+         r.integers(-9, 9, 20).astype(np.int32), 0, "max"),
+        ("batched_add", r.integers(0, 9, (4, 30)).astype(i64),
+         r.integers(-1, 32, (4, 16)).astype(i64),
+         r.integers(0, 5, (4, 16)).astype(i64), 1, "add"),
+        ("batched_tail_none", r.standard_normal((3, 8, 2)).astype(f32),
+         r.integers(-1, 9, (3, 2, 5)).astype(i64),
+         r.standard_normal((3, 2, 5, 2)).astype(f32), 1, "none"),
+        ("i1_none", np.zeros(6, np.bool_), np.array([1, 4, 9, -1], i64),
+         np.array([True, True, True, True]), 0, "none"),
+        ("empty_indices", r.standard_normal((5, 2)).astype(f32),
+         np.zeros(0, i64), np.zeros((0, 2), f32), 0, "add"),
+        ("empty_dest", np.zeros((0, 2), f32), np.array([0, -1, 1], i64),
+         np.ones((3, 2), f32), 0, "max"),
+        ("n1", np.array([7], i64), np.array([0], i64), np.array([5], i64), 0,
+         "min"),
+    ]
+    for name, dest, idx, upd, b, reduce in cfgs:
+        attrs = " {batch_dims = %d : i64}" % b if b else ""
+        red = "" if reduce == "none" else " reduce(%s)" % reduce
+        mlir = func("f", [("d", tt(dest)), ("i", tt(idx)), ("u", tt(upd))],
+                    [("%r", tt(dest))],
+                    ["%%r = sift.scatter %%u into %%d[%%i]%s%s : %s, %s into %s"
+                     % (red, attrs, tt(upd), tt(idx), tt(dest))])
+        exp = ops.scatter(dest, idx, upd, b, reduce)
+        out.append(Case("scatter", name, mlir, [dest, idx, upd], expect=[exp]))
+    return out
+
+
 def random_cases():
     out = []
     for shape, elt, seed, off in (((4, 256), "i32", 7, 5), ((1000,), "i32", 0, 0),
@@ -1467,6 +1523,161 @@ def staticize_cases():
                                  "hard_negatives", [loss, labels], {},
                                  ssd_ref(loss, labels), (1e-5, 1e-5)))
 
+    # class_stats_scatter: per-class count, loss sum and max of the
+    # confident detections, and the class written back to their positions.
+    def class_stats_ref(scores, labels, loss):
+        idx = ops.nonzero(scores > np.float32(0.5))
+        cls = ops.gather(labels, idx)
+        lo = ops.gather(loss, idx)
+        return [ops.scatter(np.zeros(21, np.int64), cls,
+                            np.ones(len(cls), np.int64), reduce="add"),
+                ops.scatter(np.zeros(21, np.float32), cls, lo, reduce="add"),
+                ops.scatter(np.full(21, -INF, np.float32), cls, lo,
+                            reduce="max"),
+                ops.scatter(np.full(len(scores), -1, np.int64), idx, cls)]
+    for name, n, scores in (
+            ("random", 512, None), ("none_kept", 512, np.zeros(512)),
+            ("all_kept", 512, np.ones(512)), ("n1", 1, np.array([0.9])),
+            ("n1_none", 1, np.array([0.1]))):
+        text = re.sub(r"(?<!\d)512(?!\d)", str(n), read_example(
+            "patterns/class_stats_scatter.mlir"))
+        scores = (r.random(n) if scores is None else scores).astype(
+            np.float32)
+        labels = r.integers(-1, 21, n).astype(np.int64)
+        loss = r.random(n).astype(np.float32)
+        out.append(StaticizeCase("class_stats_scatter_" + name, text,
+                                 "class_stats", [scores, labels, loss], {},
+                                 class_stats_ref(scores, labels, loss),
+                                 (0.0, 0.0)))
+
+    # flat_bce_valid_anchors: nonzero as [n, 1], squeeze, flatten of the
+    # gathered rows, a BCE-with-logits sum.
+    def flat_bce_ref(labels, logits, targets):
+        idx = ops.nonzero(labels != -2)
+        x = ops.gather(logits, idx).reshape(-1).astype(np.float64)
+        t = ops.gather(targets, idx).reshape(-1).astype(np.float64)
+        loss = np.maximum(x, 0) - x * t + np.log1p(np.exp(-np.abs(x)))
+        return [np.array(np.sum(loss), np.float32)]
+    for name, n, p_ignored in (("random", 256, 0.3), ("all_ignored", 256, 1.0),
+                               ("none_ignored", 256, 0.0), ("n1", 1, 0.0),
+                               ("n1_ignored", 1, 1.0)):
+        text = re.sub(r"(?<!\d)256(?!\d)", str(n), read_example(
+            "patterns/flat_bce_valid_anchors.mlir"))
+        labels = np.where(r.random(n) < p_ignored, -2,
+                          r.integers(-1, 5, n)).astype(np.int64)
+        logits = (3 * r.standard_normal((n, 5))).astype(np.float32)
+        targets = (r.random((n, 5)) < 0.2).astype(np.float32)
+        out.append(StaticizeCase("flat_bce_valid_anchors_" + name, text,
+                                 "flat_bce", [labels, logits, targets], {},
+                                 flat_bce_ref(labels, logits, targets),
+                                 (1e-5, 1e-5)))
+
+    # balanced_counts_branches: the seed's counts as if/elif on the sizes.
+    def balanced_ref(labels, k=32):
+        pos = ops.nonzero(labels == 1)
+        neg = ops.nonzero(labels == 0)
+        lp, ln, half = len(pos), len(neg), k // 2
+        if ln < half:
+            npos, nneg = min(k - ln, lp), ln
+        elif lp < half:
+            npos, nneg = lp, min(k - lp, ln)
+        else:
+            npos = nneg = half
+        return [pos[:npos], neg[:nneg]]
+    for name, n, labels in (
+            ("random", 200, None), ("neg_short", 200,
+                                    np.array([1] * 150 + [0] * 5 + [-1] * 45)),
+            ("pos_short", 200, np.array([1] * 3 + [0] * 150 + [-1] * 47)),
+            ("both_short", 200, np.array([1] * 3 + [0] * 4 + [-1] * 193)),
+            ("none", 200, np.full(200, -1)), ("n1", 1, np.array([1]))):
+        text = re.sub(r"(?<!\d)200(?!\d)", str(n), read_example(
+            "patterns/balanced_counts_branches.mlir"))
+        if labels is None:
+            labels = r.integers(-1, 2, n)
+        labels = labels.astype(np.int64)
+        out.append(StaticizeCase("balanced_counts_branches_" + name, text,
+                                 "balanced_counts", [labels], {},
+                                 balanced_ref(labels), (0.0, 0.0)))
+
+    # nested_selection: masked_select and nonzero of bounded selections.
+    def nested_ref(boxes, scores):
+        keep1 = scores > np.float32(0.05)
+        s1 = ops.masked_select(scores, keep1)
+        b1 = ops.masked_select(boxes, keep1)
+        keep2 = s1 > np.float32(0.5)
+        s2 = ops.masked_select(s1, keep2)
+        best, _ = ops.sort(s2, descending=True)
+        return [ops.masked_select(b1, keep2), ops.nonzero(keep2),
+                best[:min(3, len(s2))]]
+    for name, n, scores in (
+            ("random", 300, None), ("none_kept", 300, np.full(300, 0.01)),
+            ("none_second", 300, np.full(300, 0.3)),
+            ("all_kept", 300, np.full(300, 0.9)),
+            ("n1", 1, np.array([0.7])), ("n1_none", 1, np.array([0.2]))):
+        text = re.sub(r"(?<!\d)300(?!\d)", str(n), read_example(
+            "patterns/nested_selection.mlir"))
+        scores = (r.random(n) if scores is None else scores).astype(
+            np.float32)
+        boxes = r.standard_normal((n, 4)).astype(np.float32)
+        out.append(StaticizeCase("nested_selection_" + name, text,
+                                 "nested_selection", [boxes, scores], {},
+                                 nested_ref(boxes, scores), (0.0, 0.0)))
+
+    # unique of a selection (with INT64_MAX and NaN keys, which equal the
+    # padding's sort key) and of a 2-D selection of rows.
+    unique_sel = """
+func.func @unique_sel(%x: tensor<NxT>, %m: tensor<Nxi1>) -> (tensor<?xT>, tensor<?xi64>, tensor<?xi64>) {
+  %sel = sift.masked_select %x, %m : tensor<NxT>, tensor<Nxi1> -> tensor<?xT>
+  %u, %inv, %cnt = sift.unique %sel inverse counts : tensor<?xT> -> tensor<?xT>, tensor<?xi64>, tensor<?xi64>
+  return %u, %inv, %cnt : tensor<?xT>, tensor<?xi64>, tensor<?xi64>
+}
+"""
+    unique_rows = """
+func.func @unique_rows(%x: tensor<Nx2xi32>, %m: tensor<Nxi1>) -> (tensor<?xi32>, tensor<?x2xi64>) {
+  %sel = sift.masked_select %x, %m : tensor<Nx2xi32>, tensor<Nxi1> -> tensor<?x2xi32>
+  %u, %inv = sift.unique %sel inverse : tensor<?x2xi32> -> tensor<?xi32>, tensor<?x2xi64>
+  return %u, %inv : tensor<?xi32>, tensor<?x2xi64>
+}
+"""
+    big = np.iinfo(np.int64).max
+    for name, x, m in (
+            ("i64_random", r.integers(0, 9, 40).astype(np.int64),
+             r.random(40) < 0.5),
+            ("i64_max_keys", np.array([big, 3, big, 1, 3, big], np.int64),
+             np.array([1, 1, 0, 1, 1, 1], np.bool_)),
+            ("f32_nan", np.array([NAN, 1.0, NAN, 2.0, 1.0, NAN],
+                                 np.float32),
+             np.array([1, 1, 1, 0, 1, 0], np.bool_)),
+            ("none", r.integers(0, 9, 40).astype(np.int64),
+             np.zeros(40, np.bool_)),
+            ("all", r.integers(0, 9, 40).astype(np.int64),
+             np.ones(40, np.bool_))):
+        t = ELT[x.dtype]
+        text = unique_sel.replace("N", str(len(x))).replace("T", t)
+        out.append(StaticizeCase("unique_of_selection_" + name, text,
+                                 "unique_sel", [x, m], {},
+                                 list(ops.unique(x[m], True, True)),
+                                 (0.0, 0.0)))
+    # Float unique of a static input: equal numbers are one group, all NaNs
+    # one group, -0.0 and +0.0 one group.
+    xf = np.array([2.0, NAN, -0.0, 2.0, 0.0, NAN, 1.5, 2.0], np.float32)
+    unique_static = """
+func.func @unique_static(%x: tensor<8xf32>) -> (tensor<?xf32>, tensor<8xi64>, tensor<?xi64>) {
+  %u, %inv, %cnt = sift.unique %x inverse counts : tensor<8xf32> -> tensor<?xf32>, tensor<8xi64>, tensor<?xi64>
+  return %u, %inv, %cnt : tensor<?xf32>, tensor<8xi64>, tensor<?xi64>
+}
+"""
+    out.append(StaticizeCase("unique_f32_static", unique_static,
+                             "unique_static", [xf], {},
+                             list(ops.unique(xf, True, True)), (0.0, 0.0)))
+    for name, m in (("random", r.random(30) < 0.4),
+                    ("none", np.zeros(30, np.bool_))):
+        x = r.integers(0, 6, (30, 2)).astype(np.int32)
+        u, inv = ops.unique(x[m], True, False)
+        out.append(StaticizeCase("unique_of_selected_rows_" + name,
+                                 unique_rows.replace("N", "30"), "unique_rows",
+                                 [x, m], {}, [u, inv], (0.0, 0.0)))
+
     # Padding rows must contribute nothing, whatever a body computes on them:
     # a reduction whose body transforms the input (sum(exp(x[m]))), a
     # one-hot histogram that matches indices against positions (a padding
@@ -1722,8 +1933,8 @@ func.func @mean(%x: tensor<Nxf32>, %m: tensor<Nxi1>) -> tensor<f32> {
 
 GENERATORS = [nonzero_cases, unique_cases, masked_select_cases,
               randperm_cases, count_cases, compact_cases, cumsum_cases,
-              sort_cases, topk_cases, gather_cases, random_cases,
-              sample_balanced_cases, cross_entropy_cases, staticize_cases,
+              sort_cases, topk_cases, gather_cases, scatter_cases,
+              random_cases, sample_balanced_cases, cross_entropy_cases, staticize_cases,
               numerics_cases]
 
 

@@ -5,6 +5,10 @@
 // RUN: tensor-opt %sift_src_root/examples/patterns/seg_valid_pixels_loss.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=SEG --implicit-check-not='tensor<?'
 // RUN: tensor-opt %sift_src_root/examples/patterns/recsys_dedupe.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=REC --implicit-check-not='tensor<?'
 // RUN: tensor-opt %sift_src_root/examples/patterns/det_postprocess_topn.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=DET --implicit-check-not='tensor<?'
+// RUN: tensor-opt %sift_src_root/examples/patterns/class_stats_scatter.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=SCT --implicit-check-not='tensor<?'
+// RUN: tensor-opt %sift_src_root/examples/patterns/flat_bce_valid_anchors.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=BCE --implicit-check-not='tensor<?'
+// RUN: tensor-opt %sift_src_root/examples/patterns/balanced_counts_branches.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=BRA --implicit-check-not='tensor<?' --implicit-check-not='scf.if'
+// RUN: tensor-opt %sift_src_root/examples/patterns/nested_selection.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=NEST --implicit-check-not='tensor<?'
 
 // RPN: func.func @positive_l1({{.*}}) -> tensor<f32>
 // RPN: sift.compact %{{.*}} : tensor<512xi1> -> tensor<512xi64>, tensor<i64>
@@ -24,3 +28,18 @@
 
 // DET: func.func @postprocess({{.*}}) -> (tensor<100x4xf32>, tensor<i64>, tensor<100xf32>, tensor<i64>)
 // DET: sift.argsort %{{.*}} descending : tensor<2000xf32> -> tensor<2000xi64>
+
+// SCT: func.func @class_stats({{.*}}) -> (tensor<21xi64>, tensor<21xf32>, tensor<21xf32>, tensor<512xi64>)
+// SCT: sift.compact %{{.*}} : tensor<512xi1> -> tensor<512xi64>, tensor<i64>
+// SCT: sift.scatter %{{.*}} into %{{.*}}[%{{.*}}] reduce(add) : tensor<512xi64>, tensor<512xi64> into tensor<21xi64>
+// SCT: sift.scatter %{{.*}} into %{{.*}}[%{{.*}}] reduce(max) : tensor<512xf32>, tensor<512xi64> into tensor<21xf32>
+// SCT: sift.scatter %{{.*}} into %{{.*}}[%{{.*}}] : tensor<512xi64>, tensor<512xi64> into tensor<512xi64>
+
+// BCE: func.func @flat_bce({{.*}}) -> tensor<f32>
+// BCE: tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [256, 1] : tensor<256xi64> into tensor<256x1xi64>
+// BCE: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<256x5xf32> into tensor<1280xf32>
+
+// BRA: func.func @balanced_counts({{.*}}) -> (tensor<200xi64>, tensor<i64>, tensor<200xi64>, tensor<i64>)
+// BRA: arith.select
+
+// NEST: func.func @nested_selection({{.*}}) -> (tensor<300x4xf32>, tensor<i64>, tensor<300xi64>, tensor<i64>, tensor<3xf32>, tensor<i64>)

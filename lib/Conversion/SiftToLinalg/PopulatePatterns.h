@@ -26,6 +26,7 @@ void populateRandomPatterns(RewritePatternSet &patterns);
 void populateSortPatterns(RewritePatternSet &patterns);
 void populateSelectionPatterns(RewritePatternSet &patterns);
 void populateLossPatterns(RewritePatternSet &patterns);
+void populateScatterPatterns(RewritePatternSet &patterns);
 
 } // namespace lowering
 } // namespace sift

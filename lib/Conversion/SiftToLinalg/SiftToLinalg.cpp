@@ -3,8 +3,9 @@
 // Part of the sift project: static masked rewrites of data-dependent tensors.
 //
 // The exported pattern set (one theme file each: Random, Sort, Selection,
-// Loss) and the thin `--convert-sift-to-linalg` driver around it, which
-// reports each sift op the patterns leave once, with the reason they gave.
+// Loss, Scatter) and the thin `--convert-sift-to-linalg` driver around it,
+// which reports each sift op the patterns leave once, with the reason they
+// gave.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +35,7 @@ void mlir::sift::populateSiftToLinalgPatterns(RewritePatternSet &patterns) {
   lowering::populateSortPatterns(patterns);
   lowering::populateSelectionPatterns(patterns);
   lowering::populateLossPatterns(patterns);
+  lowering::populateScatterPatterns(patterns);
 }
 
 namespace {

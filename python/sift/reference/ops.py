@@ -31,7 +31,7 @@ MASK64 = (1 << 64) - 1
 
 __all__ = [
     "nonzero", "unique", "masked_select", "randperm", "count", "compact",
-    "cumsum", "sort", "argsort", "topk", "gather", "random_bits",
+    "cumsum", "sort", "argsort", "topk", "gather", "scatter", "random_bits",
     "random_uniform", "sample_balanced", "cross_entropy", "order_key",
 ]
 
@@ -296,6 +296,47 @@ def gather(source, indices, batch_dims=0, fill=0):
             out[pos] = source[pos[:b] + (j,)]
         else:
             out[pos] = fill
+    return out
+
+
+_SCATTER_COMBINE = {"add": np.add, "max": np.maximum, "min": np.minimum}
+
+
+def scatter(dest, indices, updates, batch_dims=0, reduce="none"):
+    """`sift.scatter` (the dual of `gather`): a copy of `dest` where, for
+    every lane p = (b..., i...) of `indices` in row-major order with
+    j = indices[p] in [0, n), result[b..., j, d...] becomes
+    updates[p, d...] (`none`: the last such lane wins) or
+    combine(result[b..., j, d...], updates[p, d...]) with np.add,
+    np.maximum or np.minimum; other lanes are skipped."""
+    dest = np.asarray(dest)
+    indices = np.asarray(indices)
+    updates = np.asarray(updates)
+    b = batch_dims
+    if not 0 <= b < dest.ndim or indices.ndim < b:
+        raise ValueError("bad batch_dims %d for ranks %d, %d"
+                         % (b, dest.ndim, indices.ndim))
+    if dest.shape[:b] != indices.shape[:b]:
+        raise ValueError("batch dimensions differ")
+    if updates.shape != indices.shape + dest.shape[b + 1:]:
+        raise ValueError("updates shape %s, expected %s" % (
+            updates.shape, indices.shape + dest.shape[b + 1:]))
+    if reduce != "none" and reduce not in _SCATTER_COMBINE:
+        raise ValueError("unknown reduce %r" % reduce)
+    n = dest.shape[b]
+    out = dest.copy()
+    valid = (indices >= 0) & (indices < n)
+    if reduce == "none":
+        for pos in np.ndindex(*indices.shape):
+            if valid[pos]:
+                out[pos[:b] + (int(indices[pos]),)] = updates[pos]
+        return out
+    # ufunc.at applies its operation once per lane, in lane order, repeated
+    # indices included (integers wrap).
+    lanes = np.nonzero(valid)
+    target = lanes[:b] + (indices[lanes],)
+    with np.errstate(over="ignore", invalid="ignore"):
+        _SCATTER_COMBINE[reduce].at(out, target, updates[lanes])
     return out
 
 

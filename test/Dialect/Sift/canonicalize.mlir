@@ -210,3 +210,15 @@ func.func @count_sort_cumsum_huge_splat() -> (tensor<i64>, tensor<1048576xi64>, 
   %n = sift.nonzero %m : tensor<1048576xi1> -> tensor<?xi64>
   return %c, %s, %a, %n : tensor<i64>, tensor<1048576xi64>, tensor<1048576xi64>, tensor<?xi64>
 }
+
+// -----
+
+// A scatter without lanes writes nothing.
+// CHECK-LABEL: func @scatter_no_lanes
+// CHECK-SAME: %{{.*}}: tensor<0xf32>, %[[D:[^:]*]]: tensor<8xf32>
+// CHECK-NOT: sift.scatter
+// CHECK: return %[[D]]
+func.func @scatter_no_lanes(%u: tensor<0xf32>, %d: tensor<8xf32>, %i: tensor<0xi64>) -> tensor<8xf32> {
+  %0 = sift.scatter %u into %d[%i] reduce(add) : tensor<0xf32>, tensor<0xi64> into tensor<8xf32>
+  return %0 : tensor<8xf32>
+}

@@ -549,3 +549,67 @@ func.func @cross_entropy_batch_dims(%x: tensor<4x10xf32>, %t: tensor<4xi64>) {
   %0 = sift.cross_entropy %x, %t reduction = mean {batch_dims = 2 : i64} : tensor<4x10xf32>, tensor<4xi64> -> tensor<f32>
   return
 }
+
+// -----
+
+func.func @scatter_batch_dims(%u: tensor<4xf32>, %d: tensor<8xf32>, %i: tensor<4xi64>) {
+  // expected-error @+1 {{batch_dims (1) must be in [0, dest rank 1)}}
+  %0 = sift.scatter %u into %d[%i] {batch_dims = 1 : i64} : tensor<4xf32>, tensor<4xi64> into tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_indices_rank(%u: tensor<2xf32>, %d: tensor<2x3x8xf32>, %i: tensor<2xi64>) {
+  // expected-error @+1 {{expects indices of rank >= batch_dims (2), got rank 1}}
+  %0 = sift.scatter %u into %d[%i] {batch_dims = 2 : i64} : tensor<2xf32>, tensor<2xi64> into tensor<2x3x8xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_batch_mismatch(%u: tensor<3x4xf32>, %d: tensor<2x8xf32>, %i: tensor<3x4xi64>) {
+  // expected-error @+1 {{batch dimension 0 of the indices (3) does not match the dest's (2)}}
+  %0 = sift.scatter %u into %d[%i] {batch_dims = 1 : i64} : tensor<3x4xf32>, tensor<3x4xi64> into tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_element_type(%u: tensor<4xi64>, %d: tensor<8xf32>, %i: tensor<4xi64>) {
+  // expected-error @+1 {{updates element type 'i64' does not match the dest element type 'f32'}}
+  %0 = sift.scatter %u into %d[%i] : tensor<4xi64>, tensor<4xi64> into tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_updates_shape(%u: tensor<4xf32>, %d: tensor<8x2xf32>, %i: tensor<4xi64>) {
+  // expected-error @+1 {{expects updates of shape indices.shape ++ dest.shape[batch_dims+1:] ('tensor<4x2xf32>'), got 'tensor<4xf32>'}}
+  %0 = sift.scatter %u into %d[%i] : tensor<4xf32>, tensor<4xi64> into tensor<8x2xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_i1_add(%u: tensor<4xi1>, %d: tensor<8xi1>, %i: tensor<4xi64>) {
+  // expected-error @+1 {{reduce(add) needs a non-i1 element type}}
+  %0 = sift.scatter %u into %d[%i] reduce(add) : tensor<4xi1>, tensor<4xi64> into tensor<8xi1>
+  return
+}
+
+// -----
+
+func.func @scatter_index_type(%u: tensor<4xf32>, %d: tensor<8xf32>, %i: tensor<4xi32>) {
+  // expected-error @+1 {{operand #2 must be ranked tensor of 64-bit signless integer values}}
+  %0 = sift.scatter %u into %d[%i] : tensor<4xf32>, tensor<4xi32> into tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_reduce_keyword(%u: tensor<4xf32>, %d: tensor<8xf32>, %i: tensor<4xi64>) {
+  // expected-error @+1 {{enum values for attribute 'reduce' [none, add, max, min]}}
+  %0 = sift.scatter %u into %d[%i] reduce(mul) : tensor<4xf32>, tensor<4xi64> into tensor<8xf32>
+  return
+}

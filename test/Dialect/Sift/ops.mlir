@@ -134,6 +134,27 @@ func.func @gather(%feats: tensor<10000x16xf32>, %idx: tensor<1000xi64>,
   return
 }
 
+// CHECK-LABEL: func @scatter
+func.func @scatter(%u: tensor<1000x16xf32>, %d: tensor<10x16xf32>,
+                   %idx: tensor<1000xi64>, %ones: tensor<?xi64>,
+                   %labels: tensor<?xi64>, %h: tensor<21xi64>,
+                   %bu: tensor<32x8xf32>, %bd: tensor<32x100xf32>,
+                   %bidx: tensor<32x8xi64>) {
+  // CHECK: sift.scatter %{{.*}} into %{{.*}}[%{{.*}}] : tensor<1000x16xf32>, tensor<1000xi64> into tensor<10x16xf32>
+  %0 = sift.scatter %u into %d[%idx]
+      : tensor<1000x16xf32>, tensor<1000xi64> into tensor<10x16xf32>
+  // CHECK: sift.scatter %{{.*}} into %{{.*}}[%{{.*}}] reduce(add) : tensor<?xi64>, tensor<?xi64> into tensor<21xi64>
+  %1 = sift.scatter %ones into %h[%labels] reduce(add)
+      : tensor<?xi64>, tensor<?xi64> into tensor<21xi64>
+  // CHECK: sift.scatter %{{.*}} into %{{.*}}[%{{.*}}] reduce(max) {batch_dims = 1 : i64} : tensor<32x8xf32>, tensor<32x8xi64> into tensor<32x100xf32>
+  %2 = sift.scatter %bu into %bd[%bidx] reduce(max) {batch_dims = 1 : i64}
+      : tensor<32x8xf32>, tensor<32x8xi64> into tensor<32x100xf32>
+  // CHECK: sift.scatter %{{.*}} into %{{.*}}[%{{.*}}] reduce(min) : tensor<1000x16xf32>, tensor<1000xi64> into tensor<10x16xf32>
+  %3 = sift.scatter %u into %d[%idx] reduce(min)
+      : tensor<1000x16xf32>, tensor<1000xi64> into tensor<10x16xf32>
+  return
+}
+
 // CHECK-LABEL: func @random
 // CHECK-SAME: %[[SEED:.*]]: i64, %[[OFF:.*]]: i64
 func.func @random(%seed: i64, %off: i64) {

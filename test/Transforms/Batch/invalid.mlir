@@ -85,3 +85,21 @@ func.func @f(%x: tensor<?xi64>) -> index {
   %n = tensor.dim %x, %c : tensor<?xi64>
   return %n : index
 }
+
+// -----
+
+// A per-row branch whose read is only in range where it is taken, of a
+// tensor no index can be clamped into.
+func.func @f(%x: tensor<0xf32>, %k: index) -> f32 {
+  %c0 = arith.constant 0 : index
+  %dflt = arith.constant 0.0 : f32
+  %has = arith.cmpi sgt, %k, %c0 : index
+  %v = scf.if %has -> f32 {
+    // expected-error @+1 {{may trap or read out of bounds where its branch is not taken, so --sift-batch cannot run both branches of a per-row scf.if}}
+    %e = tensor.extract %x[%k] : tensor<0xf32>
+    scf.yield %e : f32
+  } else {
+    scf.yield %dflt : f32
+  }
+  return %v : f32
+}

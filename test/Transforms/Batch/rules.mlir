@@ -159,3 +159,59 @@ func.func @f(%l: tensor<10xi64> {sift.name = "labels"})
   %c = arith.constant dense<10> : tensor<i64>
   return %l, %c : tensor<10xi64>, tensor<i64>
 }
+
+// -----
+
+// A scatter writes into a per-row copy of its dest, even a shared one: the
+// dest is broadcast and batch_dims grows by one; shared indices and updates
+// are broadcast too.
+// CHECK-LABEL: func.func @f_batched
+// CHECK-SAME: (%[[H:.*]]: tensor<21xi64>, %[[L:.*]]: tensor<8x100xi64>)
+// CHECK: %[[OB:.*]] = arith.constant dense<1> : tensor<8x100xi64>
+// CHECK: %[[HB:.*]] = linalg.generic {{.*}} ins(%[[H]] : tensor<21xi64>) outs(%{{.*}} : tensor<8x21xi64>)
+// CHECK: %[[R:.*]] = sift.scatter %[[OB]] into %[[HB]][%[[L]]] reduce(add) {batch_dims = 1 : i64} : tensor<8x100xi64>, tensor<8x100xi64> into tensor<8x21xi64>
+// CHECK: return %[[R]] : tensor<8x21xi64>
+func.func @f(%h: tensor<21xi64> {sift.unbatched}, %labels: tensor<100xi64>) -> tensor<21xi64> {
+  %ones = arith.constant dense<1> : tensor<100xi64>
+  %r = sift.scatter %ones into %h[%labels] reduce(add) : tensor<100xi64>, tensor<100xi64> into tensor<21xi64>
+  return %r : tensor<21xi64>
+}
+
+// -----
+
+// A per-row scf.if is if-converted as --sift-staticize converts branches on
+// counts: where a row does not take the branch, its index is clamped into
+// the tensor and its divisor is 1, then each row selects.
+// CHECK-LABEL: func.func @f_batched
+// CHECK-NOT: scf.if
+// CHECK: arith.subi %{{.*}}, %{{.*}} : index
+// CHECK: arith.minsi %{{.*}}, %[[C5:.*]] : index
+// CHECK: arith.maxsi %{{.*}}, %{{.*}} : index
+// CHECK: tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<8x6xf32>
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK: arith.select %{{.*}}, %{{.*}}, %[[ONE:.*]] : i64
+// CHECK: arith.divsi %{{.*}}, %{{.*}} : i64
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : i64
+func.func @f(%x: tensor<6xf32>, %k: index, %d: i64) -> (f32, i64) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0 : i64
+  %dflt = arith.constant -1.0 : f32
+  %has = arith.cmpi sgt, %k, %c0 : index
+  %v = scf.if %has -> f32 {
+    %last = arith.subi %k, %c1 : index
+    %e = tensor.extract %x[%last] : tensor<6xf32>
+    scf.yield %e : f32
+  } else {
+    scf.yield %dflt : f32
+  }
+  %nz = arith.cmpi ne, %d, %z : i64
+  %hundred = arith.constant 100 : i64
+  %q = scf.if %nz -> i64 {
+    %r = arith.divsi %hundred, %d : i64
+    scf.yield %r : i64
+  } else {
+    scf.yield %z : i64
+  }
+  return %v, %q : f32, i64
+}

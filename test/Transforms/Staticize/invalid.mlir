@@ -83,3 +83,38 @@ func.func @topk_past_bound(%m: tensor<8xi1>, %x: tensor<8xf32>) -> tensor<10xf32
   %t, %i = sift.topk %v k(10) : tensor<?xf32> -> tensor<10xf32>, tensor<10xi64>
   return %t : tensor<10xf32>
 }
+
+// -----
+
+func.func @scatter_batch_dims_bounded(%m: tensor<2x8xi1>, %u: tensor<2x2xf32>, %d: tensor<2x5xf32>) -> tensor<2x5xf32> {
+  %idx = sift.nonzero %m : tensor<2x8xi1> -> tensor<?x2xi64>
+  // expected-error @+1 {{'sift.scatter' op with batch_dims and data-dependent shapes is not supported by --sift-staticize yet}}
+  %r = sift.scatter %u into %d[%idx] {batch_dims = 1 : i64} : tensor<2x2xf32>, tensor<?x2xi64> into tensor<2x5xf32>
+  return %r : tensor<2x5xf32>
+}
+
+// -----
+
+func.func @reshape_split_not_dividing(%m: tensor<9xi1>) -> tensor<?x2xi64> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %idx = sift.nonzero %m : tensor<9xi1> -> tensor<?xi64>
+  %n = tensor.dim %idx, %c0 : tensor<?xi64>
+  %h = arith.divui %n, %c2 : index
+  // expected-error @+1 {{'tensor.expand_shape' op splits the data-dependent dimension (padded to 9 rows) by 2, which does not divide it}}
+  %p = tensor.expand_shape %idx [[0, 1]] output_shape [%h, 2] : tensor<?xi64> into tensor<?x2xi64>
+  return %p : tensor<?x2xi64>
+}
+
+// -----
+
+func.func @reshape_not_leading(%m: tensor<8xi1>) -> tensor<2x?xi64> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %idx = sift.nonzero %m : tensor<8xi1> -> tensor<?xi64>
+  %n = tensor.dim %idx, %c0 : tensor<?xi64>
+  %h = arith.divui %n, %c2 : index
+  // expected-error @+1 {{'tensor.expand_shape' op result type 'tensor<2x?xi64>' is dynamic beyond dimension 0, which --sift-staticize does not support yet}}
+  %p = tensor.expand_shape %idx [[0, 1]] output_shape [2, %h] : tensor<?xi64> into tensor<2x?xi64>
+  return %p : tensor<2x?xi64>
+}

@@ -24,11 +24,17 @@ func.func @unique_all(%x: tensor<2x4xi64>) -> (tensor<?xi64>, tensor<2x4xi64>, t
   return %u, %inv, %cnt : tensor<?xi64>, tensor<2x4xi64>, tensor<?xi64>
 }
 
-// Floats: a NaN equals the NaN before it.
+// Floats: a value differs from the one before it when they compare `une`
+// and are not both NaN (a NaN equals the NaN before it; equal numbers, -0.0
+// and +0.0 included, are one group).
 // CHECK-LABEL: func @unique_float
-// CHECK: arith.cmpf une
-// CHECK: arith.cmpf ord
-// CHECK: arith.cmpf uno
+// CHECK: %[[UNE:.*]] = arith.cmpf une, %[[S:.*]], %[[P:.*]] : tensor<16xf32>
+// CHECK-DAG: %[[NAN_S:.*]] = arith.cmpf uno, %[[S]], %[[S]]
+// CHECK-DAG: %[[NAN_P:.*]] = arith.cmpf uno, %[[P]], %[[P]]
+// CHECK: %[[BOTH:.*]] = arith.andi %[[NAN_S]], %[[NAN_P]]
+// CHECK: %[[NOT_BOTH:.*]] = arith.xori %[[BOTH]], %{{.*}}
+// CHECK: %[[DIFF:.*]] = arith.andi %[[UNE]], %[[NOT_BOTH]]
+// CHECK: arith.ori %[[DIFF]], %{{.*}}
 // CHECK: sift.compact
 func.func @unique_float(%x: tensor<16xf32>) -> tensor<?xf32> {
   %u = sift.unique %x : tensor<16xf32> -> tensor<?xf32>

@@ -414,6 +414,7 @@ static Value sizeValue(Value tensor, int64_t dim) {
           return sizeValue(op.getIndices(), dim);
         return Value();
       })
+      .Case([&](ScatterOp op) { return sizeValue(op.getDest(), dim); })
       .Default([&](Operation *op) -> Value {
         if (op->hasTrait<OpTrait::Elementwise>())
           for (Value operand : op->getOperands())
@@ -570,6 +571,7 @@ std::optional<int64_t> SizeBounds::computeUpperDim(Value v, int64_t dim) {
           })
           .Case<SortOp, ArgsortOp, CumsumOp>(
               [&](auto op) { return like(op.getInput(), dim); })
+          .Case([&](ScatterOp op) { return like(op.getDest(), dim); })
           .Case([&](TopkOp op) -> std::optional<int64_t> {
             if (dim == op.getAxis()) {
               why = "sift.topk: k";

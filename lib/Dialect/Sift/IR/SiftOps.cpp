@@ -516,6 +516,58 @@ OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
 }
 
 //===----------------------------------------------------------------------===//
+// ScatterOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScatterOp::verify() {
+  RankedTensorType destType = getDest().getType();
+  auto idxType = cast<RankedTensorType>(getIndices().getType());
+  auto updType = cast<RankedTensorType>(getUpdates().getType());
+  int64_t bd = static_cast<int64_t>(getBatchDims());
+  if (bd < 0 || bd >= destType.getRank())
+    return emitOpError("batch_dims (")
+           << bd << ") must be in [0, dest rank " << destType.getRank() << ")";
+  if (idxType.getRank() < bd)
+    return emitOpError("expects indices of rank >= batch_dims (")
+           << bd << "), got rank " << idxType.getRank();
+  for (int64_t d = 0; d < bd; ++d)
+    if (!dimsAgree(destType.getDimSize(d), idxType.getDimSize(d)))
+      return emitOpError("batch dimension ")
+             << d << " of the indices (" << idxType.getDimSize(d)
+             << ") does not match the dest's (" << destType.getDimSize(d)
+             << ")";
+  if (updType.getElementType() != destType.getElementType())
+    return emitOpError("updates element type ")
+           << updType.getElementType()
+           << " does not match the dest element type "
+           << destType.getElementType();
+  // updates: indices.shape ++ dest.shape[batch_dims+1:].
+  SmallVector<int64_t> shape(idxType.getShape());
+  llvm::append_range(shape, destType.getShape().drop_front(bd + 1));
+  bool agree = static_cast<int64_t>(shape.size()) == updType.getRank();
+  for (int64_t d = 0; agree && d < updType.getRank(); ++d)
+    agree = dimsAgree(shape[d], updType.getDimSize(d));
+  if (!agree)
+    return emitOpError("expects updates of shape indices.shape ++ "
+                       "dest.shape[batch_dims+1:] (")
+           << RankedTensorType::get(shape, destType.getElementType())
+           << "), got " << updType;
+  if (getReduce() != ScatterReduce::None &&
+      destType.getElementType().isInteger(1))
+    return emitOpError("reduce(") << stringifyScatterReduce(getReduce())
+                                  << ") needs a non-i1 element type";
+  return success();
+}
+
+OpFoldResult ScatterOp::fold(FoldAdaptor) {
+  // No lane: nothing is written.
+  auto idxType = cast<RankedTensorType>(getIndices().getType());
+  if (idxType.hasStaticShape() && idxType.getNumElements() == 0)
+    return getDest();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
 // Random ops
 //===----------------------------------------------------------------------===//
 

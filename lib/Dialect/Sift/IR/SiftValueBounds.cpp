@@ -92,6 +92,11 @@ void GatherOp::populateBoundsForShapedValueDim(Value value, int64_t dim,
         cstr.getExpr(getSource(), dim - idxRank + getBatchDims() + 1);
 }
 
+void ScatterOp::populateBoundsForShapedValueDim(
+    Value value, int64_t dim, ValueBoundsConstraintSet &cstr) {
+  cstr.bound(value)[dim] == cstr.getExpr(getDest(), dim);
+}
+
 /// Results of the shape of the input (sort, argsort, cumsum).
 static void sameShapeAsInput(Value input, Value value, int64_t dim,
                              ValueBoundsConstraintSet &cstr) {

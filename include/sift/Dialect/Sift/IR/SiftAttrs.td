@@ -18,4 +18,14 @@ def Sift_Reduction : I32EnumAttr<"Reduction", "loss reduction", [
   let cppNamespace = "::mlir::sift";
 }
 
+// How `sift.scatter` combines an update with the element it lands on.
+def Sift_ScatterReduce : I32EnumAttr<"ScatterReduce", "scatter combine", [
+    I32EnumAttrCase<"None", 0, "none">,
+    I32EnumAttrCase<"Add", 1, "add">,
+    I32EnumAttrCase<"Max", 2, "max">,
+    I32EnumAttrCase<"Min", 3, "min">
+  ]> {
+  let cppNamespace = "::mlir::sift";
+}
+
 #endif // SIFT_DIALECT_SIFT_IR_SIFTATTRS_TD

@@ -403,6 +403,64 @@ def Sift_GatherOp : Sift_Op<"gather",
   let hasFolder = 1;
 }
 
+def Sift_ScatterOp : Sift_Op<"scatter",
+    [Sift_ShapeBounds, Pure, AllTypesMatch<["dest", "result"]>]> {
+  let summary = "batched scatter along an axis (the dual of sift.gather)";
+  let description = [{
+    Writes the slices of `updates` into a copy of `dest` along axis
+    `batch_dims`, at the rows `indices` names: the first `batch_dims`
+    dimensions of `dest`, `indices` and `updates` are batch dimensions and
+    must agree; `updates` has the shape
+    `indices.shape ++ dest.shape[batch_dims+1:]`, and for every lane
+    `(b..., i...)` of `indices`, in row-major order,
+
+    ```
+    j = indices[b..., i...]
+    result[b..., j, d...] = combine(result[b..., j, d...], updates[b..., i..., d...])
+    ```
+
+    where `combine` is given by `reduce`:
+
+    * `none` (the default) replaces the element: `x[idx] = v`,
+      `index_put_`, `scatter_`. When indices repeat, the **last** lane in
+      row-major order of `indices` wins.
+    * `add` adds (`index_add_`, `scatter_add_`, `np.add.at`, `bincount`,
+      segment sums; integers wrap);
+    * `max` / `min`: signed integer or float maximum / minimum (`amax`,
+      `amin`), a NaN on either side gives NaN as `np.maximum.at` does.
+
+    Elements no index names keep their `dest` value. An index outside
+    `[0, n)`, `n = dest.shape[batch_dims]` (for instance the -1 padding of
+    `sift.compact`, `sift.topk` of a bounded tensor, or a negative
+    "ignore" value), **skips** its lane: padded indices drop out without a
+    mask. `add`, `max` and `min` need a non-`i1` element type.
+
+    Example:
+
+    ```mlir
+    // counts[labels[k]] += 1 (bincount)
+    %h = sift.scatter %ones into %zeros[%labels] reduce(add)
+        : tensor<1000xi64>, tensor<1000xi64> into tensor<21xi64>
+    // per-row x[r, idx[r, k]] = v[r, k] (scatter_ along the last axis)
+    %y = sift.scatter %v into %x[%idx] {batch_dims = 1 : i64}
+        : tensor<32x8xf32>, tensor<32x8xi64> into tensor<32x100xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$updates,
+                       AnyRankedTensor:$dest,
+                       Sift_I64Tensor:$indices,
+                       DefaultValuedAttr<Sift_ScatterReduce,
+                                         "ScatterReduce::None">:$reduce,
+                       DefaultValuedAttr<I64Attr, "0">:$batch_dims);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $updates `into` $dest `[` $indices `]` (`reduce` `(` $reduce^ `)`)?
+    attr-dict `:` type($updates) `,` type($indices) `into` type($dest)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
 def Sift_RandomUniformOp : Sift_Op<"random_uniform", [Pure]> {
   let summary = "counter-based uniform random floats in [0, 1)";
   let description = [{

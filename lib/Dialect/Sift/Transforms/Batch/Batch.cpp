@@ -167,6 +167,7 @@ LogicalResult Batcher::batchOp(OpBuilder &b, Operation *op) {
       .Case<CumsumOp, SortOp, ArgsortOp, TopkOp>(
           [&](auto) { return batchAlongDim(b, op); })
       .Case([&](GatherOp gather) { return batchGather(b, gather); })
+      .Case([&](ScatterOp scatter) { return batchScatter(b, scatter); })
       .Case<RandomBitsOp, RandomUniformOp>([&](auto random) {
         return batchRandom(b, op, random.getSeed(), random.getOffset());
       })

@@ -141,6 +141,7 @@ private:
   /// `sift.cumsum`, `sort`, `argsort`, `topk`: their `dim` shifts.
   LogicalResult batchAlongDim(OpBuilder &b, Operation *op);
   LogicalResult batchGather(OpBuilder &b, GatherOp op);
+  LogicalResult batchScatter(OpBuilder &b, ScatterOp op);
   /// `sift.random_bits`, `random_uniform`.
   LogicalResult batchRandom(OpBuilder &b, Operation *op, Value seed,
                             Value offset);

@@ -3,13 +3,16 @@
 // Part of the sift project: static masked rewrites of data-dependent tensors.
 //
 // `scf.if` on a batched condition evaluates both branches and selects per
-// row; on an unbatched one it stays a branch. `scf.for` with unbatched bounds
+// row (the if-conversion --sift-staticize shares); on an unbatched one it
+// stays a branch. `scf.for` with unbatched bounds
 // keeps its loop, its carried values batched where needed (found by a
 // fixpoint over the body).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Batcher.h"
+
+#include "sift/Dialect/Sift/Transforms/IfConversion.h"
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -94,43 +97,36 @@ LogicalResult Batcher::batchScfIfShared(OpBuilder &b, scf::IfOp op) {
 }
 
 /// A per-row condition: both branches run for every row, then each row
-/// takes its branch's values. Only side-effect free branches can do so.
+/// takes its branch's values. That is the if-conversion --sift-staticize
+/// applies to branches on counts (sift/Dialect/Sift/Transforms/
+/// IfConversion.h), done on the scratch source: a branch's ops are guarded
+/// where it is not taken (clamped indices, divisors of 1), hoisted before
+/// the branch with an `arith.select` per result, then batched here.
 LogicalResult Batcher::batchScfIfPerRow(OpBuilder &b, scf::IfOp op) {
-  WalkResult effects = op->walk([&](Operation *inner) {
-    if (inner != op && !isa<scf::YieldOp>(inner) &&
-        !isMemoryEffectFree(inner)) {
-      inner->emitOpError("has side effects, so --sift-batch cannot run both "
-                         "branches of a per-row scf.if");
-      return WalkResult::interrupt();
+  for (Region *region : {&op.getThenRegion(), &op.getElseRegion()}) {
+    if (region->empty())
+      continue;
+    if (Operation *blocker = findUnspeculatable(region->front())) {
+      if (!isMemoryEffectFree(blocker))
+        return blocker->emitOpError(
+            "has side effects, so --sift-batch cannot run both branches of a "
+            "per-row scf.if");
+      return blocker->emitOpError(
+          "may trap or read out of bounds where its branch is not taken, so "
+          "--sift-batch cannot run both branches of a per-row scf.if");
     }
-    return WalkResult::advance();
-  });
-  if (effects.wasInterrupted())
-    return failure();
+  }
   if (op.getNumResults() == 0)
     return success();
-  FailureOr<SmallVector<Value>> thenValues =
-      batchRegion(b, op.getThenRegion().front());
-  if (failed(thenValues))
-    return failure();
-  FailureOr<SmallVector<Value>> elseValues =
-      batchRegion(b, op.getElseRegion().front());
-  if (failed(elseValues))
-    return failure();
-  // select(cond, then, else) per element, through the pointwise rule on a
-  // scratch select of the source types.
-  OpBuilder scratch(op);
-  for (auto [i, result] : llvm::enumerate(op.getResults())) {
-    auto select = arith::SelectOp::create(
-        scratch, op.getLoc(), op.getCondition(), op.thenYield().getOperand(i),
-        op.elseYield().getOperand(i));
-    LogicalResult selected = batchPointwise(b, select);
-    if (succeeded(selected))
-      map.map(result, lookup(select.getResult()));
-    select.erase();
-    if (failed(selected))
+  Block *block = op->getBlock();
+  Operation *prev = op->getPrevNode();
+  Operation *next = op->getNextNode();
+  ifConvertToSelects(op);
+  for (Block::iterator it = prev ? std::next(prev->getIterator())
+                                 : block->begin();
+       &*it != next; ++it)
+    if (failed(batchOp(b, &*it)))
       return failure();
-  }
   return success();
 }
 

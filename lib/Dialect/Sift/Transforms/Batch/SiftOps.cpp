@@ -3,10 +3,10 @@
 // Part of the sift project: static masked rewrites of data-dependent tensors.
 //
 // The sift ops take their batched forms: axis attributes shift, a gather
-// from an unbatched source keeps its form, random ops and `sample_balanced`
-// take per-row seeds, `cross_entropy` reduces per row through `batch_dims`,
-// a static `randperm` becomes an argsort of per-row Philox words (its
-// definition).
+// from an unbatched source keeps its form, a scatter writes into per-row
+// copies of its dest, random ops and `sample_balanced` take per-row seeds,
+// `cross_entropy` reduces per row through `batch_dims`, a static `randperm`
+// becomes an argsort of per-row Philox words (its definition).
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,6 +64,16 @@ LogicalResult Batcher::batchGather(OpBuilder &b, GatherOp op) {
   Location loc = op.getLoc();
   incrementBatchDims(cloneBatched(b, op,
                                   {batchedValue(b, loc, op.getSource()),
+                                   batchedValue(b, loc, op.getIndices())}));
+  return success();
+}
+
+LogicalResult Batcher::batchScatter(OpBuilder &b, ScatterOp op) {
+  // Each row writes into its own copy of dest, even a shared one.
+  Location loc = op.getLoc();
+  incrementBatchDims(cloneBatched(b, op,
+                                  {batchedValue(b, loc, op.getUpdates()),
+                                   batchedValue(b, loc, op.getDest()),
                                    batchedValue(b, loc, op.getIndices())}));
   return success();
 }

@@ -24,12 +24,15 @@ namespace staticize {
 LogicalResult Staticizer::rewriteNonzero(ImplicitLocOpBuilder &b,
                                          NonzeroOp nz) {
   Operation *op = nz;
-  auto inType = nz.getInput().getType();
-  if (!inType.hasStaticShape())
-    return op->emitOpError(
-        "of a data-dependent input is not supported by --sift-staticize "
-        "yet");
+  // Of a bounded input: its padded form with zero padding rows, which
+  // select nothing (the bound composes, the count is that of valid rows).
   Value mask = nz.getInput();
+  if (isMapped(mask)) {
+    Padded p = lookup(b, mask);
+    Type elem = nz.getInput().getType().getElementType();
+    mask = resetPadding(b, p, cast<TypedAttr>(b.getZeroAttr(elem)));
+  }
+  auto inType = cast<RankedTensorType>(mask.getType());
   if (!inType.getElementType().isInteger(1))
     mask = isNonZero(b, mask);
   int64_t numel = inType.getNumElements();
@@ -83,15 +86,19 @@ LogicalResult Staticizer::rewriteNonzero(ImplicitLocOpBuilder &b,
 LogicalResult Staticizer::rewriteMaskedSelect(ImplicitLocOpBuilder &b,
                                               MaskedSelectOp ms) {
   Operation *op = ms;
-  auto inType = ms.getInput().getType();
-  auto maskType = ms.getMask().getType();
-  if (!inType.hasStaticShape())
-    return op->emitOpError(
-        "of a data-dependent input is not supported by --sift-staticize "
-        "yet");
+  // Of bounded operands: the padded mask with false padding rows, which
+  // select nothing, and the input fitted to the mask's rows.
+  Value mask = ms.getMask(), input = ms.getInput();
+  if (isMapped(mask))
+    mask = resetPadding(b, lookup(b, mask), b.getBoolAttr(false));
+  int64_t rows = cast<RankedTensorType>(mask.getType()).getDimSize(0);
+  if (isMapped(input) ||
+      cast<RankedTensorType>(input.getType()).getDimSize(0) != rows)
+    input = fitRows(b, lookup(b, input), rows);
+  auto inType = cast<RankedTensorType>(input.getType());
+  auto maskType = cast<RankedTensorType>(mask.getType());
   int64_t r = maskType.getRank();
   int64_t m = maskType.getNumElements();
-  Value mask = ms.getMask(), input = ms.getInput();
   if (r > 1) {
     ReassociationIndices lead = leadingDims(r);
     mask = tensor::CollapseShapeOp::create(
@@ -175,6 +182,47 @@ LogicalResult Staticizer::rewriteGather(ImplicitLocOpBuilder &b,
     define(op, gather.getResult(), result, idx.count);
   else
     gather.getResult().replaceAllUsesWith(result);
+  toErase.insert(op);
+  return success();
+}
+
+// scatter: padding lanes of bounded indices become invalid indices (-1),
+// which skip their lane; a bounded dest keeps its count, and an index at or
+// past that count (out of range in the dynamic program) skips too.
+LogicalResult Staticizer::rewriteScatter(ImplicitLocOpBuilder &b,
+                                         ScatterOp scatter) {
+  Operation *op = scatter;
+  if (scatter.getBatchDims() != 0)
+    return op->emitOpError("with batch_dims and data-dependent shapes is "
+                           "not supported by --sift-staticize yet");
+  Padded idx = lookup(b, scatter.getIndices());
+  Value indices = idx.padded;
+  auto idxType = cast<RankedTensorType>(indices.getType());
+  Value invalid = arith::ConstantOp::create(
+      b, DenseElementsAttr::get(idxType, int64_t(-1)));
+  if (isMapped(scatter.getIndices()))
+    indices = arith::SelectOp::create(b, validRows(b, idxType, idx.count),
+                                      indices, invalid);
+  // The updates have a row per index row: rows past their own are padding,
+  // whose indices are invalid.
+  Value updates = fitRows(b, lookup(b, scatter.getUpdates()), idx.bound);
+  Value dest = scatter.getDest();
+  Padded dst;
+  if (isMapped(dest)) {
+    dst = lookup(b, dest);
+    dest = dst.padded;
+    Value limit = tensor::SplatOp::create(b, idxType, toI64(b, dst.count));
+    Value inRange =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, indices, limit);
+    indices = arith::SelectOp::create(b, inRange, indices, invalid);
+  }
+  Value result =
+      ScatterOp::create(b, updates, dest, indices, scatter.getReduceAttr(),
+                        scatter.getBatchDimsAttr());
+  if (isMapped(scatter.getDest()))
+    define(op, scatter.getResult(), result, dst.count);
+  else
+    scatter.getResult().replaceAllUsesWith(result);
   toErase.insert(op);
   return success();
 }

@@ -84,15 +84,33 @@ LogicalResult Staticizer::rewriteUnique(ImplicitLocOpBuilder &b, UniqueOp op) {
   // compaction; counts are differences of group starts; the inverse is the
   // group id (inclusive scan of the flags, minus one) sent back through the
   // inverse of the sort permutation.
-  auto inType = op.getInput().getType();
-  if (!inType.hasStaticShape())
-    return op->emitOpError("of a data-dependent input is not supported by "
-                           "--sift-staticize yet");
+  // Of a bounded input (a selection of a selection): its padded form with
+  // padding keys that sort after every valid one. The valid elements lead
+  // the flattened input, so the stable sort keeps them first even where a
+  // valid key equals the padding key; only the first `valid` sorted lanes
+  // may start groups, and the last group ends there.
+  Value input = op.getInput();
+  Value valid; // number of valid elements (index), null when all are
+  Value rowCount;
+  if (isMapped(input)) {
+    Padded p = lookup(b, input);
+    auto pt = cast<RankedTensorType>(p.padded.getType());
+    if (pt.getElementType().isInteger(1))
+      return op->emitOpError("of a data-dependent i1 tensor is not supported "
+                             "by --sift-staticize yet");
+    input = resetPadding(b, p, extremeValue(pt.getElementType(), true));
+    rowCount = p.count;
+    valid =
+        arith::MulIOp::create(b, p.count,
+                              arith::ConstantIndexOp::create(
+                                  b, pt.getNumElements() / pt.getDimSize(0)));
+  }
+  auto inType = cast<RankedTensorType>(input.getType());
   int64_t n = inType.getNumElements();
   Type elem = inType.getElementType();
   auto i64 = b.getI64Type();
   auto vec = [&](Type t) { return RankedTensorType::get({n}, t); };
-  Value flat = op.getInput();
+  Value flat = input;
   if (inType.getRank() != 1)
     flat = tensor::CollapseShapeOp::create(
         b, vec(elem), flat,
@@ -105,11 +123,10 @@ LogicalResult Staticizer::rewriteUnique(ImplicitLocOpBuilder &b, UniqueOp op) {
   Value prev = gatherRows(b, sorted, prevIdx);
   Value differs;
   if (isa<FloatType>(elem)) {
-    // NaNs are one value: a NaN equals the NaN before it.
+    // NaNs are one value: a NaN equals the NaN before it. (`une` alone is
+    // true for two NaNs; -0.0 and +0.0 compare equal.)
     Value une =
         arith::CmpFOp::create(b, arith::CmpFPredicate::UNE, sorted, prev);
-    Value ord =
-        arith::CmpFOp::create(b, arith::CmpFPredicate::ORD, sorted, prev);
     Value bothNaN = arith::AndIOp::create(
         b, arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, sorted, sorted),
         arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, prev, prev));
@@ -117,14 +134,18 @@ LogicalResult Staticizer::rewriteUnique(ImplicitLocOpBuilder &b, UniqueOp op) {
         b, bothNaN,
         arith::ConstantOp::create(
             b, DenseElementsAttr::get(vec(b.getI1Type()), true)));
-    differs =
-        arith::AndIOp::create(b, arith::OrIOp::create(b, une, ord), notBoth);
+    differs = arith::AndIOp::create(b, une, notBoth);
   } else {
     differs = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, sorted, prev);
   }
   Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lanes,
                                       constantI64(b, 0, n));
   Value flags = arith::OrIOp::create(b, differs, first);
+  Value end = constantI64(b, n, n);
+  if (valid) {
+    flags = arith::AndIOp::create(b, flags, laneIsValid(b, n, valid));
+    end = splat(b, toI64(b, valid), n);
+  }
   auto compact = CompactOp::create(b, vec(i64), RankedTensorType::get({}, i64),
                                    flags, /*fill=*/-1);
   Value count = toIndex(b, compact.getCount());
@@ -136,7 +157,7 @@ LogicalResult Staticizer::rewriteUnique(ImplicitLocOpBuilder &b, UniqueOp op) {
     Value hasNext = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
                                           arith::AddIOp::create(b, lanes, one),
                                           splat(b, toI64(b, count), n));
-    next = arith::SelectOp::create(b, hasNext, next, constantI64(b, n, n));
+    next = arith::SelectOp::create(b, hasNext, next, end);
     define(op, counts, arith::SubIOp::create(b, next, compact.getIndices()),
            count);
   }
@@ -150,7 +171,10 @@ LogicalResult Staticizer::rewriteUnique(ImplicitLocOpBuilder &b, UniqueOp op) {
       inv = tensor::ExpandShapeOp::create(
           b, RankedTensorType::get(inType.getShape(), i64), inv,
           ArrayRef<ReassociationIndices>{leadingDims(inType.getRank())});
-    inverse.replaceAllUsesWith(inv);
+    if (valid)
+      define(op, inverse, inv, rowCount);
+    else
+      inverse.replaceAllUsesWith(inv);
   }
   ++numSyncsRemoved;
   toErase.insert(op);

@@ -152,22 +152,6 @@ Value Staticizer::resetPadding(ImplicitLocOpBuilder &b, const Padded &p,
                                  fillTensor);
 }
 
-/// An element value on which no op traps (1: no division by zero, no
-/// INT_MIN / -1), or null for other element types.
-TypedAttr harmlessValue(Type elem) {
-  Builder b(elem.getContext());
-  if (isa<FloatType>(elem))
-    return b.getFloatAttr(elem, 1.0);
-  if (isa<IntegerType, IndexType>(elem))
-    return b.getIntegerAttr(elem, 1);
-  return {};
-}
-
-bool isIntDivision(Operation &op) {
-  return isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
-             arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(op);
-}
-
 /// Whether some op of `op` (or of its regions) may trap or has an effect
 /// when run on arbitrary values, as on padding rows (integer division by a
 /// padding zero).
@@ -271,6 +255,7 @@ LogicalResult Staticizer::rewrite(Operation *op) {
       .Case([&](MaskedSelectOp ms) { return rewriteMaskedSelect(b, ms); })
       .Case([&](RandpermOp perm) { return rewriteRandperm(b, perm); })
       .Case([&](GatherOp gather) { return rewriteGather(b, gather); })
+      .Case([&](ScatterOp scatter) { return rewriteScatter(b, scatter); })
       .Case([&](CountOp count) { return rewriteCount(b, count); })
       .Case([&](CrossEntropyOp ce) { return rewriteCrossEntropy(b, ce); })
       .Case([&](UniqueOp unique) { return rewriteUnique(b, unique); })
@@ -282,6 +267,8 @@ LogicalResult Staticizer::rewrite(Operation *op) {
       })
       .Case([&](tensor::ConcatOp concat) { return rewriteConcat(b, concat); })
       .Case([&](tensor::CastOp castOp) { return rewriteCast(b, castOp); })
+      .Case<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+          [&](Operation *reshape) { return rewriteReshape(b, reshape); })
       .Case(
           [&](tensor::ExtractOp extract) { return rewriteExtract(b, extract); })
       .Case<tensor::EmptyOp, tensor::SplatOp>(

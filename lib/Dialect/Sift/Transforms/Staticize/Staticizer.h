@@ -18,6 +18,7 @@
 #include "sift/Dialect/Sift/Analysis/SizeBounds.h"
 #include "sift/Dialect/Sift/IR/SiftOps.h"
 #include "sift/Dialect/Sift/Transforms/HostReads.h"
+#include "sift/Dialect/Sift/Transforms/IfConversion.h"
 #include "sift/Dialect/Sift/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -107,6 +108,7 @@ private:
   LogicalResult rewriteMaskedSelect(ImplicitLocOpBuilder &b, MaskedSelectOp op);
   LogicalResult rewriteRandperm(ImplicitLocOpBuilder &b, RandpermOp op);
   LogicalResult rewriteGather(ImplicitLocOpBuilder &b, GatherOp op);
+  LogicalResult rewriteScatter(ImplicitLocOpBuilder &b, ScatterOp op);
   LogicalResult rewriteCount(ImplicitLocOpBuilder &b, CountOp op);
   LogicalResult rewriteCrossEntropy(ImplicitLocOpBuilder &b, CrossEntropyOp op);
   // Sorts.cpp: sort, argsort, topk, cumsum; unique.
@@ -119,6 +121,8 @@ private:
   LogicalResult rewriteConcat(ImplicitLocOpBuilder &b, tensor::ConcatOp op);
   LogicalResult rewriteCast(ImplicitLocOpBuilder &b, tensor::CastOp op);
   LogicalResult rewriteExtract(ImplicitLocOpBuilder &b, tensor::ExtractOp op);
+  /// tensor.expand_shape, tensor.collapse_shape.
+  LogicalResult rewriteReshape(ImplicitLocOpBuilder &b, Operation *op);
   /// tensor.empty, tensor.splat.
   LogicalResult rewriteEmptyOrSplat(ImplicitLocOpBuilder &b, Operation *op);
   /// Ops with the Elementwise trait (arith, math on tensors).
@@ -149,11 +153,6 @@ RankedTensorType withLeading(RankedTensorType t, int64_t n);
 Value isNonZero(ImplicitLocOpBuilder &b, Value x);
 /// The reassociation that collapses the first `rank` dimensions into one.
 ReassociationIndices leadingDims(int64_t rank);
-/// Integer division and remainder: pure in MLIR's model, but they trap on a
-/// zero divisor (and INT_MIN / -1).
-bool isIntDivision(Operation &op);
-/// An element value on which no op traps (1), or null for other types.
-TypedAttr harmlessValue(Type elem);
 /// Whether some op of `op` (or of its regions) may trap or has an effect
 /// when run on arbitrary values, as on padding rows.
 bool mayTrapOnPadding(Operation *op);

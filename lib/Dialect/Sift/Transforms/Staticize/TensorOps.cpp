@@ -187,6 +187,54 @@ LogicalResult Staticizer::rewriteCast(ImplicitLocOpBuilder &b,
   return success();
 }
 
+// expand_shape / collapse_shape that keep the data-dependent dimension
+// leading (`idx[:, None]`, `.squeeze(1)`, `.view(-1)` of `[n, 4]`, a split of
+// the trailing dimensions): the same reshape of the padded tensor. The first
+// `n` rows stay the first rows: a leading group `[?, s...]` of static sizes
+// (product `s`) collapses `B` padded rows into `B * s` with the count
+// `n * s`, and expands `B` rows into `B / s` with the count `n / s` (exact in
+// a valid dynamic program; the bound must divide too).
+LogicalResult Staticizer::rewriteReshape(ImplicitLocOpBuilder &b,
+                                         Operation *op) {
+  auto expand = dyn_cast<tensor::ExpandShapeOp>(op);
+  Value source = op->getOperand(0);
+  auto resType = cast<RankedTensorType>(op->getResult(0).getType());
+  auto srcType = cast<RankedTensorType>(source.getType());
+  SmallVector<ReassociationIndices> groups =
+      expand ? expand.getReassociationIndices()
+             : cast<tensor::CollapseShapeOp>(op).getReassociationIndices();
+  if (!isMapped(source) || !resType.isDynamicDim(0))
+    return op->emitOpError(
+        "of a tensor whose static dimensions become data-dependent is not "
+        "supported by --sift-staticize");
+  // The static sizes grouped with the leading dimension, on the side that
+  // has more dimensions (the expanded one).
+  RankedTensorType wide = expand ? resType : srcType;
+  int64_t s = 1;
+  for (int64_t d : ArrayRef(groups.front()).drop_front())
+    s *= wide.getDimSize(d);
+  Padded p = lookup(b, source);
+  Value scale = arith::ConstantIndexOp::create(b, s);
+  if (expand) {
+    if (p.bound % s != 0)
+      return op->emitOpError("splits the data-dependent dimension (padded to ")
+             << p.bound << " rows) by " << s
+             << ", which does not divide it; --sift-staticize needs a bound "
+                "that the split divides";
+    Value reshaped = tensor::ExpandShapeOp::create(
+        b, withLeading(resType, p.bound / s), p.padded, groups);
+    define(op, op->getResult(0), reshaped,
+           s == 1 ? p.count : arith::DivUIOp::create(b, p.count, scale));
+  } else {
+    Value reshaped = tensor::CollapseShapeOp::create(
+        b, withLeading(resType, p.bound * s), p.padded, groups);
+    define(op, op->getResult(0), reshaped,
+           s == 1 ? p.count : arith::MulIOp::create(b, p.count, scale));
+  }
+  toErase.insert(op);
+  return success();
+}
+
 // tensor.extract of a row below the count reads the padded tensor.
 LogicalResult Staticizer::rewriteExtract(ImplicitLocOpBuilder &b,
                                          tensor::ExtractOp extract) {
