@@ -149,3 +149,27 @@ func.func @branches(%c: i1, %d: i1, %np: index {sift.bound = 100 : i64}, %nn: in
   %total = arith.addi %r#0, %r#1 : index
   return
 }
+
+// -----
+
+// A condition narrows the sizes it compares under each assignment: where
+// `lp < 16` holds, lp <= 15; where `ln >= 8` fails, ln <= 7 (the interval
+// of the argument alone gives 200).
+func.func @conditions(%lp: index {sift.bound = 200 : i64}, %ln: index {sift.bound = 200 : i64}) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %short = arith.cmpi slt, %lp, %c16 : index
+  // expected-remark @+1 {{result #0 size in [0, 15] (upper: the size computation by cases over 1 condition)}}
+  %a = arith.select %short, %lp, %c0 : index
+  %enough = arith.cmpi uge, %ln, %c8 : index
+  // expected-remark @+1 {{result #0 size in [0, 7] (upper: the size computation by cases over 1 condition)}}
+  %b = scf.if %enough -> (index) {
+    scf.yield %c0 : index
+  } else {
+    scf.yield %ln : index
+  }
+  // expected-remark @+1 {{result #0 size in [0, 22]}}
+  %sum = arith.addi %a, %b : index
+  return
+}

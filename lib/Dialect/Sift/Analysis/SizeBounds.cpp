@@ -40,6 +40,33 @@ static std::optional<int64_t> maxOpt(std::optional<int64_t> a,
   return either ? (a ? a : b) : std::nullopt;
 }
 
+/// `pred` with its operands swapped (a < b is b > a).
+static arith::CmpIPredicate swapped(arith::CmpIPredicate pred) {
+  using P = arith::CmpIPredicate;
+  switch (pred) {
+  case P::slt:
+    return P::sgt;
+  case P::sle:
+    return P::sge;
+  case P::sgt:
+    return P::slt;
+  case P::sge:
+    return P::sle;
+  case P::ult:
+    return P::ugt;
+  case P::ule:
+    return P::uge;
+  case P::ugt:
+    return P::ult;
+  case P::uge:
+    return P::ule;
+  case P::eq:
+  case P::ne:
+    return pred;
+  }
+  llvm_unreachable("unknown predicate");
+}
+
 /// How `caseSplitUpper` bounded a size, for whyUpper.
 static std::string caseReason(unsigned numConditions) {
   if (numConditions == 0)
@@ -79,7 +106,8 @@ std::optional<int64_t> SizeBounds::computeBound(Value v, bool isUpper) {
   // Size arithmetic that picks between branches (fill one group up from the
   // other) is tighter by cases than by intervals.
   std::optional<int64_t> interval = computeIntervalBound(v, def, isUpper);
-  if (isUpper && isa<arith::AddIOp, arith::SubIOp>(def)) {
+  if (isUpper &&
+      isa<arith::AddIOp, arith::SubIOp, arith::SelectOp, scf::IfOp>(def)) {
     unsigned numConditions = 0;
     std::optional<int64_t> cases =
         caseSplitUpper(ArrayRef<Value>{v}, &numConditions);
@@ -339,12 +367,58 @@ std::optional<int64_t> SizeBounds::caseSplitUpper(ArrayRef<Value> sum,
         }
         return leaf();
       };
-  auto evaluate = [&](const LinearBound &l) -> std::optional<int64_t> {
+  // The bound of `leaf` from above (isUpper) or below under an assignment:
+  // its interval, narrowed by each condition that compares it with a
+  // bounded size (`ln < 16` taken: ln <= 15; not taken: ln >= 16).
+  auto leafBound = [&](Value leaf, bool isUpper,
+                       unsigned assignment) -> std::optional<int64_t> {
+    std::optional<int64_t> b = bound(leaf, isUpper);
+    for (auto [i, c] : llvm::enumerate(conditions)) {
+      auto cmp = c.getDefiningOp<arith::CmpIOp>();
+      if (!cmp || (cmp.getLhs() != leaf && cmp.getRhs() != leaf) ||
+          cmp.getLhs() == cmp.getRhs())
+        continue;
+      arith::CmpIPredicate pred = cmp.getPredicate();
+      if (!(assignment & (1u << i)))
+        pred = arith::invertPredicate(pred);
+      Value other = cmp.getLhs();
+      if (cmp.getLhs() == leaf) {
+        other = cmp.getRhs();
+      } else {
+        pred = swapped(pred);
+      }
+      // Now `leaf pred other`. Unsigned comparisons of sizes are signed
+      // ones when both are non-negative.
+      std::optional<int64_t> leafLo = lower(leaf), otherLo = lower(other);
+      bool sizes = leafLo && *leafLo >= 0 && otherLo && *otherLo >= 0;
+      using P = arith::CmpIPredicate;
+      std::optional<int64_t> narrowed;
+      if (isUpper) {
+        std::optional<int64_t> hi = upper(other);
+        if (hi && (pred == P::slt || (sizes && pred == P::ult)))
+          narrowed = *hi - 1;
+        else if (hi &&
+                 (pred == P::sle || pred == P::eq || (sizes && pred == P::ule)))
+          narrowed = *hi;
+      } else {
+        if (otherLo && (pred == P::sgt || (sizes && pred == P::ugt)))
+          narrowed = *otherLo + 1;
+        else if (otherLo &&
+                 (pred == P::sge || pred == P::eq || (sizes && pred == P::uge)))
+          narrowed = *otherLo;
+      }
+      if (narrowed)
+        b = isUpper ? minOpt(b, narrowed, true) : maxOpt(b, narrowed, true);
+    }
+    return b;
+  };
+  auto evaluate = [&](const LinearBound &l,
+                      unsigned assignment) -> std::optional<int64_t> {
     int64_t total = l.constant;
     for (auto [leaf, coefficient] : l.terms) {
       if (coefficient == 0)
         continue;
-      std::optional<int64_t> b = coefficient > 0 ? upper(leaf) : lower(leaf);
+      std::optional<int64_t> b = leafBound(leaf, coefficient > 0, assignment);
       if (!b)
         return std::nullopt;
       total += coefficient * *b;
@@ -381,7 +455,7 @@ std::optional<int64_t> SizeBounds::caseSplitUpper(ArrayRef<Value> sum,
        ++assignment) {
     std::optional<int64_t> best;
     for (const LinearBound &l : assignment ? expandSum(assignment) : allFalse)
-      if (std::optional<int64_t> b = evaluate(l))
+      if (std::optional<int64_t> b = evaluate(l, assignment))
         best = best ? std::min(*best, *b) : *b;
     if (!best)
       return std::nullopt;
