@@ -51,7 +51,7 @@ def sampler_text(n, k):
 
 def timed(tensor_run, path, entry, inputs, repeat, out):
     cmd = [tensor_run, path, "-e", entry, "--repeat", str(repeat),
-           "--output-dir", out]
+           "--output-dir", out, "--no-compile-cache"]
     for i in inputs:
         cmd += ["--input", i]
     p = subprocess.run(cmd, capture_output=True, text=True)

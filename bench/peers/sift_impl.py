@@ -58,8 +58,10 @@ class TensorRunError(Exception):
 
 
 def _tensor_run(args, repeat, output_dir=None, warmup=0):
+    # The compile time reported is a cold compile: no compile cache.
     cmd = [tensor_run_path()] + args + ["--repeat", str(repeat),
-                                        "--warmup", str(warmup)]
+                                        "--warmup", str(warmup),
+                                        "--no-compile-cache"]
     if output_dir:
         cmd += ["--output-dir", output_dir]
     p = subprocess.run(cmd, capture_output=True, text=True)

@@ -47,7 +47,7 @@ def median_time(fn, repeat):
 def run_sift(tensor_run, mlir, feats_npy, labels_npy, repeat, extra=None):
     """Returns (median seconds per call, compile seconds, wall seconds)."""
     cmd = [tensor_run, mlir, "--input", feats_npy, "--input", labels_npy,
-           "--repeat", str(repeat)]
+           "--repeat", str(repeat), "--no-compile-cache"]
     cmd += extra or ["-e", "sampler", "--arg", "seed=1"]
     t0 = time.perf_counter()
     out = subprocess.run(cmd, capture_output=True, text=True)
