@@ -24,6 +24,9 @@
 #include "sift/Dialect/Sift/Transforms/Passes.h"
 #include "sift/Dialect/Sift/Transforms/Transforms.h"
 
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+
 namespace mlir {
 namespace sift {
 #define GEN_PASS_DEF_SIFTSTATICIZE
@@ -386,6 +389,22 @@ struct SiftStaticizePass
   using Base::Base;
 
   void runOnOperation() override {
+    // Calls are inlined first (no simplification after): a helper that
+    // returns a selection becomes part of its caller, whose sizes the
+    // rewrite then bounds together. Private helpers left without a call
+    // are erased.
+    bool hasCalls = false;
+    getOperation().walk([&](func::CallOp) {
+      hasCalls = true;
+      return WalkResult::interrupt();
+    });
+    if (hasCalls) {
+      OpPassManager inliner(ModuleOp::getOperationName());
+      inliner.addPass(createInlinerPass(llvm::StringMap<OpPassManager>(),
+                                        [](OpPassManager &) {}));
+      if (failed(runPipeline(inliner, getOperation())))
+        return signalPassFailure();
+    }
     SmallVector<func::FuncOp> funcs(getOperation().getOps<func::FuncOp>());
     for (func::FuncOp func : funcs) {
       if (func.isExternal())
