@@ -11,6 +11,7 @@
 
 #include "Stages.h"
 
+#include "sift/Conversion/Passes.h"
 #include "sift/Pipelines/Pipelines.h"
 #include "sift/Transforms/Passes.h"
 
@@ -104,6 +105,13 @@ void mlir::sift::buildGpuPipeline(OpPassManager &pm,
   // Kernels over the rows of a batched function (one block per row).
   if (options.fuse)
     pm.addNestedPass<func::FuncOp>(createSiftFuse());
+  // The data-dependent ops outside those kernels become sift's block-level
+  // kernels (a block per row); the rest lowers through linalg.
+  if (options.siftKernels) {
+    ConvertSiftToGPUOptions kernels;
+    kernels.threads = options.threads;
+    pm.addPass(createConvertSiftToGPU(kernels));
+  }
   addSiftToLinalgStage(pm);
   addTensorFusionStage(pm, options.reductionLanes);
   // The lowering's routines stay inline: a kernel cannot call a host

@@ -6,9 +6,12 @@
 
 #include "sift/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir {
@@ -26,11 +29,54 @@ static constexpr llvm::StringLiteral kNvptx64DataLayout =
     "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64";
 
 namespace {
+/// `gpu.subgroup_reduce or (select %pred, 1 << lane, 0)` over the whole
+/// warp (i32) is a ballot: `nvvm.vote.sync ballot` with every lane.
+struct BallotIdiom : OpRewritePattern<gpu::SubgroupReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(gpu::SubgroupReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getOp() != gpu::AllReduceOperation::OR ||
+        !op.getType().isInteger(32) || !op.getUniform() ||
+        (op.getClusterSize() && *op.getClusterSize() != 32))
+      return failure();
+    auto select = op.getValue().getDefiningOp<arith::SelectOp>();
+    if (!select || !matchPattern(select.getFalseValue(), m_Zero()))
+      return failure();
+    auto shift = select.getTrueValue().getDefiningOp<arith::ShLIOp>();
+    if (!shift || !matchPattern(shift.getLhs(), m_One()))
+      return failure();
+    // The shift is the lane id, through casts.
+    Value lane = shift.getRhs();
+    while (Operation *def = lane.getDefiningOp()) {
+      if (isa<gpu::LaneIdOp>(def))
+        break;
+      if (!isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::TruncIOp,
+               arith::ExtUIOp>(def))
+        return failure();
+      lane = def->getOperand(0);
+    }
+    if (!lane.getDefiningOp<gpu::LaneIdOp>())
+      return failure();
+    Location loc = op.getLoc();
+    Value all =
+        arith::ConstantIntOp::create(rewriter, loc, rewriter.getI32Type(), -1);
+    rewriter.replaceOpWithNewOp<NVVM::VoteSyncOp>(
+        op, rewriter.getI32Type(), all, select.getCondition(),
+        NVVM::VoteSyncKindAttr::get(rewriter.getContext(),
+                                    NVVM::VoteSyncKind::ballot));
+    return success();
+  }
+};
+
 struct GpuPrepareModulesPass
     : public sift::impl::SiftGpuPrepareModulesBase<GpuPrepareModulesPass> {
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
+    // Ballots first (a higher benefit than the expansion below).
+    patterns.add<BallotIdiom>(context, /*benefit=*/2);
+    // 64-bit shuffles as two 32-bit ones.
+    populateGpuShufflePatterns(patterns);
     // Warps of 32 lanes; 32-bit shuffles (wider values are broken down).
     populateGpuBreakDownSubgroupReducePatterns(patterns,
                                                /*maxShuffleBitwidth=*/32);

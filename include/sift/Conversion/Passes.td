@@ -55,4 +55,77 @@ def ConvertSiftToLinalg : Pass<"convert-sift-to-linalg", "ModuleOp"> {
   ];
 }
 
+def ConvertSiftToGPU : Pass<"convert-sift-to-gpu", "ModuleOp"> {
+  let summary = "Data-dependent sift ops as block-level GPU kernels";
+  let description = [{
+    Rewrites sift ops that sit directly in a function body (not in a
+    `--sift-fuse` row kernel) into a `gpu.launch` of one block per row (a
+    line along the last axis) built from the block primitives of
+    `sift/Conversion/SiftToGPU/BlockPrimitives.h`. The threads of a block
+    stride over the row in tiles of one element per thread. The operand is
+    read through `bufferization.to_buffer`, the result is a new
+    `memref.alloc` returned by `bufferization.to_tensor restrict writable`.
+
+    - `sift.count`: per tile, the ballot of the non-zero lanes and its
+      popcount, summed over the tiles; a block reduction of the warps'
+      counts; thread 0 writes the row's count.
+    - `sift.cumsum` along the last axis (i32, i64, f32, f64 results): per
+      tile, a block scan (warp shuffle scans, the warp totals through
+      shared memory) plus the carry of the tiles before.
+
+    Other ops, and cumsum along another axis, are left for the linalg
+    lowering. `--sift-gpu-launch-to-cpu` runs the kernels on the CPU.
+  }];
+  let options = [
+    Option<"threads", "threads", "int64_t", /*default=*/"256",
+           "Threads per block at most (a multiple of 32); a short static "
+           "row gets fewer whole warps">,
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def SiftGpuLaunchToCpu : Pass<"sift-gpu-launch-to-cpu", "ModuleOp"> {
+  let summary = "Execute gpu.launch on the CPU (to test kernels without a GPU)";
+  let description = [{
+    Replaces each `gpu.launch` by CPU code with the same results: the blocks
+    are an `scf.parallel`, each workgroup buffer an alloca per block, and the
+    threads of a block sequential `scf.for` loops over the linear thread id,
+    split at each `gpu.barrier` and around each warp exchange
+    (`gpu.shuffle`, `gpu.subgroup_reduce`: every thread writes its operand
+    to a per-thread buffer, then every thread reads the lanes it names).
+    Values used across a split are kept per thread in allocas (side-effect
+    free ops are recomputed). Warps are 32 consecutive linear thread ids.
+
+    - `gpu.shuffle` follows PTX `shfl.sync` as the NVVM lowering emits it:
+      the offset's low 5 bits, a clamp of `width - 1` (`up`: lanes below
+      `32 - width` are out of range), and an out-of-range lane gets its own
+      value with `valid` false.
+    - `gpu.subgroup_reduce` is first expanded into the same shuffle
+      butterflies as on the GPU (so floats add in the same order); types the
+      expansion does not take are reduced over the cluster in lane order.
+
+    Accepted form: a single-block body, no async tokens, clusters, dynamic
+    shared memory or private attributions, workgroup buffers of static
+    shape; a barrier or warp exchange only at the top level of the body,
+    in `scf.for` loops whose bounds are block-uniform (defined outside the
+    launch or from block ids, sizes and constants) and in `scf.if` (their
+    condition guards each thread loop inside). Their iteration arguments and
+    results must be scalars or vectors. Anything else is an error at the op.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 #endif // SIFT_CONVERSION_PASSES_TD

@@ -1,0 +1,407 @@
+//===- SiftToGPU.cpp - --convert-sift-to-gpu ------------------------------===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+// Data-dependent sift ops as block-level kernels (gpu.launch) built from the
+// block primitives of BlockPrimitives.h: one block per row (a line along the
+// last axis), the threads of the block striding over the row in tiles of
+// one element per thread.
+//
+// The kernels read and write buffers: the op's tensor operand becomes a
+// buffer (`bufferization.to_buffer`, read only), its result a new buffer
+// (`memref.alloc`, turned into device memory by --sift-gpu-device-buffers)
+// returned as a tensor (`bufferization.to_tensor restrict writable`), so the
+// rest of the function stays on tensors for one-shot bufferization.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sift/Conversion/Passes.h"
+#include "sift/Conversion/SiftToGPU/BlockPrimitives.h"
+#include "sift/Dialect/Sift/IR/SiftOps.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+namespace mlir {
+namespace sift {
+#define GEN_PASS_DEF_CONVERTSIFTTOGPU
+#include "sift/Conversion/Passes.h.inc"
+} // namespace sift
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::sift;
+using namespace mlir::sift::gpu_prims;
+
+namespace {
+
+/// A tensor seen as rows: `[B..., N]` as `[R, N]` with R the product of the
+/// batch dimensions (1 for a 1-D tensor).
+struct Rows {
+  Value matrix; ///< the [R, N] tensor
+  Value numRows, rowLength;
+  std::optional<int64_t> staticRows, staticLength;
+};
+
+static Value constIndex(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+static SmallVector<ReassociationIndices> rowsReassociation(int64_t rank) {
+  if (rank == 1)
+    return {{0, 1}};
+  ReassociationIndices batch;
+  for (int64_t i = 0; i + 1 < rank; ++i)
+    batch.push_back(i);
+  return {batch, {rank - 1}};
+}
+
+static Rows asRows(OpBuilder &b, Location loc, Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, tensor);
+  Rows rows;
+  // R = product of the batch sizes.
+  AffineExpr product = getAffineConstantExpr(1, b.getContext());
+  SmallVector<OpFoldResult> batch(sizes.begin(), sizes.end() - 1);
+  for (int64_t i = 0; i + 1 < rank; ++i)
+    product = product * getAffineSymbolExpr(i, b.getContext());
+  OpFoldResult numRows = affine::makeComposedFoldedAffineApply(
+      b, loc, AffineMap::get(0, rank - 1, product), batch);
+  rows.staticRows = getConstantIntValue(numRows);
+  rows.staticLength = getConstantIntValue(sizes.back());
+  rows.numRows = getValueOrCreateConstantIndexOp(b, loc, numRows);
+  rows.rowLength = getValueOrCreateConstantIndexOp(b, loc, sizes.back());
+  SmallVector<int64_t> shape = {rows.staticRows ? *rows.staticRows
+                                                : ShapedType::kDynamic,
+                                type.getShape().back()};
+  auto matrixType = RankedTensorType::get(shape, type.getElementType());
+  if (rank == 1)
+    rows.matrix = tensor::ExpandShapeOp::create(
+        b, loc, matrixType, tensor, rowsReassociation(1),
+        SmallVector<OpFoldResult>{b.getIndexAttr(1), sizes.back()});
+  else if (rank == 2)
+    rows.matrix = tensor;
+  else
+    rows.matrix = tensor::CollapseShapeOp::create(b, loc, matrixType, tensor,
+                                                  rowsReassociation(rank));
+  return rows;
+}
+
+/// `x != 0` (NaN is non-zero, -0.0 is zero), as `sift.count` counts.
+static Value isNonZero(OpBuilder &b, Location loc, Value x) {
+  Type type = x.getType();
+  if (type.isInteger(1))
+    return x;
+  if (isa<FloatType>(type))
+    return arith::CmpFOp::create(
+        b, loc, arith::CmpFPredicate::UNE, x,
+        arith::ConstantOp::create(b, loc, b.getFloatAttr(type, 0.0)));
+  return arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ne, x,
+      arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 0)));
+}
+
+/// The kernels' common frame.
+struct KernelShape {
+  int64_t threads;
+  int64_t numWarps() const { return threads / kWarpSize; }
+};
+
+/// Threads per block: `maxThreads`, or fewer whole warps for a short static
+/// row.
+static KernelShape kernelShape(const Rows &rows, int64_t maxThreads) {
+  int64_t threads = maxThreads;
+  if (rows.staticLength) {
+    int64_t warps =
+        std::max<int64_t>(1, (*rows.staticLength + kWarpSize - 1) / kWarpSize);
+    threads = std::min(threads, warps * kWarpSize);
+  }
+  return {threads};
+}
+
+/// A gpu.launch of one block per row with `shape.threads` threads and one
+/// workgroup buffer of 32 `scratchType` elements. `body` builds the kernel
+/// (before its terminator) from the row and the thread id. A launch of no
+/// block is skipped: it is an error on a GPU.
+static void buildRowLaunch(
+    OpBuilder &b, Location loc, const Rows &rows, KernelShape shape,
+    Type scratchType,
+    function_ref<void(OpBuilder &, Value row, Value tid, Value scratch)> body) {
+  OpBuilder::InsertionGuard guard(b);
+  if (rows.staticRows && *rows.staticRows == 0)
+    return;
+  if (!rows.staticRows) {
+    Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                      rows.numRows, constIndex(b, loc, 0));
+    auto ifOp = scf::IfOp::create(b, loc, any, /*withElse=*/false);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+  }
+  Value c1 = constIndex(b, loc, 1);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, rows.numRows, c1, c1, constIndex(b, loc, shape.threads), c1, c1,
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/{},
+      /*workgroupAttributions=*/
+      TypeRange{workgroupBufferType({kWarpSize}, scratchType)});
+  Block &block = launch.getBody().front();
+  b.setInsertionPointToStart(&block);
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPointToStart(&block);
+  body(b, launch.getBlockIds().x, launch.getThreadIds().x,
+       launch.getWorkgroupAttributions()[0]);
+}
+
+/// The loop over the tiles of a row: `for tile in [0, ceil(N / T))` with
+/// `inits` carried; `body` gets the element index `tile * T + tid`, whether
+/// it is in the row, and the carried values.
+static ValueRange
+buildTileLoop(OpBuilder &b, Location loc, Value rowLength, int64_t threads,
+              Value tid, ValueRange inits,
+              function_ref<SmallVector<Value>(OpBuilder &, Value i, Value inRow,
+                                              ValueRange carried)>
+                  body) {
+  Value t = constIndex(b, loc, threads);
+  Value numTiles = arith::CeilDivUIOp::create(b, loc, rowLength, t);
+  auto loop = scf::ForOp::create(
+      b, loc, constIndex(b, loc, 0), numTiles, constIndex(b, loc, 1), inits,
+      [&](OpBuilder &b, Location loc, Value tile, ValueRange carried) {
+        Value i = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, tile, t), tid);
+        Value inRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            i, rowLength);
+        scf::YieldOp::create(b, loc, body(b, i, inRow, carried));
+      });
+  return loop.getResults();
+}
+
+/// `inRow ? f() : zero` without reading past the row.
+static Value loadIfInRow(OpBuilder &b, Location loc, Value inRow,
+                         function_ref<Value(OpBuilder &)> load, Value zero) {
+  auto ifOp = scf::IfOp::create(
+      b, loc, inRow,
+      [&](OpBuilder &b, Location loc) {
+        scf::YieldOp::create(b, loc, load(b));
+      },
+      [&](OpBuilder &b, Location loc) { scf::YieldOp::create(b, loc, zero); });
+  return ifOp.getResult(0);
+}
+
+static Value toBuffer(OpBuilder &b, Location loc, Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  return bufferization::ToBufferOp::create(
+      b, loc, MemRefType::get(type.getShape(), type.getElementType()), tensor,
+      /*read_only=*/true);
+}
+
+/// A new buffer of `type` (dynamic sizes from `sizes`) and its tensor.
+static Value allocLike(OpBuilder &b, Location loc, RankedTensorType type,
+                       ArrayRef<Value> dynamicSizes) {
+  return memref::AllocOp::create(
+      b, loc, MemRefType::get(type.getShape(), type.getElementType()),
+      dynamicSizes);
+}
+
+static Value toTensor(OpBuilder &b, Location loc, Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  return bufferization::ToTensorOp::create(
+      b, loc, RankedTensorType::get(type.getShape(), type.getElementType()),
+      buffer, /*restrict=*/true, /*writable=*/true);
+}
+
+/// sift.count: per tile, a ballot of the non-zero lanes and its popcount
+/// (each warp's count, the same in all its lanes), summed over the tiles;
+/// then the warps' counts are summed by a block reduction and thread 0
+/// writes the row's count.
+static LogicalResult convertCount(CountOp op, int64_t maxThreads) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Rows rows = asRows(b, loc, op.getInput());
+  KernelShape shape = kernelShape(rows, maxThreads);
+  Value input = toBuffer(b, loc, rows.matrix);
+  SmallVector<Value> dynamicRows;
+  if (!rows.staticRows)
+    dynamicRows.push_back(rows.numRows);
+  Type i64 = b.getI64Type(), i32 = b.getI32Type();
+  Value output = allocLike(
+      b, loc,
+      RankedTensorType::get(
+          {rows.staticRows ? *rows.staticRows : ShapedType::kDynamic}, i64),
+      dynamicRows);
+  buildRowLaunch(
+      b, loc, rows, shape, i32,
+      [&](OpBuilder &b, Value row, Value tid, Value scratch) {
+        Value zero = arith::ConstantIntOp::create(b, loc, i32, 0);
+        Value warpCount =
+            buildTileLoop(
+                b, loc, rows.rowLength, shape.threads, tid, ValueRange{zero},
+                [&](OpBuilder &b, Value i, Value inRow, ValueRange carried) {
+                  Value set = loadIfInRow(
+                      b, loc, inRow,
+                      [&](OpBuilder &b) {
+                        return isNonZero(
+                            b, loc,
+                            memref::LoadOp::create(b, loc, input,
+                                                   ValueRange{row, i}));
+                      },
+                      arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0));
+                  Value mask = warpBallot(b, loc, set);
+                  return SmallVector<Value>{arith::AddIOp::create(
+                      b, loc, carried[0], popCount(b, loc, mask))};
+                })
+                .front();
+        // One contribution per warp.
+        Value first = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::eq, laneId(b, loc),
+            arith::ConstantIntOp::create(b, loc, i32, 0));
+        Value mine = arith::SelectOp::create(b, loc, first, warpCount, zero);
+        Value total = blockReduce(b, loc, mine, gpu::AllReduceOperation::ADD,
+                                  scratch, shape.numWarps());
+        Value isThread0 = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::eq, tid, constIndex(b, loc, 0));
+        auto ifOp = scf::IfOp::create(b, loc, isThread0, /*withElse=*/false);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        memref::StoreOp::create(b, loc,
+                                arith::ExtUIOp::create(b, loc, i64, total),
+                                output, ValueRange{row});
+      });
+  Value result = toTensor(b, loc, output);
+  auto resultType = cast<RankedTensorType>(op.getResult().getType());
+  if (resultType.getRank() == 0) {
+    result = tensor::CollapseShapeOp::create(b, loc, resultType, result,
+                                             ArrayRef<ReassociationIndices>{});
+  } else if (resultType.getRank() > 1) {
+    SmallVector<OpFoldResult> sizes =
+        tensor::getMixedSizes(b, loc, op.getInput());
+    sizes.pop_back();
+    ReassociationIndices all;
+    for (int64_t i = 0; i < resultType.getRank(); ++i)
+      all.push_back(i);
+    result = tensor::ExpandShapeOp::create(
+        b, loc, resultType, result, ArrayRef<ReassociationIndices>{all}, sizes);
+  }
+  if (result.getType() != resultType)
+    result = tensor::CastOp::create(b, loc, resultType, result);
+  op.getResult().replaceAllUsesWith(result);
+  op.erase();
+  return success();
+}
+
+/// sift.cumsum along the last axis: per tile, a block scan of the tile's
+/// elements plus the carry of the tiles before; the tile's total is added
+/// to the carry.
+static LogicalResult convertCumsum(CumsumOp op, int64_t maxThreads) {
+  auto inputType = cast<RankedTensorType>(op.getInput().getType());
+  auto resultType = cast<RankedTensorType>(op.getResult().getType());
+  int64_t rank = inputType.getRank();
+  int64_t dim = op.getDim() < 0 ? op.getDim() + rank : op.getDim();
+  if (dim != rank - 1)
+    return failure(); // other axes stay with the CPU lowering
+  Type resultElt = resultType.getElementType();
+  // Shuffles of 32 and 64 bits.
+  if (!resultElt.isInteger(32) && !resultElt.isInteger(64) &&
+      !resultElt.isF32() && !resultElt.isF64())
+    return failure();
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Rows rows = asRows(b, loc, op.getInput());
+  KernelShape shape = kernelShape(rows, maxThreads);
+  Value input = toBuffer(b, loc, rows.matrix);
+  auto matrixType = cast<RankedTensorType>(rows.matrix.getType());
+  SmallVector<Value> dynamicSizes;
+  if (matrixType.isDynamicDim(0))
+    dynamicSizes.push_back(rows.numRows);
+  if (matrixType.isDynamicDim(1))
+    dynamicSizes.push_back(rows.rowLength);
+  Value output =
+      allocLike(b, loc, RankedTensorType::get(matrixType.getShape(), resultElt),
+                dynamicSizes);
+  bool exclusive = op.getExclusive();
+  buildRowLaunch(
+      b, loc, rows, shape, resultElt,
+      [&](OpBuilder &b, Value row, Value tid, Value scratch) {
+        Value zero = identity(b, loc, gpu::AllReduceOperation::ADD, resultElt);
+        buildTileLoop(
+            b, loc, rows.rowLength, shape.threads, tid, ValueRange{zero},
+            [&](OpBuilder &b, Value i, Value inRow, ValueRange carried) {
+              Value x = loadIfInRow(
+                  b, loc, inRow,
+                  [&](OpBuilder &b) -> Value {
+                    Value x = memref::LoadOp::create(b, loc, input,
+                                                     ValueRange{row, i});
+                    if (x.getType() != resultElt)
+                      x = arith::ExtUIOp::create(b, loc, resultElt, x);
+                    return x;
+                  },
+                  zero);
+              BlockScan scan =
+                  blockScan(b, loc, x, gpu::AllReduceOperation::ADD, scratch,
+                            shape.numWarps());
+              Value prefix =
+                  combine(b, loc, gpu::AllReduceOperation::ADD, carried[0],
+                          exclusive ? scan.exclusive : scan.inclusive);
+              auto ifOp = scf::IfOp::create(b, loc, inRow, /*withElse=*/false);
+              {
+                OpBuilder::InsertionGuard guard(b);
+                b.setInsertionPointToStart(ifOp.thenBlock());
+                memref::StoreOp::create(b, loc, prefix, output,
+                                        ValueRange{row, i});
+              }
+              return SmallVector<Value>{combine(b, loc,
+                                                gpu::AllReduceOperation::ADD,
+                                                carried[0], scan.total)};
+            });
+      });
+  Value result = toTensor(b, loc, output);
+  if (rank == 1) {
+    result = tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get(inputType.getShape(), resultElt), result,
+        rowsReassociation(1));
+  } else if (rank > 2) {
+    result = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get(inputType.getShape(), resultElt), result,
+        rowsReassociation(rank), tensor::getMixedSizes(b, loc, op.getInput()));
+  }
+  if (result.getType() != resultType)
+    result = tensor::CastOp::create(b, loc, resultType, result);
+  op.getResult().replaceAllUsesWith(result);
+  op.erase();
+  return success();
+}
+
+struct ConvertSiftToGpuPass
+    : public sift::impl::ConvertSiftToGPUBase<ConvertSiftToGpuPass> {
+  using ConvertSiftToGPUBase::ConvertSiftToGPUBase;
+
+  void runOnOperation() override {
+    if (threads < kWarpSize || threads > 1024 || threads % kWarpSize != 0) {
+      emitError(getOperation().getLoc(),
+                "convert-sift-to-gpu: threads must be a multiple of 32 in "
+                "[32, 1024], not ")
+          << threads;
+      return signalPassFailure();
+    }
+    // Ops directly in a function body: one nested in a loop (a --sift-fuse
+    // row kernel) is already part of a kernel.
+    SmallVector<Operation *> ops;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<CountOp, CumsumOp>(op) && isa<func::FuncOp>(op->getParentOp()))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops) {
+      if (auto count = dyn_cast<CountOp>(op))
+        (void)convertCount(count, threads);
+      else if (auto cumsum = dyn_cast<CumsumOp>(op))
+        (void)convertCumsum(cumsum, threads);
+    }
+  }
+};
+} // namespace
