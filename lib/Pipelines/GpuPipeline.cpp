@@ -41,6 +41,14 @@ static void addGpuKernelStage(OpPassManager &pm,
   // other data-dependent ops) stays on the host: --sift-verify-gpu below.
   addPasses(pm, "func.func(gpu-map-parallel-loops,convert-parallel-loops-to-"
                 "gpu),lower-affine,canonicalize,cse");
+  // sift's kernels, on the buffers bufferization made. After the
+  // canonicalization above, so that their constants stay inside the launch
+  // (a constant hoisted out would become a kernel parameter).
+  if (options.siftKernels) {
+    SiftGpuExpandKernelsOptions kernels;
+    kernels.threads = options.threads;
+    pm.addPass(createSiftGpuExpandKernels(kernels));
+  }
   // A kernel's scratch buffers (a row kernel's per-row temporaries) become
   // slots of device buffers the host allocates around the launch.
   pm.addNestedPass<func::FuncOp>(createSiftGpuHoistKernelAllocs());
@@ -107,11 +115,8 @@ void mlir::sift::buildGpuPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createSiftFuse());
   // The data-dependent ops outside those kernels become sift's block-level
   // kernels (a block per row); the rest lowers through linalg.
-  if (options.siftKernels) {
-    ConvertSiftToGPUOptions kernels;
-    kernels.threads = options.threads;
-    pm.addPass(createConvertSiftToGPU(kernels));
-  }
+  if (options.siftKernels)
+    pm.addPass(createConvertSiftToGPU());
   addSiftToLinalgStage(pm);
   addTensorFusionStage(pm, options.reductionLanes);
   // The lowering's routines stay inline: a kernel cannot call a host

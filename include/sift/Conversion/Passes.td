@@ -56,25 +56,56 @@ def ConvertSiftToLinalg : Pass<"convert-sift-to-linalg", "ModuleOp"> {
 }
 
 def ConvertSiftToGPU : Pass<"convert-sift-to-gpu", "ModuleOp"> {
-  let summary = "Data-dependent sift ops as block-level GPU kernels";
+  let summary = "Data-dependent sift ops as calls of sift's block-level GPU "
+                "kernels";
   let description = [{
     Rewrites sift ops that sit directly in a function body (not in a
-    `--sift-fuse` row kernel) into a `gpu.launch` of one block per row (a
-    line along the last axis) built from the block primitives of
-    `sift/Conversion/SiftToGPU/BlockPrimitives.h`. The threads of a block
-    stride over the row in tiles of one element per thread. The operand is
-    read through `bufferization.to_buffer`, the result is a new
-    `memref.alloc` returned by `bufferization.to_tensor restrict writable`.
+    `--sift-fuse` row kernel) into a call of one of sift's kernels on
+    buffers: the operand, seen as rows `[R, N]` (the batch dimensions
+    collapsed; one row for a 1-D tensor), through `bufferization.to_buffer`
+    (read only), the result in a new `memref.alloc` returned by
+    `bufferization.to_tensor restrict writable`. The call
+    (`func.call @__sift_gpu_<kernel>` to a private declaration, marked with
+    `sift.gpu_kernel`) goes through bufferization as an opaque call;
+    `--sift-gpu-expand-kernels` then replaces it with the kernel's
+    `gpu.launch` (a kernel's barriers cannot go through buffer
+    deallocation, which rejects ops without declared memory effects).
 
-    - `sift.count`: per tile, the ballot of the non-zero lanes and its
-      popcount, summed over the tiles; a block reduction of the warps'
-      counts; thread 0 writes the row's count.
-    - `sift.cumsum` along the last axis (i32, i64, f32, f64 results): per
-      tile, a block scan (warp shuffle scans, the warp totals through
-      shared memory) plus the carry of the tiles before.
+    - `sift.count` (any element type; NaN counts, -0.0 does not);
+    - `sift.cumsum` along the last axis (i32, i64, f32, f64 results).
 
     Other ops, and cumsum along another axis, are left for the linalg
-    lowering. `--sift-gpu-launch-to-cpu` runs the kernels on the CPU.
+    lowering.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def SiftGpuExpandKernels : Pass<"sift-gpu-expand-kernels", "ModuleOp"> {
+  let summary = "Replace sift's kernel calls by block-level gpu.launch "
+                "kernels built from the block primitives";
+  let description = [{
+    Each call marked `sift.gpu_kernel` by `--convert-sift-to-gpu` becomes a
+    `gpu.launch` of one block per row (R blocks; none when R = 0), built
+    from the primitives of `sift/Conversion/SiftToGPU/BlockPrimitives.h`.
+    The threads of a block stride over the row in tiles of one element per
+    thread (`threads`, fewer whole warps for a short static row), with 32
+    elements of workgroup memory for the warps' partial results.
+
+    - `count`: per tile, the ballot of the non-zero lanes and its popcount
+      (the warp's count, in every lane), summed over the tiles; a block
+      reduction of the warps' counts; thread 0 writes the row's count.
+    - `cumsum`: per tile, a block scan (warp scans by `gpu.shuffle up`, the
+      warp totals through workgroup memory and a barrier, a scan of them)
+      plus the carry of the tiles before, which adds the tile's total.
+
+    `--sift-gpu-launch-to-cpu` runs these kernels on the CPU.
   }];
   let options = [
     Option<"threads", "threads", "int64_t", /*default=*/"256",
@@ -82,14 +113,11 @@ def ConvertSiftToGPU : Pass<"convert-sift-to-gpu", "ModuleOp"> {
            "row gets fewer whole warps">,
   ];
   let dependentDialects = [
-    "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
-    "::mlir::bufferization::BufferizationDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
-    "::mlir::tensor::TensorDialect",
   ];
 }
 

@@ -16,6 +16,10 @@ using namespace mlir;
 using namespace mlir::sift;
 using namespace mlir::sift::gpu_prims;
 
+static Value constI32(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
+}
+
 MemRefType gpu_prims::workgroupBufferType(ArrayRef<int64_t> shape,
                                           Type elementType) {
   MLIRContext *context = elementType.getContext();
@@ -74,13 +78,21 @@ Value gpu_prims::warpId(OpBuilder &b, Location loc) {
       arith::ConstantIndexOp::create(b, loc, kWarpSize));
 }
 
-static Value constI32(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
-}
-
 Value gpu_prims::warpReduce(OpBuilder &b, Location loc, Value value,
                             gpu::AllReduceOperation kind) {
-  return gpu::SubgroupReduceOp::create(b, loc, value, kind, /*uniform=*/true);
+  // The butterfly upstream expands gpu.subgroup_reduce into, written out:
+  // gpu.shuffle is side-effect free, which bufferization and deallocation
+  // require of every op of a function (gpu.subgroup_reduce declares no
+  // effects).
+  Value width = constI32(b, loc, kWarpSize);
+  Value acc = value;
+  for (int64_t step = 1; step < kWarpSize; step *= 2) {
+    Value other = gpu::ShuffleOp::create(b, loc, acc, constI32(b, loc, step),
+                                         width, gpu::ShuffleMode::XOR)
+                      .getShuffleResult();
+    acc = combine(b, loc, kind, acc, other);
+  }
+  return acc;
 }
 
 std::pair<Value, Value> gpu_prims::warpScan(OpBuilder &b, Location loc,

@@ -601,10 +601,14 @@ LogicalResult LaunchLowering::run() {
     else if (isa<gpu::SubgroupSizeOp>(op))
       replacement = warp;
     else
-      replacement = arith::CeilDivUIOp::create(
+      replacement = arith::DivUIOp::create(
           b, loc,
-          arith::MulIOp::create(
-              b, loc, bdims.x, arith::MulIOp::create(b, loc, bdims.y, bdims.z)),
+          arith::AddIOp::create(
+              b, loc,
+              arith::MulIOp::create(
+                  b, loc, bdims.x,
+                  arith::MulIOp::create(b, loc, bdims.y, bdims.z)),
+              arith::ConstantIndexOp::create(b, loc, kWarpSize - 1)),
           warp);
     op->getResult(0).replaceAllUsesWith(replacement);
     op->erase();

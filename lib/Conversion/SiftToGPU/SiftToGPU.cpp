@@ -32,6 +32,7 @@
 namespace mlir {
 namespace sift {
 #define GEN_PASS_DEF_CONVERTSIFTTOGPU
+#define GEN_PASS_DEF_SIFTGPUEXPANDKERNELS
 #include "sift/Conversion/Passes.h.inc"
 } // namespace sift
 } // namespace mlir
@@ -169,7 +170,11 @@ buildTileLoop(OpBuilder &b, Location loc, Value rowLength, int64_t threads,
                                               ValueRange carried)>
                   body) {
   Value t = constIndex(b, loc, threads);
-  Value numTiles = arith::CeilDivUIOp::create(b, loc, rowLength, t);
+  // (N + T - 1) / T
+  Value numTiles = arith::DivUIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, rowLength, constIndex(b, loc, threads - 1)),
+      t);
   auto loop = scf::ForOp::create(
       b, loc, constIndex(b, loc, 0), numTiles, constIndex(b, loc, 1), inits,
       [&](OpBuilder &b, Location loc, Value tile, ValueRange carried) {
@@ -216,25 +221,29 @@ static Value toTensor(OpBuilder &b, Location loc, Value buffer) {
       buffer, /*restrict=*/true, /*writable=*/true);
 }
 
-/// sift.count: per tile, a ballot of the non-zero lanes and its popcount
-/// (each warp's count, the same in all its lanes), summed over the tiles;
-/// then the warps' counts are summed by a block reduction and thread 0
-/// writes the row's count.
-static LogicalResult convertCount(CountOp op, int64_t maxThreads) {
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  Rows rows = asRows(b, loc, op.getInput());
+/// The rows of an [R, N] buffer.
+static Rows rowsOfBuffer(OpBuilder &b, Location loc, Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  Rows rows;
+  rows.matrix = buffer;
+  rows.numRows = memref::DimOp::create(b, loc, buffer, 0);
+  rows.rowLength = memref::DimOp::create(b, loc, buffer, 1);
+  if (!type.isDynamicDim(0))
+    rows.staticRows = type.getDimSize(0);
+  if (!type.isDynamicDim(1))
+    rows.staticLength = type.getDimSize(1);
+  return rows;
+}
+
+/// The count kernel: per tile, a ballot of the non-zero lanes and its
+/// popcount (each warp's count, the same in all its lanes), summed over the
+/// tiles; then the warps' counts are summed by a block reduction and thread
+/// 0 writes the row's count (i64) into `output` [R].
+static void buildCountKernel(OpBuilder &b, Location loc, Value input,
+                             Value output, int64_t maxThreads) {
+  Rows rows = rowsOfBuffer(b, loc, input);
   KernelShape shape = kernelShape(rows, maxThreads);
-  Value input = toBuffer(b, loc, rows.matrix);
-  SmallVector<Value> dynamicRows;
-  if (!rows.staticRows)
-    dynamicRows.push_back(rows.numRows);
   Type i64 = b.getI64Type(), i32 = b.getI32Type();
-  Value output = allocLike(
-      b, loc,
-      RankedTensorType::get(
-          {rows.staticRows ? *rows.staticRows : ShapedType::kDynamic}, i64),
-      dynamicRows);
   buildRowLaunch(
       b, loc, rows, shape, i32,
       [&](OpBuilder &b, Value row, Value tid, Value scratch) {
@@ -273,58 +282,17 @@ static LogicalResult convertCount(CountOp op, int64_t maxThreads) {
                                 arith::ExtUIOp::create(b, loc, i64, total),
                                 output, ValueRange{row});
       });
-  Value result = toTensor(b, loc, output);
-  auto resultType = cast<RankedTensorType>(op.getResult().getType());
-  if (resultType.getRank() == 0) {
-    result = tensor::CollapseShapeOp::create(b, loc, resultType, result,
-                                             ArrayRef<ReassociationIndices>{});
-  } else if (resultType.getRank() > 1) {
-    SmallVector<OpFoldResult> sizes =
-        tensor::getMixedSizes(b, loc, op.getInput());
-    sizes.pop_back();
-    ReassociationIndices all;
-    for (int64_t i = 0; i < resultType.getRank(); ++i)
-      all.push_back(i);
-    result = tensor::ExpandShapeOp::create(
-        b, loc, resultType, result, ArrayRef<ReassociationIndices>{all}, sizes);
-  }
-  if (result.getType() != resultType)
-    result = tensor::CastOp::create(b, loc, resultType, result);
-  op.getResult().replaceAllUsesWith(result);
-  op.erase();
-  return success();
 }
 
-/// sift.cumsum along the last axis: per tile, a block scan of the tile's
+/// The cumsum kernel (along the rows): per tile, a block scan of the tile's
 /// elements plus the carry of the tiles before; the tile's total is added
 /// to the carry.
-static LogicalResult convertCumsum(CumsumOp op, int64_t maxThreads) {
-  auto inputType = cast<RankedTensorType>(op.getInput().getType());
-  auto resultType = cast<RankedTensorType>(op.getResult().getType());
-  int64_t rank = inputType.getRank();
-  int64_t dim = op.getDim() < 0 ? op.getDim() + rank : op.getDim();
-  if (dim != rank - 1)
-    return failure(); // other axes stay with the CPU lowering
-  Type resultElt = resultType.getElementType();
-  // Shuffles of 32 and 64 bits.
-  if (!resultElt.isInteger(32) && !resultElt.isInteger(64) &&
-      !resultElt.isF32() && !resultElt.isF64())
-    return failure();
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  Rows rows = asRows(b, loc, op.getInput());
+static void buildCumsumKernel(OpBuilder &b, Location loc, Value input,
+                              Value output, bool exclusive,
+                              int64_t maxThreads) {
+  Rows rows = rowsOfBuffer(b, loc, input);
   KernelShape shape = kernelShape(rows, maxThreads);
-  Value input = toBuffer(b, loc, rows.matrix);
-  auto matrixType = cast<RankedTensorType>(rows.matrix.getType());
-  SmallVector<Value> dynamicSizes;
-  if (matrixType.isDynamicDim(0))
-    dynamicSizes.push_back(rows.numRows);
-  if (matrixType.isDynamicDim(1))
-    dynamicSizes.push_back(rows.rowLength);
-  Value output =
-      allocLike(b, loc, RankedTensorType::get(matrixType.getShape(), resultElt),
-                dynamicSizes);
-  bool exclusive = op.getExclusive();
+  Type resultElt = cast<MemRefType>(output.getType()).getElementType();
   buildRowLaunch(
       b, loc, rows, shape, resultElt,
       [&](OpBuilder &b, Value row, Value tid, Value scratch) {
@@ -360,6 +328,101 @@ static LogicalResult convertCumsum(CumsumOp op, int64_t maxThreads) {
                                                 carried[0], scan.total)};
             });
       });
+}
+
+/// The attribute that marks a kernel call and names its kernel.
+static constexpr llvm::StringLiteral kKernelAttr = "sift.gpu_kernel";
+
+/// `func.call @__sift_gpu_<kind>(operands)` to a private declaration, marked
+/// with the kernel to build and `attrs`.
+static void createKernelCall(OpBuilder &b, Location loc, Operation *anchor,
+                             StringRef kind, ValueRange operands,
+                             ArrayRef<NamedAttribute> attrs) {
+  auto module = anchor->getParentOfType<ModuleOp>();
+  OpBuilder declBuilder = OpBuilder::atBlockEnd(module.getBody());
+  auto decl =
+      func::FuncOp::create(declBuilder, loc, ("__sift_gpu_" + kind).str(),
+                           b.getFunctionType(TypeRange(operands), {}));
+  decl.setPrivate();
+  SymbolTable(module).insert(decl); // a unique name
+  auto call = func::CallOp::create(b, loc, decl, operands);
+  call->setAttr(kKernelAttr, b.getStringAttr(kind));
+  for (NamedAttribute attr : attrs)
+    call->setAttr(attr.getName(), attr.getValue());
+}
+
+/// sift.count: the [R, N] input buffer, an [R] i64 result buffer, the
+/// count kernel's call.
+static LogicalResult convertCount(CountOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Rows rows = asRows(b, loc, op.getInput());
+  Value input = toBuffer(b, loc, rows.matrix);
+  SmallVector<Value> dynamicRows;
+  if (!rows.staticRows)
+    dynamicRows.push_back(rows.numRows);
+  Value output =
+      allocLike(b, loc,
+                RankedTensorType::get(
+                    {rows.staticRows ? *rows.staticRows : ShapedType::kDynamic},
+                    b.getI64Type()),
+                dynamicRows);
+  createKernelCall(b, loc, op, "count", {input, output}, {});
+  Value result = toTensor(b, loc, output);
+  auto resultType = cast<RankedTensorType>(op.getResult().getType());
+  if (resultType.getRank() == 0) {
+    result = tensor::CollapseShapeOp::create(b, loc, resultType, result,
+                                             ArrayRef<ReassociationIndices>{});
+  } else if (resultType.getRank() > 1) {
+    SmallVector<OpFoldResult> sizes =
+        tensor::getMixedSizes(b, loc, op.getInput());
+    sizes.pop_back();
+    ReassociationIndices all;
+    for (int64_t i = 0; i < resultType.getRank(); ++i)
+      all.push_back(i);
+    result = tensor::ExpandShapeOp::create(
+        b, loc, resultType, result, ArrayRef<ReassociationIndices>{all}, sizes);
+  }
+  if (result.getType() != resultType)
+    result = tensor::CastOp::create(b, loc, resultType, result);
+  op.getResult().replaceAllUsesWith(result);
+  op.erase();
+  return success();
+}
+
+/// sift.cumsum along the last axis: [R, N] in and out, the cumsum kernel's
+/// call.
+static LogicalResult convertCumsum(CumsumOp op) {
+  auto inputType = cast<RankedTensorType>(op.getInput().getType());
+  auto resultType = cast<RankedTensorType>(op.getResult().getType());
+  int64_t rank = inputType.getRank();
+  auto dim = static_cast<int64_t>(op.getDim());
+  if (dim < 0)
+    dim += rank;
+  if (dim != rank - 1)
+    return failure(); // other axes stay with the CPU lowering
+  Type resultElt = resultType.getElementType();
+  // Shuffles of 32 and 64 bits.
+  if (!resultElt.isInteger(32) && !resultElt.isInteger(64) &&
+      !resultElt.isF32() && !resultElt.isF64())
+    return failure();
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Rows rows = asRows(b, loc, op.getInput());
+  Value input = toBuffer(b, loc, rows.matrix);
+  auto matrixType = cast<RankedTensorType>(rows.matrix.getType());
+  SmallVector<Value> dynamicSizes;
+  if (matrixType.isDynamicDim(0))
+    dynamicSizes.push_back(rows.numRows);
+  if (matrixType.isDynamicDim(1))
+    dynamicSizes.push_back(rows.rowLength);
+  Value output =
+      allocLike(b, loc, RankedTensorType::get(matrixType.getShape(), resultElt),
+                dynamicSizes);
+  SmallVector<NamedAttribute> attrs;
+  if (op.getExclusive())
+    attrs.push_back(b.getNamedAttr("exclusive", b.getUnitAttr()));
+  createKernelCall(b, loc, op, "cumsum", {input, output}, attrs);
   Value result = toTensor(b, loc, output);
   if (rank == 1) {
     result = tensor::CollapseShapeOp::create(
@@ -382,13 +445,6 @@ struct ConvertSiftToGpuPass
   using ConvertSiftToGPUBase::ConvertSiftToGPUBase;
 
   void runOnOperation() override {
-    if (threads < kWarpSize || threads > 1024 || threads % kWarpSize != 0) {
-      emitError(getOperation().getLoc(),
-                "convert-sift-to-gpu: threads must be a multiple of 32 in "
-                "[32, 1024], not ")
-          << threads;
-      return signalPassFailure();
-    }
     // Ops directly in a function body: one nested in a loop (a --sift-fuse
     // row kernel) is already part of a kernel.
     SmallVector<Operation *> ops;
@@ -398,9 +454,61 @@ struct ConvertSiftToGpuPass
     });
     for (Operation *op : ops) {
       if (auto count = dyn_cast<CountOp>(op))
-        (void)convertCount(count, threads);
+        (void)convertCount(count);
       else if (auto cumsum = dyn_cast<CumsumOp>(op))
-        (void)convertCumsum(cumsum, threads);
+        (void)convertCumsum(cumsum);
+    }
+  }
+};
+
+struct ExpandKernelsPass
+    : public sift::impl::SiftGpuExpandKernelsBase<ExpandKernelsPass> {
+  using SiftGpuExpandKernelsBase::SiftGpuExpandKernelsBase;
+
+  void runOnOperation() override {
+    if (threads < kWarpSize || threads > 1024 || threads % kWarpSize != 0) {
+      emitError(getOperation().getLoc(),
+                "sift-gpu-expand-kernels: threads must be a multiple of 32 in "
+                "[32, 1024], not ")
+          << threads;
+      return signalPassFailure();
+    }
+    SmallVector<func::CallOp> calls;
+    getOperation()->walk([&](func::CallOp call) {
+      if (call->hasAttr(kKernelAttr))
+        calls.push_back(call);
+    });
+    SetVector<StringRef> callees;
+    for (func::CallOp call : calls) {
+      OpBuilder b(call);
+      Location loc = call.getLoc();
+      StringRef kind = call->getAttrOfType<StringAttr>(kKernelAttr).getValue();
+      ValueRange args = call.getOperands();
+      if (args.size() != 2 || !isa<MemRefType>(args[0].getType()) ||
+          !isa<MemRefType>(args[1].getType())) {
+        call.emitOpError("sift-gpu-expand-kernels: a kernel call takes the "
+                         "input and output buffers");
+        return signalPassFailure();
+      }
+      if (kind == "count") {
+        buildCountKernel(b, loc, args[0], args[1], threads);
+      } else if (kind == "cumsum") {
+        buildCumsumKernel(b, loc, args[0], args[1], call->hasAttr("exclusive"),
+                          threads);
+      } else {
+        call.emitOpError("sift-gpu-expand-kernels: unknown kernel ") << kind;
+        return signalPassFailure();
+      }
+      callees.insert(call.getCallee());
+      call.erase();
+    }
+    // The declarations no call uses any more.
+    ModuleOp module = getOperation();
+    for (StringRef name : callees) {
+      auto decl = module.lookupSymbol<func::FuncOp>(name);
+      if (decl && decl.isDeclaration() &&
+          SymbolTable::symbolKnownUseEmpty(decl, module))
+        decl.erase();
     }
   }
 };

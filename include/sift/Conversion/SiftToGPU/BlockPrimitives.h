@@ -43,8 +43,9 @@ Value laneId(OpBuilder &b, Location loc);
 Value linearThreadId(OpBuilder &b, Location loc);
 Value warpId(OpBuilder &b, Location loc);
 
-/// The reduction of `value` over the 32 lanes of the warp, in every lane
-/// (`gpu.subgroup_reduce ... uniform`).
+/// The reduction of `value` over the 32 lanes of the warp, in every lane: a
+/// butterfly of five `gpu.shuffle xor` (what `gpu.subgroup_reduce` expands
+/// to, but side-effect free, as bufferization requires).
 Value warpReduce(OpBuilder &b, Location loc, Value value,
                  gpu::AllReduceOperation kind);
 
@@ -58,8 +59,8 @@ std::pair<Value, Value> warpScan(OpBuilder &b, Location loc, Value value,
 Value warpBroadcast(OpBuilder &b, Location loc, Value value, Value lane);
 
 /// The ballot of `pred` (i1): an i32 whose bit i is `pred` of lane i. Written
-/// as the `or` of `pred << lane` over the warp, which --sift-gpu-pipeline
-/// turns into one `vote.sync.ballot`.
+/// as the `or` butterfly of `pred << lane` over the warp, which
+/// --sift-gpu-prepare-modules turns into one `vote.sync.ballot`.
 Value warpBallot(OpBuilder &b, Location loc, Value pred);
 
 /// The number of set bits of `x` (`math.ctpop`, PTX `popc`).
