@@ -1,7 +1,8 @@
 // sift's block-level kernels: convert-sift-to-gpu makes calls on buffers,
 // sift-gpu-expand-kernels the gpu.launch of one block per row, and
 // --sift-gpu-pipeline the PTX: a ballot and popc per tile plus a block
-// reduction for count, shuffle scans, shared memory and barriers for cumsum.
+// reduction for count, shuffle scans, shared memory and barriers for cumsum,
+// ballots, popc and a scan of the warps' counts for compact.
 //
 // RUN: tensor-opt %s --convert-sift-to-gpu | FileCheck %s --check-prefix=CALLS
 // RUN: tensor-opt %s --convert-sift-to-gpu --sift-gpu-expand-kernels | FileCheck %s --check-prefix=LAUNCH
@@ -10,6 +11,7 @@
 // RUN: FileCheck %s --check-prefix=COUNT --implicit-check-not=__nv_ --implicit-check-not=malloc < %t/count_rows_kernel.ptx
 // RUN: FileCheck %s --check-prefix=SCAN --implicit-check-not=__nv_ --implicit-check-not=malloc < %t/scan_rows_kernel.ptx
 // RUN: FileCheck %s --check-prefix=SCAN --implicit-check-not=__nv_ --implicit-check-not=malloc < %t/scan_floats_kernel.ptx
+// RUN: FileCheck %s --check-prefix=COMPACT --implicit-check-not=__nv_ --implicit-check-not=malloc < %t/compact_rows_kernel.ptx
 // RUN: tensor-opt %s --symbol-privatize=exclude=count_rows --symbol-dce | tensor-opt --sift-gpu-pipeline="chip=sm_90 sift-kernels=0" -o %t.off.mlir
 // RUN: %extract_ptx %t.off %t.off.mlir
 // RUN: FileCheck %s --check-prefix=OFF < %t.off/count_rows_kernel.ptx
@@ -25,6 +27,10 @@
 // CALLS: tensor.expand_shape
 // CALLS-LABEL: func.func @scan_floats
 // CALLS: call @__sift_gpu_cumsum
+// CALLS-LABEL: func.func @compact_rows
+// CALLS: %[[IDX:.*]] = memref.alloc() : memref<32x100xi64>
+// CALLS: %[[CNT:.*]] = memref.alloc() : memref<32xi64>
+// CALLS: call @__sift_gpu_compact(%{{.*}}, %[[IDX]], %[[CNT]]) {fill = 0 : i64, sift.gpu_kernel = "compact"}
 // CALLS-LABEL: func.func @other_axis
 // CALLS: sift.cumsum
 // CALLS: func.func private @__sift_gpu_count(memref<32x1000xi1>, memref<32xi64>)
@@ -58,6 +64,14 @@
 // SCAN: shfl.sync.idx.b32
 // SCAN: bar.sync 0
 
+// COMPACT: .entry compact_rows_kernel
+// COMPACT: vote.sync.ballot.b32
+// COMPACT: popc.b32
+// COMPACT: popc.b32
+// COMPACT: bar.sync 0
+// COMPACT: shfl.sync.up.b32
+// COMPACT: bar.sync 0
+
 // With sift-kernels=0 the count is the linalg lowering's loop.
 // OFF: .entry count_rows_kernel
 // OFF-NOT: bar.sync
@@ -76,6 +90,11 @@ func.func @scan_rows(%m: tensor<4x8x1000xi1>) -> tensor<4x8x1000xi64> {
 func.func @scan_floats(%x: tensor<16x5000xf32>) -> tensor<16x5000xf32> {
   %p = sift.cumsum %x : tensor<16x5000xf32> -> tensor<16x5000xf32>
   return %p : tensor<16x5000xf32>
+}
+
+func.func @compact_rows(%m: tensor<32x5000xi1>) -> (tensor<32x100xi64>, tensor<32xi64>) {
+  %i, %n = sift.compact %m {fill = 0 : i64} : tensor<32x5000xi1> -> tensor<32x100xi64>, tensor<32xi64>
+  return %i, %n : tensor<32x100xi64>, tensor<32xi64>
 }
 
 // Along another axis: left for the linalg lowering.

@@ -72,7 +72,9 @@ def ConvertSiftToGPU : Pass<"convert-sift-to-gpu", "ModuleOp"> {
     deallocation, which rejects ops without declared memory effects).
 
     - `sift.count` (any element type; NaN counts, -0.0 does not);
-    - `sift.cumsum` along the last axis (i32, i64, f32, f64 results).
+    - `sift.cumsum` along the last axis (i32, i64, f32, f64 results);
+    - `sift.compact` (indices `[R, K]`, counts `[R]`, the fill an attribute
+      of the call).
 
     Other ops, and cumsum along another axis, are left for the linalg
     lowering.
@@ -104,6 +106,11 @@ def SiftGpuExpandKernels : Pass<"sift-gpu-expand-kernels", "ModuleOp"> {
     - `cumsum`: per tile, a block scan (warp scans by `gpu.shuffle up`, the
       warp totals through workgroup memory and a barrier, a scan of them)
       plus the carry of the tiles before, which adds the tile's total.
+    - `compact`: while fewer than K are found (the carry is the same in
+      every thread, so the block branches uniformly), per tile each set
+      lane's stable position: `popc(ballot & lanes below)` plus a scan of
+      the warps' `popc(ballot)`; positions below K write their index. Then
+      the slots past min(count, K) get the fill and thread 0 the count.
 
     `--sift-gpu-launch-to-cpu` runs these kernels on the CPU.
   }];

@@ -198,3 +198,30 @@ BlockScan gpu_prims::blockScan(OpBuilder &b, Location loc, Value value,
   return {combine(b, loc, kind, before, inclusive),
           combine(b, loc, kind, before, exclusive), total};
 }
+
+BallotScan gpu_prims::blockBallotScan(OpBuilder &b, Location loc, Value pred,
+                                      Value scratch, int64_t numWarps) {
+  Value ballot = warpBallot(b, loc, pred);
+  Value lane = laneId(b, loc);
+  // (1 << lane) - 1: the lanes below this one.
+  Value below = arith::SubIOp::create(
+      b, loc, arith::ShLIOp::create(b, loc, constI32(b, loc, 1), lane),
+      constI32(b, loc, 1));
+  Value rank = popCount(b, loc, arith::AndIOp::create(b, loc, ballot, below));
+  Value warpCount = popCount(b, loc, ballot);
+  if (numWarps == 1)
+    return {rank, warpCount};
+  storeWarpPartial(b, loc, scratch, warpCount, lane, /*writer=*/0);
+  gpu::BarrierOp::create(b, loc);
+  Value partial = loadWarpPartial(b, loc, scratch, lane, numWarps,
+                                  gpu::AllReduceOperation::ADD, b.getI32Type());
+  auto [warpsInclusive, warpsExclusive] =
+      warpScan(b, loc, partial, gpu::AllReduceOperation::ADD);
+  Value warp =
+      arith::IndexCastUIOp::create(b, loc, b.getI32Type(), warpId(b, loc));
+  Value before = warpBroadcast(b, loc, warpsExclusive, warp);
+  Value total =
+      warpBroadcast(b, loc, warpsInclusive, constI32(b, loc, numWarps - 1));
+  gpu::BarrierOp::create(b, loc);
+  return {arith::AddIOp::create(b, loc, before, rank), total};
+}

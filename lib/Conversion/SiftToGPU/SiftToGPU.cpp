@@ -330,6 +330,100 @@ static void buildCumsumKernel(OpBuilder &b, Location loc, Value input,
       });
 }
 
+/// The compact kernel: per tile (while fewer than K are found), each set
+/// lane's stable position from a ballot scan; a lane whose position is
+/// below K writes its index; the tile's total joins the carry. Then the
+/// threads fill the slots past the count and thread 0 writes the count,
+/// min(count_nonzero, K).
+static void buildCompactKernel(OpBuilder &b, Location loc, Value input,
+                               Value indices, Value counts, int64_t fill,
+                               int64_t maxThreads) {
+  Rows rows = rowsOfBuffer(b, loc, input);
+  KernelShape shape = kernelShape(rows, maxThreads);
+  Type i64 = b.getI64Type(), i32 = b.getI32Type();
+  int64_t k = cast<MemRefType>(indices.getType()).getDimSize(1);
+  buildRowLaunch(
+      b, loc, rows, shape, i32,
+      [&](OpBuilder &b, Value row, Value tid, Value scratch) {
+        Value zero = arith::ConstantIntOp::create(b, loc, i32, 0);
+        Value kI32 = arith::ConstantIntOp::create(b, loc, i32, k);
+        Value found =
+            buildTileLoop(
+                b, loc, rows.rowLength, shape.threads, tid, ValueRange{zero},
+                [&](OpBuilder &b, Value i, Value inRow, ValueRange carried) {
+                  // Stop once K are found (the carry is the same in every
+                  // thread, so the whole block takes the same branch).
+                  Value more = arith::CmpIOp::create(
+                      b, loc, arith::CmpIPredicate::slt, carried[0], kI32);
+                  auto tile = scf::IfOp::create(
+                      b, loc, more,
+                      [&](OpBuilder &b, Location loc) {
+                        Value set = loadIfInRow(
+                            b, loc, inRow,
+                            [&](OpBuilder &b) {
+                              return isNonZero(
+                                  b, loc,
+                                  memref::LoadOp::create(b, loc, input,
+                                                         ValueRange{row, i}));
+                            },
+                            arith::ConstantIntOp::create(b, loc, b.getI1Type(),
+                                                         0));
+                        BallotScan scan = blockBallotScan(b, loc, set, scratch,
+                                                          shape.numWarps());
+                        Value pos = arith::AddIOp::create(b, loc, carried[0],
+                                                          scan.position);
+                        Value write = arith::AndIOp::create(
+                            b, loc, set,
+                            arith::CmpIOp::create(
+                                b, loc, arith::CmpIPredicate::slt, pos, kI32));
+                        auto ifOp = scf::IfOp::create(b, loc, write,
+                                                      /*withElse=*/false);
+                        {
+                          OpBuilder::InsertionGuard guard(b);
+                          b.setInsertionPointToStart(ifOp.thenBlock());
+                          Value slot = arith::IndexCastUIOp::create(
+                              b, loc, b.getIndexType(), pos);
+                          memref::StoreOp::create(
+                              b, loc,
+                              arith::IndexCastUIOp::create(b, loc, i64, i),
+                              indices, ValueRange{row, slot});
+                        }
+                        scf::YieldOp::create(
+                            b, loc,
+                            ValueRange{arith::AddIOp::create(b, loc, carried[0],
+                                                             scan.total)});
+                      },
+                      [&](OpBuilder &b, Location loc) {
+                        scf::YieldOp::create(b, loc, carried[0]);
+                      });
+                  return SmallVector<Value>{tile.getResult(0)};
+                })
+                .front();
+        Value count = arith::MinSIOp::create(b, loc, found, kI32);
+        // Slots count..K-1 get the fill, strided over the threads.
+        Value first = arith::AddIOp::create(
+            b, loc,
+            arith::IndexCastUIOp::create(b, loc, b.getIndexType(), count), tid);
+        Value fillValue = arith::ConstantIntOp::create(b, loc, i64, fill);
+        scf::ForOp::create(
+            b, loc, first, constIndex(b, loc, k),
+            constIndex(b, loc, shape.threads), ValueRange{},
+            [&](OpBuilder &b, Location loc, Value slot, ValueRange) {
+              memref::StoreOp::create(b, loc, fillValue, indices,
+                                      ValueRange{row, slot});
+              scf::YieldOp::create(b, loc);
+            });
+        Value isThread0 = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::eq, tid, constIndex(b, loc, 0));
+        auto ifOp = scf::IfOp::create(b, loc, isThread0, /*withElse=*/false);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        memref::StoreOp::create(b, loc,
+                                arith::ExtUIOp::create(b, loc, i64, count),
+                                counts, ValueRange{row});
+      });
+}
+
 /// The attribute that marks a kernel call and names its kernel.
 static constexpr llvm::StringLiteral kKernelAttr = "sift.gpu_kernel";
 
@@ -351,6 +445,27 @@ static void createKernelCall(OpBuilder &b, Location loc, Operation *anchor,
     call->setAttr(attr.getName(), attr.getValue());
 }
 
+/// The [R] count of rows as the op's `[B...]` result type.
+static Value reshapeCounts(OpBuilder &b, Location loc, Value counts,
+                           Value input, RankedTensorType resultType) {
+  Value result = counts;
+  if (resultType.getRank() == 0) {
+    result = tensor::CollapseShapeOp::create(b, loc, resultType, result,
+                                             ArrayRef<ReassociationIndices>{});
+  } else if (resultType.getRank() > 1) {
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, input);
+    sizes.pop_back();
+    ReassociationIndices all;
+    for (int64_t i = 0; i < resultType.getRank(); ++i)
+      all.push_back(i);
+    result = tensor::ExpandShapeOp::create(
+        b, loc, resultType, result, ArrayRef<ReassociationIndices>{all}, sizes);
+  }
+  if (result.getType() != resultType)
+    result = tensor::CastOp::create(b, loc, resultType, result);
+  return result;
+}
+
 /// sift.count: the [R, N] input buffer, an [R] i64 result buffer, the
 /// count kernel's call.
 static LogicalResult convertCount(CountOp op) {
@@ -368,23 +483,9 @@ static LogicalResult convertCount(CountOp op) {
                     b.getI64Type()),
                 dynamicRows);
   createKernelCall(b, loc, op, "count", {input, output}, {});
-  Value result = toTensor(b, loc, output);
-  auto resultType = cast<RankedTensorType>(op.getResult().getType());
-  if (resultType.getRank() == 0) {
-    result = tensor::CollapseShapeOp::create(b, loc, resultType, result,
-                                             ArrayRef<ReassociationIndices>{});
-  } else if (resultType.getRank() > 1) {
-    SmallVector<OpFoldResult> sizes =
-        tensor::getMixedSizes(b, loc, op.getInput());
-    sizes.pop_back();
-    ReassociationIndices all;
-    for (int64_t i = 0; i < resultType.getRank(); ++i)
-      all.push_back(i);
-    result = tensor::ExpandShapeOp::create(
-        b, loc, resultType, result, ArrayRef<ReassociationIndices>{all}, sizes);
-  }
-  if (result.getType() != resultType)
-    result = tensor::CastOp::create(b, loc, resultType, result);
+  Value result =
+      reshapeCounts(b, loc, toTensor(b, loc, output), op.getInput(),
+                    cast<RankedTensorType>(op.getResult().getType()));
   op.getResult().replaceAllUsesWith(result);
   op.erase();
   return success();
@@ -440,6 +541,54 @@ static LogicalResult convertCumsum(CumsumOp op) {
   return success();
 }
 
+/// sift.compact: the [R, N] mask, [R, K] indices and [R] counts, the
+/// compact kernel's call.
+static LogicalResult convertCompact(CompactOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto indicesType = cast<RankedTensorType>(op.getIndices().getType());
+  auto countType = cast<RankedTensorType>(op.getCount().getType());
+  int64_t k = indicesType.getShape().back();
+  Rows rows = asRows(b, loc, op.getMask());
+  Value input = toBuffer(b, loc, rows.matrix);
+  SmallVector<Value> dynamicRows;
+  if (!rows.staticRows)
+    dynamicRows.push_back(rows.numRows);
+  int64_t r = rows.staticRows ? *rows.staticRows : ShapedType::kDynamic;
+  Type i64 = b.getI64Type();
+  Value indices =
+      allocLike(b, loc, RankedTensorType::get({r, k}, i64), dynamicRows);
+  Value counts =
+      allocLike(b, loc, RankedTensorType::get({r}, i64), dynamicRows);
+  createKernelCall(b, loc, op, "compact", {input, indices, counts},
+                   {b.getNamedAttr("fill", b.getI64IntegerAttr(op.getFill()))});
+  Value indicesResult = toTensor(b, loc, indices);
+  int64_t rank = indicesType.getRank();
+  if (rank == 1) {
+    indicesResult =
+        tensor::CollapseShapeOp::create(b, loc, RankedTensorType::get({k}, i64),
+                                        indicesResult, rowsReassociation(1));
+  } else if (rank > 2) {
+    SmallVector<OpFoldResult> sizes =
+        tensor::getMixedSizes(b, loc, op.getMask());
+    sizes.back() = b.getIndexAttr(k);
+    SmallVector<int64_t> shape(
+        cast<RankedTensorType>(op.getMask().getType()).getShape());
+    shape.back() = k;
+    indicesResult = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get(shape, i64), indicesResult,
+        rowsReassociation(rank), sizes);
+  }
+  if (indicesResult.getType() != indicesType)
+    indicesResult = tensor::CastOp::create(b, loc, indicesType, indicesResult);
+  Value countResult =
+      reshapeCounts(b, loc, toTensor(b, loc, counts), op.getMask(), countType);
+  op.getIndices().replaceAllUsesWith(indicesResult);
+  op.getCount().replaceAllUsesWith(countResult);
+  op.erase();
+  return success();
+}
+
 struct ConvertSiftToGpuPass
     : public sift::impl::ConvertSiftToGPUBase<ConvertSiftToGpuPass> {
   using ConvertSiftToGPUBase::ConvertSiftToGPUBase;
@@ -449,7 +598,8 @@ struct ConvertSiftToGpuPass
     // row kernel) is already part of a kernel.
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
-      if (isa<CountOp, CumsumOp>(op) && isa<func::FuncOp>(op->getParentOp()))
+      if (isa<CountOp, CumsumOp, CompactOp>(op) &&
+          isa<func::FuncOp>(op->getParentOp()))
         ops.push_back(op);
     });
     for (Operation *op : ops) {
@@ -457,6 +607,8 @@ struct ConvertSiftToGpuPass
         (void)convertCount(count);
       else if (auto cumsum = dyn_cast<CumsumOp>(op))
         (void)convertCumsum(cumsum);
+      else if (auto compact = dyn_cast<CompactOp>(op))
+        (void)convertCompact(compact);
     }
   }
 };
@@ -484,14 +636,19 @@ struct ExpandKernelsPass
       Location loc = call.getLoc();
       StringRef kind = call->getAttrOfType<StringAttr>(kKernelAttr).getValue();
       ValueRange args = call.getOperands();
-      if (args.size() != 2 || !isa<MemRefType>(args[0].getType()) ||
-          !isa<MemRefType>(args[1].getType())) {
-        call.emitOpError("sift-gpu-expand-kernels: a kernel call takes the "
-                         "input and output buffers");
+      size_t numArgs = kind == "compact" ? 3 : 2;
+      if (args.size() != numArgs ||
+          !llvm::all_of(args.getTypes(), llvm::IsaPred<MemRefType>)) {
+        call.emitOpError("sift-gpu-expand-kernels: the ")
+            << kind << " kernel takes " << numArgs << " buffers";
         return signalPassFailure();
       }
       if (kind == "count") {
         buildCountKernel(b, loc, args[0], args[1], threads);
+      } else if (kind == "compact") {
+        auto fill = call->getAttrOfType<IntegerAttr>("fill");
+        buildCompactKernel(b, loc, args[0], args[1], args[2],
+                           fill ? fill.getInt() : -1, threads);
       } else if (kind == "cumsum") {
         buildCumsumKernel(b, loc, args[0], args[1], call->hasAttr("exclusive"),
                           threads);

@@ -88,6 +88,18 @@ BlockScan blockScan(OpBuilder &b, Location loc, Value value,
                     gpu::AllReduceOperation kind, Value scratch,
                     int64_t numWarps);
 
+struct BallotScan {
+  Value position; ///< i32: the set threads before this one in the block
+  Value total;    ///< i32: the set threads of the block (in every thread)
+};
+
+/// The stable compaction positions of `pred` (i1) over the block: within a
+/// warp, `popc(ballot & lanes below)`; across warps, a scan of the warps'
+/// `popc(ballot)` through `scratch` (i32) and a barrier. A barrier after,
+/// so that `scratch` can be reused.
+BallotScan blockBallotScan(OpBuilder &b, Location loc, Value pred,
+                           Value scratch, int64_t numWarps);
+
 } // namespace gpu_prims
 } // namespace sift
 } // namespace mlir
