@@ -110,15 +110,16 @@ static void addGpuCodegenStage(OpPassManager &pm,
 
 void mlir::sift::buildGpuPipeline(OpPassManager &pm,
                                   const GpuPipelineOptions &options) {
-  // The data-dependent ops sift has block-level kernels for (one block per
-  // row) become calls of those kernels, before --sift-fuse makes a row
-  // kernel of them with one thread per row; the calls become kernels after
-  // bufferization (sift-gpu-expand-kernels below).
-  if (options.siftKernels)
-    pm.addPass(createConvertSiftToGPU());
   // Kernels over the rows of a batched function (one block per row).
   if (options.fuse)
     pm.addNestedPass<func::FuncOp>(createSiftFuse());
+  // The data-dependent ops left outside those row kernels, that sift has
+  // block-level kernels for (one block per row), become calls of those
+  // kernels; the calls become kernels after bufferization
+  // (sift-gpu-expand-kernels below). Inside a row kernel (one thread per
+  // row) they stay: fusion decides the kernels.
+  if (options.siftKernels)
+    pm.addPass(createConvertSiftToGPU());
   addSiftToLinalgStage(pm);
   addTensorFusionStage(pm, options.reductionLanes);
   // The lowering's routines stay inline: a kernel cannot call a host

@@ -2,17 +2,19 @@
 // sift-gpu-expand-kernels the gpu.launch of one block per row, and
 // --sift-gpu-pipeline the PTX: a ballot and popc per tile plus a block
 // reduction for count, shuffle scans, shared memory and barriers for cumsum,
-// ballots, popc and a scan of the warps' counts for compact.
+// ballots, popc and a scan of the warps' counts for compact. The pipeline
+// runs with fuse=0: --sift-fuse would make each of these batched ops a row
+// kernel with one thread per row, which the kernels leave alone.
 //
 // RUN: tensor-opt %s --convert-sift-to-gpu | FileCheck %s --check-prefix=CALLS
 // RUN: tensor-opt %s --convert-sift-to-gpu --sift-gpu-expand-kernels | FileCheck %s --check-prefix=LAUNCH
-// RUN: tensor-opt %s --sift-gpu-pipeline="chip=sm_90" -o %t.mlir
+// RUN: tensor-opt %s --sift-gpu-pipeline="chip=sm_90 fuse=0" -o %t.mlir
 // RUN: %extract_ptx %t %t.mlir
 // RUN: FileCheck %s --check-prefix=COUNT --implicit-check-not=__nv_ --implicit-check-not=malloc < %t/count_rows_kernel.ptx
 // RUN: FileCheck %s --check-prefix=SCAN --implicit-check-not=__nv_ --implicit-check-not=malloc < %t/scan_rows_kernel.ptx
 // RUN: FileCheck %s --check-prefix=SCAN --implicit-check-not=__nv_ --implicit-check-not=malloc < %t/scan_floats_kernel.ptx
 // RUN: FileCheck %s --check-prefix=COMPACT --implicit-check-not=__nv_ --implicit-check-not=malloc < %t/compact_rows_kernel.ptx
-// RUN: tensor-opt %s --symbol-privatize=exclude=count_rows --symbol-dce | tensor-opt --sift-gpu-pipeline="chip=sm_90 sift-kernels=0" -o %t.off.mlir
+// RUN: tensor-opt %s --symbol-privatize=exclude=count_rows --symbol-dce | tensor-opt --sift-gpu-pipeline="chip=sm_90 fuse=0 sift-kernels=0" -o %t.off.mlir
 // RUN: %extract_ptx %t.off %t.off.mlir
 // RUN: FileCheck %s --check-prefix=OFF < %t.off/count_rows_kernel.ptx
 
