@@ -622,7 +622,7 @@ struct ExpandKernelsPass
       emitError(getOperation().getLoc(),
                 "sift-gpu-expand-kernels: threads must be a multiple of 32 in "
                 "[32, 1024], not ")
-          << threads;
+          << static_cast<int64_t>(threads);
       return signalPassFailure();
     }
     SmallVector<func::CallOp> calls;
