@@ -56,14 +56,16 @@
 // COUNT: .shared .align 4 .b8
 // COUNT: vote.sync.ballot.b32
 // COUNT: popc.b32
-// COUNT: shfl.sync.bfly.b32
+// COUNT: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
 // COUNT: bar.sync 0
 
 // SCAN: .entry scan_{{rows|floats}}_kernel
 // SCAN: .shared
-// SCAN: shfl.sync.up.b32
+// The clamps --sift-gpu-launch-to-cpu models: 0 for up (32 - width),
+// 31 for the others (width - 1), all lanes.
+// SCAN: shfl.sync.up.b32 {{.*}}, 1, 0, -1;
 // SCAN: bar.sync 0
-// SCAN: shfl.sync.idx.b32
+// SCAN: shfl.sync.idx.b32 {{.*}}, 31, -1;
 // SCAN: bar.sync 0
 
 // COMPACT: .entry compact_rows_kernel
