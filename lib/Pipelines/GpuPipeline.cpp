@@ -11,6 +11,7 @@
 
 #include "Stages.h"
 
+#include "sift/Conversion/Passes.h"
 #include "sift/Pipelines/Pipelines.h"
 #include "sift/Transforms/Passes.h"
 
@@ -40,6 +41,14 @@ static void addGpuKernelStage(OpPassManager &pm,
   // other data-dependent ops) stays on the host: --sift-verify-gpu below.
   addPasses(pm, "func.func(gpu-map-parallel-loops,convert-parallel-loops-to-"
                 "gpu),lower-affine,canonicalize,cse");
+  // sift's kernels, on the buffers bufferization made. After the
+  // canonicalization above, so that their constants stay inside the launch
+  // (a constant hoisted out would become a kernel parameter).
+  if (options.siftKernels) {
+    SiftGpuExpandKernelsOptions kernels;
+    kernels.threads = options.threads;
+    pm.addPass(createSiftGpuExpandKernels(kernels));
+  }
   // A kernel's scratch buffers (a row kernel's per-row temporaries) become
   // slots of device buffers the host allocates around the launch.
   pm.addNestedPass<func::FuncOp>(createSiftGpuHoistKernelAllocs());
@@ -104,6 +113,13 @@ void mlir::sift::buildGpuPipeline(OpPassManager &pm,
   // Kernels over the rows of a batched function (one block per row).
   if (options.fuse)
     pm.addNestedPass<func::FuncOp>(createSiftFuse());
+  // The data-dependent ops left outside those row kernels, that sift has
+  // block-level kernels for (one block per row), become calls of those
+  // kernels; the calls become kernels after bufferization
+  // (sift-gpu-expand-kernels below). Inside a row kernel (one thread per
+  // row) they stay: fusion decides the kernels.
+  if (options.siftKernels)
+    pm.addPass(createConvertSiftToGPU());
   addSiftToLinalgStage(pm);
   addTensorFusionStage(pm, options.reductionLanes);
   // The lowering's routines stay inline: a kernel cannot call a host

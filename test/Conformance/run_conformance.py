@@ -161,8 +161,10 @@ def arg_position(mlir, entry, name):
 
 
 class Tools:
-    def __init__(self, tensor_run, tensor_opt, workdir, verbose):
+    def __init__(self, tensor_run, tensor_opt, workdir, verbose,
+                 transforms=""):
         self.tensor_run = os.path.abspath(tensor_run)
+        self.transforms = transforms
         self.tensor_opt = os.path.abspath(tensor_opt)
         self.workdir = workdir
         self.verbose = verbose
@@ -175,6 +177,8 @@ class Tools:
         with open(path, "w") as f:
             f.write(mlir)
         cmd = [self.tensor_run, path, "-e", entry]
+        if self.transforms:
+            cmd += ["--transforms", self.transforms]
         for i, a in enumerate(inputs):
             p = os.path.join(d, "in%d.npy" % i)
             np.save(p, np.ascontiguousarray(a))
@@ -1962,6 +1966,11 @@ def main():
                     "in this directory")
     ap.add_argument("--list", action="store_true", help="list the cases")
     ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--transforms", default="",
+                    help="passes tensor-run applies first (--transforms), "
+                    "e.g. sift's GPU kernels executed on the CPU: "
+                    "convert-sift-to-gpu,sift-gpu-expand-kernels,"
+                    "sift-gpu-launch-to-cpu")
     a = ap.parse_args()
 
     cases = []
@@ -1983,7 +1992,8 @@ def main():
 
     workdir = a.keep or tempfile.mkdtemp(prefix="sift-conformance-")
     os.makedirs(workdir, exist_ok=True)
-    tools = Tools(a.tensor_run, a.tensor_opt, workdir, a.verbose)
+    tools = Tools(a.tensor_run, a.tensor_opt, workdir, a.verbose,
+                  a.transforms)
     counts = {"pass": 0, "fail": 0, "skip": 0}
     skips_by_op = {}
     with concurrent.futures.ThreadPoolExecutor(max(1, a.jobs)) as pool:

@@ -55,4 +55,112 @@ def ConvertSiftToLinalg : Pass<"convert-sift-to-linalg", "ModuleOp"> {
   ];
 }
 
+def ConvertSiftToGPU : Pass<"convert-sift-to-gpu", "ModuleOp"> {
+  let summary = "Data-dependent sift ops as calls of sift's block-level GPU "
+                "kernels";
+  let description = [{
+    Rewrites sift ops that sit directly in a function body (not in a
+    `--sift-fuse` row kernel) into a call of one of sift's kernels on
+    buffers: the operand, seen as rows `[R, N]` (the batch dimensions
+    collapsed; one row for a 1-D tensor), through `bufferization.to_buffer`
+    (read only), the result in a new `memref.alloc` returned by
+    `bufferization.to_tensor restrict writable`. The call
+    (`func.call @__sift_gpu_<kernel>` to a private declaration, marked with
+    `sift.gpu_kernel`) goes through bufferization as an opaque call;
+    `--sift-gpu-expand-kernels` then replaces it with the kernel's
+    `gpu.launch` (a kernel's barriers cannot go through buffer
+    deallocation, which rejects ops without declared memory effects).
+
+    - `sift.count` (any element type; NaN counts, -0.0 does not);
+    - `sift.cumsum` along the last axis (i32, i64, f32, f64 results);
+    - `sift.compact` (indices `[R, K]`, counts `[R]`, the fill an attribute
+      of the call).
+
+    Other ops, and cumsum along another axis, are left for the linalg
+    lowering.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def SiftGpuExpandKernels : Pass<"sift-gpu-expand-kernels", "ModuleOp"> {
+  let summary = "Replace sift's kernel calls by block-level gpu.launch "
+                "kernels built from the block primitives";
+  let description = [{
+    Each call marked `sift.gpu_kernel` by `--convert-sift-to-gpu` becomes a
+    `gpu.launch` of one block per row (R blocks; none when R = 0), built
+    from the primitives of `sift/Conversion/SiftToGPU/BlockPrimitives.h`.
+    The threads of a block stride over the row in tiles of one element per
+    thread (`threads`, fewer whole warps for a short static row), with 32
+    elements of workgroup memory for the warps' partial results.
+
+    - `count`: per tile, the ballot of the non-zero lanes and its popcount
+      (the warp's count, in every lane), summed over the tiles; a block
+      reduction of the warps' counts; thread 0 writes the row's count.
+    - `cumsum`: per tile, a block scan (warp scans by `gpu.shuffle up`, the
+      warp totals through workgroup memory and a barrier, a scan of them)
+      plus the carry of the tiles before, which adds the tile's total.
+    - `compact`: while fewer than K are found (the carry is the same in
+      every thread, so the block branches uniformly), per tile each set
+      lane's stable position: `popc(ballot & lanes below)` plus a scan of
+      the warps' `popc(ballot)`; positions below K write their index. Then
+      the slots past min(count, K) get the fill and thread 0 the count.
+
+    `--sift-gpu-launch-to-cpu` runs these kernels on the CPU.
+  }];
+  let options = [
+    Option<"threads", "threads", "int64_t", /*default=*/"256",
+           "Threads per block at most (a multiple of 32); a short static "
+           "row gets fewer whole warps">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+def SiftGpuLaunchToCpu : Pass<"sift-gpu-launch-to-cpu", "ModuleOp"> {
+  let summary = "Execute gpu.launch on the CPU (to test kernels without a GPU)";
+  let description = [{
+    Replaces each `gpu.launch` by CPU code with the same results: the blocks
+    are an `scf.parallel`, each workgroup buffer an alloca per block, and the
+    threads of a block sequential `scf.for` loops over the linear thread id,
+    split at each `gpu.barrier` and around each warp exchange
+    (`gpu.shuffle`, `gpu.subgroup_reduce`: every thread writes its operand
+    to a per-thread buffer, then every thread reads the lanes it names).
+    Values used across a split are kept per thread in allocas (side-effect
+    free ops are recomputed). Warps are 32 consecutive linear thread ids.
+
+    - `gpu.shuffle` follows PTX `shfl.sync` as the NVVM lowering emits it:
+      the offset's low 5 bits, a clamp of `width - 1` (`up`: lanes below
+      `32 - width` are out of range), and an out-of-range lane gets its own
+      value with `valid` false.
+    - `gpu.subgroup_reduce` is first expanded into the same shuffle
+      butterflies as on the GPU (so floats add in the same order); types the
+      expansion does not take are reduced over the cluster in lane order.
+
+    Accepted form: a single-block body, no async tokens, clusters, dynamic
+    shared memory or private attributions, workgroup buffers of static
+    shape; a barrier or warp exchange only at the top level of the body,
+    in `scf.for` loops whose bounds are block-uniform (defined outside the
+    launch or from block ids, sizes and constants) and in `scf.if` (their
+    condition guards each thread loop inside). Their iteration arguments and
+    results must be scalars or vectors. Anything else is an error at the op.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 #endif // SIFT_CONVERSION_PASSES_TD

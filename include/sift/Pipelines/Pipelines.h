@@ -134,6 +134,12 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       llvm::cl::desc("Partial sums of a blocked float sum (as in the CPU "
                      "pipeline, so that both sum in the same order)"),
       llvm::cl::init(256)};
+  PassOptions::Option<bool> siftKernels{
+      *this, "sift-kernels",
+      llvm::cl::desc("Lower the data-dependent sift ops left outside the "
+                     "--sift-fuse kernels to sift's block-level kernels "
+                     "(--convert-sift-to-gpu) before the loop mapping"),
+      llvm::cl::init(true)};
 };
 
 /// Lowers a module of sift and upstream tensor ops for an NVIDIA GPU: the

@@ -371,9 +371,13 @@ def SiftGpuPrepareModules : Pass<"sift-gpu-prepare-modules", "ModuleOp"> {
     `gpu.shuffle` over 32 lanes, and the module gets the NVPTX64 data
     layout (`llvm.data_layout`), without which the LLVM IR of the kernels
     aligns 64-bit values to 4 bytes and the NVPTX back end splits every
-    i64 load and store in two.
+    i64 load and store in two. A ballot written as a subgroup `or` of
+    `pred ? 1 << lane : 0` (how sift's kernels write it, so that the CPU
+    execution runs it too) becomes one `nvvm.vote.sync ballot`, and 64-bit
+    shuffles become two 32-bit ones.
   }];
-  let dependentDialects = ["gpu::GPUDialect", "LLVM::LLVMDialect"];
+  let dependentDialects = ["gpu::GPUDialect", "LLVM::LLVMDialect",
+                           "NVVM::NVVMDialect", "arith::ArithDialect"];
 }
 
 def SiftGpuHostBoundary : Pass<"sift-gpu-host-boundary", "ModuleOp"> {
