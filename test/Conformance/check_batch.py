@@ -611,6 +611,15 @@ func.func @f(%x: tensor<40xi64>) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
                                      np.array([1] * 3 + [0] * 150 + [-1] * 47),
                                      np.full(200, -1)][i % 4]
                      .astype(np.int64))))
+    add(Case("pattern-budgeted-topn-helper",
+             pattern("budgeted_topn_helper", "budgeted_topn"),
+             per_row(lambda rng, i: rng.standard_normal((300, 4)).astype(
+                         np.float32),
+                     lambda rng, i: [rng.random(300),
+                                     np.round(rng.random(300), 1)][i % 2]
+                     .astype(np.float32),
+                     lambda rng, i: np.array([17, 0, 300, 5][i % 4],
+                                             np.int64))))
     add(Case("pattern-nested-selection",
              pattern("nested_selection", "nested_selection"),
              per_row(lambda rng, i: rng.standard_normal((300, 4)).astype(

@@ -181,7 +181,7 @@ class Tools:
             cmd += ["--transforms", self.transforms]
         for i, a in enumerate(inputs):
             p = os.path.join(d, "in%d.npy" % i)
-            np.save(p, np.ascontiguousarray(a))
+            np.save(p, np.ascontiguousarray(a).reshape(np.shape(a)))  # 0-d stays 0-d
             cmd += ["--input", p]
         for k, v in (args or {}).items():
             cmd += ["--arg", "%s=%s" % (k, v)]
@@ -1602,6 +1602,26 @@ def staticize_cases():
         out.append(StaticizeCase("balanced_counts_branches_" + name, text,
                                  "balanced_counts", [labels], {},
                                  balanced_ref(labels), (0.0, 0.0)))
+
+    # budgeted_topn_helper: a helper function (inlined by staticize) and a
+    # slice of a length read from the data, bounded by its source.
+    def budgeted_ref(boxes, scores, budget):
+        top = ops.argsort(scores, descending=True)[:int(budget)]
+        return [ops.gather(boxes, top), ops.gather(scores, top)]
+    for name, n, budget in (("some", 300, 17), ("none", 300, 0),
+                            ("all", 300, 300), ("n1", 1, 1),
+                            ("ties", 300, 40)):
+        text = re.sub(r"(?<!\d)300(?!\d)", str(n), read_example(
+            "patterns/budgeted_topn_helper.mlir"))
+        scores = r.random(n).astype(np.float32)
+        if name == "ties":
+            scores = np.round(scores, 1)
+        boxes = r.standard_normal((n, 4)).astype(np.float32)
+        budget = np.array(budget, np.int64)
+        out.append(StaticizeCase("budgeted_topn_helper_" + name, text,
+                                 "budgeted_topn", [boxes, scores, budget], {},
+                                 budgeted_ref(boxes, scores, budget),
+                                 (0.0, 0.0)))
 
     # nested_selection: masked_select and nonzero of bounded selections.
     def nested_ref(boxes, scores):

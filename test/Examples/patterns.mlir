@@ -9,6 +9,7 @@
 // RUN: tensor-opt %sift_src_root/examples/patterns/flat_bce_valid_anchors.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=BCE --implicit-check-not='tensor<?'
 // RUN: tensor-opt %sift_src_root/examples/patterns/balanced_counts_branches.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=BRA --implicit-check-not='tensor<?' --implicit-check-not='scf.if'
 // RUN: tensor-opt %sift_src_root/examples/patterns/nested_selection.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=NEST --implicit-check-not='tensor<?'
+// RUN: tensor-opt %sift_src_root/examples/patterns/budgeted_topn_helper.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=BUD --implicit-check-not='tensor<?' --implicit-check-not='func.call'
 
 // RPN: func.func @positive_l1({{.*}}) -> tensor<f32>
 // RPN: sift.compact %{{.*}} : tensor<512xi1> -> tensor<512xi64>, tensor<i64>
@@ -39,7 +40,13 @@
 // BCE: tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [256, 1] : tensor<256xi64> into tensor<256x1xi64>
 // BCE: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<256x5xf32> into tensor<1280xf32>
 
-// BRA: func.func @balanced_counts({{.*}}) -> (tensor<200xi64>, tensor<i64>, tensor<200xi64>, tensor<i64>)
+// BRA: func.func @balanced_counts({{.*}}) -> (tensor<32xi64>, tensor<i64>, tensor<32xi64>, tensor<i64>)
 // BRA: arith.select
 
 // NEST: func.func @nested_selection({{.*}}) -> (tensor<300x4xf32>, tensor<i64>, tensor<300xi64>, tensor<i64>, tensor<3xf32>, tensor<i64>)
+
+// The helper is inlined; the slice of a length read from the data is at
+// most its 300-row source.
+// BUD-NOT: func.func private @ranked
+// BUD: func.func @budgeted_topn({{.*}}) -> (tensor<300x4xf32>, tensor<i64>, tensor<300xf32>, tensor<i64>)
+// BUD: sift.argsort %{{.*}} descending : tensor<300xf32> -> tensor<300xi64>

@@ -40,6 +40,16 @@ static std::optional<int64_t> maxOpt(std::optional<int64_t> a,
   return either ? (a ? a : b) : std::nullopt;
 }
 
+/// `v` past the index casts that define it.
+static Value stripCasts(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<arith::IndexCastOp, arith::IndexCastUIOp>(def))
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
 /// `pred` with its operands swapped (a < b is b > a).
 static arith::CmpIPredicate swapped(arith::CmpIPredicate pred) {
   using P = arith::CmpIPredicate;
@@ -375,14 +385,18 @@ std::optional<int64_t> SizeBounds::caseSplitUpper(ArrayRef<Value> sum,
     std::optional<int64_t> b = bound(leaf, isUpper);
     for (auto [i, c] : llvm::enumerate(conditions)) {
       auto cmp = c.getDefiningOp<arith::CmpIOp>();
-      if (!cmp || (cmp.getLhs() != leaf && cmp.getRhs() != leaf) ||
-          cmp.getLhs() == cmp.getRhs())
+      // Leaves are past index casts (as `expand` leaves them); so are the
+      // compared values here.
+      if (!cmp ||
+          (stripCasts(cmp.getLhs()) != leaf &&
+           stripCasts(cmp.getRhs()) != leaf) ||
+          stripCasts(cmp.getLhs()) == stripCasts(cmp.getRhs()))
         continue;
       arith::CmpIPredicate pred = cmp.getPredicate();
       if (!(assignment & (1u << i)))
         pred = arith::invertPredicate(pred);
       Value other = cmp.getLhs();
-      if (cmp.getLhs() == leaf) {
+      if (stripCasts(cmp.getLhs()) == leaf) {
         other = cmp.getRhs();
       } else {
         pred = swapped(pred);
