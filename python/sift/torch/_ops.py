@@ -10,7 +10,8 @@ expressions instead (`Translator.size`).
 
 Data-dependent and sampling ops become `sift` ops (nonzero, masked_select,
 unique, randperm, sort, argsort, topk, cumsum, gather, random_uniform,
-cross_entropy); the rest becomes `arith`, `math`, `tensor` and `linalg`.
+cross_entropy, which nll_loss of a log_softmax also becomes); the rest
+becomes `arith`, `math`, `tensor` and `linalg`.
 """
 
 import operator
@@ -481,7 +482,7 @@ def _arange(t, node, meta):
         f"{out.name} = linalg.generic {{indexing_maps = "
         "[affine_map<(d0) -> (d0)>], iterator_types = [\"parallel\"]} "
         f"outs({init.name} : {init.type}) {{")
-    t.emit_raw(f"  ^bb0(%out: {et}):")
+    t.emit_raw(f"  ^bb0({t.fresh()}: {et}):")
     for line in lines:
         t.emit("  " + line)
     t.emit(f"  linalg.yield {v} : {et}")
@@ -589,7 +590,7 @@ def _index_range(t, size, offset, step):
         f"{out.name} = linalg.generic {{indexing_maps = "
         "[affine_map<(d0) -> (d0)>], iterator_types = [\"parallel\"]} "
         f"outs({init.name} : {init.type}) {{")
-    t.emit_raw("  ^bb0(%out: i64):")
+    t.emit_raw(f"  ^bb0({t.fresh()}: i64):")
     t.emit(f"    {i} = linalg.index 0 : index")
     t.emit(f"    {c} = arith.constant {int(step)} : index")
     t.emit(f"    {m} = arith.muli {i}, {c} : index")
@@ -652,7 +653,7 @@ def _reduce(t, node, meta, x, dims, combine_int, combine_float, init):
     t.emit(f"{filled.name} = linalg.fill ins({c} : {et}) outs({acc.name} : "
            f"{acc.type}) -> {acc.type}")
     out = Value(t.fresh(), dtype, kept)
-    a, b, r = "%in", "%acc", t.fresh()
+    a, b, r = t.fresh(), t.fresh(), t.fresh()
     t.emit_raw(f"{out.name} = linalg.reduce ins({x.name} : {x.type}) "
                f"outs({filled.name} : {filled.type}) dimensions = "
                f"[{', '.join(map(str, sorted(dims)))}]")
@@ -990,6 +991,120 @@ def _cross_entropy(t, node, meta):
     t.emit(f"{out.name} = sift.cross_entropy {logits.name}, {target.name}"
            f"{w} reduction = {_REDUCTIONS[reduction]}{attrs} : "
            f"{logits.type}, {target.type} -> {out.type}")
+    return out
+
+
+def _maps(rank, dim):
+    """The identity map and the map that drops `dim`, of `rank` loops."""
+    ds = [f"d{i}" for i in range(rank)]
+    full = f"affine_map<({', '.join(ds)}) -> ({', '.join(ds)})>"
+    kept = [d for i, d in enumerate(ds) if i != dim]
+    return full, f"affine_map<({', '.join(ds)}) -> ({', '.join(kept)})>"
+
+
+@op("aten.log_softmax.int", "aten._log_softmax.default")
+def _log_softmax(t, node, meta):
+    """x - m - log(sum exp(x - m)) along `dim`, m the maximum: a max
+    reduction, a sum of exps (one linalg.generic reducing `dim`) and the
+    elementwise result. A row of -inf gives NaN, as PyTorch's does."""
+    x = t.plain(node, node.args[0])
+    if not is_float(meta.dtype):
+        t.unsupported(node, "log_softmax of integers")
+    x = t.cast(x, meta.dtype)
+    dim = _dim(node.args[1], x.rank)
+    et = element_type(meta.dtype)
+    full, kept = _maps(x.rank, dim)
+    fake_kept = [d for i, d in enumerate(_fake(node.args[0]).shape)
+                 if i != dim]
+    kept_shape = tuple(d for i, d in enumerate(x.shape) if i != dim)
+    iters = ", ".join('"reduction"' if i == dim else '"parallel"'
+                      for i in range(x.rank))
+
+    def reduced(init):
+        acc = t.empty(meta.dtype, kept_shape, fake_shape=fake_kept)
+        c = t.scalar(init, meta.dtype)
+        filled = Value(t.fresh(), meta.dtype, kept_shape)
+        t.emit(f"{filled.name} = linalg.fill ins({c} : {et}) "
+               f"outs({acc.name} : {acc.type}) -> {acc.type}")
+        return filled
+
+    # m = max over dim.
+    filled = reduced(float("-inf"))
+    m = Value(t.fresh(), meta.dtype, kept_shape)
+    t.emit_raw(f"{m.name} = linalg.reduce ins({x.name} : {x.type}) "
+               f"outs({filled.name} : {filled.type}) dimensions = [{dim}]")
+    bi, ba, r = t.fresh(), t.fresh(), t.fresh()
+    t.emit_raw(f"  ({bi}: {et}, {ba}: {et}) {{")
+    t.emit(f"    {r} = arith.maximumf {bi}, {ba} : {et}")
+    t.emit(f"    linalg.yield {r} : {et}")
+    t.emit_close("  }")
+    # s = sum exp(x - m) over dim.
+    filled = reduced(0.0)
+    ssum = Value(t.fresh(), meta.dtype, kept_shape)
+    bx, bm, ba = t.fresh(), t.fresh(), t.fresh()
+    d, e, a = t.fresh(), t.fresh(), t.fresh()
+    t.emit_raw(f"{ssum.name} = linalg.generic {{indexing_maps = [{full}, "
+               f"{kept}, {kept}], iterator_types = [{iters}]}} "
+               f"ins({x.name}, {m.name} : {x.type}, {m.type}) "
+               f"outs({filled.name} : {filled.type}) {{")
+    t.emit_raw(f"  ^bb0({bx}: {et}, {bm}: {et}, {ba}: {et}):")
+    t.emit(f"  {d} = arith.subf {bx}, {bm} : {et}")
+    t.emit(f"  {e} = math.exp {d} : {et}")
+    t.emit(f"  {a} = arith.addf {ba}, {e} : {et}")
+    t.emit(f"  linalg.yield {a} : {et}")
+    t.emit_close(f"}} -> {filled.type}")
+    # x - m - log(s), elementwise.
+    init = t.empty(meta.dtype, x.shape, like=x)
+    out = Value(t.fresh(), meta.dtype, x.shape)
+    par = ", ".join('"parallel"' for _ in range(x.rank))
+    bx, bm, bs, bo = t.fresh(), t.fresh(), t.fresh(), t.fresh()
+    d, lg, o = t.fresh(), t.fresh(), t.fresh()
+    t.emit_raw(f"{out.name} = linalg.generic {{indexing_maps = [{full}, "
+               f"{kept}, {kept}, {full}], iterator_types = [{par}]}} "
+               f"ins({x.name}, {m.name}, {ssum.name} : {x.type}, {m.type}, "
+               f"{ssum.type}) outs({init.name} : {init.type}) {{")
+    t.emit_raw(f"  ^bb0({bx}: {et}, {bm}: {et}, {bs}: {et}, {bo}: {et}):")
+    t.emit(f"  {d} = arith.subf {bx}, {bm} : {et}")
+    t.emit(f"  {lg} = math.log {bs} : {et}")
+    t.emit(f"  {o} = arith.subf {d}, {lg} : {et}")
+    t.emit(f"  linalg.yield {o} : {et}")
+    t.emit_close(f"}} -> {init.type}")
+    return out
+
+
+@op("aten.nll_loss_nd.default", "aten.nll_loss.default")
+def _nll_loss(t, node, meta):
+    """nll_loss(log_softmax(x, classes), target) is cross_entropy(x,
+    target): one sift.cross_entropy on x (its log_softmax is then unused
+    and left out by canonicalization). Of anything else it is refused:
+    nll_loss of arbitrary scores is a gather, not a loss sift models."""
+    src = node.args[0]
+    ls = src.target if isinstance(src, torch.fx.Node) else None
+    if ls not in (torch.ops.aten.log_softmax.int,
+                  torch.ops.aten._log_softmax.default):
+        t.unsupported(node, "nll_loss of something other than log_softmax "
+                      "(write F.cross_entropy, or nll_loss(log_softmax(x)))")
+    x = t.plain(node, src.args[0])
+    if _dim(src.args[1], x.rank) != (1 if x.rank > 1 else 0):
+        t.unsupported(node, "nll_loss of a log_softmax over a dimension "
+                      "other than the classes")
+    if x.rank > 2:
+        t.unsupported(node, "only logits [N, C] or [C]")
+    target = t.plain(node, node.args[1])
+    x = t.cast(x, _fake(src).dtype)
+    weight = _arg(node, 2, "weight")
+    reduction = _arg(node, 3, "reduction", 1)
+    ignore = _arg(node, 4, "ignore_index", -100)
+    attrs = f" {{ignore_index = {int(ignore)} : i64}}" if ignore != -100 \
+        else ""
+    w = ""
+    if weight is not None:
+        wv = t.cast(t.plain(node, weight), x.dtype)
+        w = f" weight({wv.name} : {wv.type})"
+    out = _result(t, meta)
+    t.emit(f"{out.name} = sift.cross_entropy {x.name}, {target.name}"
+           f"{w} reduction = {_REDUCTIONS[reduction]}{attrs} : "
+           f"{x.type}, {target.type} -> {out.type}")
     return out
 
 

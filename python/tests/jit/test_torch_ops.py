@@ -220,6 +220,46 @@ def test_cross_entropy():
                  r"weight\(", r"label_smoothing"])
 
 
+def test_log_softmax_and_nll_loss_of_it():
+    """log_softmax along any dimension (linalg: max, sum of exps, x - m -
+    log s; a row of -inf is NaN as in PyTorch), and nll_loss of a
+    log_softmax over the classes as one sift.cross_entropy of the logits."""
+    F = torch.nn.functional
+
+    def f(x, t, w):
+        return (F.log_softmax(x, dim=1), F.log_softmax(x, dim=0),
+                F.nll_loss(F.log_softmax(x, dim=1), t),
+                F.nll_loss(F.log_softmax(x, dim=-1), t, reduction="none"),
+                F.nll_loss(F.log_softmax(x, dim=1), t, weight=w,
+                           reduction="sum", ignore_index=1))
+    x = randn(8, 5)
+    x[2] = float("-inf")
+    x[4, 3] = float("-inf")
+    t = randint(0, 5, 8)
+    t[2] = 1  # the NaN row's loss is ignored in the sum
+    compiled = check(f, (x, t, torch.rand(5, generator=G) + 0.5),
+                     emits=[r"math\.exp", r"linalg\.reduce",
+                            r"sift\.cross_entropy %x, \S+ reduction = mean",
+                            r"reduction = none",
+                            r"weight\(.*reduction = sum \{ignore_index = 1"])
+    assert "nll_loss" not in compiled.mlir
+
+    def g(x, t):
+        return F.nll_loss(x, t)
+    with pytest.raises(sift.UnsupportedError, match="nll_loss of something "
+                       "other than log_softmax"):
+        st.compile(g, (randn(8, 5), t))
+
+
+def test_argument_names_never_clash_with_region_arguments():
+    """Region arguments are fresh names: parameters called out, acc or in
+    (names a generated region could use) are fine."""
+    def f(out, acc, n):
+        return (out.sum(dim=1), acc.amax(dim=0),
+                torch.arange(n.shape[0]) + n)
+    check(f, (randn(4, 3), randn(4, 3), randint(0, 9, 5)))
+
+
 def test_item_as_a_size_and_arange_of_a_count():
     def f(x, n):
         k = n.clamp(0, 8).item()
