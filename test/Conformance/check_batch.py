@@ -620,6 +620,14 @@ func.func @f(%x: tensor<40xi64>) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
                      .astype(np.float32),
                      lambda rng, i: np.array([17, 0, 300, 5][i % 4],
                                              np.int64))))
+    add(Case("pattern-selected-target-logits",
+             pattern("selected_target_logits", "target_logits"),
+             per_row(lambda rng, i: rng.standard_normal((256, 5)).astype(
+                         np.float32),
+                     lambda rng, i: [rng.integers(-1, 5, 256),
+                                     np.full(256, -1), rng.integers(0, 5, 256),
+                                     rng.integers(-1, 5, 256)][i % 4]
+                     .astype(np.int64))))
     add(Case("pattern-nested-selection",
              pattern("nested_selection", "nested_selection"),
              per_row(lambda rng, i: rng.standard_normal((300, 4)).astype(

@@ -1623,6 +1623,29 @@ def staticize_cases():
                                  budgeted_ref(boxes, scores, budget),
                                  (0.0, 0.0)))
 
+    # selected_target_logits: a per-row pick (gather, batch_dims = 1) of
+    # selected rows.
+    def target_logits_ref(logits, labels):
+        valid = labels >= 0
+        l, y = logits[valid], labels[valid]
+        picked = l[np.arange(len(y)), y]
+        mean = (np.float32(picked.sum(dtype=np.float64) / len(y)) if len(y)
+                else np.float32(np.nan))
+        return [picked, np.array(mean, np.float32)]
+    for name, n, labels in (("random", 256, None),
+                            ("none_valid", 256, np.full(256, -1)),
+                            ("all_valid", 256, None), ("n1", 1, None)):
+        text = re.sub(r"(?<!\d)256(?!\d)", str(n), read_example(
+            "patterns/selected_target_logits.mlir"))
+        if labels is None:
+            labels = r.integers(0 if name == "all_valid" else -1, 5, n)
+        labels = labels.astype(np.int64)
+        logits = r.standard_normal((n, 5)).astype(np.float32)
+        out.append(StaticizeCase("selected_target_logits_" + name, text,
+                                 "target_logits", [logits, labels], {},
+                                 target_logits_ref(logits, labels),
+                                 (1e-5, 1e-6)))
+
     # nested_selection: masked_select and nonzero of bounded selections.
     def nested_ref(boxes, scores):
         keep1 = scores > np.float32(0.05)

@@ -9,6 +9,7 @@
 // RUN: tensor-opt %sift_src_root/examples/patterns/flat_bce_valid_anchors.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=BCE --implicit-check-not='tensor<?'
 // RUN: tensor-opt %sift_src_root/examples/patterns/balanced_counts_branches.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=BRA --implicit-check-not='tensor<?' --implicit-check-not='scf.if'
 // RUN: tensor-opt %sift_src_root/examples/patterns/nested_selection.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=NEST --implicit-check-not='tensor<?'
+// RUN: tensor-opt %sift_src_root/examples/patterns/selected_target_logits.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=PICK --implicit-check-not='tensor<?'
 // RUN: tensor-opt %sift_src_root/examples/patterns/budgeted_topn_helper.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=BUD --implicit-check-not='tensor<?' --implicit-check-not='func.call'
 
 // RPN: func.func @positive_l1({{.*}}) -> tensor<f32>
@@ -50,3 +51,8 @@
 // BUD-NOT: func.func private @ranked
 // BUD: func.func @budgeted_topn({{.*}}) -> (tensor<300x4xf32>, tensor<i64>, tensor<300xf32>, tensor<i64>)
 // BUD: sift.argsort %{{.*}} descending : tensor<300xf32> -> tensor<300xi64>
+
+// The per-row pick of selected rows: a gather with batch_dims = 1 on the
+// padded rows.
+// PICK: func.func @target_logits({{.*}}) -> (tensor<256xf32>, tensor<i64>, tensor<f32>)
+// PICK: sift.gather %{{.*}}[%{{.*}}] {batch_dims = 1 : i64} : tensor<256x5xf32>, tensor<256x1xi64> -> tensor<256x1xf32>

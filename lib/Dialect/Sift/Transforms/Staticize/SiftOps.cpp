@@ -155,13 +155,28 @@ LogicalResult Staticizer::rewriteRandperm(ImplicitLocOpBuilder &b,
 }
 
 // gather: bounded indices give a bounded result; a bounded source makes its
-// padding rows invalid lanes.
+// padding rows invalid lanes. With batch_dims, the leading dimension is
+// shared: the source is fitted to the indices' rows.
 LogicalResult Staticizer::rewriteGather(ImplicitLocOpBuilder &b,
                                         GatherOp gather) {
   Operation *op = gather;
-  if (gather.getBatchDims() != 0)
-    return op->emitOpError("with batch_dims and data-dependent shapes is "
-                           "not supported by --sift-staticize yet");
+  if (gather.getBatchDims() != 0) {
+    // The data-dependent dimension (the leading one) is a batch dimension
+    // of both operands, which have the same rows in the dynamic program (a
+    // per-row pick x[arange(n), y] of selected rows): the source is fitted
+    // to the indices' padded rows, rows past them read the fill, and the
+    // result has the indices' count. The gathered axis is static.
+    Padded idx = lookup(b, gather.getIndices());
+    Value source = fitRows(b, lookup(b, gather.getSource()), idx.bound);
+    Value result = GatherOp::create(
+        b, source, idx.padded, gather.getBatchDims(), gather.getFillAttr());
+    if (isMapped(gather.getIndices()))
+      define(op, gather.getResult(), result, idx.count);
+    else
+      gather.getResult().replaceAllUsesWith(result);
+    toErase.insert(op);
+    return success();
+  }
   Padded idx = lookup(b, gather.getIndices());
   Value indices = idx.padded;
   Value source = gather.getSource();
