@@ -1646,6 +1646,36 @@ def staticize_cases():
                                  target_logits_ref(logits, labels),
                                  (1e-5, 1e-6)))
 
+    # scatter with batch_dims = 1 into selected rows (each row adds into
+    # its own row; indices outside [0, 4) skip their lane).
+    rows_add = """
+func.func @rows_add(%d: tensor<Nx4xf32>, %i: tensor<Nx2xi64>, %u: tensor<Nx2xf32>, %m: tensor<Nxi1>) -> tensor<?x4xf32> {
+  %ds = sift.masked_select %d, %m : tensor<Nx4xf32>, tensor<Nxi1> -> tensor<?x4xf32>
+  %is = sift.masked_select %i, %m : tensor<Nx2xi64>, tensor<Nxi1> -> tensor<?x2xi64>
+  %us = sift.masked_select %u, %m : tensor<Nx2xf32>, tensor<Nxi1> -> tensor<?x2xf32>
+  %r = sift.scatter %us into %ds[%is] reduce(add) {batch_dims = 1 : i64} : tensor<?x2xf32>, tensor<?x2xi64> into tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}
+"""
+
+    def rows_add_ref(d, i, u, m):
+        rows, idx, upd = d[m].copy(), i[m], u[m]
+        for r in range(len(rows)):
+            for k in range(idx.shape[1]):
+                if 0 <= idx[r, k] < rows.shape[1]:
+                    rows[r, idx[r, k]] += upd[r, k]
+        return [rows]
+    for name, n, p_keep in (("some", 32, 0.5), ("none", 32, 0.0),
+                            ("all", 32, 1.0), ("n1", 1, 1.0)):
+        d = r.standard_normal((n, 4)).astype(np.float32)
+        i = r.integers(-1, 5, (n, 2)).astype(np.int64)
+        u = r.standard_normal((n, 2)).astype(np.float32)
+        m = r.random(n) < p_keep
+        out.append(StaticizeCase("scatter_rows_batch_dims_" + name,
+                                 rows_add.replace("N", str(n)), "rows_add",
+                                 [d, i, u, m], {}, rows_add_ref(d, i, u, m),
+                                 (1e-6, 1e-6)))
+
     # nested_selection: masked_select and nonzero of bounded selections.
     def nested_ref(boxes, scores):
         keep1 = scores > np.float32(0.05)

@@ -86,15 +86,6 @@ func.func @topk_past_bound(%m: tensor<8xi1>, %x: tensor<8xf32>) -> tensor<10xf32
 
 // -----
 
-func.func @scatter_batch_dims_bounded(%m: tensor<2x8xi1>, %u: tensor<2x2xf32>, %d: tensor<2x5xf32>) -> tensor<2x5xf32> {
-  %idx = sift.nonzero %m : tensor<2x8xi1> -> tensor<?x2xi64>
-  // expected-error @+1 {{'sift.scatter' op with batch_dims and data-dependent shapes is not supported by --sift-staticize yet}}
-  %r = sift.scatter %u into %d[%idx] {batch_dims = 1 : i64} : tensor<2x2xf32>, tensor<?x2xi64> into tensor<2x5xf32>
-  return %r : tensor<2x5xf32>
-}
-
-// -----
-
 func.func @reshape_split_not_dividing(%m: tensor<9xi1>) -> tensor<?x2xi64> {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index

@@ -207,9 +207,25 @@ LogicalResult Staticizer::rewriteGather(ImplicitLocOpBuilder &b,
 LogicalResult Staticizer::rewriteScatter(ImplicitLocOpBuilder &b,
                                          ScatterOp scatter) {
   Operation *op = scatter;
-  if (scatter.getBatchDims() != 0)
-    return op->emitOpError("with batch_dims and data-dependent shapes is "
-                           "not supported by --sift-staticize yet");
+  if (scatter.getBatchDims() != 0) {
+    // The leading dimension is a batch dimension of all three operands,
+    // with the same rows in the dynamic program: the indices and updates
+    // are fitted to the dest's padded rows. Their rows past the count write
+    // only into the dest's padding rows (a row scatters into its own row);
+    // the result has the dest's count.
+    Padded dst = lookup(b, scatter.getDest());
+    Value indices = fitRows(b, lookup(b, scatter.getIndices()), dst.bound);
+    Value updates = fitRows(b, lookup(b, scatter.getUpdates()), dst.bound);
+    Value result =
+        ScatterOp::create(b, updates, dst.padded, indices,
+                          scatter.getReduceAttr(), scatter.getBatchDimsAttr());
+    if (isMapped(scatter.getDest()))
+      define(op, scatter.getResult(), result, dst.count);
+    else
+      scatter.getResult().replaceAllUsesWith(result);
+    toErase.insert(op);
+    return success();
+  }
   Padded idx = lookup(b, scatter.getIndices());
   Value indices = idx.padded;
   auto idxType = cast<RankedTensorType>(indices.getType());
