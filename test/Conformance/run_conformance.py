@@ -1676,6 +1676,49 @@ func.func @rows_add(%d: tensor<Nx4xf32>, %i: tensor<Nx2xi64>, %u: tensor<Nx2xf32
                                  [d, i, u, m], {}, rows_add_ref(d, i, u, m),
                                  (1e-6, 1e-6)))
 
+    # A linalg body reading a selection defined outside (x[idx[k]] for the
+    # first four k), test/Transforms/Staticize/body-reads.mlir.
+    first_four = """
+func.func @first_four(%m: tensor<NNxi1>, %x: tensor<NNxf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %idx = sift.nonzero %m : tensor<NNxi1> -> tensor<?xi64>
+  %e = tensor.empty() : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(k) -> (k)>],
+                       iterator_types = ["parallel"]}
+      outs(%e : tensor<4xf32>) {
+    ^bb0(%o: f32):
+      %k = linalg.index 0 : index
+      %n = tensor.dim %idx, %c0 : tensor<?xi64>
+      %in = arith.cmpi slt, %k, %n : index
+      %r = scf.if %in -> (f32) {
+        %j = tensor.extract %idx[%k] : tensor<?xi64>
+        %ji = arith.index_cast %j : i64 to index
+        %v = tensor.extract %x[%ji] : tensor<NNxf32>
+        scf.yield %v : f32
+      } else {
+        scf.yield %zero : f32
+      }
+      linalg.yield %r : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+"""
+
+    def first_four_ref(m, x):
+        idx = np.nonzero(m)[0]
+        return [np.array([x[idx[k]] if k < len(idx) else 0.0
+                          for k in range(4)], np.float32)]
+    for name, n, p_keep in (("some", 16, 0.4), ("none", 16, 0.0),
+                            ("few", 16, 0.1), ("all", 16, 1.0),
+                            ("n2", 2, 1.0)):
+        m = r.random(n) < p_keep
+        x = r.standard_normal(n).astype(np.float32)
+        out.append(StaticizeCase("body_reads_" + name,
+                                 first_four.replace("NN", str(n)),
+                                 "first_four", [m, x], {},
+                                 first_four_ref(m, x), (0.0, 0.0)))
+
     # nested_selection: masked_select and nonzero of bounded selections.
     def nested_ref(boxes, scores):
         keep1 = scores > np.float32(0.05)

@@ -82,3 +82,25 @@ func.func @host_branch_on_argument(%flag: i1) -> i32 {
   }
   return %r : i32
 }
+
+// -----
+
+// A branch on data inside a linalg body is each element's own branch, on
+// the device with the body: no host sync, no error.
+func.func @branch_in_body(%m: tensor<8xi1>, %x: tensor<8xf32>) -> tensor<8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                       iterator_types = ["parallel"]}
+      ins(%m, %x : tensor<8xi1>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+    ^bb0(%b: i1, %v: f32, %o: f32):
+      %s = scf.if %b -> (f32) {
+        %d = arith.mulf %v, %v : f32
+        scf.yield %d : f32
+      } else {
+        scf.yield %zero : f32
+      }
+      linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}

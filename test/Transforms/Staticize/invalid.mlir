@@ -47,19 +47,19 @@ func.func @dim_past_rank(%m: tensor<8xi1>) -> index {
 
 // -----
 
-func.func @captured_in_body(%m: tensor<8xi1>, %x: tensor<8xf32>) -> tensor<8xf32> {
+func.func @captured_in_body(%m: tensor<8xi1>, %x: tensor<8xf32>) -> tensor<8xi64> {
   %v = sift.masked_select %x, %m : tensor<8xf32>, tensor<8xi1> -> tensor<?xf32>
-  %c0 = arith.constant 0 : index
-  // expected-error @+1 {{reads a data-dependent tensor inside its body, which --sift-staticize does not support; pass it as an input instead}}
-  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+  %e = tensor.empty() : tensor<8xi64>
+  // expected-error @+1 {{uses a data-dependent tensor inside its body other than by tensor.extract or tensor.dim, which --sift-staticize does not support; pass it as an input instead}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>],
                        iterator_types = ["parallel"]}
-      ins(%x : tensor<8xf32>) outs(%x : tensor<8xf32>) {
-    ^bb0(%a: f32, %o: f32):
-      %e = tensor.extract %v[%c0] : tensor<?xf32>
-      %s = arith.addf %a, %e : f32
-      linalg.yield %s : f32
-  } -> tensor<8xf32>
-  return %r : tensor<8xf32>
+      outs(%e : tensor<8xi64>) {
+    ^bb0(%o: i64):
+      %c = sift.count %v : tensor<?xf32> -> tensor<i64>
+      %n = tensor.extract %c[] : tensor<i64>
+      linalg.yield %n : i64
+  } -> tensor<8xi64>
+  return %r : tensor<8xi64>
 }
 
 // -----

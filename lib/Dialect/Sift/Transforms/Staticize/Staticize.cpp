@@ -238,7 +238,7 @@ LogicalResult Staticizer::rewrite(Operation *op) {
       hasDynamicTensor(op->getResultTypes());
   if (!isa<linalg::LinalgOp>(op) && op->getNumRegions() != 0)
     return rewriteRegionOp(op, touches);
-  if (isa<linalg::LinalgOp>(op) && failed(checkBodyReadsNoBoundedValue(op)))
+  if (isa<linalg::LinalgOp>(op) && failed(rewriteBodyReads(op)))
     return failure();
   if (!touches)
     return success();
@@ -289,18 +289,40 @@ LogicalResult Staticizer::rewrite(Operation *op) {
       });
 }
 
-LogicalResult Staticizer::checkBodyReadsNoBoundedValue(Operation *op) {
-  // The body is cloned as it is: it must not read bounded values.
+LogicalResult Staticizer::rewriteBodyReads(Operation *op) {
+  // The body is cloned as it is, so its reads of bounded values defined
+  // outside (`x[idx[k]]` in a body) are rewritten in place first: an
+  // element read reads the padded form (a row below the count is the same
+  // row; any other was out of bounds in the dynamic program), and the
+  // size is the count. Any other use of a bounded value there is refused.
+  SmallVector<Operation *> reads;
   WalkResult captured = op->walk([&](Operation *nested) {
-    if (nested != op && llvm::any_of(nested->getOperands(),
-                                     [&](Value v) { return isMapped(v); }))
-      return WalkResult::interrupt();
-    return WalkResult::advance();
+    if (nested == op || llvm::none_of(nested->getOperands(),
+                                      [&](Value v) { return isMapped(v); }))
+      return WalkResult::advance();
+    if (isa<tensor::ExtractOp, tensor::DimOp>(nested)) {
+      reads.push_back(nested);
+      return WalkResult::advance();
+    }
+    return WalkResult::interrupt();
   });
   if (captured.wasInterrupted())
-    return op->emitOpError("reads a data-dependent tensor inside its body, "
+    return op->emitOpError("uses a data-dependent tensor inside its body "
+                           "other than by tensor.extract or tensor.dim, "
                            "which --sift-staticize does not support; pass "
                            "it as an input instead");
+  for (Operation *nested : reads) {
+    ImplicitLocOpBuilder b(nested->getLoc(), nested);
+    LogicalResult rewritten =
+        isa<tensor::ExtractOp>(nested)
+            ? rewriteExtract(b, cast<tensor::ExtractOp>(nested))
+            : rewriteDim(b, cast<tensor::DimOp>(nested));
+    if (failed(rewritten))
+      return failure();
+    // Gone before the body is cloned.
+    toErase.remove(nested);
+    nested->erase();
+  }
   return success();
 }
 

@@ -131,7 +131,9 @@ private:
   LogicalResult rewriteLinalg(ImplicitLocOpBuilder &b, linalg::LinalgOp op);
   // Staticize.cpp, Regions.cpp: region ops (branches and loops on counts).
   LogicalResult rewriteRegionOp(Operation *op, bool touchesBoundedValue);
-  LogicalResult checkBodyReadsNoBoundedValue(Operation *op);
+  /// A linalg body's reads of bounded values defined outside, rewritten in
+  /// place to read their padded forms (and sizes to counts).
+  LogicalResult rewriteBodyReads(Operation *op);
 
   func::FuncOp func;
   SizeBounds &bounds;
