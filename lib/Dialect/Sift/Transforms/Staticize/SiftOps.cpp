@@ -154,107 +154,92 @@ LogicalResult Staticizer::rewriteRandperm(ImplicitLocOpBuilder &b,
   return success();
 }
 
+/// Replaces the result of `op` by `replacement`: padded with the count of
+/// `shapeFrom` when that value is bounded (the result's rows are its rows),
+/// a plain value otherwise. `op` is erased at the end.
+void Staticizer::replaceResult(Operation *op, Value replacement,
+                               const Padded &shapeFrom, bool bounded) {
+  if (bounded)
+    define(op, op->getResult(0), replacement, shapeFrom.count);
+  else
+    op->getResult(0).replaceAllUsesWith(replacement);
+  toErase.insert(op);
+}
+
+/// `indices` with every index at or past `count` replaced by -1 (an invalid
+/// index, which skips its lane): they were out of range in the dynamic
+/// program too.
+static Value invalidPast(ImplicitLocOpBuilder &b, Value indices,
+                         Value countI64) {
+  auto idxType = cast<RankedTensorType>(indices.getType());
+  Value limit = tensor::SplatOp::create(b, idxType, countI64);
+  Value inRange =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::slt, indices, limit);
+  Value invalid = arith::ConstantOp::create(
+      b, DenseElementsAttr::get(idxType, int64_t(-1)));
+  return arith::SelectOp::create(b, inRange, indices, invalid);
+}
+
 // gather: bounded indices give a bounded result; a bounded source makes its
 // padding rows invalid lanes. With batch_dims, the leading dimension is
 // shared: the source is fitted to the indices' rows.
 LogicalResult Staticizer::rewriteGather(ImplicitLocOpBuilder &b,
                                         GatherOp gather) {
-  Operation *op = gather;
+  Padded idx = lookup(b, gather.getIndices());
+  Value indices = idx.padded;
+  Value source = gather.getSource();
   if (gather.getBatchDims() != 0) {
     // The data-dependent dimension (the leading one) is a batch dimension
     // of both operands, which have the same rows in the dynamic program (a
     // per-row pick x[arange(n), y] of selected rows): the source is fitted
-    // to the indices' padded rows, rows past them read the fill, and the
-    // result has the indices' count. The gathered axis is static.
-    Padded idx = lookup(b, gather.getIndices());
-    Value source = fitRows(b, lookup(b, gather.getSource()), idx.bound);
-    Value result = GatherOp::create(
-        b, source, idx.padded, gather.getBatchDims(), gather.getFillAttr());
-    if (isMapped(gather.getIndices()))
-      define(op, gather.getResult(), result, idx.count);
-    else
-      gather.getResult().replaceAllUsesWith(result);
-    toErase.insert(op);
-    return success();
-  }
-  Padded idx = lookup(b, gather.getIndices());
-  Value indices = idx.padded;
-  Value source = gather.getSource();
-  if (isMapped(source)) {
+    // to the indices' padded rows, rows past them read the fill. The
+    // gathered axis is static.
+    source = fitRows(b, lookup(b, source), idx.bound);
+  } else if (isMapped(source)) {
     Padded src = lookup(b, source);
     source = src.padded;
-    auto idxType = cast<RankedTensorType>(indices.getType());
-    Value limit = tensor::SplatOp::create(b, idxType, toI64(b, src.count));
-    Value inRange =
-        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, indices, limit);
-    Value invalid = arith::ConstantOp::create(
-        b, DenseElementsAttr::get(idxType, int64_t(-1)));
-    indices = arith::SelectOp::create(b, inRange, indices, invalid);
+    indices = invalidPast(b, indices, toI64(b, src.count));
   }
-  Value result = GatherOp::create(b, source, indices, /*batch_dims=*/0,
+  Value result = GatherOp::create(b, source, indices, gather.getBatchDims(),
                                   gather.getFillAttr());
-  if (isMapped(gather.getIndices()))
-    define(op, gather.getResult(), result, idx.count);
-  else
-    gather.getResult().replaceAllUsesWith(result);
-  toErase.insert(op);
+  replaceResult(gather, result, idx, isMapped(gather.getIndices()));
   return success();
 }
 
 // scatter: padding lanes of bounded indices become invalid indices (-1),
 // which skip their lane; a bounded dest keeps its count, and an index at or
-// past that count (out of range in the dynamic program) skips too.
+// past that count (out of range in the dynamic program) skips too. With
+// batch_dims, the leading dimension is shared: the indices and updates are
+// fitted to the dest's rows.
 LogicalResult Staticizer::rewriteScatter(ImplicitLocOpBuilder &b,
                                          ScatterOp scatter) {
-  Operation *op = scatter;
+  Padded dst = lookup(b, scatter.getDest());
+  Value indices, updates;
   if (scatter.getBatchDims() != 0) {
-    // The leading dimension is a batch dimension of all three operands,
-    // with the same rows in the dynamic program: the indices and updates
-    // are fitted to the dest's padded rows. Their rows past the count write
-    // only into the dest's padding rows (a row scatters into its own row);
-    // the result has the dest's count.
-    Padded dst = lookup(b, scatter.getDest());
-    Value indices = fitRows(b, lookup(b, scatter.getIndices()), dst.bound);
-    Value updates = fitRows(b, lookup(b, scatter.getUpdates()), dst.bound);
-    Value result =
-        ScatterOp::create(b, updates, dst.padded, indices,
-                          scatter.getReduceAttr(), scatter.getBatchDimsAttr());
+    // Rows past the count write only into the dest's padding rows (a row
+    // scatters into its own row).
+    indices = fitRows(b, lookup(b, scatter.getIndices()), dst.bound);
+    updates = fitRows(b, lookup(b, scatter.getUpdates()), dst.bound);
+  } else {
+    Padded idx = lookup(b, scatter.getIndices());
+    indices = idx.padded;
+    if (isMapped(scatter.getIndices())) {
+      auto idxType = cast<RankedTensorType>(indices.getType());
+      Value invalid = arith::ConstantOp::create(
+          b, DenseElementsAttr::get(idxType, int64_t(-1)));
+      indices = arith::SelectOp::create(b, validRows(b, idxType, idx.count),
+                                        indices, invalid);
+    }
+    // The updates have a row per index row: rows past their own are
+    // padding, whose indices are invalid.
+    updates = fitRows(b, lookup(b, scatter.getUpdates()), idx.bound);
     if (isMapped(scatter.getDest()))
-      define(op, scatter.getResult(), result, dst.count);
-    else
-      scatter.getResult().replaceAllUsesWith(result);
-    toErase.insert(op);
-    return success();
-  }
-  Padded idx = lookup(b, scatter.getIndices());
-  Value indices = idx.padded;
-  auto idxType = cast<RankedTensorType>(indices.getType());
-  Value invalid = arith::ConstantOp::create(
-      b, DenseElementsAttr::get(idxType, int64_t(-1)));
-  if (isMapped(scatter.getIndices()))
-    indices = arith::SelectOp::create(b, validRows(b, idxType, idx.count),
-                                      indices, invalid);
-  // The updates have a row per index row: rows past their own are padding,
-  // whose indices are invalid.
-  Value updates = fitRows(b, lookup(b, scatter.getUpdates()), idx.bound);
-  Value dest = scatter.getDest();
-  Padded dst;
-  if (isMapped(dest)) {
-    dst = lookup(b, dest);
-    dest = dst.padded;
-    Value limit = tensor::SplatOp::create(b, idxType, toI64(b, dst.count));
-    Value inRange =
-        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, indices, limit);
-    indices = arith::SelectOp::create(b, inRange, indices, invalid);
+      indices = invalidPast(b, indices, toI64(b, dst.count));
   }
   Value result =
-      ScatterOp::create(b, updates, dest, indices, scatter.getReduceAttr(),
-                        scatter.getBatchDimsAttr());
-  if (isMapped(scatter.getDest()))
-    define(op, scatter.getResult(), result, dst.count);
-  else
-    scatter.getResult().replaceAllUsesWith(result);
-  toErase.insert(op);
+      ScatterOp::create(b, updates, dst.padded, indices,
+                        scatter.getReduceAttr(), scatter.getBatchDimsAttr());
+  replaceResult(scatter, result, dst, isMapped(scatter.getDest()));
   return success();
 }
 

@@ -81,6 +81,12 @@ private:
     ++numRewritten;
   }
 
+  /// Replaces the single result of `op` by `replacement`: padded with the
+  /// count of `shapeFrom` when `bounded`, a plain value otherwise; `op` is
+  /// erased at the end.
+  void replaceResult(Operation *op, Value replacement, const Padded &shapeFrom,
+                     bool bounded);
+
   /// The bound of dimension 0 of `v`, or an error at `op` that says how to
   /// supply one.
   FailureOr<int64_t> requireBound(Operation *op, Value v);
