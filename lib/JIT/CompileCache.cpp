@@ -299,7 +299,7 @@ static bool disabledByEnvironment() {
   const char *env = std::getenv("SIFT_CACHE");
   if (!env)
     return false;
-  StringRef value = StringRef(env).trim().lower();
+  std::string value = StringRef(env).trim().lower();
   return value == "0" || value == "off" || value == "false" || value == "no";
 }
 
