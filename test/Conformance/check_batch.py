@@ -507,6 +507,30 @@ func.func @f(%x: tensor<6xf32>, %k: index, %d: i64) -> (f32, i64) {
   return %v, %q : f32, i64
 }""", gens(floats(6), ints(0, 7, dtype=np.int64), ints(-2, 3))))
 
+    # A per-row branch nested in the else branch of another (if/elif on
+    # sizes): the inner one is if-converted while the outer one's hoisted
+    # ops are batched.
+    add(Case("if-per-row-nested", """
+func.func @f(%a: index, %b: index) -> (index, index) {
+  %c5 = arith.constant 5 : index
+  %c10 = arith.constant 10 : index
+  %lt = arith.cmpi slt, %a, %c5 : index
+  %r:2 = scf.if %lt -> (index, index) {
+    %rest = arith.subi %c10, %a : index
+    scf.yield %rest, %a : index, index
+  } else {
+    %lt2 = arith.cmpi slt, %b, %c5 : index
+    %r2:2 = scf.if %lt2 -> (index, index) {
+      %rest = arith.subi %c10, %b : index
+      scf.yield %b, %rest : index, index
+    } else {
+      scf.yield %c5, %c5 : index, index
+    }
+    scf.yield %r2#0, %r2#1 : index, index
+  }
+  return %r#0, %r#1 : index, index
+}""", gens(ints(0, 10, dtype=np.int64), ints(0, 10, dtype=np.int64))))
+
     add(Case("if-shared", """
 func.func @f(%x: tensor<5xi64>, %flag: i1) -> tensor<5xi64> {
   %r = scf.if %flag -> tensor<5xi64> {

@@ -122,11 +122,15 @@ LogicalResult Batcher::batchScfIfPerRow(OpBuilder &b, scf::IfOp op) {
   Operation *prev = op->getPrevNode();
   Operation *next = op->getNextNode();
   ifConvertToSelects(op);
-  for (Block::iterator it = prev ? std::next(prev->getIterator())
-                                 : block->begin();
-       &*it != next; ++it)
-    if (failed(batchOp(b, &*it)))
+  // The next op is read before batching one: a nested per-row scf.if among
+  // the hoisted ops is if-converted (erased) by its own batchOp.
+  for (Operation *cur = prev ? prev->getNextNode() : &block->front();
+       cur != next;) {
+    Operation *after = cur->getNextNode();
+    if (failed(batchOp(b, cur)))
       return failure();
+    cur = after;
+  }
   return success();
 }
 
