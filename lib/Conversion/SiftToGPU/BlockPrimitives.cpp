@@ -158,6 +158,29 @@ static void storeWarpPartial(OpBuilder &b, Location loc, Value scratch,
   memref::StoreOp::create(b, loc, value, scratch, ValueRange{warpId(b, loc)});
 }
 
+/// The exclusive scan across the warps of each warp's `partial` (written
+/// by lane `writer` of its warp), through `scratch`: what the warps before
+/// this thread's warp hold together, and the block's total. Ends with a
+/// barrier, so the scratch can be used again.
+static std::pair<Value, Value> scanAcrossWarps(OpBuilder &b, Location loc,
+                                               Value scratch, Value partial,
+                                               Value lane, int64_t writer,
+                                               int64_t numWarps,
+                                               gpu::AllReduceOperation kind) {
+  storeWarpPartial(b, loc, scratch, partial, lane, writer);
+  gpu::BarrierOp::create(b, loc);
+  Value loaded =
+      loadWarpPartial(b, loc, scratch, lane, numWarps, kind, partial.getType());
+  auto [warpsInclusive, warpsExclusive] = warpScan(b, loc, loaded, kind);
+  Value warp =
+      arith::IndexCastUIOp::create(b, loc, b.getI32Type(), warpId(b, loc));
+  Value before = warpBroadcast(b, loc, warpsExclusive, warp);
+  Value total =
+      warpBroadcast(b, loc, warpsInclusive, constI32(b, loc, numWarps - 1));
+  gpu::BarrierOp::create(b, loc);
+  return {before, total};
+}
+
 Value gpu_prims::blockReduce(OpBuilder &b, Location loc, Value value,
                              gpu::AllReduceOperation kind, Value scratch,
                              int64_t numWarps) {
@@ -183,18 +206,10 @@ BlockScan gpu_prims::blockScan(OpBuilder &b, Location loc, Value value,
         warpBroadcast(b, loc, inclusive, constI32(b, loc, kWarpSize - 1));
     return {inclusive, exclusive, total};
   }
-  Value lane = laneId(b, loc);
-  storeWarpPartial(b, loc, scratch, inclusive, lane, /*writer=*/kWarpSize - 1);
-  gpu::BarrierOp::create(b, loc);
-  Value partial =
-      loadWarpPartial(b, loc, scratch, lane, numWarps, kind, value.getType());
-  auto [warpsInclusive, warpsExclusive] = warpScan(b, loc, partial, kind);
-  Value warp =
-      arith::IndexCastUIOp::create(b, loc, b.getI32Type(), warpId(b, loc));
-  Value before = warpBroadcast(b, loc, warpsExclusive, warp);
-  Value total =
-      warpBroadcast(b, loc, warpsInclusive, constI32(b, loc, numWarps - 1));
-  gpu::BarrierOp::create(b, loc);
+  // The last lane's inclusive value is its warp's total.
+  auto [before, total] =
+      scanAcrossWarps(b, loc, scratch, inclusive, laneId(b, loc),
+                      /*writer=*/kWarpSize - 1, numWarps, kind);
   return {combine(b, loc, kind, before, inclusive),
           combine(b, loc, kind, before, exclusive), total};
 }
@@ -211,17 +226,8 @@ BallotScan gpu_prims::blockBallotScan(OpBuilder &b, Location loc, Value pred,
   Value warpCount = popCount(b, loc, ballot);
   if (numWarps == 1)
     return {rank, warpCount};
-  storeWarpPartial(b, loc, scratch, warpCount, lane, /*writer=*/0);
-  gpu::BarrierOp::create(b, loc);
-  Value partial = loadWarpPartial(b, loc, scratch, lane, numWarps,
-                                  gpu::AllReduceOperation::ADD, b.getI32Type());
-  auto [warpsInclusive, warpsExclusive] =
-      warpScan(b, loc, partial, gpu::AllReduceOperation::ADD);
-  Value warp =
-      arith::IndexCastUIOp::create(b, loc, b.getI32Type(), warpId(b, loc));
-  Value before = warpBroadcast(b, loc, warpsExclusive, warp);
-  Value total =
-      warpBroadcast(b, loc, warpsInclusive, constI32(b, loc, numWarps - 1));
-  gpu::BarrierOp::create(b, loc);
+  auto [before, total] =
+      scanAcrossWarps(b, loc, scratch, warpCount, lane, /*writer=*/0, numWarps,
+                      gpu::AllReduceOperation::ADD);
   return {arith::AddIOp::create(b, loc, before, rank), total};
 }

@@ -235,6 +235,17 @@ static Rows rowsOfBuffer(OpBuilder &b, Location loc, Value buffer) {
   return rows;
 }
 
+/// Thread 0 of the block stores `value` at `memref[row]` (a row's count).
+static void storeFromThread0(OpBuilder &b, Location loc, Value tid, Value value,
+                             Value memref, Value row) {
+  Value isThread0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                          constIndex(b, loc, 0));
+  auto ifOp = scf::IfOp::create(b, loc, isThread0, /*withElse=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  memref::StoreOp::create(b, loc, value, memref, ValueRange{row});
+}
+
 /// The count kernel: per tile, a ballot of the non-zero lanes and its
 /// popcount (each warp's count, the same in all its lanes), summed over the
 /// tiles; then the warps' counts are summed by a block reduction and thread
@@ -273,14 +284,9 @@ static void buildCountKernel(OpBuilder &b, Location loc, Value input,
         Value mine = arith::SelectOp::create(b, loc, first, warpCount, zero);
         Value total = blockReduce(b, loc, mine, gpu::AllReduceOperation::ADD,
                                   scratch, shape.numWarps());
-        Value isThread0 = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::eq, tid, constIndex(b, loc, 0));
-        auto ifOp = scf::IfOp::create(b, loc, isThread0, /*withElse=*/false);
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(ifOp.thenBlock());
-        memref::StoreOp::create(b, loc,
-                                arith::ExtUIOp::create(b, loc, i64, total),
-                                output, ValueRange{row});
+        storeFromThread0(b, loc, tid,
+                         arith::ExtUIOp::create(b, loc, i64, total), output,
+                         row);
       });
 }
 
@@ -413,14 +419,9 @@ static void buildCompactKernel(OpBuilder &b, Location loc, Value input,
                                       ValueRange{row, slot});
               scf::YieldOp::create(b, loc);
             });
-        Value isThread0 = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::eq, tid, constIndex(b, loc, 0));
-        auto ifOp = scf::IfOp::create(b, loc, isThread0, /*withElse=*/false);
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(ifOp.thenBlock());
-        memref::StoreOp::create(b, loc,
-                                arith::ExtUIOp::create(b, loc, i64, count),
-                                counts, ValueRange{row});
+        storeFromThread0(b, loc, tid,
+                         arith::ExtUIOp::create(b, loc, i64, count), counts,
+                         row);
       });
 }
 
