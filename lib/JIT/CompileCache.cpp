@@ -31,7 +31,7 @@ namespace jit = mlir::sift::jit;
 using llvm::StringRef;
 
 /// The entry format; a change of what an entry holds or how bumps it.
-static constexpr uint32_t kFormatVersion = 1;
+static constexpr uint32_t kFormatVersion = 2;
 static constexpr char kMagic[8] = {'S', 'I', 'F', 'T', 'J', 'I', 'T', 'C'};
 /// What pruneCache keeps unless $SIFT_CACHE_POLICY says otherwise: entries
 /// used in the last 30 days, 1 GiB at most (the least recently used go
@@ -252,7 +252,9 @@ static std::string encode(StringRef key, const jit::CachedModule &module) {
   w.u64(module.code.sharedLibs.size());
   for (const std::string &lib : module.code.sharedLibs)
     w.str(lib);
-  w.str(module.code.object);
+  w.u64(module.code.objects.size());
+  for (const std::string &object : module.code.objects)
+    w.str(object);
   w.out += hashOf(w.out);
   return std::move(w.out);
 }
@@ -284,8 +286,11 @@ static std::optional<jit::CachedModule> decode(StringRef key, StringRef bytes) {
   }
   for (uint64_t i = 0, n = r.count(8); i < n && r.ok; ++i)
     module.code.sharedLibs.push_back(r.str());
-  module.code.object = r.str();
-  if (!r.ok || !r.atEnd() || module.code.object.empty())
+  for (uint64_t i = 0, n = r.count(8); i < n && r.ok; ++i)
+    module.code.objects.push_back(r.str());
+  if (!r.ok || !r.atEnd() || module.code.objects.empty() ||
+      llvm::any_of(module.code.objects,
+                   [](const std::string &o) { return o.empty(); }))
     return std::nullopt;
   return module;
 }

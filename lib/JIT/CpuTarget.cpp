@@ -2,11 +2,13 @@
 //
 // Part of the sift project: static masked rewrites of data-dependent tensors.
 //
-// Lowers with the sift CPU pipeline and loads the result with
-// mlir::ExecutionEngine (the steps of mlir/examples/toy/Ch6/toyc.cpp runJit),
-// which generates a packed wrapper (`_mlir_<name>`) for every function. Calls
-// run through the sift runtime, which collects the errors compiled code raises
-// and allocates its buffers.
+// Lowers with the sift CPU pipeline; mlir::ExecutionEngine translates the
+// result to LLVM IR with a packed wrapper (`_mlir_<name>`) for every
+// function; the module is split into partitions that LLVM optimizes and
+// compiles on several threads at once, and the objects are linked into the
+// process by an ORC JIT (LoadedObject, which loads the compile cache's
+// objects the same way). Calls run through the sift runtime, which collects
+// the errors compiled code raises and allocates its buffers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,15 +32,23 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Transforms/Utils/SplitModule.h"
 
 #include <cstdlib>
 #include <dlfcn.h>
 #include <mutex>
+#include <numeric>
+#include <optional>
+#include <thread>
 
 namespace jit = mlir::sift::jit;
 using llvm::StringRef;
@@ -104,7 +114,7 @@ public:
   std::string cacheTarget() const override;
 
   llvm::Error load(mlir::ModuleOp module, unsigned optLevel,
-                   jit::ObjectCode *code) override;
+                   mlir::TimingScope &timing, jit::ObjectCode *code) override;
 
   llvm::Error loadObject(const jit::ObjectCode &code) override;
 
@@ -189,93 +199,182 @@ std::string CpuBackend::cacheTarget() const {
          ";" + builder->getFeatures().getString();
 }
 
-/// The object code `engine` generated for its module, from the object cache
-/// of ExecutionEngineOptions::enableObjectDump, which it writes to a file
-/// only; empty where there is none (nothing is cached then).
-static std::string takeObject(mlir::ExecutionEngine &engine,
-                              mlir::ModuleOp module) {
-  // The ExecutionEngine generates the code of its one module at the first
-  // lookup, of any function it defines.
-  bool compiled = false;
-  for (auto fn : module.getOps<mlir::LLVM::LLVMFuncOp>()) {
-    if (fn.isExternal() || fn.getLinkage() == mlir::LLVM::Linkage::Private ||
-        fn.getLinkage() == mlir::LLVM::Linkage::Internal)
+/// LLVM's optimization and code generation level for 0-3.
+static llvm::CodeGenOptLevel codeGenLevel(unsigned optLevel) {
+  static const llvm::CodeGenOptLevel levels[] = {
+      llvm::CodeGenOptLevel::None, llvm::CodeGenOptLevel::Less,
+      llvm::CodeGenOptLevel::Default, llvm::CodeGenOptLevel::Aggressive};
+  return levels[std::min(optLevel, 3u)];
+}
+
+/// Whether an LLVM module defines anything.
+static bool definesAnything(const llvm::Module &m) {
+  return llvm::any_of(m.global_values(), [](const llvm::GlobalValue &gv) {
+    return !gv.isDeclaration();
+  });
+}
+
+/// Makes every definition of `m` a declaration.
+static void dropDefinitions(llvm::Module &m) {
+  for (llvm::Function &f : m)
+    f.deleteBody();
+  for (llvm::GlobalVariable &gv : llvm::make_early_inc_range(m.globals())) {
+    if (gv.hasAppendingLinkage()) { // llvm.global_ctors and the like
+      gv.eraseFromParent();
       continue;
-    auto symbol = engine.lookup(fn.getName());
-    if (symbol) {
-      compiled = true;
-      break;
     }
-    llvm::consumeError(symbol.takeError());
+    gv.setInitializer(nullptr);
+    gv.setLinkage(llvm::GlobalValue::ExternalLinkage);
   }
-  if (!compiled)
-    return {};
-  llvm::SmallString<128> path;
-  int fd;
-  if (llvm::sys::fs::createTemporaryFile("sift-jit", "o", fd, path))
-    return {};
-  llvm::sys::Process::SafelyCloseFileDescriptor(fd);
-  engine.dumpToObjectFile(path);
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  llvm::sys::fs::remove(path);
-  if (!buffer)
-    return {};
-  return (*buffer)->getBuffer().str();
+}
+
+/// The lowered `module` as LLVM IR in up to `parts` partitions, as bitcode.
+/// mlir::ExecutionEngine::create translates it, sets the host's triple and
+/// data layout and adds the packed wrapper (`_mlir_<name>`) of each
+/// function that the calls use; its transformer receives that module. The
+/// engine itself compiles one module on one thread at its first lookup, so
+/// the transformer takes the module out instead: split with its internal
+/// functions next to their callers (the parallel regions' bodies next to
+/// their function), balanced by size (llvm::SplitModule), and emptied, so
+/// that the engine, dropped without a lookup, has nothing to compile.
+static llvm::Expected<std::vector<std::string>>
+translateAndSplit(mlir::ModuleOp module, unsigned parts) {
+  std::vector<std::string> partitions;
+  auto keep = [&](const llvm::Module &part) {
+    if (!definesAnything(part))
+      return;
+    std::string bitcode;
+    llvm::raw_string_ostream os(bitcode);
+    llvm::WriteBitcodeToFile(part, os);
+    partitions.push_back(std::move(bitcode));
+  };
+  mlir::ExecutionEngineOptions options;
+  options.enableGDBNotificationListener = false;
+  auto takeOut = [&](llvm::Module *m) {
+    if (parts <= 1)
+      keep(*m);
+    else
+      llvm::SplitModule(
+          *m, parts, [&](std::unique_ptr<llvm::Module> part) { keep(*part); },
+          /*PreserveLocals=*/true);
+    dropDefinitions(*m);
+    return llvm::Error::success();
+  };
+  options.transformer = takeOut; // a function_ref
+  auto engine = mlir::ExecutionEngine::create(module, options);
+  if (!engine)
+    return engine.takeError();
+  return partitions;
+}
+
+/// The relocatable object of one partition: LLVM's optimization pipeline at
+/// `optLevel` for the host CPU (its vector width and features: without a
+/// target machine LLVM's vectorizers have no cost model), then its code
+/// generator. In a context of its own, so that partitions compile at once.
+static llvm::Expected<std::string> generateObject(StringRef bitcode,
+                                                  unsigned optLevel) {
+  llvm::LLVMContext context;
+  auto parsed = llvm::parseBitcodeFile(
+      llvm::MemoryBufferRef(bitcode, "sift-jit"), context);
+  if (!parsed)
+    return parsed.takeError();
+  llvm::Module &m = **parsed;
+  std::unique_ptr<llvm::TargetMachine> tm = hostTargetMachine();
+  if (!tm)
+    return llvm::createStringError("no target machine for the host CPU");
+  tm->setOptLevel(codeGenLevel(optLevel));
+  auto optimize =
+      mlir::makeOptimizingTransformer(optLevel, /*sizeLevel=*/0, tm.get());
+  if (llvm::Error e = optimize(&m))
+    return std::move(e);
+  llvm::SmallVector<char, 0> object;
+  llvm::raw_svector_ostream os(object);
+  llvm::legacy::PassManager codegen;
+  if (tm->addPassesToEmitFile(codegen, os, /*DwoOut=*/nullptr,
+                              llvm::CodeGenFileType::ObjectFile))
+    return llvm::createStringError("the host target cannot emit objects");
+  codegen.run(m);
+  return std::string(object.begin(), object.end());
+}
+
+/// The objects of `partitions`, generated by up to `threads` threads, the
+/// largest first.
+static llvm::Expected<std::vector<std::string>>
+generateObjects(llvm::ArrayRef<std::string> partitions, unsigned optLevel,
+                unsigned threads) {
+  std::vector<size_t> order(partitions.size());
+  std::iota(order.begin(), order.end(), 0);
+  llvm::sort(order, [&](size_t a, size_t b) {
+    return partitions[a].size() > partitions[b].size();
+  });
+  std::vector<std::optional<llvm::Expected<std::string>>> results(
+      partitions.size());
+  {
+    llvm::DefaultThreadPool pool(llvm::hardware_concurrency(threads));
+    for (size_t i : order)
+      pool.async(
+          [&, i] { results[i] = generateObject(partitions[i], optLevel); });
+    pool.wait();
+  }
+  std::vector<std::string> objects;
+  llvm::Error errors = llvm::Error::success();
+  for (auto &result : results) {
+    if (*result)
+      objects.push_back(std::move(**result));
+    else
+      errors = llvm::joinErrors(std::move(errors), result->takeError());
+  }
+  if (errors)
+    return std::move(errors);
+  return objects;
 }
 
 llvm::Error CpuBackend::load(mlir::ModuleOp module, unsigned optLevel,
-                             jit::ObjectCode *code) {
+                             mlir::TimingScope &timing, jit::ObjectCode *code) {
   mlir::MLIRContext &context = *module.getContext();
   mlir::registerBuiltinDialectTranslation(context);
   mlir::registerLLVMDialectTranslation(context);
   mlir::registerOpenMPDialectTranslation(context);
 
-  mlir::ExecutionEngineOptions options;
-  // Optimize for the host CPU (its vector width and features), as the code
-  // generator will; without a target machine LLVM's vectorizers have no
-  // cost model.
-  std::unique_ptr<llvm::TargetMachine> hostMachine = hostTargetMachine();
-  auto transformer = mlir::makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
-                                                     hostMachine.get());
-  options.transformer = transformer;
-  static const llvm::CodeGenOptLevel levels[] = {
-      llvm::CodeGenOptLevel::None, llvm::CodeGenOptLevel::Less,
-      llvm::CodeGenOptLevel::Default, llvm::CodeGenOptLevel::Aggressive};
-  options.jitCodeGenOptLevel = levels[optLevel];
+  // One partition more than threads balances them better (the largest
+  // partition is often a function and its parallel regions).
+  unsigned threads =
+      std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+  mlir::TimingScope translating = timing.nest("LLVM: translate, split");
+  auto partitions = translateAndSplit(module, threads == 1 ? 1 : threads + 1);
+  translating.stop();
+  if (!partitions)
+    return partitions.takeError();
+  mlir::TimingScope generating = timing.nest(
+      ("LLVM: optimize, generate code (" + llvm::Twine(partitions->size()) +
+       " partitions, " + llvm::Twine(threads) + " threads)")
+          .str());
+  jit::ObjectCode generated;
+  auto objects = generateObjects(*partitions, optLevel, threads);
+  generating.stop();
+  if (!objects)
+    return objects.takeError();
+  generated.objects = std::move(*objects);
   // The MLIR runner utilities (printMemref*, printF32, ...) so that modules
   // written for mlir-runner also run here; loaded only where they exist.
-  std::vector<std::string> sharedLibs;
 #ifdef SIFT_MLIR_RUNNER_UTILS
   if (needsRunnerUtils(module, SIFT_MLIR_RUNNER_UTILS))
-    sharedLibs.push_back(SIFT_MLIR_RUNNER_UTILS);
+    generated.sharedLibs.push_back(SIFT_MLIR_RUNNER_UTILS);
 #endif
   // The OpenMP runtime that parallel loops call (__kmpc_*).
-  sharedLibs.push_back(SIFT_OPENMP_RUNTIME);
-  llvm::SmallVector<StringRef> sharedLibRefs(sharedLibs.begin(),
-                                             sharedLibs.end());
-  options.sharedLibPaths = sharedLibRefs;
-  options.enableGDBNotificationListener = false;
-  options.enablePerfNotificationListener = perfListenerWanted();
-  // The compile cache keeps the object code.
-  options.enableObjectDump = code != nullptr;
+  generated.sharedLibs.push_back(SIFT_OPENMP_RUNTIME);
 
-  auto created = mlir::ExecutionEngine::create(module, options);
-  if (!created)
-    return created.takeError();
-  engine = std::move(*created);
-  engine->registerSymbols(runtimeSymbols);
-  if (code) {
-    code->object = takeObject(*engine, module);
-    code->sharedLibs = std::move(sharedLibs);
-  }
-  preferLoadBalancedTeams();
-  engine->initialize();
+  mlir::TimingScope loading = timing.nest("LLVM: link, load");
+  if (llvm::Error e = loadObject(generated))
+    return e;
+  // The compile cache keeps the objects.
+  if (code)
+    *code = std::move(generated);
   return llvm::Error::success();
 }
 
 llvm::Error CpuBackend::loadObject(const jit::ObjectCode &code) {
-  auto created = jit::LoadedObject::create(code.object, code.sharedLibs,
+  auto created = jit::LoadedObject::create(code.objects, code.sharedLibs,
                                            perfListenerWanted());
   if (!created)
     return created.takeError();

@@ -91,7 +91,7 @@ public:
   // Not cached (cacheTarget() is empty): the host code embeds the kernels'
   // PTX and loads them in its constructors, which no test here can run.
   llvm::Error load(mlir::ModuleOp module, unsigned optLevel,
-                   jit::ObjectCode *code) override;
+                   mlir::TimingScope &timing, jit::ObjectCode *code) override;
 
   jit::BufferDeallocator resultDeallocator() const override {
     // Results are host buffers (--sift-gpu-host-boundary), from malloc.
@@ -101,7 +101,8 @@ public:
 } // namespace
 
 llvm::Error CudaBackend::load(mlir::ModuleOp module, unsigned optLevel,
-                              jit::ObjectCode *) {
+                              mlir::TimingScope &timing, jit::ObjectCode *) {
+  mlir::TimingScope scope = timing.nest("LLVM: translate, optimize, load");
 #ifdef SIFT_JIT_HAS_RUNTIME
   char status[512];
   if (sift_cuda_status(status, sizeof(status)) != SIFT_CUDA_AVAILABLE)
@@ -136,6 +137,7 @@ llvm::Error CudaBackend::load(mlir::ModuleOp module, unsigned optLevel,
 #else
   (void)module;
   (void)optLevel;
+  (void)scope;
   return jit::makeError(jit::ErrorCode::Unsupported,
                         "no CUDA driver/device: this build has no sift "
                         "runtime");

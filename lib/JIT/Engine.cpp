@@ -74,6 +74,12 @@ jit::Engine::compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
                      "optimization level must be 0-3, got " +
                          Twine(options.optLevel));
 
+  // CompileOptions::timing: the manager prints the time of each stage (and
+  // of each pass) to stderr when compile returns.
+  mlir::DefaultTimingManager timingManager;
+  timingManager.setEnabled(options.timing);
+  mlir::TimingScope timing = timingManager.getRootScope();
+
   // A hit skips every stage below. Only successful compiles are stored, so
   // every error comes from the stages, as without the cache.
   std::optional<CompileCache> cache =
@@ -103,27 +109,32 @@ jit::Engine::compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
   // For textual pipelines (transforms, pipeline overrides).
   mlir::sift::registerAllSiftPasses();
 
+  mlir::TimingScope parsing = timing.nest("parse");
   Expected<std::unique_ptr<SourceModule>> source =
       parseSource(std::move(buffer));
+  parsing.stop();
   if (!source)
     return source.takeError();
-  if (llvm::Error e = runSourceTransforms(**source, options.transforms))
+  if (llvm::Error e = runSourceTransforms(**source, options.transforms, timing))
     return std::move(e);
+  mlir::TimingScope checking = timing.nest("keep functions, checks");
   if (llvm::Error e = keepFunctions(**source, options.functions))
     return std::move(e);
   if (llvm::Error e = checkStaticSizes(**source))
     return std::move(e);
+  checking.stop();
   // Signatures come from the source functions, before lowering.
   std::vector<FunctionSignature> signatures =
       readSignatures((*source)->getModule(), impl->unsupported);
   markInputsReadOnly((*source)->getModule(), signatures);
-  if (llvm::Error e = lowerToLLVM(**source, *impl->backend, options.pipeline))
+  if (llvm::Error e =
+          lowerToLLVM(**source, *impl->backend, options.pipeline, timing))
     return std::move(e);
   ObjectCode code;
   if (llvm::Error e = generateCode(**source, *impl->backend, options.optLevel,
-                                   cache ? &code : nullptr))
+                                   timing, cache ? &code : nullptr))
     return std::move(e);
-  if (cache && !code.object.empty()) {
+  if (cache && !code.objects.empty()) {
     CachedModule entry;
     entry.signatures = signatures;
     for (auto &unsupported : impl->unsupported)

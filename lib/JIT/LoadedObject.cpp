@@ -32,7 +32,7 @@ jit::LoadedObject::~LoadedObject() {
 }
 
 Expected<std::unique_ptr<jit::LoadedObject>>
-jit::LoadedObject::create(StringRef object,
+jit::LoadedObject::create(llvm::ArrayRef<std::string> objects,
                           const std::vector<std::string> &sharedLibs,
                           bool perfListener) {
   std::unique_ptr<LoadedObject> result(new LoadedObject());
@@ -100,9 +100,10 @@ jit::LoadedObject::create(StringRef object,
   if (!processSymbols)
     return processSymbols.takeError();
   main.addGenerator(std::move(*processSymbols));
-  if (llvm::Error e = result->jit->addObjectFile(
-          llvm::MemoryBuffer::getMemBufferCopy(object, "sift-jit-cache")))
-    return std::move(e);
+  for (const std::string &object : objects)
+    if (llvm::Error e = result->jit->addObjectFile(
+            llvm::MemoryBuffer::getMemBufferCopy(object, "sift-jit")))
+      return std::move(e);
   result->registerSymbols([&](llvm::orc::MangleAndInterner mangle) {
     llvm::orc::SymbolMap map;
     for (auto &symbol : exported)

@@ -44,12 +44,12 @@ public:
   LoadedObject(const LoadedObject &) = delete;
   LoadedObject &operator=(const LoadedObject &) = delete;
 
-  /// Loads `sharedLibs`, then adds `object` to a new JIT; `perfListener`
-  /// tells `perf` about its functions (as SIFT_PERF=1 does for the
-  /// ExecutionEngine). Fails where a library cannot be loaded.
+  /// Loads `sharedLibs`, then adds `objects` to a new JIT, where they link
+  /// with each other; `perfListener` tells `perf` about their functions
+  /// (SIFT_PERF=1). Fails where a library cannot be loaded.
   static llvm::Expected<std::unique_ptr<LoadedObject>>
-  create(llvm::StringRef object, const std::vector<std::string> &sharedLibs,
-         bool perfListener);
+  create(llvm::ArrayRef<std::string> objects,
+         const std::vector<std::string> &sharedLibs, bool perfListener);
 
   /// Defines absolute symbols, as ExecutionEngine::registerSymbols.
   void registerSymbols(SymbolsFn symbols);

@@ -14,7 +14,8 @@ namespace jit = mlir::sift::jit;
 using jit::ErrorCode;
 
 llvm::Error jit::lowerToLLVM(SourceModule &source, const TargetBackend &backend,
-                             llvm::StringRef pipeline) {
+                             llvm::StringRef pipeline,
+                             mlir::TimingScope &timing) {
   mlir::PassManager pm(&source.getContext(),
                        mlir::ModuleOp::getOperationName());
   if (pipeline.empty()) {
@@ -31,6 +32,8 @@ llvm::Error jit::lowerToLLVM(SourceModule &source, const TargetBackend &backend,
       return makeError(ErrorCode::InvalidArgument,
                        "bad pipeline '" + pipeline + "': " + error);
   }
+  mlir::TimingScope scope = timing.nest("lowering to the LLVM dialect");
+  pm.enableTiming(scope);
   if (mlir::failed(pm.run(source.getModule())))
     return makeError(ErrorCode::CompileError,
                      "lowering to the LLVM dialect failed:\n" +
@@ -39,8 +42,10 @@ llvm::Error jit::lowerToLLVM(SourceModule &source, const TargetBackend &backend,
 }
 
 llvm::Error jit::generateCode(SourceModule &source, TargetBackend &backend,
-                              unsigned optLevel, ObjectCode *code) {
-  if (llvm::Error e = backend.load(source.getModule(), optLevel, code)) {
+                              unsigned optLevel, mlir::TimingScope &timing,
+                              ObjectCode *code) {
+  if (llvm::Error e =
+          backend.load(source.getModule(), optLevel, timing, code)) {
     std::string message;
     ErrorCode code = consumeError(std::move(e), &message);
     // A target that cannot run here (no CUDA driver or device) says so as

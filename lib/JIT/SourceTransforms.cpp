@@ -22,7 +22,8 @@ namespace jit = mlir::sift::jit;
 using jit::ErrorCode;
 
 llvm::Error jit::runSourceTransforms(SourceModule &source,
-                                     llvm::StringRef transforms) {
+                                     llvm::StringRef transforms,
+                                     mlir::TimingScope &timing) {
   if (transforms.empty())
     return llvm::Error::success();
   mlir::PassManager pm(&source.getContext(),
@@ -32,6 +33,8 @@ llvm::Error jit::runSourceTransforms(SourceModule &source,
   if (mlir::failed(mlir::parsePassPipeline(transforms, pm, errorOS)))
     return makeError(ErrorCode::InvalidArgument,
                      "bad transforms '" + transforms + "': " + error);
+  mlir::TimingScope scope = timing.nest("source transforms");
+  pm.enableTiming(scope);
   if (mlir::failed(pm.run(source.getModule())))
     return makeError(ErrorCode::CompileError, "the transforms '" + transforms +
                                                   "' failed:\n" +

@@ -24,6 +24,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "mlir/Support/Timing.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/SourceMgr.h"
@@ -74,9 +75,11 @@ llvm::Expected<std::unique_ptr<SourceModule>>
 parseSource(std::unique_ptr<llvm::MemoryBuffer> buffer);
 
 /// Runs the textual pass pipeline `transforms` (none when empty) on the
-/// source module: what it adds is callable.
+/// source module: what it adds is callable. Its passes are timed in
+/// `timing` (a no-op scope unless CompileOptions::timing).
 llvm::Error runSourceTransforms(SourceModule &source,
-                                llvm::StringRef transforms);
+                                llvm::StringRef transforms,
+                                mlir::TimingScope &timing);
 
 /// Makes every public function not named in `names` private and drops what
 /// nothing named calls (nothing when `names` is empty). Fails, naming the
@@ -91,12 +94,13 @@ llvm::Error checkStaticSizes(SourceModule &source);
 /// Lowers the source module to the LLVM dialect with `backend`'s pipeline,
 /// or with the textual `pipeline` when that is not empty.
 llvm::Error lowerToLLVM(SourceModule &source, const TargetBackend &backend,
-                        llvm::StringRef pipeline);
+                        llvm::StringRef pipeline, mlir::TimingScope &timing);
 
 /// Has `backend` generate and load the code of the lowered module; with
 /// `code`, also return it for the compile cache (TargetBackend::load).
 llvm::Error generateCode(SourceModule &source, TargetBackend &backend,
-                         unsigned optLevel, ObjectCode *code = nullptr);
+                         unsigned optLevel, mlir::TimingScope &timing,
+                         ObjectCode *code = nullptr);
 
 } // namespace jit
 } // namespace sift

@@ -21,6 +21,8 @@
 
 #include "sift/JIT/Engine.h"
 
+#include "mlir/Support/Timing.h"
+
 #include "llvm/Support/Error.h"
 
 #include <memory>
@@ -41,7 +43,9 @@ class LoadedObject;
 /// (CompileCache.h): a relocatable object file of the host, and the shared
 /// libraries it calls into, loaded before it is linked.
 struct ObjectCode {
-  std::string object;
+  /// Relocatable object files, linked together when loaded (the module's
+  /// partitions, generated in parallel).
+  std::vector<std::string> objects;
   std::vector<std::string> sharedLibs;
 };
 
@@ -66,8 +70,10 @@ public:
   /// When `code` is not null and the target caches its code (cacheTarget()),
   /// also returns in it what loadObject needs to load the same code again
   /// (left empty where that is not possible: then nothing is cached).
+  /// Its steps (translation, LLVM's optimization, code generation) are timed
+  /// in `timing`.
   virtual llvm::Error load(mlir::ModuleOp module, unsigned optLevel,
-                           ObjectCode *code) = 0;
+                           mlir::TimingScope &timing, ObjectCode *code) = 0;
 
   /// Loads code that `load` returned before, in this process or another,
   /// without generating it: the functions then behave exactly as after

@@ -108,6 +108,12 @@ static cl::opt<bool> noCompileCache(
     cl::desc("Compile even where the compile cache has the code of this "
              "file and options, and store nothing (as SIFT_CACHE=0)"),
     cl::cat(category));
+static cl::opt<bool> compileTiming(
+    "compile-timing",
+    cl::desc("Print the time of each compile stage and pass to stderr (parse, "
+             "transforms, lowering, LLVM translation, optimization, code "
+             "generation)"),
+    cl::cat(category));
 static cl::opt<unsigned>
     printLimit("print-limit",
                cl::desc("Elements printed per result (default 16)"),
@@ -492,6 +498,7 @@ int main(int argc, char **argv) {
   options.transforms = transforms;
   options.numThreads = numThreads;
   options.cache = !noCompileCache;
+  options.timing = compileTiming;
   // With -e, only that function (and what it calls) is compiled.
   if (!entry.empty())
     options.functions = {entry};

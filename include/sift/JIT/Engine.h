@@ -73,6 +73,10 @@ struct CompileOptions {
   /// $XDG_CACHE_HOME/sift/jit, else ~/.cache/sift/jit. One that cannot be
   /// created or written leaves the engine compiling every time.
   std::string cacheDir;
+  /// Print, when the compile ends, the time each stage took (parse, source
+  /// transforms and lowering pass by pass, LLVM's translation, optimization
+  /// and code generation) to stderr, as `--mlir-timing` does.
+  bool timing = false;
 };
 
 /// The type of one parameter or result, read from the source func.func.
