@@ -407,20 +407,7 @@ TEST_F(CompileCacheTest, FailedCompilesAreNotStoredAndFailTheSameWay) {
   EXPECT_EQ(entries().size(), 0u);
 }
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SIFT_ASAN_BUILD 1
-#endif
-#endif
-
 TEST_F(CompileCacheTest, ConcurrentCompilesOfOneProgram) {
-#ifdef SIFT_ASAN_BUILD
-  // In the ASan build the runtime fails to unmap memory (EINVAL) when a
-  // thread that compiled with mlir::ExecutionEngine exits, cache or not
-  // (docs/UpstreamBugs.md); the release build runs this test.
-  GTEST_SKIP() << "ASan fails at the exit of a thread that compiled "
-                  "(docs/UpstreamBugs.md)";
-#endif
   std::vector<std::unique_ptr<Engine>> engines(4);
   std::vector<std::thread> threads;
   for (size_t i = 0; i < engines.size(); ++i)
