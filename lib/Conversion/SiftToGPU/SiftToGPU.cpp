@@ -19,6 +19,8 @@
 #include "sift/Conversion/SiftToGPU/BlockPrimitives.h"
 #include "sift/Dialect/Sift/IR/SiftOps.h"
 
+#include "../SiftToLinalg/Utils/RadixSort.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -128,14 +130,17 @@ static KernelShape kernelShape(const Rows &rows, int64_t maxThreads) {
   return {threads};
 }
 
-/// A gpu.launch of one block per row with `shape.threads` threads and one
-/// workgroup buffer of 32 `scratchType` elements. `body` builds the kernel
-/// (before its terminator) from the row and the thread id. A launch of no
-/// block is skipped: it is an error on a GPU.
-static void buildRowLaunch(
-    OpBuilder &b, Location loc, const Rows &rows, KernelShape shape,
-    Type scratchType,
-    function_ref<void(OpBuilder &, Value row, Value tid, Value scratch)> body) {
+/// A gpu.launch of one block per row with `shape.threads` threads, one
+/// workgroup buffer of 32 `scratchType` elements and the workgroup buffers
+/// of `extraWorkgroup`. `body` builds the kernel (before its terminator) from
+/// the row, the thread id and the workgroup buffers. A launch of no block is
+/// skipped: it is an error on a GPU.
+static void buildRowLaunch(OpBuilder &b, Location loc, const Rows &rows,
+                           KernelShape shape, Type scratchType,
+                           ArrayRef<Type> extraWorkgroup,
+                           function_ref<void(OpBuilder &, Value row, Value tid,
+                                             Value scratch, ValueRange extra)>
+                               body) {
   OpBuilder::InsertionGuard guard(b);
   if (rows.staticRows && *rows.staticRows == 0)
     return;
@@ -146,18 +151,30 @@ static void buildRowLaunch(
     b.setInsertionPointToStart(ifOp.thenBlock());
   }
   Value c1 = constIndex(b, loc, 1);
+  SmallVector<Type> workgroup = {workgroupBufferType({kWarpSize}, scratchType)};
+  llvm::append_range(workgroup, extraWorkgroup);
   auto launch = gpu::LaunchOp::create(
       b, loc, rows.numRows, c1, c1, constIndex(b, loc, shape.threads), c1, c1,
       /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
       /*asyncDependencies=*/{},
-      /*workgroupAttributions=*/
-      TypeRange{workgroupBufferType({kWarpSize}, scratchType)});
+      /*workgroupAttributions=*/workgroup);
   Block &block = launch.getBody().front();
   b.setInsertionPointToStart(&block);
   gpu::TerminatorOp::create(b, loc);
   b.setInsertionPointToStart(&block);
-  body(b, launch.getBlockIds().x, launch.getThreadIds().x,
-       launch.getWorkgroupAttributions()[0]);
+  ValueRange buffers = launch.getWorkgroupAttributions();
+  body(b, launch.getBlockIds().x, launch.getThreadIds().x, buffers.front(),
+       buffers.drop_front());
+}
+
+/// `buildRowLaunch` with the 32-element scratch buffer only.
+static void buildRowLaunch(
+    OpBuilder &b, Location loc, const Rows &rows, KernelShape shape,
+    Type scratchType,
+    function_ref<void(OpBuilder &, Value row, Value tid, Value scratch)> body) {
+  buildRowLaunch(b, loc, rows, shape, scratchType, {},
+                 [&](OpBuilder &b, Value row, Value tid, Value scratch,
+                     ValueRange) { body(b, row, tid, scratch); });
 }
 
 /// The loop over the tiles of a row: `for tile in [0, ceil(N / T))` with
@@ -425,14 +442,542 @@ static void buildCompactKernel(OpBuilder &b, Location loc, Value input,
       });
 }
 
+//===----------------------------------------------------------------------===//
+// The sorting kernels: sort, argsort, topk
+//===----------------------------------------------------------------------===//
+
+/// The largest padded row the bitonic sort keeps in workgroup memory: keys
+/// and i32 indices of 32 KiB (32-bit keys) or 24 KiB (64-bit keys), below
+/// the 48 KiB of static shared memory a block may have.
+static int64_t bitonicLimit(unsigned keyBits) {
+  return keyBits <= 32 ? 4096 : 2048;
+}
+
+/// The padded (power of two) size of a bitonic sort of `n` elements, when
+/// `n` is static and that fits in workgroup memory.
+static std::optional<int64_t> bitonicSize(std::optional<int64_t> n,
+                                          unsigned keyBits) {
+  if (!n)
+    return std::nullopt;
+  auto p = static_cast<int64_t>(
+      llvm::PowerOf2Ceil(static_cast<uint64_t>(std::max<int64_t>(*n, 1))));
+  if (p > bitonicLimit(keyBits))
+    return std::nullopt;
+  return p;
+}
+
+/// What a sorting kernel computes for each row of N elements.
+struct SortingKernel {
+  lowering::SortKeyInfo info;
+  /// Keys inverted (descending order; topk's largest first).
+  bool descending = false;
+  /// topk with 0 < K < N: a radix selection of the K first keys and their
+  /// compaction (in index order), then their sort unless `unsorted`. Else
+  /// the whole row is sorted and the first K (all of it for sort and
+  /// argsort) are written.
+  bool select = false;
+  bool unsorted = false;
+  /// The outputs per row (K), or std::nullopt for the whole row.
+  std::optional<int64_t> k;
+
+  /// Whether the kernel sorts in global scratch (a radix sort) rather than
+  /// in workgroup memory (a bitonic sort), for a row length `n`.
+  bool needsScratch(std::optional<int64_t> n) const {
+    if (select)
+      return !unsorted && !bitonicSize(k, info.keyBits);
+    return !bitonicSize(n, info.keyBits);
+  }
+};
+
+/// `for (s = tid; s < end; s += threads) body(s)`: no synchronization inside.
+static void forEachStrided(OpBuilder &b, Location loc, Value tid, Value end,
+                           int64_t threads,
+                           function_ref<void(OpBuilder &, Value s)> body) {
+  scf::ForOp::create(b, loc, tid, end, constIndex(b, loc, threads),
+                     ValueRange{},
+                     [&](OpBuilder &b, Location loc, Value s, ValueRange) {
+                       body(b, s);
+                       scf::YieldOp::create(b, loc);
+                     });
+}
+
+/// `if (cond) body()`.
+static void buildIf(OpBuilder &b, Location loc, Value cond,
+                    function_ref<void(OpBuilder &)> body) {
+  auto ifOp = scf::IfOp::create(b, loc, cond, /*withElse=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  body(b);
+}
+
+static Value allOnes(OpBuilder &b, Location loc, Type type) {
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, -1));
+}
+
+static Value constOf(OpBuilder &b, Location loc, Type type, int64_t v) {
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
+}
+
+/// Whether bit `bit` (of the key's type) of `key` is 0.
+static Value keyBitIsZero(OpBuilder &b, Location loc, Value key, Value bit) {
+  Type type = key.getType();
+  Value masked =
+      arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, key, bit),
+                            constOf(b, loc, type, 1));
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, masked,
+                               constOf(b, loc, type, 0));
+}
+
+/// (ka, ia) > (kb, ib): unsigned keys, ties by index. All pairs of a row
+/// differ, so this is the stable order.
+static Value pairGreater(OpBuilder &b, Location loc, Value ka, Value ia,
+                         Value kb, Value ib) {
+  Value gt = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, ka, kb);
+  Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ka, kb);
+  Value later =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, ia, ib);
+  return arith::OrIOp::create(b, loc, gt,
+                              arith::AndIOp::create(b, loc, eq, later));
+}
+
+/// The bitonic sorting network over the `p` (a power of two) (key, index)
+/// pairs of the workgroup buffers `keys` and `idx`: for each merge size
+/// 2^kk and distance 2^jj (jj = kk-1 .. 0), the p/2 compare-exchanges
+/// strided over the threads, then a barrier.
+static void buildBitonicNetwork(OpBuilder &b, Location loc, Value keys,
+                                Value idx, int64_t p, Value tid,
+                                int64_t threads) {
+  Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+  int64_t logP = llvm::Log2_64(static_cast<uint64_t>(p));
+  Value pairs = constIndex(b, loc, p / 2);
+  scf::ForOp::create(
+      b, loc, c1, constIndex(b, loc, logP + 1), c1, ValueRange{},
+      [&](OpBuilder &b, Location loc, Value kk, ValueRange) {
+        scf::ForOp::create(
+            b, loc, c0, kk, c1, ValueRange{},
+            [&](OpBuilder &b, Location loc, Value r, ValueRange) {
+              Value jj = arith::SubIOp::create(
+                  b, loc, arith::SubIOp::create(b, loc, kk, c1), r);
+              Value half = arith::ShLIOp::create(b, loc, c1, jj);
+              Value block = arith::ShLIOp::create(b, loc, c1, kk);
+              forEachStrided(
+                  b, loc, tid, pairs, threads, [&](OpBuilder &b, Value c) {
+                    // i: c with a 0 inserted at bit jj; l: its partner.
+                    Value high = arith::ShLIOp::create(
+                        b, loc, arith::ShRUIOp::create(b, loc, c, jj),
+                        arith::AddIOp::create(b, loc, jj, c1));
+                    Value low = arith::AndIOp::create(
+                        b, loc, c, arith::SubIOp::create(b, loc, half, c1));
+                    Value i = arith::OrIOp::create(b, loc, high, low);
+                    Value l = arith::AddIOp::create(b, loc, i, half);
+                    Value ascending = arith::CmpIOp::create(
+                        b, loc, arith::CmpIPredicate::eq,
+                        arith::AndIOp::create(b, loc, i, block), c0);
+                    Value ka =
+                        memref::LoadOp::create(b, loc, keys, ValueRange{i});
+                    Value ia =
+                        memref::LoadOp::create(b, loc, idx, ValueRange{i});
+                    Value kb =
+                        memref::LoadOp::create(b, loc, keys, ValueRange{l});
+                    Value ib =
+                        memref::LoadOp::create(b, loc, idx, ValueRange{l});
+                    Value greater = pairGreater(b, loc, ka, ia, kb, ib);
+                    Value swap = arith::CmpIOp::create(
+                        b, loc, arith::CmpIPredicate::eq, greater, ascending);
+                    buildIf(b, loc, swap, [&](OpBuilder &b) {
+                      memref::StoreOp::create(b, loc, kb, keys, ValueRange{i});
+                      memref::StoreOp::create(b, loc, ib, idx, ValueRange{i});
+                      memref::StoreOp::create(b, loc, ka, keys, ValueRange{l});
+                      memref::StoreOp::create(b, loc, ia, idx, ValueRange{l});
+                    });
+                  });
+              gpu::BarrierOp::create(b, loc);
+              scf::YieldOp::create(b, loc);
+            });
+        scf::YieldOp::create(b, loc);
+      });
+}
+
+/// Stable LSD radix sort, one bit per pass, of the first `m` (key, index)
+/// pairs of the row in slot 0 of the global scratch `keysS` / `idxS`
+/// ([2, R, N]). A pass counts the zeros of its bit (ballots, a block
+/// reduction) and, unless all keys agree on it, scatters each pair to the
+/// other slot: a zero to the zeros before it (a ballot scan), a one after
+/// all zeros and the ones before it. Returns the slot holding the sorted
+/// pairs (the same in every thread).
+static Value buildRadixSortScratch(OpBuilder &b, Location loc, Value keysS,
+                                   Value idxS, Value row, Value m,
+                                   unsigned sortBits, Value tid, Value scratch,
+                                   KernelShape shape) {
+  Type keyType = cast<MemRefType>(keysS.getType()).getElementType();
+  Type i32 = b.getI32Type();
+  Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+  Value zero32 = constOf(b, loc, i32, 0);
+  Value m32 = arith::IndexCastUIOp::create(b, loc, i32, m);
+  auto passes = scf::ForOp::create(
+      b, loc, c0, constIndex(b, loc, sortBits), c1, ValueRange{c0},
+      [&](OpBuilder &b, Location loc, Value bitIndex, ValueRange carried) {
+        Value cur = carried[0];
+        Value bit = arith::IndexCastUIOp::create(b, loc, keyType, bitIndex);
+        Value warpZeros =
+            buildTileLoop(
+                b, loc, m, shape.threads, tid, ValueRange{zero32},
+                [&](OpBuilder &b, Value i, Value inRow, ValueRange carried) {
+                  Value isZero = loadIfInRow(
+                      b, loc, inRow,
+                      [&](OpBuilder &b) {
+                        Value key = memref::LoadOp::create(
+                            b, loc, keysS, ValueRange{cur, row, i});
+                        return keyBitIsZero(b, loc, key, bit);
+                      },
+                      arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0));
+                  return SmallVector<Value>{arith::AddIOp::create(
+                      b, loc, carried[0],
+                      popCount(b, loc, warpBallot(b, loc, isZero)))};
+                })
+                .front();
+        Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            laneId(b, loc), zero32);
+        Value zeros = blockReduce(
+            b, loc, arith::SelectOp::create(b, loc, first, warpZeros, zero32),
+            gpu::AllReduceOperation::ADD, scratch, shape.numWarps());
+        Value split = arith::AndIOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, zeros,
+                                  zero32),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, zeros,
+                                  m32));
+        auto ifOp = scf::IfOp::create(
+            b, loc, split,
+            [&](OpBuilder &b, Location loc) {
+              Value dst = arith::SubIOp::create(b, loc, c1, cur);
+              buildTileLoop(
+                  b, loc, m, shape.threads, tid, ValueRange{zero32},
+                  [&](OpBuilder &b, Value i, Value inRow, ValueRange carried) {
+                    auto pair = scf::IfOp::create(
+                        b, loc, inRow,
+                        [&](OpBuilder &b, Location loc) {
+                          scf::YieldOp::create(
+                              b, loc,
+                              ValueRange{
+                                  memref::LoadOp::create(
+                                      b, loc, keysS, ValueRange{cur, row, i}),
+                                  memref::LoadOp::create(
+                                      b, loc, idxS, ValueRange{cur, row, i})});
+                        },
+                        [&](OpBuilder &b, Location loc) {
+                          scf::YieldOp::create(
+                              b, loc,
+                              ValueRange{constOf(b, loc, keyType, 0), zero32});
+                        });
+                    Value key = pair.getResult(0), index = pair.getResult(1);
+                    Value isZero = arith::AndIOp::create(
+                        b, loc, inRow, keyBitIsZero(b, loc, key, bit));
+                    BallotScan scan = blockBallotScan(b, loc, isZero, scratch,
+                                                      shape.numWarps());
+                    // The zeros before element i; the ones before it are
+                    // the rest of the i elements before it.
+                    Value zerosBefore = arith::AddIOp::create(
+                        b, loc, carried[0], scan.position);
+                    Value i32i = arith::IndexCastUIOp::create(b, loc, i32, i);
+                    Value onePos = arith::AddIOp::create(
+                        b, loc, zeros,
+                        arith::SubIOp::create(b, loc, i32i, zerosBefore));
+                    Value pos = arith::SelectOp::create(b, loc, isZero,
+                                                        zerosBefore, onePos);
+                    buildIf(b, loc, inRow, [&](OpBuilder &b) {
+                      Value at = arith::IndexCastUIOp::create(
+                          b, loc, b.getIndexType(), pos);
+                      memref::StoreOp::create(b, loc, key, keysS,
+                                              ValueRange{dst, row, at});
+                      memref::StoreOp::create(b, loc, index, idxS,
+                                              ValueRange{dst, row, at});
+                    });
+                    return SmallVector<Value>{
+                        arith::AddIOp::create(b, loc, carried[0], scan.total)};
+                  });
+              // The next pass reads what other threads wrote.
+              gpu::BarrierOp::create(b, loc);
+              scf::YieldOp::create(b, loc, ValueRange{dst});
+            },
+            [&](OpBuilder &b, Location loc) {
+              scf::YieldOp::create(b, loc, ValueRange{cur});
+            });
+        scf::YieldOp::create(b, loc, ifOp.getResults());
+      });
+  return passes.getResult(0);
+}
+
+/// The k-th smallest key of the row (1-based `k`, an i32 in [1, N]) and how
+/// many of the keys equal to it are among the k smallest, in every thread:
+/// an MSD radix selection of one bit per pass from bit `sortBits - 1` down,
+/// each pass counting the keys with the prefix found so far and a 0 at its
+/// bit (ballots and a block reduction).
+static std::pair<Value, Value>
+buildRadixSelect(OpBuilder &b, Location loc, Value n, Value k, Type keyType,
+                 unsigned sortBits, Value tid, Value scratch, KernelShape shape,
+                 function_ref<Value(OpBuilder &, Value i)> keyAt) {
+  Type i32 = b.getI32Type();
+  Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+  Value zero32 = constOf(b, loc, i32, 0);
+  auto passes = scf::ForOp::create(
+      b, loc, c0, constIndex(b, loc, sortBits), c1,
+      ValueRange{constOf(b, loc, keyType, 0), k},
+      [&](OpBuilder &b, Location loc, Value r, ValueRange carried) {
+        Value prefix = carried[0], need = carried[1];
+        Value bitIndex =
+            arith::SubIOp::create(b, loc, constIndex(b, loc, sortBits - 1), r);
+        Value bit = arith::IndexCastUIOp::create(b, loc, keyType, bitIndex);
+        // The bits above `bit` (two shifts: by the width is poison).
+        Value above = arith::ShLIOp::create(
+            b, loc,
+            arith::ShLIOp::create(b, loc, allOnes(b, loc, keyType), bit),
+            constOf(b, loc, keyType, 1));
+        Value warpCount =
+            buildTileLoop(
+                b, loc, n, shape.threads, tid, ValueRange{zero32},
+                [&](OpBuilder &b, Value i, Value inRow, ValueRange carried) {
+                  Value match = loadIfInRow(
+                      b, loc, inRow,
+                      [&](OpBuilder &b) {
+                        Value key = keyAt(b, i);
+                        Value samePrefix = arith::CmpIOp::create(
+                            b, loc, arith::CmpIPredicate::eq,
+                            arith::AndIOp::create(b, loc, key, above), prefix);
+                        return Value(arith::AndIOp::create(
+                            b, loc, samePrefix,
+                            keyBitIsZero(b, loc, key, bit)));
+                      },
+                      arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0));
+                  return SmallVector<Value>{arith::AddIOp::create(
+                      b, loc, carried[0],
+                      popCount(b, loc, warpBallot(b, loc, match)))};
+                })
+                .front();
+        Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            laneId(b, loc), zero32);
+        Value zeros = blockReduce(
+            b, loc, arith::SelectOp::create(b, loc, first, warpCount, zero32),
+            gpu::AllReduceOperation::ADD, scratch, shape.numWarps());
+        Value high = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                           need, zeros);
+        Value withOne = arith::OrIOp::create(
+            b, loc, prefix,
+            arith::ShLIOp::create(b, loc, constOf(b, loc, keyType, 1), bit));
+        scf::YieldOp::create(
+            b, loc,
+            ValueRange{arith::SelectOp::create(b, loc, high, withOne, prefix),
+                       arith::SelectOp::create(
+                           b, loc, high,
+                           arith::SubIOp::create(b, loc, need, zeros), need)});
+      });
+  return {passes.getResult(0), passes.getResult(1)};
+}
+
+/// The sorting kernel of `kernel` over the rows of `input` [R, N]: writes
+/// `indices` [R, M] (i64) and, when set, `values` [R, M] (the input's
+/// elements at those indices), M = K or N. `keysS` / `idxS` are the global
+/// scratch [2, R, N] of the radix sort when `kernel.needsScratch`.
+static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
+                               Value values, Value indices, Value keysS,
+                               Value idxS, const SortingKernel &kernel,
+                               int64_t maxThreads) {
+  Rows rows = rowsOfBuffer(b, loc, input);
+  KernelShape shape = kernelShape(rows, maxThreads);
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  Type keyType = b.getIntegerType(kernel.info.keyBits);
+  Value outputs = memref::DimOp::create(b, loc, indices, 1);
+  auto keyOf = [&](OpBuilder &b, Value x) {
+    return lowering::toSortKey(b, loc, x, kernel.info, kernel.descending);
+  };
+  // The bitonic sort's buffers in workgroup memory.
+  std::optional<int64_t> padded;
+  if (!kernel.needsScratch(rows.staticLength))
+    padded = kernel.select
+                 ? bitonicSize(kernel.k, kernel.info.keyBits)
+                 : bitonicSize(rows.staticLength, kernel.info.keyBits);
+  SmallVector<Type> workgroup;
+  if (padded && !(kernel.select && kernel.unsorted))
+    workgroup = {workgroupBufferType({*padded}, keyType),
+                 workgroupBufferType({*padded}, i32)};
+  // The outputs of element `index(s)` (an i32) at slot s < M.
+  auto writeOutputs = [&](OpBuilder &b, Value row, Value tid,
+                          function_ref<Value(OpBuilder &, Value s)> indexAt) {
+    forEachStrided(
+        b, loc, tid, outputs, shape.threads, [&](OpBuilder &b, Value s) {
+          Value index = indexAt(b, s);
+          memref::StoreOp::create(b, loc,
+                                  arith::ExtUIOp::create(b, loc, i64, index),
+                                  indices, ValueRange{row, s});
+          if (values) {
+            Value at =
+                arith::IndexCastUIOp::create(b, loc, b.getIndexType(), index);
+            memref::StoreOp::create(
+                b, loc,
+                memref::LoadOp::create(b, loc, input, ValueRange{row, at}),
+                values, ValueRange{row, s});
+          }
+        });
+  };
+  // Slots [from, P) of the bitonic buffers get pairs that sort after every
+  // element: the largest key and an index from N on.
+  auto padShared = [&](OpBuilder &b, Value tid, Value from, ValueRange shared) {
+    forEachStrided(
+        b, loc, arith::AddIOp::create(b, loc, from, tid),
+        constIndex(b, loc, *padded), shape.threads, [&](OpBuilder &b, Value s) {
+          memref::StoreOp::create(b, loc, allOnes(b, loc, keyType), shared[0],
+                                  ValueRange{s});
+          Value index = arith::IndexCastUIOp::create(
+              b, loc, i32, arith::AddIOp::create(b, loc, rows.rowLength, s));
+          memref::StoreOp::create(b, loc, index, shared[1], ValueRange{s});
+        });
+  };
+  auto sortedFromShared = [&](OpBuilder &b, Value row, Value tid,
+                              ValueRange shared) {
+    gpu::BarrierOp::create(b, loc);
+    buildBitonicNetwork(b, loc, shared[0], shared[1], *padded, tid,
+                        shape.threads);
+    writeOutputs(b, row, tid, [&](OpBuilder &b, Value s) {
+      return memref::LoadOp::create(b, loc, shared[1], ValueRange{s});
+    });
+  };
+  auto sortedFromScratch = [&](OpBuilder &b, Value row, Value tid, Value m,
+                               Value scratch) {
+    gpu::BarrierOp::create(b, loc);
+    Value slot = buildRadixSortScratch(
+        b, loc, keysS, idxS, row, m, kernel.info.sortBits, tid, scratch, shape);
+    writeOutputs(b, row, tid, [&](OpBuilder &b, Value s) {
+      return memref::LoadOp::create(b, loc, idxS, ValueRange{slot, row, s});
+    });
+  };
+
+  buildRowLaunch(
+      b, loc, rows, shape, i32, workgroup,
+      [&](OpBuilder &b, Value row, Value tid, Value scratch,
+          ValueRange shared) {
+        auto loadX = [&](OpBuilder &b, Value i) -> Value {
+          return memref::LoadOp::create(b, loc, input, ValueRange{row, i});
+        };
+        if (!kernel.select) {
+          // The whole row: its pairs into the sort's buffers, then the sort.
+          if (padded) {
+            forEachStrided(
+                b, loc, tid, rows.rowLength, shape.threads,
+                [&](OpBuilder &b, Value s) {
+                  memref::StoreOp::create(b, loc, keyOf(b, loadX(b, s)),
+                                          shared[0], ValueRange{s});
+                  memref::StoreOp::create(
+                      b, loc, arith::IndexCastUIOp::create(b, loc, i32, s),
+                      shared[1], ValueRange{s});
+                });
+            padShared(b, tid, rows.rowLength, shared);
+            sortedFromShared(b, row, tid, shared);
+          } else {
+            Value c0 = constIndex(b, loc, 0);
+            forEachStrided(
+                b, loc, tid, rows.rowLength, shape.threads,
+                [&](OpBuilder &b, Value s) {
+                  memref::StoreOp::create(b, loc, keyOf(b, loadX(b, s)), keysS,
+                                          ValueRange{c0, row, s});
+                  memref::StoreOp::create(
+                      b, loc, arith::IndexCastUIOp::create(b, loc, i32, s),
+                      idxS, ValueRange{c0, row, s});
+                });
+            sortedFromScratch(b, row, tid, rows.rowLength, scratch);
+          }
+          return;
+        }
+        // topk, 0 < K < N: the K-th key T and how many keys equal to T to
+        // take...
+        int64_t k = *kernel.k;
+        Value k32 = constOf(b, loc, i32, k);
+        auto [threshold, need] = buildRadixSelect(
+            b, loc, rows.rowLength, k32, keyType, kernel.info.sortBits, tid,
+            scratch, shape,
+            [&](OpBuilder &b, Value i) { return keyOf(b, loadX(b, i)); });
+        // ...then, in index order, the keys below T and the first `need`
+        // of those equal to T: their stable positions by ballot scans.
+        Value zero32 = constOf(b, loc, i32, 0);
+        Value c0 = constIndex(b, loc, 0);
+        buildTileLoop(
+            b, loc, rows.rowLength, shape.threads, tid,
+            ValueRange{zero32, zero32},
+            [&](OpBuilder &b, Value i, Value inRow, ValueRange carried) {
+              Value x = loadIfInRow(
+                  b, loc, inRow, [&](OpBuilder &b) { return loadX(b, i); },
+                  arith::ConstantOp::create(
+                      b, loc, b.getZeroAttr(getElementTypeOrSelf(input))));
+              Value key = keyOf(b, x);
+              Value below = arith::AndIOp::create(
+                  b, loc, inRow,
+                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, key,
+                                        threshold));
+              Value equal = arith::AndIOp::create(
+                  b, loc, inRow,
+                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, key,
+                                        threshold));
+              BallotScan ties =
+                  blockBallotScan(b, loc, equal, scratch, shape.numWarps());
+              Value tieRank =
+                  arith::AddIOp::create(b, loc, carried[1], ties.position);
+              Value take = arith::OrIOp::create(
+                  b, loc, below,
+                  arith::AndIOp::create(
+                      b, loc, equal,
+                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            tieRank, need)));
+              BallotScan taken =
+                  blockBallotScan(b, loc, take, scratch, shape.numWarps());
+              Value pos =
+                  arith::AddIOp::create(b, loc, carried[0], taken.position);
+              buildIf(b, loc, take, [&](OpBuilder &b) {
+                Value at =
+                    arith::IndexCastUIOp::create(b, loc, b.getIndexType(), pos);
+                Value i32i = arith::IndexCastUIOp::create(b, loc, i32, i);
+                if (kernel.unsorted) {
+                  memref::StoreOp::create(b, loc, x, values,
+                                          ValueRange{row, at});
+                  memref::StoreOp::create(
+                      b, loc, arith::IndexCastUIOp::create(b, loc, i64, i),
+                      indices, ValueRange{row, at});
+                } else if (padded) {
+                  memref::StoreOp::create(b, loc, key, shared[0],
+                                          ValueRange{at});
+                  memref::StoreOp::create(b, loc, i32i, shared[1],
+                                          ValueRange{at});
+                } else {
+                  memref::StoreOp::create(b, loc, key, keysS,
+                                          ValueRange{c0, row, at});
+                  memref::StoreOp::create(b, loc, i32i, idxS,
+                                          ValueRange{c0, row, at});
+                }
+              });
+              return SmallVector<Value>{
+                  arith::AddIOp::create(b, loc, carried[0], taken.total),
+                  arith::AddIOp::create(b, loc, carried[1], ties.total)};
+            });
+        if (kernel.unsorted)
+          return;
+        // The K taken, in index order, sorted stably.
+        Value kIndex = constIndex(b, loc, k);
+        if (padded) {
+          padShared(b, tid, kIndex, shared);
+          sortedFromShared(b, row, tid, shared);
+        } else {
+          sortedFromScratch(b, row, tid, kIndex, scratch);
+        }
+      });
+}
+
 /// The attribute that marks a kernel call and names its kernel.
 static constexpr llvm::StringLiteral kKernelAttr = "sift.gpu_kernel";
 
 /// `func.call @__sift_gpu_<kind>(operands)` to a private declaration, marked
 /// with the kernel to build and `attrs`.
-static void createKernelCall(OpBuilder &b, Location loc, Operation *anchor,
-                             StringRef kind, ValueRange operands,
-                             ArrayRef<NamedAttribute> attrs) {
+static func::CallOp createKernelCall(OpBuilder &b, Location loc,
+                                     Operation *anchor, StringRef kind,
+                                     ValueRange operands,
+                                     ArrayRef<NamedAttribute> attrs) {
   auto module = anchor->getParentOfType<ModuleOp>();
   OpBuilder declBuilder = OpBuilder::atBlockEnd(module.getBody());
   auto decl =
@@ -444,6 +989,7 @@ static void createKernelCall(OpBuilder &b, Location loc, Operation *anchor,
   call->setAttr(kKernelAttr, b.getStringAttr(kind));
   for (NamedAttribute attr : attrs)
     call->setAttr(attr.getName(), attr.getValue());
+  return call;
 }
 
 /// The [R] count of rows as the op's `[B...]` result type.
@@ -590,6 +1136,214 @@ static LogicalResult convertCompact(CompactOp op) {
   return success();
 }
 
+/// The kernels sort, argsort and topk: whether `kind` is one of them.
+static bool isSortingKernel(StringRef kind) {
+  return kind == "sort" || kind == "argsort" || kind == "topk";
+}
+
+/// The sorting kernel of a call (from its input buffer [R, N] and its
+/// attributes), or failure for an element type with no sort key.
+static FailureOr<SortingKernel> sortingKernelOf(func::CallOp call) {
+  if (call.getNumOperands() == 0)
+    return failure();
+  auto inputType = dyn_cast<MemRefType>(call.getOperand(0).getType());
+  if (!inputType || inputType.getRank() != 2)
+    return failure();
+  FailureOr<lowering::SortKeyInfo> info =
+      lowering::getSortKeyInfo(inputType.getElementType());
+  if (failed(info))
+    return failure();
+  SortingKernel kernel;
+  kernel.info = *info;
+  StringRef kind = call->getAttrOfType<StringAttr>(kKernelAttr).getValue();
+  if (kind != "topk") {
+    kernel.descending = call->hasAttr("descending");
+    return kernel;
+  }
+  auto k = call->getAttrOfType<IntegerAttr>("k");
+  if (!k || inputType.isDynamicDim(1) || k.getInt() <= 0 ||
+      k.getInt() > inputType.getDimSize(1))
+    return failure();
+  kernel.descending = !call->hasAttr("smallest");
+  kernel.k = k.getInt();
+  kernel.select = k.getInt() < inputType.getDimSize(1);
+  kernel.unsorted = kernel.select && call->hasAttr("unsorted");
+  return kernel;
+}
+
+/// The buffers a sorting kernel call takes: the input, the values (not for
+/// argsort), the indices, and the two scratch buffers of the radix sort.
+static size_t sortingKernelArgs(func::CallOp call, StringRef kind) {
+  size_t base = kind == "argsort" ? 2 : 3;
+  FailureOr<SortingKernel> kernel = sortingKernelOf(call);
+  if (failed(kernel))
+    return base;
+  auto inputType = cast<MemRefType>(call.getOperand(0).getType());
+  std::optional<int64_t> n;
+  if (!inputType.isDynamicDim(1))
+    n = inputType.getDimSize(1);
+  return base + (kernel->needsScratch(n) ? 2 : 0);
+}
+
+/// The [R, M] tensor of a sorting kernel's output as the op's `resultType`:
+/// `input`'s shape with M along the last axis.
+static Value sortedRowsAsResult(OpBuilder &b, Location loc, Value rowsTensor,
+                                Value input, RankedTensorType resultType) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  int64_t rank = inputType.getRank();
+  int64_t m = cast<RankedTensorType>(rowsTensor.getType()).getShape().back();
+  Type elt = resultType.getElementType();
+  SmallVector<int64_t> shape(inputType.getShape());
+  shape.back() = m;
+  Value result = rowsTensor;
+  if (rank == 1) {
+    result = tensor::CollapseShapeOp::create(b, loc,
+                                             RankedTensorType::get(shape, elt),
+                                             result, rowsReassociation(1));
+  } else if (rank > 2) {
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, input);
+    if (!ShapedType::isDynamic(m))
+      sizes.back() = b.getIndexAttr(m);
+    result =
+        tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get(shape, elt),
+                                      result, rowsReassociation(rank), sizes);
+  }
+  if (result.getType() != resultType)
+    result = tensor::CastOp::create(b, loc, resultType, result);
+  return result;
+}
+
+/// sort, argsort, topk along the last axis: the [R, N] input buffer, the
+/// [R, M] values (not for argsort) and i64 indices (M = K for topk, else N),
+/// the [2, R, N] key and i32 index scratch when the kernel sorts in global
+/// memory, and the kernel's call. Other axes, element types without a sort
+/// key, topk of K = 0 or of a dynamic N (whose K > N is a run-time error
+/// of the CPU lowering) and statically empty rows stay with the linalg
+/// lowering.
+static LogicalResult convertSorting(Operation *op, StringRef kind, Value input,
+                                    int64_t axis, Value valuesResult,
+                                    Value indicesResult,
+                                    ArrayRef<NamedAttribute> attrs) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  if (axis != inputType.getRank() - 1 || inputType.getShape().back() == 0)
+    return failure();
+  FailureOr<lowering::SortKeyInfo> info =
+      lowering::getSortKeyInfo(inputType.getElementType());
+  if (failed(info))
+    return failure();
+  auto indicesType = cast<RankedTensorType>(indicesResult.getType());
+  int64_t m = indicesType.getShape().back();
+  if (kind == "topk" && (inputType.isDynamicDim(inputType.getRank() - 1) ||
+                         m == 0 || m > inputType.getShape().back()))
+    return failure();
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  Rows rows = asRows(b, loc, input);
+  Value inputBuffer = toBuffer(b, loc, rows.matrix);
+  int64_t r = rows.staticRows ? *rows.staticRows : ShapedType::kDynamic;
+  SmallVector<Value> dynamicOut;
+  if (!rows.staticRows)
+    dynamicOut.push_back(rows.numRows);
+  if (ShapedType::isDynamic(m))
+    dynamicOut.push_back(rows.rowLength);
+  Type i64 = b.getI64Type();
+  SmallVector<Value> operands = {inputBuffer};
+  Value values;
+  if (valuesResult) {
+    values = allocLike(
+        b, loc, RankedTensorType::get({r, m}, inputType.getElementType()),
+        dynamicOut);
+    operands.push_back(values);
+  }
+  Value indices =
+      allocLike(b, loc, RankedTensorType::get({r, m}, i64), dynamicOut);
+  operands.push_back(indices);
+  func::CallOp call = createKernelCall(b, loc, op, kind, operands, attrs);
+  // The scratch, from the call's own view of the kernel.
+  FailureOr<SortingKernel> kernel = sortingKernelOf(call);
+  if (succeeded(kernel) && kernel->needsScratch(rows.staticLength)) {
+    b.setInsertionPoint(call);
+    SmallVector<Value> dynamicScratch;
+    if (!rows.staticRows)
+      dynamicScratch.push_back(rows.numRows);
+    if (!rows.staticLength)
+      dynamicScratch.push_back(rows.rowLength);
+    int64_t n = rows.staticLength ? *rows.staticLength : ShapedType::kDynamic;
+    Value keys = allocLike(
+        b, loc,
+        RankedTensorType::get({2, r, n}, b.getIntegerType(info->keyBits)),
+        dynamicScratch);
+    Value idx =
+        allocLike(b, loc, RankedTensorType::get({2, r, n}, b.getI32Type()),
+                  dynamicScratch);
+    call->insertOperands(call->getNumOperands(), ValueRange{keys, idx});
+    auto decl = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        call, call.getCalleeAttr());
+    decl.setType(b.getFunctionType(call->getOperandTypes(), {}));
+    // Freed by buffer deallocation (which rejects deallocations written
+    // before it), as the outputs are.
+  }
+  b.setInsertionPointAfter(call);
+  if (valuesResult)
+    valuesResult.replaceAllUsesWith(
+        sortedRowsAsResult(b, loc, toTensor(b, loc, values), input,
+                           cast<RankedTensorType>(valuesResult.getType())));
+  indicesResult.replaceAllUsesWith(sortedRowsAsResult(
+      b, loc, toTensor(b, loc, indices), input, indicesType));
+  op->erase();
+  return success();
+}
+
+static LogicalResult convertSort(SortOp op) {
+  OpBuilder b(op);
+  SmallVector<NamedAttribute> attrs;
+  if (op.getDescending())
+    attrs.push_back(b.getNamedAttr("descending", b.getUnitAttr()));
+  return convertSorting(op, "sort", op.getInput(), op.getAxis(), op.getValues(),
+                        op.getIndices(), attrs);
+}
+
+static LogicalResult convertArgsort(ArgsortOp op) {
+  OpBuilder b(op);
+  SmallVector<NamedAttribute> attrs;
+  if (op.getDescending())
+    attrs.push_back(b.getNamedAttr("descending", b.getUnitAttr()));
+  return convertSorting(op, "argsort", op.getInput(), op.getAxis(), Value(),
+                        op.getResult(), attrs);
+}
+
+static LogicalResult convertTopk(TopkOp op) {
+  OpBuilder b(op);
+  SmallVector<NamedAttribute> attrs = {
+      b.getNamedAttr("k", b.getI64IntegerAttr(op.getK()))};
+  if (op.getSmallest())
+    attrs.push_back(b.getNamedAttr("smallest", b.getUnitAttr()));
+  if (op.getUnsorted())
+    attrs.push_back(b.getNamedAttr("unsorted", b.getUnitAttr()));
+  return convertSorting(op, "topk", op.getInput(), op.getAxis(), op.getValues(),
+                        op.getIndices(), attrs);
+}
+
+/// Expands a sort, argsort or topk call into its kernel.
+static LogicalResult expandSortingCall(OpBuilder &b, func::CallOp call,
+                                       int64_t threads) {
+  FailureOr<SortingKernel> kernel = sortingKernelOf(call);
+  if (failed(kernel))
+    return call.emitOpError("sift-gpu-expand-kernels: a sorting kernel of an "
+                            "element type with no sort key, or a topk whose "
+                            "k is not in [1, N] of a static N");
+  StringRef kind = call->getAttrOfType<StringAttr>(kKernelAttr).getValue();
+  ValueRange args = call.getOperands();
+  size_t i = 1;
+  Value values = kind == "argsort" ? Value() : args[i++];
+  Value indices = args[i++];
+  Value keysS = i < args.size() ? args[i++] : Value();
+  Value idxS = i < args.size() ? args[i++] : Value();
+  buildSortingKernel(b, call.getLoc(), args[0], values, indices, keysS, idxS,
+                     *kernel, threads);
+  return success();
+}
+
 struct ConvertSiftToGpuPass
     : public sift::impl::ConvertSiftToGPUBase<ConvertSiftToGpuPass> {
   using ConvertSiftToGPUBase::ConvertSiftToGPUBase;
@@ -599,7 +1353,7 @@ struct ConvertSiftToGpuPass
     // row kernel) is already part of a kernel.
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
-      if (isa<CountOp, CumsumOp, CompactOp>(op) &&
+      if (isa<CountOp, CumsumOp, CompactOp, SortOp, ArgsortOp, TopkOp>(op) &&
           isa<func::FuncOp>(op->getParentOp()))
         ops.push_back(op);
     });
@@ -610,6 +1364,12 @@ struct ConvertSiftToGpuPass
         (void)convertCumsum(cumsum);
       else if (auto compact = dyn_cast<CompactOp>(op))
         (void)convertCompact(compact);
+      else if (auto sort = dyn_cast<SortOp>(op))
+        (void)convertSort(sort);
+      else if (auto argsort = dyn_cast<ArgsortOp>(op))
+        (void)convertArgsort(argsort);
+      else if (auto topk = dyn_cast<TopkOp>(op))
+        (void)convertTopk(topk);
     }
   }
 };
@@ -637,7 +1397,9 @@ struct ExpandKernelsPass
       Location loc = call.getLoc();
       StringRef kind = call->getAttrOfType<StringAttr>(kKernelAttr).getValue();
       ValueRange args = call.getOperands();
-      size_t numArgs = kind == "compact" ? 3 : 2;
+      size_t numArgs = isSortingKernel(kind) ? sortingKernelArgs(call, kind)
+                       : kind == "compact"   ? 3
+                                             : 2;
       if (args.size() != numArgs ||
           !llvm::all_of(args.getTypes(), llvm::IsaPred<MemRefType>)) {
         call.emitOpError("sift-gpu-expand-kernels: the ")
@@ -653,6 +1415,9 @@ struct ExpandKernelsPass
       } else if (kind == "cumsum") {
         buildCumsumKernel(b, loc, args[0], args[1], call->hasAttr("exclusive"),
                           threads);
+      } else if (isSortingKernel(kind)) {
+        if (failed(expandSortingCall(b, call, threads)))
+          return signalPassFailure();
       } else {
         call.emitOpError("sift-gpu-expand-kernels: unknown kernel ") << kind;
         return signalPassFailure();
