@@ -489,16 +489,23 @@ struct SortingKernel {
   }
 };
 
-/// `for (s = tid; s < end; s += threads) body(s)`: no synchronization inside.
-static void forEachStrided(OpBuilder &b, Location loc, Value tid, Value end,
-                           int64_t threads,
+/// `for (s = begin + tid; s < end; s += threads) body(s)`, no
+/// synchronization inside: written as the tiles of `buildTileLoop` with the
+/// body guarded (a strided loop from the thread id made ptxas spill in the
+/// radix sort kernels).
+static void forEachStrided(OpBuilder &b, Location loc, Value tid, Value begin,
+                           Value end, int64_t threads,
                            function_ref<void(OpBuilder &, Value s)> body) {
-  scf::ForOp::create(b, loc, tid, end, constIndex(b, loc, threads),
-                     ValueRange{},
-                     [&](OpBuilder &b, Location loc, Value s, ValueRange) {
-                       body(b, s);
-                       scf::YieldOp::create(b, loc);
-                     });
+  Value count = arith::SubIOp::create(b, loc, end, begin);
+  buildTileLoop(b, loc, count, threads, tid, ValueRange{},
+                [&](OpBuilder &b, Value i, Value inRange, ValueRange) {
+                  auto ifOp =
+                      scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
+                  OpBuilder::InsertionGuard guard(b);
+                  b.setInsertionPointToStart(ifOp.thenBlock());
+                  body(b, arith::AddIOp::create(b, loc, begin, i));
+                  return SmallVector<Value>{};
+                });
 }
 
 /// `if (cond) body()`.
@@ -561,7 +568,7 @@ static void buildBitonicNetwork(OpBuilder &b, Location loc, Value keys,
               Value half = arith::ShLIOp::create(b, loc, c1, jj);
               Value block = arith::ShLIOp::create(b, loc, c1, kk);
               forEachStrided(
-                  b, loc, tid, pairs, threads, [&](OpBuilder &b, Value c) {
+                  b, loc, tid, c0, pairs, threads, [&](OpBuilder &b, Value c) {
                     // i: c with a 0 inserted at bit jj; l: its partner.
                     Value high = arith::ShLIOp::create(
                         b, loc, arith::ShRUIOp::create(b, loc, c, jj),
@@ -647,63 +654,67 @@ static Value buildRadixSortScratch(OpBuilder &b, Location loc, Value keysS,
                                   zero32),
             arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, zeros,
                                   m32));
-        auto ifOp = scf::IfOp::create(
-            b, loc, split,
-            [&](OpBuilder &b, Location loc) {
-              Value dst = arith::SubIOp::create(b, loc, c1, cur);
-              buildTileLoop(
-                  b, loc, m, shape.threads, tid, ValueRange{zero32},
-                  [&](OpBuilder &b, Value i, Value inRow, ValueRange carried) {
-                    auto pair = scf::IfOp::create(
-                        b, loc, inRow,
-                        [&](OpBuilder &b, Location loc) {
-                          scf::YieldOp::create(
-                              b, loc,
-                              ValueRange{
-                                  memref::LoadOp::create(
-                                      b, loc, keysS, ValueRange{cur, row, i}),
-                                  memref::LoadOp::create(
-                                      b, loc, idxS, ValueRange{cur, row, i})});
-                        },
-                        [&](OpBuilder &b, Location loc) {
-                          scf::YieldOp::create(
-                              b, loc,
-                              ValueRange{constOf(b, loc, keyType, 0), zero32});
-                        });
-                    Value key = pair.getResult(0), index = pair.getResult(1);
-                    Value isZero = arith::AndIOp::create(
-                        b, loc, inRow, keyBitIsZero(b, loc, key, bit));
-                    BallotScan scan = blockBallotScan(b, loc, isZero, scratch,
-                                                      shape.numWarps());
-                    // The zeros before element i; the ones before it are
-                    // the rest of the i elements before it.
-                    Value zerosBefore = arith::AddIOp::create(
-                        b, loc, carried[0], scan.position);
-                    Value i32i = arith::IndexCastUIOp::create(b, loc, i32, i);
-                    Value onePos = arith::AddIOp::create(
-                        b, loc, zeros,
-                        arith::SubIOp::create(b, loc, i32i, zerosBefore));
-                    Value pos = arith::SelectOp::create(b, loc, isZero,
-                                                        zerosBefore, onePos);
-                    buildIf(b, loc, inRow, [&](OpBuilder &b) {
-                      Value at = arith::IndexCastUIOp::create(
-                          b, loc, b.getIndexType(), pos);
-                      memref::StoreOp::create(b, loc, key, keysS,
-                                              ValueRange{dst, row, at});
-                      memref::StoreOp::create(b, loc, index, idxS,
-                                              ValueRange{dst, row, at});
+        Value dst = arith::SubIOp::create(b, loc, c1, cur);
+        scf::IfOp::create(b, loc, split, [&](OpBuilder &b, Location loc) {
+          // Carried: the zeros and the ones of the tiles before (the
+          // ones go after all zeros).
+          buildTileLoop(
+              b, loc, m, shape.threads, tid, ValueRange{zero32, zeros},
+              [&](OpBuilder &b, Value i, Value inRow, ValueRange carried) {
+                auto pair = scf::IfOp::create(
+                    b, loc, inRow,
+                    [&](OpBuilder &b, Location loc) {
+                      scf::YieldOp::create(
+                          b, loc,
+                          ValueRange{
+                              memref::LoadOp::create(b, loc, keysS,
+                                                     ValueRange{cur, row, i}),
+                              memref::LoadOp::create(b, loc, idxS,
+                                                     ValueRange{cur, row, i})});
+                    },
+                    [&](OpBuilder &b, Location loc) {
+                      scf::YieldOp::create(
+                          b, loc,
+                          ValueRange{constOf(b, loc, keyType, 0), zero32});
                     });
-                    return SmallVector<Value>{
-                        arith::AddIOp::create(b, loc, carried[0], scan.total)};
-                  });
-              // The next pass reads what other threads wrote.
-              gpu::BarrierOp::create(b, loc);
-              scf::YieldOp::create(b, loc, ValueRange{dst});
-            },
-            [&](OpBuilder &b, Location loc) {
-              scf::YieldOp::create(b, loc, ValueRange{cur});
-            });
-        scf::YieldOp::create(b, loc, ifOp.getResults());
+                Value key = pair.getResult(0), index = pair.getResult(1);
+                Value isZero = arith::AndIOp::create(
+                    b, loc, inRow, keyBitIsZero(b, loc, key, bit));
+                BallotScan scan =
+                    blockBallotScan(b, loc, isZero, scratch, shape.numWarps());
+                // A zero goes after the zeros before it; a one after
+                // the ones before it, those of its tile being the
+                // threads before it that are not zeros (all in the row
+                // when it is).
+                Value zeroPos =
+                    arith::AddIOp::create(b, loc, carried[0], scan.position);
+                Value tid32 = arith::IndexCastUIOp::create(b, loc, i32, tid);
+                Value onePos = arith::AddIOp::create(
+                    b, loc, carried[1],
+                    arith::SubIOp::create(b, loc, tid32, scan.position));
+                Value pos =
+                    arith::SelectOp::create(b, loc, isZero, zeroPos, onePos);
+                buildIf(b, loc, inRow, [&](OpBuilder &b) {
+                  Value at = arith::IndexCastUIOp::create(
+                      b, loc, b.getIndexType(), pos);
+                  memref::StoreOp::create(b, loc, key, keysS,
+                                          ValueRange{dst, row, at});
+                  memref::StoreOp::create(b, loc, index, idxS,
+                                          ValueRange{dst, row, at});
+                });
+                Value tileOnes = arith::SubIOp::create(
+                    b, loc, constOf(b, loc, i32, shape.threads), scan.total);
+                return SmallVector<Value>{
+                    arith::AddIOp::create(b, loc, carried[0], scan.total),
+                    arith::AddIOp::create(b, loc, carried[1], tileOnes)};
+              });
+          // The next pass reads what other threads wrote.
+          gpu::BarrierOp::create(b, loc);
+          scf::YieldOp::create(b, loc);
+        });
+        scf::YieldOp::create(
+            b, loc,
+            ValueRange{arith::SelectOp::create(b, loc, split, dst, cur)});
       });
   return passes.getResult(0);
 }
@@ -804,7 +815,8 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
   auto writeOutputs = [&](OpBuilder &b, Value row, Value tid,
                           function_ref<Value(OpBuilder &, Value s)> indexAt) {
     forEachStrided(
-        b, loc, tid, outputs, shape.threads, [&](OpBuilder &b, Value s) {
+        b, loc, tid, constIndex(b, loc, 0), outputs, shape.threads,
+        [&](OpBuilder &b, Value s) {
           Value index = indexAt(b, s);
           memref::StoreOp::create(b, loc,
                                   arith::ExtUIOp::create(b, loc, i64, index),
@@ -823,8 +835,8 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
   // element: the largest key and an index from N on.
   auto padShared = [&](OpBuilder &b, Value tid, Value from, ValueRange shared) {
     forEachStrided(
-        b, loc, arith::AddIOp::create(b, loc, from, tid),
-        constIndex(b, loc, *padded), shape.threads, [&](OpBuilder &b, Value s) {
+        b, loc, tid, from, constIndex(b, loc, *padded), shape.threads,
+        [&](OpBuilder &b, Value s) {
           memref::StoreOp::create(b, loc, allOnes(b, loc, keyType), shared[0],
                                   ValueRange{s});
           Value index = arith::IndexCastUIOp::create(
@@ -862,8 +874,8 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
           // The whole row: its pairs into the sort's buffers, then the sort.
           if (padded) {
             forEachStrided(
-                b, loc, tid, rows.rowLength, shape.threads,
-                [&](OpBuilder &b, Value s) {
+                b, loc, tid, constIndex(b, loc, 0), rows.rowLength,
+                shape.threads, [&](OpBuilder &b, Value s) {
                   memref::StoreOp::create(b, loc, keyOf(b, loadX(b, s)),
                                           shared[0], ValueRange{s});
                   memref::StoreOp::create(
@@ -875,7 +887,7 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
           } else {
             Value c0 = constIndex(b, loc, 0);
             forEachStrided(
-                b, loc, tid, rows.rowLength, shape.threads,
+                b, loc, tid, c0, rows.rowLength, shape.threads,
                 [&](OpBuilder &b, Value s) {
                   memref::StoreOp::create(b, loc, keyOf(b, loadX(b, s)), keysS,
                                           ValueRange{c0, row, s});
