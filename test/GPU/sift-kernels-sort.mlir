@@ -110,11 +110,11 @@
 // RADIX: shfl.sync.up.b32
 // RADIX: bar.sync 0
 
-// The radix selection's counts (block reductions), then the compaction's
-// two ballot scans (ties, then taken).
+// The radix selection's histograms (shared-memory atomics between
+// barriers), then the compaction's two ballot scans (ties, then taken).
 // TOPK: .entry topk_{{rows|unsorted|large_k}}_kernel
-// TOPK: shfl.sync.bfly.b32
 // TOPK: bar.sync 0
+// TOPK: atom.shared.add.u32
 // TOPK: vote.sync.ballot.b32
 // TOPK: popc.b32
 // TOPK: bar.sync 0

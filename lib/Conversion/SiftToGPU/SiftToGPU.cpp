@@ -719,68 +719,105 @@ static Value buildRadixSortScratch(OpBuilder &b, Location loc, Value keysS,
   return passes.getResult(0);
 }
 
+/// The digits of the radix selection: 4 bits, 16 bins.
+static constexpr int64_t kSelectDigitBits = 4;
+static constexpr int64_t kSelectBins = 1 << kSelectDigitBits;
+
 /// The k-th smallest key of the row (1-based `k`, an i32 in [1, N]) and how
 /// many of the keys equal to it are among the k smallest, in every thread:
-/// an MSD radix selection of one bit per pass from bit `sortBits - 1` down,
-/// each pass counting the keys with the prefix found so far and a 0 at its
-/// bit (ballots and a block reduction).
+/// an MSD radix selection of 4-bit digits from the top of the `sortBits`.
+/// Per digit, the keys with the prefix found so far count their digit in a
+/// 16-bin histogram in workgroup memory (the first 16 elements of the i32
+/// `scratch`, by shared-memory atomics); after a barrier every thread walks
+/// the bins to the one holding the k-th key, which extends the prefix.
 static std::pair<Value, Value>
 buildRadixSelect(OpBuilder &b, Location loc, Value n, Value k, Type keyType,
                  unsigned sortBits, Value tid, Value scratch, KernelShape shape,
                  function_ref<Value(OpBuilder &, Value i)> keyAt) {
   Type i32 = b.getI32Type();
   Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
-  Value zero32 = constOf(b, loc, i32, 0);
+  Value zero32 = constOf(b, loc, i32, 0), one32 = constOf(b, loc, i32, 1);
+  int64_t digits = (sortBits + kSelectDigitBits - 1) / kSelectDigitBits;
   auto passes = scf::ForOp::create(
-      b, loc, c0, constIndex(b, loc, sortBits), c1,
+      b, loc, c0, constIndex(b, loc, digits), c1,
       ValueRange{constOf(b, loc, keyType, 0), k},
       [&](OpBuilder &b, Location loc, Value r, ValueRange carried) {
         Value prefix = carried[0], need = carried[1];
-        Value bitIndex =
-            arith::SubIOp::create(b, loc, constIndex(b, loc, sortBits - 1), r);
-        Value bit = arith::IndexCastUIOp::create(b, loc, keyType, bitIndex);
-        // The bits above `bit` (two shifts: by the width is poison).
+        // The digit's shift: (digits - 1 - r) * 4.
+        Value shiftIndex = arith::MulIOp::create(
+            b, loc,
+            arith::SubIOp::create(b, loc, constIndex(b, loc, digits - 1), r),
+            constIndex(b, loc, kSelectDigitBits));
+        Value shift = arith::IndexCastUIOp::create(b, loc, keyType, shiftIndex);
+        // The bits above the digit (two shifts: by the width is poison).
         Value above = arith::ShLIOp::create(
             b, loc,
-            arith::ShLIOp::create(b, loc, allOnes(b, loc, keyType), bit),
-            constOf(b, loc, keyType, 1));
-        Value warpCount =
-            buildTileLoop(
-                b, loc, n, shape.threads, tid, ValueRange{zero32},
-                [&](OpBuilder &b, Value i, Value inRow, ValueRange carried) {
-                  Value match = loadIfInRow(
-                      b, loc, inRow,
-                      [&](OpBuilder &b) {
-                        Value key = keyAt(b, i);
-                        Value samePrefix = arith::CmpIOp::create(
-                            b, loc, arith::CmpIPredicate::eq,
-                            arith::AndIOp::create(b, loc, key, above), prefix);
-                        return Value(arith::AndIOp::create(
-                            b, loc, samePrefix,
-                            keyBitIsZero(b, loc, key, bit)));
-                      },
-                      arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0));
-                  return SmallVector<Value>{arith::AddIOp::create(
-                      b, loc, carried[0],
-                      popCount(b, loc, warpBallot(b, loc, match)))};
-                })
-                .front();
-        Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                            laneId(b, loc), zero32);
-        Value zeros = blockReduce(
-            b, loc, arith::SelectOp::create(b, loc, first, warpCount, zero32),
-            gpu::AllReduceOperation::ADD, scratch, shape.numWarps());
-        Value high = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
-                                           need, zeros);
-        Value withOne = arith::OrIOp::create(
-            b, loc, prefix,
-            arith::ShLIOp::create(b, loc, constOf(b, loc, keyType, 1), bit));
+            arith::ShLIOp::create(b, loc, allOnes(b, loc, keyType), shift),
+            constOf(b, loc, keyType, kSelectDigitBits));
+        Value digitMask = constOf(b, loc, keyType, kSelectBins - 1);
+        // An empty histogram.
+        Value bins = constIndex(b, loc, kSelectBins);
+        buildIf(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid, bins),
+            [&](OpBuilder &b) {
+              memref::StoreOp::create(b, loc, zero32, scratch, ValueRange{tid});
+            });
+        gpu::BarrierOp::create(b, loc);
+        buildTileLoop(
+            b, loc, n, shape.threads, tid, ValueRange{},
+            [&](OpBuilder &b, Value i, Value inRow, ValueRange) {
+              buildIf(b, loc, inRow, [&](OpBuilder &b) {
+                Value key = keyAt(b, i);
+                Value samePrefix = arith::CmpIOp::create(
+                    b, loc, arith::CmpIPredicate::eq,
+                    arith::AndIOp::create(b, loc, key, above), prefix);
+                buildIf(b, loc, samePrefix, [&](OpBuilder &b) {
+                  Value digit = arith::AndIOp::create(
+                      b, loc, arith::ShRUIOp::create(b, loc, key, shift),
+                      digitMask);
+                  Value bin = arith::IndexCastUIOp::create(
+                      b, loc, b.getIndexType(), digit);
+                  memref::AtomicRMWOp::create(b, loc,
+                                              arith::AtomicRMWKind::addi, one32,
+                                              scratch, ValueRange{bin});
+                });
+              });
+              return SmallVector<Value>{};
+            });
+        gpu::BarrierOp::create(b, loc);
+        // The first bin whose running count reaches `need`, and what is left
+        // of `need` within it.
+        Value found = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+        Value before = zero32, digit = zero32, left = need;
+        for (int64_t d = 0; d < kSelectBins; ++d) {
+          Value count = memref::LoadOp::create(
+              b, loc, scratch, ValueRange{constIndex(b, loc, d)});
+          Value through = arith::AddIOp::create(b, loc, before, count);
+          Value here = arith::AndIOp::create(
+              b, loc,
+              arith::XOrIOp::create(
+                  b, loc, found,
+                  arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1)),
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, need,
+                                    through));
+          digit = arith::SelectOp::create(b, loc, here, constOf(b, loc, i32, d),
+                                          digit);
+          left = arith::SelectOp::create(
+              b, loc, here, arith::SubIOp::create(b, loc, need, before), left);
+          found = arith::OrIOp::create(b, loc, found, here);
+          before = through;
+        }
+        // The histogram is read before the next digit clears it.
+        gpu::BarrierOp::create(b, loc);
+        Value wide =
+            keyType == i32
+                ? digit
+                : Value(arith::ExtUIOp::create(b, loc, keyType, digit));
+        Value digitKey = arith::ShLIOp::create(b, loc, wide, shift);
         scf::YieldOp::create(
             b, loc,
-            ValueRange{arith::SelectOp::create(b, loc, high, withOne, prefix),
-                       arith::SelectOp::create(
-                           b, loc, high,
-                           arith::SubIOp::create(b, loc, need, zeros), need)});
+            ValueRange{arith::OrIOp::create(b, loc, prefix, digitKey), left});
       });
   return {passes.getResult(0), passes.getResult(1)};
 }
