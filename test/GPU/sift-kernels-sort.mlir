@@ -1,8 +1,8 @@
 // sift's sorting kernels (convert-sift-to-gpu, sift-gpu-expand-kernels):
 // sort and argsort of a short static row as a bitonic sort of (key, index)
-// pairs in workgroup memory; of a long or dynamic row as a 1-bit LSD radix
-// sort in global scratch that the host allocates ([2, R, N] keys and i32
-// indices, passed to the kernel call); topk (0 < K < N) as a radix
+// pairs in workgroup memory; of a long or dynamic row as an LSD radix sort
+// of 4-bit digits in global scratch that the host allocates ([2, R, N] keys
+// and i32 indices, passed to the kernel call); topk (0 < K < N) as a radix
 // selection of the K-th key, a ballot-scan compaction and the sort of the
 // K taken (bitonic, or radix in scratch when K is past the bitonic limit),
 // or in index order with `unsorted`. Then the PTX of each kernel through
@@ -69,12 +69,18 @@
 // LAUNCH: gpu.barrier
 // LAUNCH-NOT: gpu.shuffle
 // LAUNCH-LABEL: func.func @argsort_long
-// LAUNCH: gpu.launch {{.*}} workgroup(%{{.*}} : memref<32xi32, #gpu.address_space<workgroup>>) {
+// The radix sort's workgroup buffer: the histograms of the 16 digits of
+// 64-bit keys, the running bin counts, the 8 warps' bin counts (25 x 16).
+// LAUNCH: gpu.launch {{.*}} workgroup(%{{.*}} : memref<32xi32, #gpu.address_space<workgroup>>, %[[SH:.*]] : memref<400xi32, #gpu.address_space<workgroup>>) {
 // LAUNCH: gpu.barrier
-// LAUNCH: scf.for %{{.*}} = %c0{{.*}} to %c64
+// LAUNCH: memref.atomic_rmw addi %{{.*}}, %[[SH]]
+// LAUNCH: gpu.barrier
+// LAUNCH: scf.for %{{.*}} = %c0{{.*}} to %c16
+// LAUNCH: scf.if
+// LAUNCH: gpu.shuffle  xor
 // LAUNCH: math.ctpop
 // LAUNCH: gpu.barrier
-// LAUNCH: scf.if
+// LAUNCH: gpu.barrier
 // LAUNCH: gpu.barrier
 // LAUNCH-LABEL: func.func @topk_rows
 // LAUNCH: workgroup(%{{.*}} : memref<32xi32, #gpu.address_space<workgroup>>, %{{.*}} : memref<128xi32, #gpu.address_space<workgroup>>, %{{.*}} : memref<128xi32, #gpu.address_space<workgroup>>)
@@ -99,15 +105,15 @@
 // BITONIC: ld.shared.b32
 // BITONIC: st.shared.b32
 
+// The histograms of all digits (shared atomics), then per digit 16 ballots
+// per tile.
 // RADIX: .entry argsort_{{long|dynamic}}_kernel
-// RADIX: .shared .align 4 .b8 {{.*}}[128]
+// RADIX: .shared .align 4 .b8 {{.*}}[{{1600|1088}}]
+// RADIX: bar.sync 0
+// RADIX: atom.shared.add.u32
 // RADIX: bar.sync 0
 // RADIX: vote.sync.ballot.b32
 // RADIX: popc.b32
-// RADIX: shfl.sync.bfly.b32
-// RADIX: bar.sync 0
-// RADIX: vote.sync.ballot.b32
-// RADIX: shfl.sync.up.b32
 // RADIX: bar.sync 0
 
 // The radix selection's histograms (shared-memory atomics between

@@ -525,16 +525,6 @@ static Value constOf(OpBuilder &b, Location loc, Type type, int64_t v) {
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
 }
 
-/// Whether bit `bit` (of the key's type) of `key` is 0.
-static Value keyBitIsZero(OpBuilder &b, Location loc, Value key, Value bit) {
-  Type type = key.getType();
-  Value masked =
-      arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, key, bit),
-                            constOf(b, loc, type, 1));
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, masked,
-                               constOf(b, loc, type, 0));
-}
-
 /// (ka, ia) > (kb, ib): unsigned keys, ties by index. All pairs of a row
 /// differ, so this is the stable order.
 static Value pairGreater(OpBuilder &b, Location loc, Value ka, Value ia,
@@ -605,62 +595,116 @@ static void buildBitonicNetwork(OpBuilder &b, Location loc, Value keys,
       });
 }
 
-/// Stable LSD radix sort, one bit per pass, of the first `m` (key, index)
-/// pairs of the row in slot 0 of the global scratch `keysS` / `idxS`
-/// ([2, R, N]). A pass counts the zeros of its bit (ballots, a block
-/// reduction) and, unless all keys agree on it, scatters each pair to the
-/// other slot: a zero to the zeros before it (a ballot scan), a one after
-/// all zeros and the ones before it. Returns the slot holding the sorted
-/// pairs (the same in every thread).
+/// The digits of the radix sort in global scratch: 4 bits, 16 bins.
+static constexpr int64_t kSortDigitBits = 4;
+static constexpr int64_t kSortBins = 1 << kSortDigitBits;
+
+/// The i32 workgroup buffer of the radix sort: the histograms of every digit
+/// of the row ([digits][16]), the running count of each bin over the tiles
+/// of a pass ([16]) and each warp's count of each bin in a tile
+/// ([warps][16]).
+static int64_t radixSortSharedSize(unsigned sortBits, KernelShape shape) {
+  int64_t digits = (sortBits + kSortDigitBits - 1) / kSortDigitBits;
+  return (digits + 1 + shape.numWarps()) * kSortBins;
+}
+
+/// Stable LSD radix sort, 4-bit digits, of the first `m` (key, index) pairs
+/// of the row in slot 0 of the global scratch `keysS` / `idxS` ([2, R, N]),
+/// with the i32 workgroup buffer `shared` of `radixSortSharedSize`. One
+/// pass over the pairs counts every digit's histogram (shared atomics).
+/// Then, per digit whose bins are not all in one, a pass scatters each pair
+/// to the other slot: per tile, a ballot per bin gives each lane its rank
+/// among the lanes of its warp with its digit and each warp's count of the
+/// bin; after a barrier a pair goes to its bin's start (the histogram's
+/// exclusive scan) plus the bin's count in the tiles before, in the warps
+/// before and its rank. Returns the slot holding the sorted pairs (the
+/// same in every thread).
 static Value buildRadixSortScratch(OpBuilder &b, Location loc, Value keysS,
                                    Value idxS, Value row, Value m,
-                                   unsigned sortBits, Value tid, Value scratch,
+                                   unsigned sortBits, Value tid, Value shared,
                                    KernelShape shape) {
   Type keyType = cast<MemRefType>(keysS.getType()).getElementType();
-  Type i32 = b.getI32Type();
+  Type i32 = b.getI32Type(), i1 = b.getI1Type();
+  Type indexType = b.getIndexType();
   Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
-  Value zero32 = constOf(b, loc, i32, 0);
+  Value zero32 = constOf(b, loc, i32, 0), one32 = constOf(b, loc, i32, 1);
+  int64_t digits = (sortBits + kSortDigitBits - 1) / kSortDigitBits;
+  int64_t runAt = digits * kSortBins, warpsAt = runAt + kSortBins;
+  Value bins = constIndex(b, loc, kSortBins);
+  Value digitMask = constOf(b, loc, keyType, kSortBins - 1);
+  auto digitOf = [&](OpBuilder &b, Value key, int64_t d) {
+    return arith::AndIOp::create(
+        b, loc,
+        arith::ShRUIOp::create(b, loc, key,
+                               constOf(b, loc, keyType, d * kSortDigitBits)),
+        digitMask);
+  };
+  auto at = [&](OpBuilder &b, Value base, Value offset) -> Value {
+    return arith::AddIOp::create(b, loc, base, offset);
+  };
+  auto toIndex = [&](OpBuilder &b, Value v) -> Value {
+    return arith::IndexCastUIOp::create(b, loc, indexType, v);
+  };
+  auto isThreadBelow = [&](OpBuilder &b, Value bound) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid, bound);
+  };
+
+  // Every digit's histogram.
+  forEachStrided(b, loc, tid, c0, constIndex(b, loc, runAt), shape.threads,
+                 [&](OpBuilder &b, Value s) {
+                   memref::StoreOp::create(b, loc, zero32, shared,
+                                           ValueRange{s});
+                 });
+  gpu::BarrierOp::create(b, loc);
+  forEachStrided(b, loc, tid, c0, m, shape.threads, [&](OpBuilder &b, Value s) {
+    Value key = memref::LoadOp::create(b, loc, keysS, ValueRange{c0, row, s});
+    for (int64_t d = 0; d < digits; ++d) {
+      Value bin = at(b, constIndex(b, loc, d * kSortBins),
+                     toIndex(b, digitOf(b, key, d)));
+      memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi, one32,
+                                  shared, ValueRange{bin});
+    }
+  });
+  gpu::BarrierOp::create(b, loc);
+
   Value m32 = arith::IndexCastUIOp::create(b, loc, i32, m);
+  Value lane = laneId(b, loc);
+  Value warp = warpId(b, loc);
+  // (1 << lane) - 1: the lanes below this one.
+  Value below = arith::SubIOp::create(
+      b, loc, arith::ShLIOp::create(b, loc, one32, lane), one32);
   auto passes = scf::ForOp::create(
-      b, loc, c0, constIndex(b, loc, sortBits), c1, ValueRange{c0},
-      [&](OpBuilder &b, Location loc, Value bitIndex, ValueRange carried) {
+      b, loc, c0, constIndex(b, loc, digits), c1, ValueRange{c0},
+      [&](OpBuilder &b, Location loc, Value d, ValueRange carried) {
         Value cur = carried[0];
-        Value bit = arith::IndexCastUIOp::create(b, loc, keyType, bitIndex);
-        Value warpZeros =
-            buildTileLoop(
-                b, loc, m, shape.threads, tid, ValueRange{zero32},
-                [&](OpBuilder &b, Value i, Value inRow, ValueRange carried) {
-                  Value isZero = loadIfInRow(
-                      b, loc, inRow,
-                      [&](OpBuilder &b) {
-                        Value key = memref::LoadOp::create(
-                            b, loc, keysS, ValueRange{cur, row, i});
-                        return keyBitIsZero(b, loc, key, bit);
-                      },
-                      arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0));
-                  return SmallVector<Value>{arith::AddIOp::create(
-                      b, loc, carried[0],
-                      popCount(b, loc, warpBallot(b, loc, isZero)))};
-                })
-                .front();
-        Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                            laneId(b, loc), zero32);
-        Value zeros = blockReduce(
-            b, loc, arith::SelectOp::create(b, loc, first, warpZeros, zero32),
-            gpu::AllReduceOperation::ADD, scratch, shape.numWarps());
-        Value split = arith::AndIOp::create(
-            b, loc,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, zeros,
-                                  zero32),
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, zeros,
-                                  m32));
+        Value histAt = arith::MulIOp::create(b, loc, d, bins);
+        Value shift = arith::IndexCastUIOp::create(
+            b, loc, keyType,
+            arith::MulIOp::create(b, loc, d,
+                                  constIndex(b, loc, kSortDigitBits)));
+        // A pass whose digit is the same in all keys would copy them.
+        Value constant = arith::ConstantIntOp::create(b, loc, i1, 0);
+        for (int64_t v = 0; v < kSortBins; ++v) {
+          Value count = memref::LoadOp::create(
+              b, loc, shared, ValueRange{at(b, histAt, constIndex(b, loc, v))});
+          constant = arith::OrIOp::create(
+              b, loc, constant,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count,
+                                    m32));
+        }
+        Value split = arith::XOrIOp::create(
+            b, loc, constant, arith::ConstantIntOp::create(b, loc, i1, 1));
         Value dst = arith::SubIOp::create(b, loc, c1, cur);
         scf::IfOp::create(b, loc, split, [&](OpBuilder &b, Location loc) {
-          // Carried: the zeros and the ones of the tiles before (the
-          // ones go after all zeros).
+          // No pair of the tiles before.
+          buildIf(b, loc, isThreadBelow(b, bins), [&](OpBuilder &b) {
+            memref::StoreOp::create(
+                b, loc, zero32, shared,
+                ValueRange{at(b, constIndex(b, loc, runAt), tid)});
+          });
           buildTileLoop(
-              b, loc, m, shape.threads, tid, ValueRange{zero32, zeros},
-              [&](OpBuilder &b, Value i, Value inRow, ValueRange carried) {
+              b, loc, m, shape.threads, tid, ValueRange{},
+              [&](OpBuilder &b, Value i, Value inRow, ValueRange) {
                 auto pair = scf::IfOp::create(
                     b, loc, inRow,
                     [&](OpBuilder &b, Location loc) {
@@ -678,35 +722,101 @@ static Value buildRadixSortScratch(OpBuilder &b, Location loc, Value keysS,
                           ValueRange{constOf(b, loc, keyType, 0), zero32});
                     });
                 Value key = pair.getResult(0), index = pair.getResult(1);
-                Value isZero = arith::AndIOp::create(
-                    b, loc, inRow, keyBitIsZero(b, loc, key, bit));
-                BallotScan scan =
-                    blockBallotScan(b, loc, isZero, scratch, shape.numWarps());
-                // A zero goes after the zeros before it; a one after
-                // the ones before it, those of its tile being the
-                // threads before it that are not zeros (all in the row
-                // when it is).
-                Value zeroPos =
-                    arith::AddIOp::create(b, loc, carried[0], scan.position);
-                Value tid32 = arith::IndexCastUIOp::create(b, loc, i32, tid);
-                Value onePos = arith::AddIOp::create(
-                    b, loc, carried[1],
-                    arith::SubIOp::create(b, loc, tid32, scan.position));
-                Value pos =
-                    arith::SelectOp::create(b, loc, isZero, zeroPos, onePos);
+                Value digitKey = arith::AndIOp::create(
+                    b, loc, arith::ShRUIOp::create(b, loc, key, shift),
+                    digitMask);
+                Value digit =
+                    keyType == i32
+                        ? digitKey
+                        : Value(arith::TruncIOp::create(b, loc, i32, digitKey));
+                // Per bin, the ballot of the warp's lanes with that digit:
+                // this lane keeps the ballot of its own digit, lane v the
+                // warp's count of bin v.
+                Value mine = zero32, warpCount = zero32;
+                for (int64_t v = 0; v < kSortBins; ++v) {
+                  Value vv = constOf(b, loc, i32, v);
+                  Value isV = arith::CmpIOp::create(
+                      b, loc, arith::CmpIPredicate::eq, digit, vv);
+                  Value ballot = warpBallot(
+                      b, loc, arith::AndIOp::create(b, loc, inRow, isV));
+                  mine = arith::SelectOp::create(b, loc, isV, ballot, mine);
+                  warpCount = arith::SelectOp::create(
+                      b, loc,
+                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            lane, vv),
+                      popCount(b, loc, ballot), warpCount);
+                }
+                Value warpBase = arith::AddIOp::create(
+                    b, loc, constIndex(b, loc, warpsAt),
+                    arith::MulIOp::create(b, loc, warp, bins));
+                buildIf(b, loc,
+                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                              lane,
+                                              constOf(b, loc, i32, kSortBins)),
+                        [&](OpBuilder &b) {
+                          memref::StoreOp::create(
+                              b, loc, warpCount, shared,
+                              ValueRange{at(b, warpBase, toIndex(b, lane))});
+                        });
+                gpu::BarrierOp::create(b, loc);
+                // The bin's start, its count in the tiles before and in the
+                // warps before; threads below 16 also sum bin `tid` of the
+                // tile for the next tile's counts.
+                Value bin = toIndex(b, digit);
+                Value start = zero32;
+                for (int64_t v = 0; v < kSortBins; ++v) {
+                  Value count = memref::LoadOp::create(
+                      b, loc, shared,
+                      ValueRange{at(b, histAt, constIndex(b, loc, v))});
+                  Value before =
+                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            constOf(b, loc, i32, v), digit);
+                  start = arith::AddIOp::create(
+                      b, loc, start,
+                      arith::SelectOp::create(b, loc, before, count, zero32));
+                }
+                Value ownBin = arith::MinUIOp::create(
+                    b, loc, tid, constIndex(b, loc, kSortBins - 1));
+                Value runAtIndex = constIndex(b, loc, runAt);
+                Value pos = arith::AddIOp::create(
+                    b, loc, start,
+                    memref::LoadOp::create(b, loc, shared,
+                                           ValueRange{at(b, runAtIndex, bin)}));
+                Value tileOfOwn = memref::LoadOp::create(
+                    b, loc, shared, ValueRange{at(b, runAtIndex, ownBin)});
+                for (int64_t w = 0; w < shape.numWarps(); ++w) {
+                  Value base = constIndex(b, loc, warpsAt + w * kSortBins);
+                  Value count = memref::LoadOp::create(
+                      b, loc, shared, ValueRange{at(b, base, bin)});
+                  Value earlier =
+                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            constIndex(b, loc, w), warp);
+                  pos = arith::AddIOp::create(
+                      b, loc, pos,
+                      arith::SelectOp::create(b, loc, earlier, count, zero32));
+                  tileOfOwn = arith::AddIOp::create(
+                      b, loc, tileOfOwn,
+                      memref::LoadOp::create(b, loc, shared,
+                                             ValueRange{at(b, base, ownBin)}));
+                }
+                pos = arith::AddIOp::create(
+                    b, loc, pos,
+                    popCount(b, loc,
+                             arith::AndIOp::create(b, loc, mine, below)));
                 buildIf(b, loc, inRow, [&](OpBuilder &b) {
-                  Value at = arith::IndexCastUIOp::create(
-                      b, loc, b.getIndexType(), pos);
+                  Value to = toIndex(b, pos);
                   memref::StoreOp::create(b, loc, key, keysS,
-                                          ValueRange{dst, row, at});
+                                          ValueRange{dst, row, to});
                   memref::StoreOp::create(b, loc, index, idxS,
-                                          ValueRange{dst, row, at});
+                                          ValueRange{dst, row, to});
                 });
-                Value tileOnes = arith::SubIOp::create(
-                    b, loc, constOf(b, loc, i32, shape.threads), scan.total);
-                return SmallVector<Value>{
-                    arith::AddIOp::create(b, loc, carried[0], scan.total),
-                    arith::AddIOp::create(b, loc, carried[1], tileOnes)};
+                // The counts are read before they change.
+                gpu::BarrierOp::create(b, loc);
+                buildIf(b, loc, isThreadBelow(b, bins), [&](OpBuilder &b) {
+                  memref::StoreOp::create(b, loc, tileOfOwn, shared,
+                                          ValueRange{at(b, runAtIndex, tid)});
+                });
+                return SmallVector<Value>{};
               });
           // The next pass reads what other threads wrote.
           gpu::BarrierOp::create(b, loc);
@@ -845,9 +955,14 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
                  ? bitonicSize(kernel.k, kernel.info.keyBits)
                  : bitonicSize(rows.staticLength, kernel.info.keyBits);
   SmallVector<Type> workgroup;
-  if (padded && !(kernel.select && kernel.unsorted))
+  if (kernel.select && kernel.unsorted)
+    ; // no sort
+  else if (padded)
     workgroup = {workgroupBufferType({*padded}, keyType),
                  workgroupBufferType({*padded}, i32)};
+  else
+    workgroup = {workgroupBufferType(
+        {radixSortSharedSize(kernel.info.sortBits, shape)}, i32)};
   // The outputs of element `index(s)` (an i32) at slot s < M.
   auto writeOutputs = [&](OpBuilder &b, Value row, Value tid,
                           function_ref<Value(OpBuilder &, Value s)> indexAt) {
@@ -891,10 +1006,11 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
     });
   };
   auto sortedFromScratch = [&](OpBuilder &b, Value row, Value tid, Value m,
-                               Value scratch) {
+                               ValueRange shared) {
     gpu::BarrierOp::create(b, loc);
-    Value slot = buildRadixSortScratch(
-        b, loc, keysS, idxS, row, m, kernel.info.sortBits, tid, scratch, shape);
+    Value slot =
+        buildRadixSortScratch(b, loc, keysS, idxS, row, m, kernel.info.sortBits,
+                              tid, shared[0], shape);
     writeOutputs(b, row, tid, [&](OpBuilder &b, Value s) {
       return memref::LoadOp::create(b, loc, idxS, ValueRange{slot, row, s});
     });
@@ -932,7 +1048,7 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
                       b, loc, arith::IndexCastUIOp::create(b, loc, i32, s),
                       idxS, ValueRange{c0, row, s});
                 });
-            sortedFromScratch(b, row, tid, rows.rowLength, scratch);
+            sortedFromScratch(b, row, tid, rows.rowLength, shared);
           }
           return;
         }
@@ -1013,7 +1129,7 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
           padShared(b, tid, kIndex, shared);
           sortedFromShared(b, row, tid, shared);
         } else {
-          sortedFromScratch(b, row, tid, kIndex, scratch);
+          sortedFromScratch(b, row, tid, kIndex, shared);
         }
       });
 }
