@@ -604,8 +604,24 @@ def sort_inputs():
     ties = r.integers(0, 5, 64).astype(np.float32)
     ties[ties == 4] = NAN
     ties[::7] = -0.0
+    # Rows longer than the GPU kernels' bitonic sort in workgroup memory
+    # (4096 32-bit or 2048 64-bit keys) take their radix sort: ties, NaN,
+    # -0.0 and the extremes of the key, in one row and in batches.
+    long_f32 = r.standard_normal(5000).astype(np.float32)
+    long_f32[r.random(5000) < 0.1] = NAN
+    long_f32[r.random(5000) < 0.1] = -0.0
+    long_f32[r.random(5000) < 0.1] = 0.0
+    long_f32[r.random(5000) < 0.05] = -INF
+    long_i64 = r.integers(-20, 20, (3, 2100)).astype(np.int64)
+    long_i64[:, ::97] = -2**63
+    long_i64[:, 5::89] = 2**63 - 1
     return [
         ("f32_ties_nan_zero", ties, -1),
+        ("f32_long_nan_zero", long_f32, -1),
+        ("i64_long_2d", long_i64, -1),
+        ("i16_4096", r.integers(-300, 300, 4096).astype(np.int16), -1),
+        ("f64_2d_ties", r.integers(-8, 8, (5, 300)).astype(np.float64) / 4,
+         -1),
         ("f32_random", r.standard_normal(1000).astype(np.float32), -1),
         ("f32_2d_dim0", np.round(r.standard_normal((9, 7)), 0).astype(
             np.float32), 0),
@@ -649,6 +665,8 @@ def topk_cases():
     r = rng_for("topk")
     ties = r.integers(0, 6, 50).astype(np.float32)
     ties[ties == 5] = NAN
+    long_ties = r.integers(0, 50, 6000).astype(np.float32)
+    long_ties[long_ties == 49] = NAN
     cfgs = [
         ("ties_nan_k5", ties, 5, -1),
         ("random_k100", r.standard_normal(1000).astype(np.float32), 100, -1),
@@ -661,6 +679,18 @@ def topk_cases():
         ("n1", np.array([1.0], np.float32), 1, -1),
         ("inf", np.array([-INF, 1.0, INF, NAN, INF, -INF], np.float32), 4,
          -1),
+        # Rows longer than the GPU kernels' bitonic limit: the selection
+        # over the long row, then the bitonic sort of the K taken (K = 100),
+        # the radix sort of them (K = 3000 of 64-bit keys), or of the whole
+        # row (K = N); many ties at the K-th key.
+        ("long_k100", long_ties, 100, -1),
+        ("long_i64_k3000", r.integers(-50, 50, 5000).astype(np.int64), 3000,
+         -1),
+        ("long_k_eq_n", long_ties[:4500], 4500, -1),
+        ("long_2d_k1", r.integers(0, 3, (2, 5000)).astype(np.float32), 1,
+         -1),
+        ("2d_k_ties_n_minus_1", r.integers(0, 2, (4, 33)).astype(np.int32),
+         32, -1),
     ]
     for name, x, k, dim in cfgs:
         axis = dim % x.ndim
@@ -670,8 +700,9 @@ def topk_cases():
         it = ttype(kshape, "i64")
         attrs = " {dim = %d : i64}" % dim if dim != -1 else ""
         for mode in ("largest", "smallest", "unsorted"):
-            if mode == "unsorted" and name not in ("ties_nan_k5", "2d_dim1",
-                                                   "k_eq_n"):
+            if mode == "unsorted" and name not in (
+                    "ties_nan_k5", "2d_dim1", "k_eq_n", "long_k100",
+                    "long_i64_k3000", "long_k_eq_n", "2d_k_ties_n_minus_1"):
                 continue
             kw = {"largest": "", "smallest": " smallest",
                   "unsorted": " unsorted"}[mode]

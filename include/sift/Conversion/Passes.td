@@ -75,9 +75,17 @@ def ConvertSiftToGPU : Pass<"convert-sift-to-gpu", "ModuleOp"> {
     - `sift.cumsum` along the last axis (i32, i64, f32, f64 results);
     - `sift.compact` (indices `[R, K]`, counts `[R]`, the fill an attribute
       of the call).
+    - `sift.sort`, `sift.argsort` and `sift.topk` along the last axis
+      (values `[R, M]`, i64 indices `[R, M]`, M = K for topk; `descending`,
+      `k`, `smallest` and `unsorted` attributes of the call). When the
+      kernel sorts in global memory (a row, or topk's K, past the bitonic
+      sort's limit, or a dynamic row), two scratch buffers `[2, R, N]` (the
+      keys, i32 indices) are allocated here, on the host, and passed to the
+      call. Topk of K = 0 or of a dynamic N, and statically empty rows,
+      stay with the linalg lowering.
 
-    Other ops, and cumsum along another axis, are left for the linalg
-    lowering.
+    Other ops, and cumsum, sort, argsort or topk along another axis, are
+    left for the linalg lowering.
   }];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
@@ -98,7 +106,8 @@ def SiftGpuExpandKernels : Pass<"sift-gpu-expand-kernels", "ModuleOp"> {
     from the primitives of `sift/Conversion/SiftToGPU/BlockPrimitives.h`.
     The threads of a block stride over the row in tiles of one element per
     thread (`threads`, fewer whole warps for a short static row), with 32
-    elements of workgroup memory for the warps' partial results.
+    elements of workgroup memory for the warps' partial results (and the
+    sorting kernels' buffers).
 
     - `count`: per tile, the ballot of the non-zero lanes and its popcount
       (the warp's count, in every lane), summed over the tiles; a block
@@ -111,6 +120,16 @@ def SiftGpuExpandKernels : Pass<"sift-gpu-expand-kernels", "ModuleOp"> {
       lane's stable position: `popc(ballot & lanes below)` plus a scan of
       the warps' `popc(ballot)`; positions below K write their index. Then
       the slots past min(count, K) get the fill and thread 0 the count.
+    - `sort`, `argsort`: the keys of sift's total order (those of the CPU
+      lowering). A static row whose padded power of two P fits (4096 32-bit
+      or 2048 64-bit keys) is a bitonic sort of (key, index) pairs in
+      workgroup memory; another one an LSD radix sort of 4-bit digits in
+      the call's global scratch. Both give the CPU's stable order.
+    - `topk` (0 < K < N): an MSD radix selection of the K-th key (4-bit
+      digits, a histogram in workgroup memory), a ballot-scan compaction in
+      index order of the keys below it and the first ties (the `unsorted`
+      result, as on the CPU), then their bitonic or radix sort. K = N sorts
+      the row.
 
     `--sift-gpu-launch-to-cpu` runs these kernels on the CPU.
   }];

@@ -19,6 +19,8 @@
 #include "sift/Conversion/SiftToGPU/BlockPrimitives.h"
 #include "sift/Dialect/Sift/IR/SiftOps.h"
 
+#include "../SiftToLinalg/Utils/RadixSort.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -128,14 +130,17 @@ static KernelShape kernelShape(const Rows &rows, int64_t maxThreads) {
   return {threads};
 }
 
-/// A gpu.launch of one block per row with `shape.threads` threads and one
-/// workgroup buffer of 32 `scratchType` elements. `body` builds the kernel
-/// (before its terminator) from the row and the thread id. A launch of no
-/// block is skipped: it is an error on a GPU.
-static void buildRowLaunch(
-    OpBuilder &b, Location loc, const Rows &rows, KernelShape shape,
-    Type scratchType,
-    function_ref<void(OpBuilder &, Value row, Value tid, Value scratch)> body) {
+/// A gpu.launch of one block per row with `shape.threads` threads, one
+/// workgroup buffer of 32 `scratchType` elements and the workgroup buffers
+/// of `extraWorkgroup`. `body` builds the kernel (before its terminator) from
+/// the row, the thread id and the workgroup buffers. A launch of no block is
+/// skipped: it is an error on a GPU.
+static void buildRowLaunch(OpBuilder &b, Location loc, const Rows &rows,
+                           KernelShape shape, Type scratchType,
+                           ArrayRef<Type> extraWorkgroup,
+                           function_ref<void(OpBuilder &, Value row, Value tid,
+                                             Value scratch, ValueRange extra)>
+                               body) {
   OpBuilder::InsertionGuard guard(b);
   if (rows.staticRows && *rows.staticRows == 0)
     return;
@@ -146,18 +151,30 @@ static void buildRowLaunch(
     b.setInsertionPointToStart(ifOp.thenBlock());
   }
   Value c1 = constIndex(b, loc, 1);
+  SmallVector<Type> workgroup = {workgroupBufferType({kWarpSize}, scratchType)};
+  llvm::append_range(workgroup, extraWorkgroup);
   auto launch = gpu::LaunchOp::create(
       b, loc, rows.numRows, c1, c1, constIndex(b, loc, shape.threads), c1, c1,
       /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
       /*asyncDependencies=*/{},
-      /*workgroupAttributions=*/
-      TypeRange{workgroupBufferType({kWarpSize}, scratchType)});
+      /*workgroupAttributions=*/workgroup);
   Block &block = launch.getBody().front();
   b.setInsertionPointToStart(&block);
   gpu::TerminatorOp::create(b, loc);
   b.setInsertionPointToStart(&block);
-  body(b, launch.getBlockIds().x, launch.getThreadIds().x,
-       launch.getWorkgroupAttributions()[0]);
+  ValueRange buffers = launch.getWorkgroupAttributions();
+  body(b, launch.getBlockIds().x, launch.getThreadIds().x, buffers.front(),
+       buffers.drop_front());
+}
+
+/// `buildRowLaunch` with the 32-element scratch buffer only.
+static void buildRowLaunch(
+    OpBuilder &b, Location loc, const Rows &rows, KernelShape shape,
+    Type scratchType,
+    function_ref<void(OpBuilder &, Value row, Value tid, Value scratch)> body) {
+  buildRowLaunch(b, loc, rows, shape, scratchType, {},
+                 [&](OpBuilder &b, Value row, Value tid, Value scratch,
+                     ValueRange) { body(b, row, tid, scratch); });
 }
 
 /// The loop over the tiles of a row: `for tile in [0, ceil(N / T))` with
@@ -425,14 +442,707 @@ static void buildCompactKernel(OpBuilder &b, Location loc, Value input,
       });
 }
 
+//===----------------------------------------------------------------------===//
+// The sorting kernels: sort, argsort, topk
+//===----------------------------------------------------------------------===//
+
+/// The largest padded row the bitonic sort keeps in workgroup memory: keys
+/// and i32 indices of 32 KiB (32-bit keys) or 24 KiB (64-bit keys), below
+/// the 48 KiB of static shared memory a block may have.
+static int64_t bitonicLimit(unsigned keyBits) {
+  return keyBits <= 32 ? 4096 : 2048;
+}
+
+/// The padded (power of two) size of a bitonic sort of `n` elements, when
+/// `n` is static and that fits in workgroup memory.
+static std::optional<int64_t> bitonicSize(std::optional<int64_t> n,
+                                          unsigned keyBits) {
+  if (!n)
+    return std::nullopt;
+  auto p = static_cast<int64_t>(
+      llvm::PowerOf2Ceil(static_cast<uint64_t>(std::max<int64_t>(*n, 1))));
+  if (p > bitonicLimit(keyBits))
+    return std::nullopt;
+  return p;
+}
+
+/// What a sorting kernel computes for each row of N elements.
+struct SortingKernel {
+  lowering::SortKeyInfo info;
+  /// Keys inverted (descending order; topk's largest first).
+  bool descending = false;
+  /// topk with 0 < K < N: a radix selection of the K first keys and their
+  /// compaction (in index order), then their sort unless `unsorted`. Else
+  /// the whole row is sorted and the first K (all of it for sort and
+  /// argsort) are written.
+  bool select = false;
+  bool unsorted = false;
+  /// The outputs per row (K), or std::nullopt for the whole row.
+  std::optional<int64_t> k;
+
+  /// Whether the kernel sorts in global scratch (a radix sort) rather than
+  /// in workgroup memory (a bitonic sort), for a row length `n`.
+  bool needsScratch(std::optional<int64_t> n) const {
+    if (select)
+      return !unsorted && !bitonicSize(k, info.keyBits);
+    return !bitonicSize(n, info.keyBits);
+  }
+};
+
+/// `for (s = begin + tid; s < end; s += threads) body(s)`, no
+/// synchronization inside: written as the tiles of `buildTileLoop` with the
+/// body guarded (a strided loop from the thread id made ptxas spill in the
+/// radix sort kernels).
+static void forEachStrided(OpBuilder &b, Location loc, Value tid, Value begin,
+                           Value end, int64_t threads,
+                           function_ref<void(OpBuilder &, Value s)> body) {
+  Value count = arith::SubIOp::create(b, loc, end, begin);
+  buildTileLoop(b, loc, count, threads, tid, ValueRange{},
+                [&](OpBuilder &b, Value i, Value inRange, ValueRange) {
+                  auto ifOp =
+                      scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
+                  OpBuilder::InsertionGuard guard(b);
+                  b.setInsertionPointToStart(ifOp.thenBlock());
+                  body(b, arith::AddIOp::create(b, loc, begin, i));
+                  return SmallVector<Value>{};
+                });
+}
+
+/// `if (cond) body()`.
+static void buildIf(OpBuilder &b, Location loc, Value cond,
+                    function_ref<void(OpBuilder &)> body) {
+  auto ifOp = scf::IfOp::create(b, loc, cond, /*withElse=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  body(b);
+}
+
+static Value allOnes(OpBuilder &b, Location loc, Type type) {
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, -1));
+}
+
+static Value constOf(OpBuilder &b, Location loc, Type type, int64_t v) {
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
+}
+
+/// (ka, ia) > (kb, ib): unsigned keys, ties by index. All pairs of a row
+/// differ, so this is the stable order.
+static Value pairGreater(OpBuilder &b, Location loc, Value ka, Value ia,
+                         Value kb, Value ib) {
+  Value gt = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, ka, kb);
+  Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ka, kb);
+  Value later =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, ia, ib);
+  return arith::OrIOp::create(b, loc, gt,
+                              arith::AndIOp::create(b, loc, eq, later));
+}
+
+/// The bitonic sorting network over the `p` (a power of two) (key, index)
+/// pairs of the workgroup buffers `keys` and `idx`: for each merge size
+/// 2^kk and distance 2^jj (jj = kk-1 .. 0), the p/2 compare-exchanges
+/// strided over the threads, then a barrier.
+static void buildBitonicNetwork(OpBuilder &b, Location loc, Value keys,
+                                Value idx, int64_t p, Value tid,
+                                int64_t threads) {
+  Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+  int64_t logP = llvm::Log2_64(static_cast<uint64_t>(p));
+  Value pairs = constIndex(b, loc, p / 2);
+  scf::ForOp::create(
+      b, loc, c1, constIndex(b, loc, logP + 1), c1, ValueRange{},
+      [&](OpBuilder &b, Location loc, Value kk, ValueRange) {
+        scf::ForOp::create(
+            b, loc, c0, kk, c1, ValueRange{},
+            [&](OpBuilder &b, Location loc, Value r, ValueRange) {
+              Value jj = arith::SubIOp::create(
+                  b, loc, arith::SubIOp::create(b, loc, kk, c1), r);
+              Value half = arith::ShLIOp::create(b, loc, c1, jj);
+              Value block = arith::ShLIOp::create(b, loc, c1, kk);
+              forEachStrided(
+                  b, loc, tid, c0, pairs, threads, [&](OpBuilder &b, Value c) {
+                    // i: c with a 0 inserted at bit jj; l: its partner.
+                    Value high = arith::ShLIOp::create(
+                        b, loc, arith::ShRUIOp::create(b, loc, c, jj),
+                        arith::AddIOp::create(b, loc, jj, c1));
+                    Value low = arith::AndIOp::create(
+                        b, loc, c, arith::SubIOp::create(b, loc, half, c1));
+                    Value i = arith::OrIOp::create(b, loc, high, low);
+                    Value l = arith::AddIOp::create(b, loc, i, half);
+                    Value ascending = arith::CmpIOp::create(
+                        b, loc, arith::CmpIPredicate::eq,
+                        arith::AndIOp::create(b, loc, i, block), c0);
+                    Value ka =
+                        memref::LoadOp::create(b, loc, keys, ValueRange{i});
+                    Value ia =
+                        memref::LoadOp::create(b, loc, idx, ValueRange{i});
+                    Value kb =
+                        memref::LoadOp::create(b, loc, keys, ValueRange{l});
+                    Value ib =
+                        memref::LoadOp::create(b, loc, idx, ValueRange{l});
+                    Value greater = pairGreater(b, loc, ka, ia, kb, ib);
+                    Value swap = arith::CmpIOp::create(
+                        b, loc, arith::CmpIPredicate::eq, greater, ascending);
+                    buildIf(b, loc, swap, [&](OpBuilder &b) {
+                      memref::StoreOp::create(b, loc, kb, keys, ValueRange{i});
+                      memref::StoreOp::create(b, loc, ib, idx, ValueRange{i});
+                      memref::StoreOp::create(b, loc, ka, keys, ValueRange{l});
+                      memref::StoreOp::create(b, loc, ia, idx, ValueRange{l});
+                    });
+                  });
+              gpu::BarrierOp::create(b, loc);
+              scf::YieldOp::create(b, loc);
+            });
+        scf::YieldOp::create(b, loc);
+      });
+}
+
+/// The digits of the radix sort in global scratch: 4 bits, 16 bins.
+static constexpr int64_t kSortDigitBits = 4;
+static constexpr int64_t kSortBins = 1 << kSortDigitBits;
+
+/// The i32 workgroup buffer of the radix sort: the histograms of every digit
+/// of the row ([digits][16]), the running count of each bin over the tiles
+/// of a pass ([16]) and each warp's count of each bin in a tile
+/// ([warps][16]).
+static int64_t radixSortSharedSize(unsigned sortBits, KernelShape shape) {
+  int64_t digits = (sortBits + kSortDigitBits - 1) / kSortDigitBits;
+  return (digits + 1 + shape.numWarps()) * kSortBins;
+}
+
+/// Stable LSD radix sort, 4-bit digits, of the first `m` (key, index) pairs
+/// of the row in slot 0 of the global scratch `keysS` / `idxS` ([2, R, N]),
+/// with the i32 workgroup buffer `shared` of `radixSortSharedSize`. One
+/// pass over the pairs counts every digit's histogram (shared atomics).
+/// Then, per digit whose bins are not all in one, a pass scatters each pair
+/// to the other slot: per tile, a ballot per bin gives each lane its rank
+/// among the lanes of its warp with its digit and each warp's count of the
+/// bin; after a barrier a pair goes to its bin's start (the histogram's
+/// exclusive scan) plus the bin's count in the tiles before, in the warps
+/// before and its rank. Returns the slot holding the sorted pairs (the
+/// same in every thread).
+static Value buildRadixSortScratch(OpBuilder &b, Location loc, Value keysS,
+                                   Value idxS, Value row, Value m,
+                                   unsigned sortBits, Value tid, Value shared,
+                                   KernelShape shape) {
+  Type keyType = cast<MemRefType>(keysS.getType()).getElementType();
+  Type i32 = b.getI32Type(), i1 = b.getI1Type();
+  Type indexType = b.getIndexType();
+  Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+  Value zero32 = constOf(b, loc, i32, 0), one32 = constOf(b, loc, i32, 1);
+  int64_t digits = (sortBits + kSortDigitBits - 1) / kSortDigitBits;
+  int64_t runAt = digits * kSortBins, warpsAt = runAt + kSortBins;
+  Value bins = constIndex(b, loc, kSortBins);
+  Value digitMask = constOf(b, loc, keyType, kSortBins - 1);
+  auto digitOf = [&](OpBuilder &b, Value key, int64_t d) {
+    return arith::AndIOp::create(
+        b, loc,
+        arith::ShRUIOp::create(b, loc, key,
+                               constOf(b, loc, keyType, d * kSortDigitBits)),
+        digitMask);
+  };
+  auto at = [&](OpBuilder &b, Value base, Value offset) -> Value {
+    return arith::AddIOp::create(b, loc, base, offset);
+  };
+  auto toIndex = [&](OpBuilder &b, Value v) -> Value {
+    return arith::IndexCastUIOp::create(b, loc, indexType, v);
+  };
+  auto isThreadBelow = [&](OpBuilder &b, Value bound) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid, bound);
+  };
+
+  // Every digit's histogram.
+  forEachStrided(b, loc, tid, c0, constIndex(b, loc, runAt), shape.threads,
+                 [&](OpBuilder &b, Value s) {
+                   memref::StoreOp::create(b, loc, zero32, shared,
+                                           ValueRange{s});
+                 });
+  gpu::BarrierOp::create(b, loc);
+  forEachStrided(b, loc, tid, c0, m, shape.threads, [&](OpBuilder &b, Value s) {
+    Value key = memref::LoadOp::create(b, loc, keysS, ValueRange{c0, row, s});
+    for (int64_t d = 0; d < digits; ++d) {
+      Value bin = at(b, constIndex(b, loc, d * kSortBins),
+                     toIndex(b, digitOf(b, key, d)));
+      memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi, one32,
+                                  shared, ValueRange{bin});
+    }
+  });
+  gpu::BarrierOp::create(b, loc);
+
+  Value m32 = arith::IndexCastUIOp::create(b, loc, i32, m);
+  Value lane = laneId(b, loc);
+  Value warp = warpId(b, loc);
+  // (1 << lane) - 1: the lanes below this one.
+  Value below = arith::SubIOp::create(
+      b, loc, arith::ShLIOp::create(b, loc, one32, lane), one32);
+  auto passes = scf::ForOp::create(
+      b, loc, c0, constIndex(b, loc, digits), c1, ValueRange{c0},
+      [&](OpBuilder &b, Location loc, Value d, ValueRange carried) {
+        Value cur = carried[0];
+        Value histAt = arith::MulIOp::create(b, loc, d, bins);
+        Value shift = arith::IndexCastUIOp::create(
+            b, loc, keyType,
+            arith::MulIOp::create(b, loc, d,
+                                  constIndex(b, loc, kSortDigitBits)));
+        // A pass whose digit is the same in all keys would copy them.
+        Value constant = arith::ConstantIntOp::create(b, loc, i1, 0);
+        for (int64_t v = 0; v < kSortBins; ++v) {
+          Value count = memref::LoadOp::create(
+              b, loc, shared, ValueRange{at(b, histAt, constIndex(b, loc, v))});
+          constant = arith::OrIOp::create(
+              b, loc, constant,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count,
+                                    m32));
+        }
+        Value split = arith::XOrIOp::create(
+            b, loc, constant, arith::ConstantIntOp::create(b, loc, i1, 1));
+        Value dst = arith::SubIOp::create(b, loc, c1, cur);
+        scf::IfOp::create(b, loc, split, [&](OpBuilder &b, Location loc) {
+          // No pair of the tiles before.
+          buildIf(b, loc, isThreadBelow(b, bins), [&](OpBuilder &b) {
+            memref::StoreOp::create(
+                b, loc, zero32, shared,
+                ValueRange{at(b, constIndex(b, loc, runAt), tid)});
+          });
+          buildTileLoop(
+              b, loc, m, shape.threads, tid, ValueRange{},
+              [&](OpBuilder &b, Value i, Value inRow, ValueRange) {
+                auto pair = scf::IfOp::create(
+                    b, loc, inRow,
+                    [&](OpBuilder &b, Location loc) {
+                      scf::YieldOp::create(
+                          b, loc,
+                          ValueRange{
+                              memref::LoadOp::create(b, loc, keysS,
+                                                     ValueRange{cur, row, i}),
+                              memref::LoadOp::create(b, loc, idxS,
+                                                     ValueRange{cur, row, i})});
+                    },
+                    [&](OpBuilder &b, Location loc) {
+                      scf::YieldOp::create(
+                          b, loc,
+                          ValueRange{constOf(b, loc, keyType, 0), zero32});
+                    });
+                Value key = pair.getResult(0), index = pair.getResult(1);
+                Value digitKey = arith::AndIOp::create(
+                    b, loc, arith::ShRUIOp::create(b, loc, key, shift),
+                    digitMask);
+                Value digit =
+                    keyType == i32
+                        ? digitKey
+                        : Value(arith::TruncIOp::create(b, loc, i32, digitKey));
+                // Per bin, the ballot of the warp's lanes with that digit:
+                // this lane keeps the ballot of its own digit, lane v the
+                // warp's count of bin v.
+                Value mine = zero32, warpCount = zero32;
+                for (int64_t v = 0; v < kSortBins; ++v) {
+                  Value vv = constOf(b, loc, i32, v);
+                  Value isV = arith::CmpIOp::create(
+                      b, loc, arith::CmpIPredicate::eq, digit, vv);
+                  Value ballot = warpBallot(
+                      b, loc, arith::AndIOp::create(b, loc, inRow, isV));
+                  mine = arith::SelectOp::create(b, loc, isV, ballot, mine);
+                  warpCount = arith::SelectOp::create(
+                      b, loc,
+                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            lane, vv),
+                      popCount(b, loc, ballot), warpCount);
+                }
+                Value warpBase = arith::AddIOp::create(
+                    b, loc, constIndex(b, loc, warpsAt),
+                    arith::MulIOp::create(b, loc, warp, bins));
+                buildIf(b, loc,
+                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                              lane,
+                                              constOf(b, loc, i32, kSortBins)),
+                        [&](OpBuilder &b) {
+                          memref::StoreOp::create(
+                              b, loc, warpCount, shared,
+                              ValueRange{at(b, warpBase, toIndex(b, lane))});
+                        });
+                gpu::BarrierOp::create(b, loc);
+                // The bin's start, its count in the tiles before and in the
+                // warps before; threads below 16 also sum bin `tid` of the
+                // tile for the next tile's counts.
+                Value bin = toIndex(b, digit);
+                Value start = zero32;
+                for (int64_t v = 0; v < kSortBins; ++v) {
+                  Value count = memref::LoadOp::create(
+                      b, loc, shared,
+                      ValueRange{at(b, histAt, constIndex(b, loc, v))});
+                  Value before =
+                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            constOf(b, loc, i32, v), digit);
+                  start = arith::AddIOp::create(
+                      b, loc, start,
+                      arith::SelectOp::create(b, loc, before, count, zero32));
+                }
+                Value ownBin = arith::MinUIOp::create(
+                    b, loc, tid, constIndex(b, loc, kSortBins - 1));
+                Value runAtIndex = constIndex(b, loc, runAt);
+                Value pos = arith::AddIOp::create(
+                    b, loc, start,
+                    memref::LoadOp::create(b, loc, shared,
+                                           ValueRange{at(b, runAtIndex, bin)}));
+                Value tileOfOwn = memref::LoadOp::create(
+                    b, loc, shared, ValueRange{at(b, runAtIndex, ownBin)});
+                for (int64_t w = 0; w < shape.numWarps(); ++w) {
+                  Value base = constIndex(b, loc, warpsAt + w * kSortBins);
+                  Value count = memref::LoadOp::create(
+                      b, loc, shared, ValueRange{at(b, base, bin)});
+                  Value earlier =
+                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            constIndex(b, loc, w), warp);
+                  pos = arith::AddIOp::create(
+                      b, loc, pos,
+                      arith::SelectOp::create(b, loc, earlier, count, zero32));
+                  tileOfOwn = arith::AddIOp::create(
+                      b, loc, tileOfOwn,
+                      memref::LoadOp::create(b, loc, shared,
+                                             ValueRange{at(b, base, ownBin)}));
+                }
+                pos = arith::AddIOp::create(
+                    b, loc, pos,
+                    popCount(b, loc,
+                             arith::AndIOp::create(b, loc, mine, below)));
+                buildIf(b, loc, inRow, [&](OpBuilder &b) {
+                  Value to = toIndex(b, pos);
+                  memref::StoreOp::create(b, loc, key, keysS,
+                                          ValueRange{dst, row, to});
+                  memref::StoreOp::create(b, loc, index, idxS,
+                                          ValueRange{dst, row, to});
+                });
+                // The counts are read before they change.
+                gpu::BarrierOp::create(b, loc);
+                buildIf(b, loc, isThreadBelow(b, bins), [&](OpBuilder &b) {
+                  memref::StoreOp::create(b, loc, tileOfOwn, shared,
+                                          ValueRange{at(b, runAtIndex, tid)});
+                });
+                return SmallVector<Value>{};
+              });
+          // The next pass reads what other threads wrote.
+          gpu::BarrierOp::create(b, loc);
+          scf::YieldOp::create(b, loc);
+        });
+        scf::YieldOp::create(
+            b, loc,
+            ValueRange{arith::SelectOp::create(b, loc, split, dst, cur)});
+      });
+  return passes.getResult(0);
+}
+
+/// The digits of the radix selection: 4 bits, 16 bins.
+static constexpr int64_t kSelectDigitBits = 4;
+static constexpr int64_t kSelectBins = 1 << kSelectDigitBits;
+
+/// The k-th smallest key of the row (1-based `k`, an i32 in [1, N]) and how
+/// many of the keys equal to it are among the k smallest, in every thread:
+/// an MSD radix selection of 4-bit digits from the top of the `sortBits`.
+/// Per digit, the keys with the prefix found so far count their digit in a
+/// 16-bin histogram in workgroup memory (the first 16 elements of the i32
+/// `scratch`, by shared-memory atomics); after a barrier every thread walks
+/// the bins to the one holding the k-th key, which extends the prefix.
+static std::pair<Value, Value>
+buildRadixSelect(OpBuilder &b, Location loc, Value n, Value k, Type keyType,
+                 unsigned sortBits, Value tid, Value scratch, KernelShape shape,
+                 function_ref<Value(OpBuilder &, Value i)> keyAt) {
+  Type i32 = b.getI32Type();
+  Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+  Value zero32 = constOf(b, loc, i32, 0), one32 = constOf(b, loc, i32, 1);
+  int64_t digits = (sortBits + kSelectDigitBits - 1) / kSelectDigitBits;
+  auto passes = scf::ForOp::create(
+      b, loc, c0, constIndex(b, loc, digits), c1,
+      ValueRange{constOf(b, loc, keyType, 0), k},
+      [&](OpBuilder &b, Location loc, Value r, ValueRange carried) {
+        Value prefix = carried[0], need = carried[1];
+        // The digit's shift: (digits - 1 - r) * 4.
+        Value shiftIndex = arith::MulIOp::create(
+            b, loc,
+            arith::SubIOp::create(b, loc, constIndex(b, loc, digits - 1), r),
+            constIndex(b, loc, kSelectDigitBits));
+        Value shift = arith::IndexCastUIOp::create(b, loc, keyType, shiftIndex);
+        // The bits above the digit (two shifts: by the width is poison).
+        Value above = arith::ShLIOp::create(
+            b, loc,
+            arith::ShLIOp::create(b, loc, allOnes(b, loc, keyType), shift),
+            constOf(b, loc, keyType, kSelectDigitBits));
+        Value digitMask = constOf(b, loc, keyType, kSelectBins - 1);
+        // An empty histogram.
+        Value bins = constIndex(b, loc, kSelectBins);
+        buildIf(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid, bins),
+            [&](OpBuilder &b) {
+              memref::StoreOp::create(b, loc, zero32, scratch, ValueRange{tid});
+            });
+        gpu::BarrierOp::create(b, loc);
+        buildTileLoop(
+            b, loc, n, shape.threads, tid, ValueRange{},
+            [&](OpBuilder &b, Value i, Value inRow, ValueRange) {
+              buildIf(b, loc, inRow, [&](OpBuilder &b) {
+                Value key = keyAt(b, i);
+                Value samePrefix = arith::CmpIOp::create(
+                    b, loc, arith::CmpIPredicate::eq,
+                    arith::AndIOp::create(b, loc, key, above), prefix);
+                buildIf(b, loc, samePrefix, [&](OpBuilder &b) {
+                  Value digit = arith::AndIOp::create(
+                      b, loc, arith::ShRUIOp::create(b, loc, key, shift),
+                      digitMask);
+                  Value bin = arith::IndexCastUIOp::create(
+                      b, loc, b.getIndexType(), digit);
+                  memref::AtomicRMWOp::create(b, loc,
+                                              arith::AtomicRMWKind::addi, one32,
+                                              scratch, ValueRange{bin});
+                });
+              });
+              return SmallVector<Value>{};
+            });
+        gpu::BarrierOp::create(b, loc);
+        // The first bin whose running count reaches `need`, and what is left
+        // of `need` within it.
+        Value found = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+        Value before = zero32, digit = zero32, left = need;
+        for (int64_t d = 0; d < kSelectBins; ++d) {
+          Value count = memref::LoadOp::create(
+              b, loc, scratch, ValueRange{constIndex(b, loc, d)});
+          Value through = arith::AddIOp::create(b, loc, before, count);
+          Value here = arith::AndIOp::create(
+              b, loc,
+              arith::XOrIOp::create(
+                  b, loc, found,
+                  arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1)),
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, need,
+                                    through));
+          digit = arith::SelectOp::create(b, loc, here, constOf(b, loc, i32, d),
+                                          digit);
+          left = arith::SelectOp::create(
+              b, loc, here, arith::SubIOp::create(b, loc, need, before), left);
+          found = arith::OrIOp::create(b, loc, found, here);
+          before = through;
+        }
+        // The histogram is read before the next digit clears it.
+        gpu::BarrierOp::create(b, loc);
+        Value wide =
+            keyType == i32
+                ? digit
+                : Value(arith::ExtUIOp::create(b, loc, keyType, digit));
+        Value digitKey = arith::ShLIOp::create(b, loc, wide, shift);
+        scf::YieldOp::create(
+            b, loc,
+            ValueRange{arith::OrIOp::create(b, loc, prefix, digitKey), left});
+      });
+  return {passes.getResult(0), passes.getResult(1)};
+}
+
+/// The sorting kernel of `kernel` over the rows of `input` [R, N]: writes
+/// `indices` [R, M] (i64) and, when set, `values` [R, M] (the input's
+/// elements at those indices), M = K or N. `keysS` / `idxS` are the global
+/// scratch [2, R, N] of the radix sort when `kernel.needsScratch`.
+static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
+                               Value values, Value indices, Value keysS,
+                               Value idxS, const SortingKernel &kernel,
+                               int64_t maxThreads) {
+  Rows rows = rowsOfBuffer(b, loc, input);
+  KernelShape shape = kernelShape(rows, maxThreads);
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  Type keyType = b.getIntegerType(kernel.info.keyBits);
+  Value outputs = memref::DimOp::create(b, loc, indices, 1);
+  auto keyOf = [&](OpBuilder &b, Value x) {
+    return lowering::toSortKey(b, loc, x, kernel.info, kernel.descending);
+  };
+  // The bitonic sort's buffers in workgroup memory.
+  std::optional<int64_t> padded;
+  if (!kernel.needsScratch(rows.staticLength))
+    padded = kernel.select
+                 ? bitonicSize(kernel.k, kernel.info.keyBits)
+                 : bitonicSize(rows.staticLength, kernel.info.keyBits);
+  SmallVector<Type> workgroup;
+  if (kernel.select && kernel.unsorted)
+    ; // no sort
+  else if (padded)
+    workgroup = {workgroupBufferType({*padded}, keyType),
+                 workgroupBufferType({*padded}, i32)};
+  else
+    workgroup = {workgroupBufferType(
+        {radixSortSharedSize(kernel.info.sortBits, shape)}, i32)};
+  // The outputs of element `index(s)` (an i32) at slot s < M.
+  auto writeOutputs = [&](OpBuilder &b, Value row, Value tid,
+                          function_ref<Value(OpBuilder &, Value s)> indexAt) {
+    forEachStrided(
+        b, loc, tid, constIndex(b, loc, 0), outputs, shape.threads,
+        [&](OpBuilder &b, Value s) {
+          Value index = indexAt(b, s);
+          memref::StoreOp::create(b, loc,
+                                  arith::ExtUIOp::create(b, loc, i64, index),
+                                  indices, ValueRange{row, s});
+          if (values) {
+            Value at =
+                arith::IndexCastUIOp::create(b, loc, b.getIndexType(), index);
+            memref::StoreOp::create(
+                b, loc,
+                memref::LoadOp::create(b, loc, input, ValueRange{row, at}),
+                values, ValueRange{row, s});
+          }
+        });
+  };
+  // Slots [from, P) of the bitonic buffers get pairs that sort after every
+  // element: the largest key and an index from N on.
+  auto padShared = [&](OpBuilder &b, Value tid, Value from, ValueRange shared) {
+    forEachStrided(
+        b, loc, tid, from, constIndex(b, loc, *padded), shape.threads,
+        [&](OpBuilder &b, Value s) {
+          memref::StoreOp::create(b, loc, allOnes(b, loc, keyType), shared[0],
+                                  ValueRange{s});
+          Value index = arith::IndexCastUIOp::create(
+              b, loc, i32, arith::AddIOp::create(b, loc, rows.rowLength, s));
+          memref::StoreOp::create(b, loc, index, shared[1], ValueRange{s});
+        });
+  };
+  auto sortedFromShared = [&](OpBuilder &b, Value row, Value tid,
+                              ValueRange shared) {
+    gpu::BarrierOp::create(b, loc);
+    buildBitonicNetwork(b, loc, shared[0], shared[1], *padded, tid,
+                        shape.threads);
+    writeOutputs(b, row, tid, [&](OpBuilder &b, Value s) {
+      return memref::LoadOp::create(b, loc, shared[1], ValueRange{s});
+    });
+  };
+  auto sortedFromScratch = [&](OpBuilder &b, Value row, Value tid, Value m,
+                               ValueRange shared) {
+    gpu::BarrierOp::create(b, loc);
+    Value slot =
+        buildRadixSortScratch(b, loc, keysS, idxS, row, m, kernel.info.sortBits,
+                              tid, shared[0], shape);
+    writeOutputs(b, row, tid, [&](OpBuilder &b, Value s) {
+      return memref::LoadOp::create(b, loc, idxS, ValueRange{slot, row, s});
+    });
+  };
+
+  buildRowLaunch(
+      b, loc, rows, shape, i32, workgroup,
+      [&](OpBuilder &b, Value row, Value tid, Value scratch,
+          ValueRange shared) {
+        auto loadX = [&](OpBuilder &b, Value i) -> Value {
+          return memref::LoadOp::create(b, loc, input, ValueRange{row, i});
+        };
+        if (!kernel.select) {
+          // The whole row: its pairs into the sort's buffers, then the sort.
+          if (padded) {
+            forEachStrided(
+                b, loc, tid, constIndex(b, loc, 0), rows.rowLength,
+                shape.threads, [&](OpBuilder &b, Value s) {
+                  memref::StoreOp::create(b, loc, keyOf(b, loadX(b, s)),
+                                          shared[0], ValueRange{s});
+                  memref::StoreOp::create(
+                      b, loc, arith::IndexCastUIOp::create(b, loc, i32, s),
+                      shared[1], ValueRange{s});
+                });
+            padShared(b, tid, rows.rowLength, shared);
+            sortedFromShared(b, row, tid, shared);
+          } else {
+            Value c0 = constIndex(b, loc, 0);
+            forEachStrided(
+                b, loc, tid, c0, rows.rowLength, shape.threads,
+                [&](OpBuilder &b, Value s) {
+                  memref::StoreOp::create(b, loc, keyOf(b, loadX(b, s)), keysS,
+                                          ValueRange{c0, row, s});
+                  memref::StoreOp::create(
+                      b, loc, arith::IndexCastUIOp::create(b, loc, i32, s),
+                      idxS, ValueRange{c0, row, s});
+                });
+            sortedFromScratch(b, row, tid, rows.rowLength, shared);
+          }
+          return;
+        }
+        // topk, 0 < K < N: the K-th key T and how many keys equal to T to
+        // take...
+        int64_t k = *kernel.k;
+        Value k32 = constOf(b, loc, i32, k);
+        auto [threshold, need] = buildRadixSelect(
+            b, loc, rows.rowLength, k32, keyType, kernel.info.sortBits, tid,
+            scratch, shape,
+            [&](OpBuilder &b, Value i) { return keyOf(b, loadX(b, i)); });
+        // ...then, in index order, the keys below T and the first `need`
+        // of those equal to T: their stable positions by ballot scans.
+        Value zero32 = constOf(b, loc, i32, 0);
+        Value c0 = constIndex(b, loc, 0);
+        buildTileLoop(
+            b, loc, rows.rowLength, shape.threads, tid,
+            ValueRange{zero32, zero32},
+            [&](OpBuilder &b, Value i, Value inRow, ValueRange carried) {
+              Value x = loadIfInRow(
+                  b, loc, inRow, [&](OpBuilder &b) { return loadX(b, i); },
+                  arith::ConstantOp::create(
+                      b, loc, b.getZeroAttr(getElementTypeOrSelf(input))));
+              Value key = keyOf(b, x);
+              Value below = arith::AndIOp::create(
+                  b, loc, inRow,
+                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, key,
+                                        threshold));
+              Value equal = arith::AndIOp::create(
+                  b, loc, inRow,
+                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, key,
+                                        threshold));
+              BallotScan ties =
+                  blockBallotScan(b, loc, equal, scratch, shape.numWarps());
+              Value tieRank =
+                  arith::AddIOp::create(b, loc, carried[1], ties.position);
+              Value take = arith::OrIOp::create(
+                  b, loc, below,
+                  arith::AndIOp::create(
+                      b, loc, equal,
+                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            tieRank, need)));
+              BallotScan taken =
+                  blockBallotScan(b, loc, take, scratch, shape.numWarps());
+              Value pos =
+                  arith::AddIOp::create(b, loc, carried[0], taken.position);
+              buildIf(b, loc, take, [&](OpBuilder &b) {
+                Value at =
+                    arith::IndexCastUIOp::create(b, loc, b.getIndexType(), pos);
+                Value i32i = arith::IndexCastUIOp::create(b, loc, i32, i);
+                if (kernel.unsorted) {
+                  memref::StoreOp::create(b, loc, x, values,
+                                          ValueRange{row, at});
+                  memref::StoreOp::create(
+                      b, loc, arith::IndexCastUIOp::create(b, loc, i64, i),
+                      indices, ValueRange{row, at});
+                } else if (padded) {
+                  memref::StoreOp::create(b, loc, key, shared[0],
+                                          ValueRange{at});
+                  memref::StoreOp::create(b, loc, i32i, shared[1],
+                                          ValueRange{at});
+                } else {
+                  memref::StoreOp::create(b, loc, key, keysS,
+                                          ValueRange{c0, row, at});
+                  memref::StoreOp::create(b, loc, i32i, idxS,
+                                          ValueRange{c0, row, at});
+                }
+              });
+              return SmallVector<Value>{
+                  arith::AddIOp::create(b, loc, carried[0], taken.total),
+                  arith::AddIOp::create(b, loc, carried[1], ties.total)};
+            });
+        if (kernel.unsorted)
+          return;
+        // The K taken, in index order, sorted stably.
+        Value kIndex = constIndex(b, loc, k);
+        if (padded) {
+          padShared(b, tid, kIndex, shared);
+          sortedFromShared(b, row, tid, shared);
+        } else {
+          sortedFromScratch(b, row, tid, kIndex, shared);
+        }
+      });
+}
+
 /// The attribute that marks a kernel call and names its kernel.
 static constexpr llvm::StringLiteral kKernelAttr = "sift.gpu_kernel";
 
 /// `func.call @__sift_gpu_<kind>(operands)` to a private declaration, marked
 /// with the kernel to build and `attrs`.
-static void createKernelCall(OpBuilder &b, Location loc, Operation *anchor,
-                             StringRef kind, ValueRange operands,
-                             ArrayRef<NamedAttribute> attrs) {
+static func::CallOp createKernelCall(OpBuilder &b, Location loc,
+                                     Operation *anchor, StringRef kind,
+                                     ValueRange operands,
+                                     ArrayRef<NamedAttribute> attrs) {
   auto module = anchor->getParentOfType<ModuleOp>();
   OpBuilder declBuilder = OpBuilder::atBlockEnd(module.getBody());
   auto decl =
@@ -444,6 +1154,7 @@ static void createKernelCall(OpBuilder &b, Location loc, Operation *anchor,
   call->setAttr(kKernelAttr, b.getStringAttr(kind));
   for (NamedAttribute attr : attrs)
     call->setAttr(attr.getName(), attr.getValue());
+  return call;
 }
 
 /// The [R] count of rows as the op's `[B...]` result type.
@@ -590,6 +1301,214 @@ static LogicalResult convertCompact(CompactOp op) {
   return success();
 }
 
+/// The kernels sort, argsort and topk: whether `kind` is one of them.
+static bool isSortingKernel(StringRef kind) {
+  return kind == "sort" || kind == "argsort" || kind == "topk";
+}
+
+/// The sorting kernel of a call (from its input buffer [R, N] and its
+/// attributes), or failure for an element type with no sort key.
+static FailureOr<SortingKernel> sortingKernelOf(func::CallOp call) {
+  if (call.getNumOperands() == 0)
+    return failure();
+  auto inputType = dyn_cast<MemRefType>(call.getOperand(0).getType());
+  if (!inputType || inputType.getRank() != 2)
+    return failure();
+  FailureOr<lowering::SortKeyInfo> info =
+      lowering::getSortKeyInfo(inputType.getElementType());
+  if (failed(info))
+    return failure();
+  SortingKernel kernel;
+  kernel.info = *info;
+  StringRef kind = call->getAttrOfType<StringAttr>(kKernelAttr).getValue();
+  if (kind != "topk") {
+    kernel.descending = call->hasAttr("descending");
+    return kernel;
+  }
+  auto k = call->getAttrOfType<IntegerAttr>("k");
+  if (!k || inputType.isDynamicDim(1) || k.getInt() <= 0 ||
+      k.getInt() > inputType.getDimSize(1))
+    return failure();
+  kernel.descending = !call->hasAttr("smallest");
+  kernel.k = k.getInt();
+  kernel.select = k.getInt() < inputType.getDimSize(1);
+  kernel.unsorted = kernel.select && call->hasAttr("unsorted");
+  return kernel;
+}
+
+/// The buffers a sorting kernel call takes: the input, the values (not for
+/// argsort), the indices, and the two scratch buffers of the radix sort.
+static size_t sortingKernelArgs(func::CallOp call, StringRef kind) {
+  size_t base = kind == "argsort" ? 2 : 3;
+  FailureOr<SortingKernel> kernel = sortingKernelOf(call);
+  if (failed(kernel))
+    return base;
+  auto inputType = cast<MemRefType>(call.getOperand(0).getType());
+  std::optional<int64_t> n;
+  if (!inputType.isDynamicDim(1))
+    n = inputType.getDimSize(1);
+  return base + (kernel->needsScratch(n) ? 2 : 0);
+}
+
+/// The [R, M] tensor of a sorting kernel's output as the op's `resultType`:
+/// `input`'s shape with M along the last axis.
+static Value sortedRowsAsResult(OpBuilder &b, Location loc, Value rowsTensor,
+                                Value input, RankedTensorType resultType) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  int64_t rank = inputType.getRank();
+  int64_t m = cast<RankedTensorType>(rowsTensor.getType()).getShape().back();
+  Type elt = resultType.getElementType();
+  SmallVector<int64_t> shape(inputType.getShape());
+  shape.back() = m;
+  Value result = rowsTensor;
+  if (rank == 1) {
+    result = tensor::CollapseShapeOp::create(b, loc,
+                                             RankedTensorType::get(shape, elt),
+                                             result, rowsReassociation(1));
+  } else if (rank > 2) {
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, input);
+    if (!ShapedType::isDynamic(m))
+      sizes.back() = b.getIndexAttr(m);
+    result =
+        tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get(shape, elt),
+                                      result, rowsReassociation(rank), sizes);
+  }
+  if (result.getType() != resultType)
+    result = tensor::CastOp::create(b, loc, resultType, result);
+  return result;
+}
+
+/// sort, argsort, topk along the last axis: the [R, N] input buffer, the
+/// [R, M] values (not for argsort) and i64 indices (M = K for topk, else N),
+/// the [2, R, N] key and i32 index scratch when the kernel sorts in global
+/// memory, and the kernel's call. Other axes, element types without a sort
+/// key, topk of K = 0 or of a dynamic N (whose K > N is a run-time error
+/// of the CPU lowering) and statically empty rows stay with the linalg
+/// lowering.
+static LogicalResult convertSorting(Operation *op, StringRef kind, Value input,
+                                    int64_t axis, Value valuesResult,
+                                    Value indicesResult,
+                                    ArrayRef<NamedAttribute> attrs) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  if (axis != inputType.getRank() - 1 || inputType.getShape().back() == 0)
+    return failure();
+  FailureOr<lowering::SortKeyInfo> info =
+      lowering::getSortKeyInfo(inputType.getElementType());
+  if (failed(info))
+    return failure();
+  auto indicesType = cast<RankedTensorType>(indicesResult.getType());
+  int64_t m = indicesType.getShape().back();
+  if (kind == "topk" && (inputType.isDynamicDim(inputType.getRank() - 1) ||
+                         m == 0 || m > inputType.getShape().back()))
+    return failure();
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  Rows rows = asRows(b, loc, input);
+  Value inputBuffer = toBuffer(b, loc, rows.matrix);
+  int64_t r = rows.staticRows ? *rows.staticRows : ShapedType::kDynamic;
+  SmallVector<Value> dynamicOut;
+  if (!rows.staticRows)
+    dynamicOut.push_back(rows.numRows);
+  if (ShapedType::isDynamic(m))
+    dynamicOut.push_back(rows.rowLength);
+  Type i64 = b.getI64Type();
+  SmallVector<Value> operands = {inputBuffer};
+  Value values;
+  if (valuesResult) {
+    values = allocLike(
+        b, loc, RankedTensorType::get({r, m}, inputType.getElementType()),
+        dynamicOut);
+    operands.push_back(values);
+  }
+  Value indices =
+      allocLike(b, loc, RankedTensorType::get({r, m}, i64), dynamicOut);
+  operands.push_back(indices);
+  func::CallOp call = createKernelCall(b, loc, op, kind, operands, attrs);
+  // The scratch, from the call's own view of the kernel.
+  FailureOr<SortingKernel> kernel = sortingKernelOf(call);
+  if (succeeded(kernel) && kernel->needsScratch(rows.staticLength)) {
+    b.setInsertionPoint(call);
+    SmallVector<Value> dynamicScratch;
+    if (!rows.staticRows)
+      dynamicScratch.push_back(rows.numRows);
+    if (!rows.staticLength)
+      dynamicScratch.push_back(rows.rowLength);
+    int64_t n = rows.staticLength ? *rows.staticLength : ShapedType::kDynamic;
+    Value keys = allocLike(
+        b, loc,
+        RankedTensorType::get({2, r, n}, b.getIntegerType(info->keyBits)),
+        dynamicScratch);
+    Value idx =
+        allocLike(b, loc, RankedTensorType::get({2, r, n}, b.getI32Type()),
+                  dynamicScratch);
+    call->insertOperands(call->getNumOperands(), ValueRange{keys, idx});
+    auto decl = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        call, call.getCalleeAttr());
+    decl.setType(b.getFunctionType(call->getOperandTypes(), {}));
+    // Freed by buffer deallocation (which rejects deallocations written
+    // before it), as the outputs are.
+  }
+  b.setInsertionPointAfter(call);
+  if (valuesResult)
+    valuesResult.replaceAllUsesWith(
+        sortedRowsAsResult(b, loc, toTensor(b, loc, values), input,
+                           cast<RankedTensorType>(valuesResult.getType())));
+  indicesResult.replaceAllUsesWith(sortedRowsAsResult(
+      b, loc, toTensor(b, loc, indices), input, indicesType));
+  op->erase();
+  return success();
+}
+
+static LogicalResult convertSort(SortOp op) {
+  OpBuilder b(op);
+  SmallVector<NamedAttribute> attrs;
+  if (op.getDescending())
+    attrs.push_back(b.getNamedAttr("descending", b.getUnitAttr()));
+  return convertSorting(op, "sort", op.getInput(), op.getAxis(), op.getValues(),
+                        op.getIndices(), attrs);
+}
+
+static LogicalResult convertArgsort(ArgsortOp op) {
+  OpBuilder b(op);
+  SmallVector<NamedAttribute> attrs;
+  if (op.getDescending())
+    attrs.push_back(b.getNamedAttr("descending", b.getUnitAttr()));
+  return convertSorting(op, "argsort", op.getInput(), op.getAxis(), Value(),
+                        op.getResult(), attrs);
+}
+
+static LogicalResult convertTopk(TopkOp op) {
+  OpBuilder b(op);
+  SmallVector<NamedAttribute> attrs = {
+      b.getNamedAttr("k", b.getI64IntegerAttr(op.getK()))};
+  if (op.getSmallest())
+    attrs.push_back(b.getNamedAttr("smallest", b.getUnitAttr()));
+  if (op.getUnsorted())
+    attrs.push_back(b.getNamedAttr("unsorted", b.getUnitAttr()));
+  return convertSorting(op, "topk", op.getInput(), op.getAxis(), op.getValues(),
+                        op.getIndices(), attrs);
+}
+
+/// Expands a sort, argsort or topk call into its kernel.
+static LogicalResult expandSortingCall(OpBuilder &b, func::CallOp call,
+                                       int64_t threads) {
+  FailureOr<SortingKernel> kernel = sortingKernelOf(call);
+  if (failed(kernel))
+    return call.emitOpError("sift-gpu-expand-kernels: a sorting kernel of an "
+                            "element type with no sort key, or a topk whose "
+                            "k is not in [1, N] of a static N");
+  StringRef kind = call->getAttrOfType<StringAttr>(kKernelAttr).getValue();
+  ValueRange args = call.getOperands();
+  size_t i = 1;
+  Value values = kind == "argsort" ? Value() : args[i++];
+  Value indices = args[i++];
+  Value keysS = i < args.size() ? args[i++] : Value();
+  Value idxS = i < args.size() ? args[i++] : Value();
+  buildSortingKernel(b, call.getLoc(), args[0], values, indices, keysS, idxS,
+                     *kernel, threads);
+  return success();
+}
+
 struct ConvertSiftToGpuPass
     : public sift::impl::ConvertSiftToGPUBase<ConvertSiftToGpuPass> {
   using ConvertSiftToGPUBase::ConvertSiftToGPUBase;
@@ -599,7 +1518,7 @@ struct ConvertSiftToGpuPass
     // row kernel) is already part of a kernel.
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
-      if (isa<CountOp, CumsumOp, CompactOp>(op) &&
+      if (isa<CountOp, CumsumOp, CompactOp, SortOp, ArgsortOp, TopkOp>(op) &&
           isa<func::FuncOp>(op->getParentOp()))
         ops.push_back(op);
     });
@@ -610,6 +1529,12 @@ struct ConvertSiftToGpuPass
         (void)convertCumsum(cumsum);
       else if (auto compact = dyn_cast<CompactOp>(op))
         (void)convertCompact(compact);
+      else if (auto sort = dyn_cast<SortOp>(op))
+        (void)convertSort(sort);
+      else if (auto argsort = dyn_cast<ArgsortOp>(op))
+        (void)convertArgsort(argsort);
+      else if (auto topk = dyn_cast<TopkOp>(op))
+        (void)convertTopk(topk);
     }
   }
 };
@@ -637,7 +1562,9 @@ struct ExpandKernelsPass
       Location loc = call.getLoc();
       StringRef kind = call->getAttrOfType<StringAttr>(kKernelAttr).getValue();
       ValueRange args = call.getOperands();
-      size_t numArgs = kind == "compact" ? 3 : 2;
+      size_t numArgs = isSortingKernel(kind) ? sortingKernelArgs(call, kind)
+                       : kind == "compact"   ? 3
+                                             : 2;
       if (args.size() != numArgs ||
           !llvm::all_of(args.getTypes(), llvm::IsaPred<MemRefType>)) {
         call.emitOpError("sift-gpu-expand-kernels: the ")
@@ -653,6 +1580,9 @@ struct ExpandKernelsPass
       } else if (kind == "cumsum") {
         buildCumsumKernel(b, loc, args[0], args[1], call->hasAttr("exclusive"),
                           threads);
+      } else if (isSortingKernel(kind)) {
+        if (failed(expandSortingCall(b, call, threads)))
+          return signalPassFailure();
       } else {
         call.emitOpError("sift-gpu-expand-kernels: unknown kernel ") << kind;
         return signalPassFailure();
