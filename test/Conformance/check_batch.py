@@ -659,6 +659,24 @@ func.func @f(%x: tensor<40xi64>) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
                      lambda rng, i: [rng.random(300), np.full(300, 0.01),
                                      np.full(300, 0.3), rng.random(300)][i % 4]
                      .astype(np.float32))))
+    add(Case("pattern-fallback-selection",
+             pattern("fallback_selection", "fallback_selection"),
+             per_row(lambda rng, i: rng.standard_normal((200, 4)).astype(
+                         np.float32),
+                     lambda rng, i: [rng.random(200), rng.random(200) * 0.5,
+                                     np.full(200, 0.01), np.zeros(200),
+                                     np.full(200, 0.9)][i % 5]
+                     .astype(np.float32))))
+    add(Case("pattern-cascade-filter",
+             pattern("cascade_filter", "cascade_filter"),
+             per_row(lambda rng, i: rng.standard_normal((200, 4)).astype(
+                         np.float32),
+                     lambda rng, i: rng.random(200).astype(np.float32),
+                     lambda rng, i: np.array([[0.2, 0.5, 0.7],
+                                              [1.5, 0.1, 0.2],
+                                              [0.1, 0.3, 2.0],
+                                              [-1.0, -1.0, -1.0]][i % 4],
+                                             np.float32))))
     add(Case("pattern-class-stats-scatter",
              pattern("class_stats_scatter", "class_stats"),
              per_row(lambda rng, i: [rng.random(512), np.zeros(512),

@@ -10,6 +10,8 @@
 // RUN: tensor-opt %sift_src_root/examples/patterns/balanced_counts_branches.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=BRA --implicit-check-not='tensor<?' --implicit-check-not='scf.if'
 // RUN: tensor-opt %sift_src_root/examples/patterns/nested_selection.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=NEST --implicit-check-not='tensor<?'
 // RUN: tensor-opt %sift_src_root/examples/patterns/selected_target_logits.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=PICK --implicit-check-not='tensor<?'
+// RUN: tensor-opt %sift_src_root/examples/patterns/fallback_selection.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=FALL --implicit-check-not='tensor<?' --implicit-check-not='scf.if'
+// RUN: tensor-opt %sift_src_root/examples/patterns/cascade_filter.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=CASC --implicit-check-not='tensor<?'
 // RUN: tensor-opt %sift_src_root/examples/patterns/budgeted_topn_helper.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=BUD --implicit-check-not='tensor<?' --implicit-check-not='func.call'
 
 // RPN: func.func @positive_l1({{.*}}) -> tensor<f32>
@@ -56,3 +58,13 @@
 // padded rows.
 // PICK: func.func @target_logits({{.*}}) -> (tensor<256xf32>, tensor<i64>, tensor<f32>)
 // PICK: sift.gather %{{.*}}[%{{.*}}] {batch_dims = 1 : i64} : tensor<256x5xf32>, tensor<256x1xi64> -> tensor<256x1xf32>
+
+// The selection yielded by a branch on a count: both branches' selections
+// padded to 200 rows, the branch if-converted.
+// FALL: func.func @fallback_selection({{.*}}) -> (tensor<200x4xf32>, tensor<i64>, tensor<200xf32>, tensor<i64>, tensor<200xi64>, tensor<i64>)
+// FALL: arith.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<200xi64>
+
+// Selections of selections carried by a loop, padded to the pre-filter's
+// 200 rows.
+// CASC: func.func @cascade_filter({{.*}}) -> (tensor<200x4xf32>, tensor<i64>, tensor<200xf32>, tensor<i64>, tensor<f32>)
+// CASC: scf.for {{.*}} -> (tensor<200xf32>, index, tensor<200x4xf32>, index)

@@ -64,13 +64,30 @@ func.func @captured_in_body(%m: tensor<8xi1>, %x: tensor<8xf32>) -> tensor<8xi64
 
 // -----
 
-func.func @bounded_loop_result(%m: tensor<8xi1>, %c: i1) -> tensor<?xi64> {
+func.func @carried_growing(%m: tensor<8xi1>) -> tensor<?xi64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
   %idx = sift.nonzero %m : tensor<8xi1> -> tensor<?xi64>
-  // expected-error @+1 {{with data-dependent shapes in a region is not supported by --sift-staticize yet}}
-  %r = scf.if %c -> tensor<?xi64> {
-    scf.yield %idx : tensor<?xi64>
-  } else {
-    scf.yield %idx : tensor<?xi64>
+  // Each iteration appends: no bound holds for every iteration.
+  // expected-error @+1 {{'scf.for' op carries a data-dependent tensor whose bound may grow from one iteration to the next (the tensor it yields is not bounded by its initial value's bound), which --sift-staticize does not support}}
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%acc = %idx) -> tensor<?xi64> {
+    %more = tensor.concat dim(0) %acc, %idx : (tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64>
+    scf.yield %more : tensor<?xi64>
+  }
+  return %r : tensor<?xi64>
+}
+
+// -----
+
+func.func @bounded_while_result(%m: tensor<8xi1>, %c: i1) -> tensor<?xi64> {
+  %idx = sift.nonzero %m : tensor<8xi1> -> tensor<?xi64>
+  // expected-error @+1 {{'scf.while' op with data-dependent shapes in a region is not supported by --sift-staticize yet}}
+  %r = scf.while (%x = %idx) : (tensor<?xi64>) -> tensor<?xi64> {
+    scf.condition(%c) %x : tensor<?xi64>
+  } do {
+  ^bb0(%y: tensor<?xi64>):
+    scf.yield %y : tensor<?xi64>
   }
   return %r : tensor<?xi64>
 }

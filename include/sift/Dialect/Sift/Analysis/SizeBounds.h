@@ -13,6 +13,7 @@
 #ifndef SIFT_DIALECT_SIFT_ANALYSIS_SIZEBOUNDS_H
 #define SIFT_DIALECT_SIFT_ANALYSIS_SIZEBOUNDS_H
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "llvm/ADT/DenseMap.h"
@@ -87,6 +88,10 @@ private:
                                         unsigned *numConditions = nullptr);
   std::optional<int64_t> computeIntervalBound(Value v, Operation *def,
                                               bool isUpper);
+  /// The bound of dimension `dim` of the `i`th tensor carried by `forOp`:
+  /// its initial value's, when no iteration yields a larger one.
+  std::optional<int64_t> carriedUpperDim(scf::ForOp forOp, unsigned i,
+                                         int64_t dim);
 
   DenseMap<Value, std::optional<int64_t>> upperCache, lowerCache;
   DenseMap<std::pair<Value, int64_t>, std::optional<int64_t>> dimCache;
