@@ -677,6 +677,13 @@ func.func @f(%x: tensor<40xi64>) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
                                               [0.1, 0.3, 2.0],
                                               [-1.0, -1.0, -1.0]][i % 4],
                                              np.float32))))
+    def triples(rng, i):
+        flat = np.full(100, -1, np.int64)
+        k = [20, 0, 1, 33][i % 4]
+        flat[:3 * k] = rng.integers(0, 50, 3 * k)
+        return np.roll(flat, 7 * i)
+    add(Case("pattern-flat-triples", pattern("flat_triples", "flat_triples"),
+             per_row(triples)))
     add(Case("pattern-class-stats-scatter",
              pattern("class_stats_scatter", "class_stats"),
              per_row(lambda rng, i: [rng.random(512), np.zeros(512),

@@ -1795,6 +1795,21 @@ func.func @first_four(%m: tensor<NNxi1>, %x: tensor<NNxf32>) -> tensor<4xf32> {
                                  cascade_ref(boxes, scores, thresholds),
                                  (1e-5, 1e-6)))
 
+    # flat_triples: .view(-1, 3) of a selection padded to 100 rows (3 does
+    # not divide the bound).
+    def triples_ref(flat):
+        t = flat[flat != -1].reshape(-1, 3)
+        return [t, t.max(axis=1) if len(t) else np.zeros(0, np.int64)]
+    for name, k in (("some", 20), ("none", 0), ("one", 1), ("full", 33)):
+        flat = np.full(100, -1, np.int64)
+        flat[:3 * k] = r.integers(0, 50, 3 * k)
+        if name == "some":  # the valid ids need not lead
+            flat = np.concatenate([flat[30:], flat[:30]])
+        out.append(StaticizeCase("flat_triples_" + name,
+                                 read_example("patterns/flat_triples.mlir"),
+                                 "flat_triples", [flat], {},
+                                 triples_ref(flat), (0.0, 0.0)))
+
     # A branch on a host flag (kept, with static results) yielding
     # selections of rows, and a loop over range(count) carrying a selection
     # (run to the count's bound, iterations past it guarded).

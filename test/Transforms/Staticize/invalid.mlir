@@ -103,19 +103,6 @@ func.func @topk_past_bound(%m: tensor<8xi1>, %x: tensor<8xf32>) -> tensor<10xf32
 
 // -----
 
-func.func @reshape_split_not_dividing(%m: tensor<9xi1>) -> tensor<?x2xi64> {
-  %c0 = arith.constant 0 : index
-  %c2 = arith.constant 2 : index
-  %idx = sift.nonzero %m : tensor<9xi1> -> tensor<?xi64>
-  %n = tensor.dim %idx, %c0 : tensor<?xi64>
-  %h = arith.divui %n, %c2 : index
-  // expected-error @+1 {{'tensor.expand_shape' op splits the data-dependent dimension (padded to 9 rows) by 2, which does not divide it}}
-  %p = tensor.expand_shape %idx [[0, 1]] output_shape [%h, 2] : tensor<?xi64> into tensor<?x2xi64>
-  return %p : tensor<?x2xi64>
-}
-
-// -----
-
 func.func @reshape_not_leading(%m: tensor<8xi1>) -> tensor<2x?xi64> {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index
