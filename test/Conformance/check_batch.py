@@ -684,6 +684,13 @@ func.func @f(%x: tensor<40xi64>) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
         return np.roll(flat, 7 * i)
     add(Case("pattern-flat-triples", pattern("flat_triples", "flat_triples"),
              per_row(triples)))
+    add(Case("pattern-multilabel-counts",
+             pattern("multilabel_counts", "multilabel_counts"),
+             per_row(lambda rng, i: rng.standard_normal((256, 5)).astype(
+                         np.float32),
+                     lambda rng, i: np.where(
+                         rng.random(256) < [0.6, 0.0, 1.0, 0.3][i % 4],
+                         rng.integers(0, 5, 256), -1).astype(np.int64))))
     add(Case("pattern-class-stats-scatter",
              pattern("class_stats_scatter", "class_stats"),
              per_row(lambda rng, i: [rng.random(512), np.zeros(512),

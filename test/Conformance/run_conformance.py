@@ -1810,6 +1810,24 @@ func.func @first_four(%m: tensor<NNxi1>, %x: tensor<NNxf32>) -> tensor<4xf32> {
                                  "flat_triples", [flat], {},
                                  triples_ref(flat), (0.0, 0.0)))
 
+    # multilabel_counts: sift.count along the rows of a selection.
+    def multilabel_ref(logits, labels):
+        x = logits[labels != -1]
+        probs = (1.0 / (1.0 + np.exp(-x))).astype(np.float32)
+        per = (probs > np.float32(0.5)).sum(axis=1).astype(np.int64)
+        return [per, np.array((per > 0).sum(), np.int64)]
+    for name, p_valid in (("random", 0.6), ("none_valid", 0.0),
+                          ("all_valid", 1.0)):
+        labels = np.where(r.random(256) < p_valid, r.integers(0, 5, 256),
+                          -1).astype(np.int64)
+        # Logits away from 0, where the sigmoid's rounding could decide.
+        logits = (r.choice([-1, 1], (256, 5)) *
+                  (0.1 + r.random((256, 5)))).astype(np.float32)
+        out.append(StaticizeCase("multilabel_counts_" + name,
+                                 read_example("patterns/multilabel_counts.mlir"),
+                                 "multilabel_counts", [logits, labels], {},
+                                 multilabel_ref(logits, labels), (0.0, 0.0)))
+
     # A branch on a host flag (kept, with static results) yielding
     # selections of rows, and a loop over range(count) carrying a selection
     # (run to the count's bound, iterations past it guarded).

@@ -13,6 +13,7 @@
 // RUN: tensor-opt %sift_src_root/examples/patterns/fallback_selection.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=FALL --implicit-check-not='tensor<?' --implicit-check-not='scf.if'
 // RUN: tensor-opt %sift_src_root/examples/patterns/cascade_filter.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=CASC --implicit-check-not='tensor<?'
 // RUN: tensor-opt %sift_src_root/examples/patterns/flat_triples.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=TRI --implicit-check-not='tensor<?'
+// RUN: tensor-opt %sift_src_root/examples/patterns/multilabel_counts.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=MLC --implicit-check-not='tensor<?'
 // RUN: tensor-opt %sift_src_root/examples/patterns/budgeted_topn_helper.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=BUD --implicit-check-not='tensor<?' --implicit-check-not='func.call'
 
 // RPN: func.func @positive_l1({{.*}}) -> tensor<f32>
@@ -73,3 +74,7 @@
 // .view(-1, 3) of 100 padded rows: padded up to 102, 34 triples.
 // TRI: func.func @flat_triples({{.*}}) -> (tensor<34x3xi64>, tensor<i64>, tensor<33xi64>, tensor<i64>)
 // TRI: tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [34, 3] : tensor<102xi64> into tensor<34x3xi64>
+
+// Counts along the rows of a selection: one per padded row.
+// MLC: func.func @multilabel_counts({{.*}}) -> (tensor<256xi64>, tensor<i64>, tensor<i64>)
+// MLC: sift.count %{{.*}} : tensor<256x5xi1> -> tensor<256xi64>

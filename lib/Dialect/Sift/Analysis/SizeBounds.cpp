@@ -694,6 +694,7 @@ std::optional<int64_t> SizeBounds::computeUpperDim(Value v, int64_t dim) {
           .Case<SortOp, ArgsortOp, CumsumOp>(
               [&](auto op) { return like(op.getInput(), dim); })
           .Case([&](ScatterOp op) { return like(op.getDest(), dim); })
+          .Case([&](CountOp op) { return like(op.getInput(), dim); })
           .Case([&](TopkOp op) -> std::optional<int64_t> {
             if (dim == op.getAxis()) {
               why = "sift.topk: k";
