@@ -573,6 +573,15 @@ func.func @f(%x: tensor<40xi64>) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
 }""", lambda rng, b: [rng.integers(-8, 8, (b, 40)) *
                       (rng.random((b, 1)) < 0.8)], staticize=True))
 
+    add(Case("unique-of-selected-flags", """
+func.func @f(%x: tensor<24xi1>, %m: tensor<24xi1>) -> (tensor<?xi1>, tensor<?xi64>, tensor<?xi64>) {
+  %sel = sift.masked_select %x, %m : tensor<24xi1>, tensor<24xi1> -> tensor<?xi1>
+  %u, %inv, %cnt = sift.unique %sel inverse counts : tensor<?xi1> -> tensor<?xi1>, tensor<?xi64>, tensor<?xi64>
+  return %u, %inv, %cnt : tensor<?xi1>, tensor<?xi64>, tensor<?xi64>
+}""", lambda rng, b: [rng.random((b, 24)) < rng.random((b, 1)),
+                      rng.random((b, 24)) < rng.random((b, 1))],
+             staticize=True))
+
     # The programs of examples/patterns/, as their authors wrote them, with
     # rows of different character (nothing selected, everything selected,
     # ties, random).
