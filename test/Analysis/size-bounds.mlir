@@ -214,3 +214,18 @@ func.func @regions(%m: tensor<100xi1>, %m2: tensor<40xi1>, %c: i1) {
   }
   return
 }
+
+// -----
+
+// The size of an elementwise op on selections (upstream's arith models
+// bound index scalars only and crashed on it; differential seed 12).
+func.func @elementwise_size(%y: tensor<16xi64>) {
+  %c0 = arith.constant 0 : index
+  // expected-remark @+1 {{result #0 dim 0 <= 16}}
+  %u = sift.unique %y : tensor<16xi64> -> tensor<?xi64>
+  // expected-remark @+1 {{result #0 dim 0 <= 16}}
+  %d = arith.subi %u, %u : tensor<?xi64>
+  // expected-remark @+1 {{result #0 size in [0, 16]}}
+  %n = tensor.dim %d, %c0 : tensor<?xi64>
+  return
+}

@@ -71,9 +71,18 @@ private:
 
   std::optional<int64_t> fromValueBounds(ValueBoundsConstraintSet::Variable var,
                                          bool isUpper) {
+    // Upstream's models of arith ops bound index scalars only: the dimension
+    // of an elementwise op on tensors (`arith.subi` of two selections) is
+    // not traversed, it crashes there; the elementwise rule below bounds it.
+    auto stop = [](Value v, std::optional<int64_t>,
+                   ValueBoundsConstraintSet &) {
+      Operation *def = v.getDefiningOp();
+      return def && isa<ShapedType>(v.getType()) &&
+             def->hasTrait<OpTrait::Elementwise>();
+    };
     FailureOr<int64_t> b = ValueBoundsConstraintSet::computeConstantBound(
         isUpper ? presburger::BoundType::UB : presburger::BoundType::LB, var,
-        /*stopCondition=*/nullptr, /*closedUB=*/true);
+        stop, /*closedUB=*/true);
     if (failed(b))
       return std::nullopt;
     return *b;
