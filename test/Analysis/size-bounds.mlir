@@ -173,3 +173,59 @@ func.func @conditions(%lp: index {sift.bound = 200 : i64}, %ln: index {sift.boun
   %sum = arith.addi %a, %b : index
   return
 }
+
+// -----
+
+// A tensor yielded by a branch: the larger branch's bound. A tensor carried
+// by a loop: its initial value's bound when no iteration yields a larger
+// one (a selection of it); none when one may (an append).
+func.func @regions(%m: tensor<100xi1>, %m2: tensor<40xi1>, %c: i1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  // expected-remark @+1 {{result #0 dim 0 <= 100}}
+  %a = sift.nonzero %m : tensor<100xi1> -> tensor<?xi64>
+  // expected-remark @+1 {{result #0 dim 0 <= 40}}
+  %b = sift.nonzero %m2 : tensor<40xi1> -> tensor<?xi64>
+  // expected-remark @+1 {{result #0 dim 0 <= 100 (scf.if: the larger of its branches' bounds)}}
+  %r = scf.if %c -> tensor<?xi64> {
+    scf.yield %b : tensor<?xi64>
+  } else {
+    scf.yield %a : tensor<?xi64>
+  }
+  // expected-remark @+1 {{result #0 dim 0 <= 40 (scf.for: the bound of its initial value, which no iteration exceeds)}}
+  %f = scf.for %i = %c0 to %c3 step %c1 iter_args(%s = %b) -> tensor<?xi64> {
+    // expected-remark @+1 {{result #0 size in [0, 40]}}
+    %n = tensor.dim %s, %c0 : tensor<?xi64>
+    %z = arith.constant 0 : i64
+    // expected-remark @+1 {{result #0 dim 0 <= 40}}
+    %zs = tensor.splat %z[%n] : tensor<?xi64>
+    // expected-remark @+1 {{result #0 dim 0 <= 40}}
+    %keep = arith.cmpi ne, %s, %zs : tensor<?xi64>
+    // expected-remark @+1 {{result #0 dim 0 <= 40 (sift.masked_select: the number of mask elements)}}
+    %s2 = sift.masked_select %s, %keep : tensor<?xi64>, tensor<?xi1> -> tensor<?xi64>
+    scf.yield %s2 : tensor<?xi64>
+  }
+  // expected-warning @+1 {{result #0 dim 0 has no static upper bound derivable from the program}}
+  %g = scf.for %i = %c0 to %c3 step %c1 iter_args(%s = %b) -> tensor<?xi64> {
+    // expected-warning @+1 {{result #0 dim 0 has no static upper bound derivable from the program}}
+    %more = tensor.concat dim(0) %s, %b : (tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64>
+    scf.yield %more : tensor<?xi64>
+  }
+  return
+}
+
+// -----
+
+// The size of an elementwise op on selections (upstream's arith models
+// bound index scalars only and crashed on it; differential seed 12).
+func.func @elementwise_size(%y: tensor<16xi64>) {
+  %c0 = arith.constant 0 : index
+  // expected-remark @+1 {{result #0 dim 0 <= 16}}
+  %u = sift.unique %y : tensor<16xi64> -> tensor<?xi64>
+  // expected-remark @+1 {{result #0 dim 0 <= 16}}
+  %d = arith.subi %u, %u : tensor<?xi64>
+  // expected-remark @+1 {{result #0 size in [0, 16]}}
+  %n = tensor.dim %d, %c0 : tensor<?xi64>
+  return
+}

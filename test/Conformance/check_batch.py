@@ -573,6 +573,15 @@ func.func @f(%x: tensor<40xi64>) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
 }""", lambda rng, b: [rng.integers(-8, 8, (b, 40)) *
                       (rng.random((b, 1)) < 0.8)], staticize=True))
 
+    add(Case("unique-of-selected-flags", """
+func.func @f(%x: tensor<24xi1>, %m: tensor<24xi1>) -> (tensor<?xi1>, tensor<?xi64>, tensor<?xi64>) {
+  %sel = sift.masked_select %x, %m : tensor<24xi1>, tensor<24xi1> -> tensor<?xi1>
+  %u, %inv, %cnt = sift.unique %sel inverse counts : tensor<?xi1> -> tensor<?xi1>, tensor<?xi64>, tensor<?xi64>
+  return %u, %inv, %cnt : tensor<?xi1>, tensor<?xi64>, tensor<?xi64>
+}""", lambda rng, b: [rng.random((b, 24)) < rng.random((b, 1)),
+                      rng.random((b, 24)) < rng.random((b, 1))],
+             staticize=True))
+
     # The programs of examples/patterns/, as their authors wrote them, with
     # rows of different character (nothing selected, everything selected,
     # ties, random).
@@ -659,6 +668,38 @@ func.func @f(%x: tensor<40xi64>) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
                      lambda rng, i: [rng.random(300), np.full(300, 0.01),
                                      np.full(300, 0.3), rng.random(300)][i % 4]
                      .astype(np.float32))))
+    add(Case("pattern-fallback-selection",
+             pattern("fallback_selection", "fallback_selection"),
+             per_row(lambda rng, i: rng.standard_normal((200, 4)).astype(
+                         np.float32),
+                     lambda rng, i: [rng.random(200), rng.random(200) * 0.5,
+                                     np.full(200, 0.01), np.zeros(200),
+                                     np.full(200, 0.9)][i % 5]
+                     .astype(np.float32))))
+    add(Case("pattern-cascade-filter",
+             pattern("cascade_filter", "cascade_filter"),
+             per_row(lambda rng, i: rng.standard_normal((200, 4)).astype(
+                         np.float32),
+                     lambda rng, i: rng.random(200).astype(np.float32),
+                     lambda rng, i: np.array([[0.2, 0.5, 0.7],
+                                              [1.5, 0.1, 0.2],
+                                              [0.1, 0.3, 2.0],
+                                              [-1.0, -1.0, -1.0]][i % 4],
+                                             np.float32))))
+    def triples(rng, i):
+        flat = np.full(100, -1, np.int64)
+        k = [20, 0, 1, 33][i % 4]
+        flat[:3 * k] = rng.integers(0, 50, 3 * k)
+        return np.roll(flat, 7 * i)
+    add(Case("pattern-flat-triples", pattern("flat_triples", "flat_triples"),
+             per_row(triples)))
+    add(Case("pattern-multilabel-counts",
+             pattern("multilabel_counts", "multilabel_counts"),
+             per_row(lambda rng, i: rng.standard_normal((256, 5)).astype(
+                         np.float32),
+                     lambda rng, i: np.where(
+                         rng.random(256) < [0.6, 0.0, 1.0, 0.3][i % 4],
+                         rng.integers(0, 5, 256), -1).astype(np.int64))))
     add(Case("pattern-class-stats-scatter",
              pattern("class_stats_scatter", "class_stats"),
              per_row(lambda rng, i: [rng.random(512), np.zeros(512),

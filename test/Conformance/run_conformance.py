@@ -1774,6 +1774,147 @@ func.func @first_four(%m: tensor<NNxi1>, %x: tensor<NNxf32>) -> tensor<4xf32> {
                                  "nested_selection", [boxes, scores], {},
                                  nested_ref(boxes, scores), (0.0, 0.0)))
 
+    # fallback_selection: an scf.if whose branches yield selections of
+    # different bounds (200 and 10 rows).
+    def fallback_ref(boxes, scores):
+        strong = scores > np.float32(0.5)
+        if strong.any():
+            idx = ops.nonzero(strong)
+        else:
+            idx = ops.nonzero(scores > np.float32(0.05))[:10]
+        return [ops.gather(boxes, idx), ops.gather(scores, idx), idx]
+    for name, n, scores in (
+            ("random", 200, None), ("fallback", 200, None),
+            ("fallback_few", 200, np.full(200, 0.01)),
+            ("fallback_none", 200, np.zeros(200)),
+            ("all_strong", 200, np.full(200, 0.9)),
+            ("n1", 1, np.array([0.7])), ("n1_fallback", 1, np.array([0.2]))):
+        text = re.sub(r"(?<!\d)200(?!\d)", str(n), read_example(
+            "patterns/fallback_selection.mlir"))
+        if scores is None:
+            scores = r.random(n) * (0.5 if name == "fallback" else 1.0)
+        scores = scores.astype(np.float32)
+        if name == "fallback_few":
+            scores[[3, 50, 120]] = 0.3
+        boxes = r.standard_normal((n, 4)).astype(np.float32)
+        out.append(StaticizeCase("fallback_selection_" + name, text,
+                                 "fallback_selection", [boxes, scores], {},
+                                 fallback_ref(boxes, scores), (0.0, 0.0)))
+
+    # cascade_filter: an scf.for carrying selections of selections.
+    def cascade_ref(boxes, scores, thresholds):
+        keep = scores > np.float32(0.05)
+        s, b = ops.masked_select(scores, keep), ops.masked_select(boxes, keep)
+        for t in thresholds:
+            keep = s > t
+            s, b = ops.masked_select(s, keep), ops.masked_select(b, keep)
+        return [b, s, np.array(np.sum(s.astype(np.float64)), np.float32)]
+    for name, n, thresholds in (
+            ("random", 200, [0.2, 0.5, 0.7]), ("none_first", 200,
+                                                [1.5, 0.1, 0.2]),
+            ("none_last", 200, [0.1, 0.3, 2.0]),
+            ("all_kept", 200, [-1.0, -1.0, -1.0]),
+            ("decreasing", 200, [0.8, 0.5, 0.1]), ("n1", 1, [0.1, 0.2, 0.3])):
+        text = re.sub(r"(?<!\d)200(?!\d)", str(n), read_example(
+            "patterns/cascade_filter.mlir"))
+        scores = r.random(n).astype(np.float32)
+        boxes = r.standard_normal((n, 4)).astype(np.float32)
+        thresholds = np.array(thresholds, np.float32)
+        out.append(StaticizeCase("cascade_filter_" + name, text,
+                                 "cascade_filter",
+                                 [boxes, scores, thresholds], {},
+                                 cascade_ref(boxes, scores, thresholds),
+                                 (1e-5, 1e-6)))
+
+    # flat_triples: .view(-1, 3) of a selection padded to 100 rows (3 does
+    # not divide the bound).
+    def triples_ref(flat):
+        t = flat[flat != -1].reshape(-1, 3)
+        return [t, t.max(axis=1) if len(t) else np.zeros(0, np.int64)]
+    for name, k in (("some", 20), ("none", 0), ("one", 1), ("full", 33)):
+        flat = np.full(100, -1, np.int64)
+        flat[:3 * k] = r.integers(0, 50, 3 * k)
+        if name == "some":  # the valid ids need not lead
+            flat = np.concatenate([flat[30:], flat[:30]])
+        out.append(StaticizeCase("flat_triples_" + name,
+                                 read_example("patterns/flat_triples.mlir"),
+                                 "flat_triples", [flat], {},
+                                 triples_ref(flat), (0.0, 0.0)))
+
+    # multilabel_counts: sift.count along the rows of a selection.
+    def multilabel_ref(logits, labels):
+        x = logits[labels != -1]
+        probs = (1.0 / (1.0 + np.exp(-x))).astype(np.float32)
+        per = (probs > np.float32(0.5)).sum(axis=1).astype(np.int64)
+        return [per, np.array((per > 0).sum(), np.int64)]
+    for name, p_valid in (("random", 0.6), ("none_valid", 0.0),
+                          ("all_valid", 1.0)):
+        labels = np.where(r.random(256) < p_valid, r.integers(0, 5, 256),
+                          -1).astype(np.int64)
+        # Logits away from 0, where the sigmoid's rounding could decide.
+        logits = (r.choice([-1, 1], (256, 5)) *
+                  (0.1 + r.random((256, 5)))).astype(np.float32)
+        out.append(StaticizeCase("multilabel_counts_" + name,
+                                 read_example("patterns/multilabel_counts.mlir"),
+                                 "multilabel_counts", [logits, labels], {},
+                                 multilabel_ref(logits, labels), (0.0, 0.0)))
+
+    # A branch on a host flag (kept, with static results) yielding
+    # selections of rows, and a loop over range(count) carrying a selection
+    # (run to the count's bound, iterations past it guarded).
+    on_flag = """
+func.func @on_flag(%flag: i1, %x: tensor<NNx2xf32>, %m: tensor<NNxi1>, %m2: tensor<NNxi1>) -> tensor<?x2xf32> {
+  %r = scf.if %flag -> tensor<?x2xf32> {
+    %s = sift.masked_select %x, %m : tensor<NNx2xf32>, tensor<NNxi1> -> tensor<?x2xf32>
+    scf.yield %s : tensor<?x2xf32>
+  } else {
+    %s = sift.masked_select %x, %m2 : tensor<NNx2xf32>, tensor<NNxi1> -> tensor<?x2xf32>
+    scf.yield %s : tensor<?x2xf32>
+  }
+  return %r : tensor<?x2xf32>
+}
+"""
+    over_count = """
+func.func @over_count(%m: tensor<NNxi1>, %x: tensor<NNxi64>) -> tensor<?xi64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %idx = sift.nonzero %m : tensor<NNxi1> -> tensor<?xi64>
+  %v = sift.gather %x[%idx] : tensor<NNxi64>, tensor<?xi64> -> tensor<?xi64>
+  %n = tensor.dim %idx, %c0 : tensor<?xi64>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%s = %v) -> tensor<?xi64> {
+    %e = tensor.extract %x[%k] : tensor<NNxi64>
+    %ns = tensor.dim %s, %c0 : tensor<?xi64>
+    %es = tensor.splat %e[%ns] : tensor<?xi64>
+    %keep = arith.cmpi ne, %s, %es : tensor<?xi64>
+    %s2 = sift.masked_select %s, %keep : tensor<?xi64>, tensor<?xi1> -> tensor<?xi64>
+    scf.yield %s2 : tensor<?xi64>
+  }
+  return %r : tensor<?xi64>
+}
+"""
+
+    def over_count_ref(m, x):
+        v = x[m]
+        for k in range(int(m.sum())):
+            v = v[v != x[k]]
+        return [v]
+    for name, n, p_keep in (("some", 12, 0.5), ("none", 12, 0.0),
+                            ("all", 12, 1.0), ("n1", 1, 1.0)):
+        m = r.random(n) < p_keep
+        m2 = r.random(n) < 0.5
+        x = r.standard_normal((n, 2)).astype(np.float32)
+        for flag in (True, False):
+            out.append(StaticizeCase(
+                "branch_on_flag_%s_%s" % (name, str(flag).lower()),
+                on_flag.replace("NN", str(n)), "on_flag", [x, m, m2],
+                {"flag": str(flag).lower()}, [x[m] if flag else x[m2]],
+                (0.0, 0.0)))
+        xi = r.integers(0, 4, n).astype(np.int64)
+        out.append(StaticizeCase("loop_over_count_carried_" + name,
+                                 over_count.replace("NN", str(n)),
+                                 "over_count", [m, xi], {},
+                                 over_count_ref(m, xi), (0.0, 0.0)))
+
     # unique of a selection (with INT64_MAX and NaN keys, which equal the
     # padding's sort key) and of a 2-D selection of rows.
     unique_sel = """
@@ -1799,6 +1940,9 @@ func.func @unique_rows(%x: tensor<Nx2xi32>, %m: tensor<Nxi1>) -> (tensor<?xi32>,
             ("f32_nan", np.array([NAN, 1.0, NAN, 2.0, 1.0, NAN],
                                  np.float32),
              np.array([1, 1, 1, 0, 1, 0], np.bool_)),
+            ("i1_random", r.random(40) < 0.5, r.random(40) < 0.5),
+            ("i1_all_true", np.ones(12, np.bool_), r.random(12) < 0.5),
+            ("i1_none", r.random(12) < 0.5, np.zeros(12, np.bool_)),
             ("none", r.integers(0, 9, 40).astype(np.int64),
              np.zeros(40, np.bool_)),
             ("all", r.integers(0, 9, 40).astype(np.int64),

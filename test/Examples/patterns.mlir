@@ -10,6 +10,10 @@
 // RUN: tensor-opt %sift_src_root/examples/patterns/balanced_counts_branches.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=BRA --implicit-check-not='tensor<?' --implicit-check-not='scf.if'
 // RUN: tensor-opt %sift_src_root/examples/patterns/nested_selection.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=NEST --implicit-check-not='tensor<?'
 // RUN: tensor-opt %sift_src_root/examples/patterns/selected_target_logits.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=PICK --implicit-check-not='tensor<?'
+// RUN: tensor-opt %sift_src_root/examples/patterns/fallback_selection.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=FALL --implicit-check-not='tensor<?' --implicit-check-not='scf.if'
+// RUN: tensor-opt %sift_src_root/examples/patterns/cascade_filter.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=CASC --implicit-check-not='tensor<?'
+// RUN: tensor-opt %sift_src_root/examples/patterns/flat_triples.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=TRI --implicit-check-not='tensor<?'
+// RUN: tensor-opt %sift_src_root/examples/patterns/multilabel_counts.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=MLC --implicit-check-not='tensor<?'
 // RUN: tensor-opt %sift_src_root/examples/patterns/budgeted_topn_helper.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=BUD --implicit-check-not='tensor<?' --implicit-check-not='func.call'
 
 // RPN: func.func @positive_l1({{.*}}) -> tensor<f32>
@@ -56,3 +60,21 @@
 // padded rows.
 // PICK: func.func @target_logits({{.*}}) -> (tensor<256xf32>, tensor<i64>, tensor<f32>)
 // PICK: sift.gather %{{.*}}[%{{.*}}] {batch_dims = 1 : i64} : tensor<256x5xf32>, tensor<256x1xi64> -> tensor<256x1xf32>
+
+// The selection yielded by a branch on a count: both branches' selections
+// padded to 200 rows, the branch if-converted.
+// FALL: func.func @fallback_selection({{.*}}) -> (tensor<200x4xf32>, tensor<i64>, tensor<200xf32>, tensor<i64>, tensor<200xi64>, tensor<i64>)
+// FALL: arith.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<200xi64>
+
+// Selections of selections carried by a loop, padded to the pre-filter's
+// 200 rows.
+// CASC: func.func @cascade_filter({{.*}}) -> (tensor<200x4xf32>, tensor<i64>, tensor<200xf32>, tensor<i64>, tensor<f32>)
+// CASC: scf.for {{.*}} -> (tensor<200xf32>, index, tensor<200x4xf32>, index)
+
+// .view(-1, 3) of 100 padded rows: padded up to 102, 34 triples.
+// TRI: func.func @flat_triples({{.*}}) -> (tensor<34x3xi64>, tensor<i64>, tensor<33xi64>, tensor<i64>)
+// TRI: tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [34, 3] : tensor<102xi64> into tensor<34x3xi64>
+
+// Counts along the rows of a selection: one per padded row.
+// MLC: func.func @multilabel_counts({{.*}}) -> (tensor<256xi64>, tensor<i64>, tensor<i64>)
+// MLC: sift.count %{{.*}} : tensor<256x5xi1> -> tensor<256xi64>

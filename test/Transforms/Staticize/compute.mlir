@@ -85,3 +85,24 @@ func.func @loss_on_selected(%logits: tensor<64x10xf32>, %t: tensor<64xi64>, %m: 
   %l = sift.cross_entropy %x, %y reduction = mean : tensor<?x10xf32>, tensor<?xi64> -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// count along the rows of a selection ((x[m] > 0).sum(1)): one count per
+// padded row, bounded with the selection's count; a count of those counts
+// (rank 1) leaves the padding rows out.
+// CHECK-LABEL: func @count_per_row
+// CHECK-SAME: -> (tensor<30xi64>, tensor<i64>, tensor<i64>)
+// CHECK: %[[PER_ROW:.*]] = sift.count %{{.*}} : tensor<30x5xi1> -> tensor<30xi64>
+// CHECK: %[[NZ:.*]] = arith.cmpi ne, %[[PER_ROW]], %{{.*}} : tensor<30xi64>
+// CHECK: %[[MASK:.*]] = arith.andi %[[NZ]], %{{.*}} : tensor<30xi1>
+// CHECK: sift.count %[[MASK]] : tensor<30xi1> -> tensor<i64>
+func.func @count_per_row(%x: tensor<30x5xf32>, %m: tensor<30xi1>) -> (tensor<?xi64>, tensor<i64>) {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %rows = sift.masked_select %x, %m : tensor<30x5xf32>, tensor<30xi1> -> tensor<?x5xf32>
+  %n = tensor.dim %rows, %c0 : tensor<?x5xf32>
+  %zs = tensor.splat %z[%n] : tensor<?x5xf32>
+  %pos = arith.cmpf ogt, %rows, %zs : tensor<?x5xf32>
+  %cnt = sift.count %pos : tensor<?x5xi1> -> tensor<?xi64>
+  %rows_with_pos = sift.count %cnt : tensor<?xi64> -> tensor<i64>
+  return %cnt, %rows_with_pos : tensor<?xi64>, tensor<i64>
+}

@@ -52,3 +52,24 @@ func.func @flatten_rows(%x: tensor<20x4xf32>, %m: tensor<20xi1>) -> (tensor<?xf3
   %box = tensor.expand_shape %rows [[0], [1, 2]] output_shape [%n, 2, 2] : tensor<?x4xf32> into tensor<?x2x2xf32>
   return %flat, %pairs, %box : tensor<?xf32>, tensor<?x2xf32>, tensor<?x2x2xf32>
 }
+
+// -----
+
+// .view(-1, 2) of a selection padded to 9 rows: the rows are padded up to
+// 10 (a gather whose tenth row is fill), then split into 5 pairs; the
+// count is n / 2.
+// CHECK-LABEL: func @split_not_dividing
+// CHECK-SAME: -> (tensor<5x2xi64>, tensor<i64>)
+// CHECK: %[[IDX:.*]], %{{.*}} = sift.compact %{{.*}} : tensor<9xi1> -> tensor<9xi64>, tensor<i64>
+// CHECK: %[[UP:.*]] = sift.gather %[[IDX]][%{{.*}}] : tensor<9xi64>, tensor<10xi64> -> tensor<10xi64>
+// CHECK: tensor.expand_shape %[[UP]] {{\[\[}}0, 1]] output_shape [5, 2] : tensor<10xi64> into tensor<5x2xi64>
+// CHECK: arith.divui %{{.*}}, %c2{{.*}} : index
+func.func @split_not_dividing(%m: tensor<9xi1>) -> tensor<?x2xi64> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %idx = sift.nonzero %m : tensor<9xi1> -> tensor<?xi64>
+  %n = tensor.dim %idx, %c0 : tensor<?xi64>
+  %h = arith.divui %n, %c2 : index
+  %p = tensor.expand_shape %idx [[0, 1]] output_shape [%h, 2] : tensor<?xi64> into tensor<?x2xi64>
+  return %p : tensor<?x2xi64>
+}

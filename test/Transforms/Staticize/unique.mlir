@@ -40,3 +40,21 @@ func.func @unique_float(%x: tensor<16xf32>) -> tensor<?xf32> {
   %u = sift.unique %x : tensor<16xf32> -> tensor<?xf32>
   return %u : tensor<?xf32>
 }
+
+// unique of a bounded i1 tensor: no i1 key sorts after both valid ones, so
+// the keys are sorted as i8 (0, 1) with the padding 127, and the values
+// truncated back to i1.
+// CHECK-LABEL: func @unique_of_selected_flags
+// CHECK-SAME: -> (tensor<12xi1>, tensor<i64>, tensor<12xi64>, tensor<i64>)
+// CHECK: %[[WIDE:.*]] = arith.extui %{{.*}} : tensor<12xi1> to tensor<12xi8>
+// CHECK: %[[PAD:.*]] = arith.constant dense<127> : tensor<12xi8>
+// CHECK: %[[KEYS:.*]] = arith.select %{{.*}}, %[[WIDE]], %[[PAD]] : tensor<12xi1>, tensor<12xi8>
+// CHECK: %[[SORTED:.*]], %{{.*}} = sift.sort %[[KEYS]] : tensor<12xi8>
+// CHECK: sift.compact
+// CHECK: %[[VALUES:.*]] = sift.gather %[[SORTED]][%[[GROUPS:.*]]] : tensor<12xi8>, tensor<12xi64> -> tensor<12xi8>
+// CHECK-NEXT: arith.trunci %[[VALUES]] : tensor<12xi8> to tensor<12xi1>
+func.func @unique_of_selected_flags(%x: tensor<12xi1>, %m: tensor<12xi1>) -> (tensor<?xi1>, tensor<?xi64>) {
+  %sel = sift.masked_select %x, %m : tensor<12xi1>, tensor<12xi1> -> tensor<?xi1>
+  %u, %cnt = sift.unique %sel counts : tensor<?xi1> -> tensor<?xi1>, tensor<?xi64>
+  return %u, %cnt : tensor<?xi1>, tensor<?xi64>
+}

@@ -78,6 +78,10 @@ static arith::CmpIPredicate swapped(arith::CmpIPredicate pred) {
 }
 
 /// How `caseSplitUpper` bounded a size, for whyUpper.
+/// Where the bound of a tensor carried by a loop comes from.
+static constexpr const char *kCarriedWhy =
+    "scf.for: the bound of its initial value, which no iteration exceeds";
+
 static std::string caseReason(unsigned numConditions) {
   if (numConditions == 0)
     return "the size computation's terms, cancelled linearly";
@@ -518,6 +522,17 @@ std::optional<int64_t> SizeBounds::computeUpperDim(Value v, int64_t dim) {
     dimWhy[key] = "upstream ValueBounds";
     return b;
   }
+  // A tensor carried by a loop (`for t in ts: x = x[x > t]`).
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    auto forOp = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+    if (!forOp || arg.getArgNumber() == 0)
+      return std::nullopt;
+    std::optional<int64_t> b =
+        carriedUpperDim(forOp, arg.getArgNumber() - 1, dim);
+    if (b)
+      dimWhy[key] = kCarriedWhy;
+    return b;
+  }
   Operation *def = v.getDefiningOp();
   if (!def)
     return std::nullopt;
@@ -651,6 +666,25 @@ std::optional<int64_t> SizeBounds::computeUpperDim(Value v, int64_t dim) {
             return fixed + *b;
           })
           .Case([&](tensor::CastOp op) { return like(op.getSource(), dim); })
+          .Case([&](scf::IfOp op) -> std::optional<int64_t> {
+            // A tensor chosen by a branch: the larger branch's bound.
+            unsigned i = cast<OpResult>(v).getResultNumber();
+            if (op.getElseRegion().empty())
+              return std::nullopt;
+            std::optional<int64_t> thenB =
+                upperDim(op.thenYield().getOperand(i), dim);
+            std::optional<int64_t> elseB =
+                upperDim(op.elseYield().getOperand(i), dim);
+            why = "scf.if: the larger of its branches' bounds";
+            return thenB && elseB
+                       ? std::optional<int64_t>(std::max(*thenB, *elseB))
+                       : std::nullopt;
+          })
+          .Case([&](scf::ForOp op) {
+            return like(
+                op.getRegionIterArgs()[cast<OpResult>(v).getResultNumber()],
+                dim);
+          })
           .Case([&](GatherOp op) -> std::optional<int64_t> {
             int64_t idxRank = op.getIndices().getType().getRank();
             if (dim < idxRank)
@@ -660,6 +694,7 @@ std::optional<int64_t> SizeBounds::computeUpperDim(Value v, int64_t dim) {
           .Case<SortOp, ArgsortOp, CumsumOp>(
               [&](auto op) { return like(op.getInput(), dim); })
           .Case([&](ScatterOp op) { return like(op.getDest(), dim); })
+          .Case([&](CountOp op) { return like(op.getInput(), dim); })
           .Case([&](TopkOp op) -> std::optional<int64_t> {
             if (dim == op.getAxis()) {
               why = "sift.topk: k";
@@ -687,4 +722,33 @@ std::optional<int64_t> SizeBounds::computeUpperDim(Value v, int64_t dim) {
   if (result)
     dimWhy[key] = why;
   return result;
+}
+
+std::optional<int64_t> SizeBounds::carriedUpperDim(scf::ForOp forOp, unsigned i,
+                                                   int64_t dim) {
+  // The bound of the initial value holds for every iteration if, assuming
+  // it for the carried value, the yielded value has it too (a selection of
+  // a selection). What was computed under the assumption is forgotten when
+  // it does not hold.
+  std::optional<int64_t> init = upperDim(forOp.getInitArgs()[i], dim);
+  if (!init)
+    return std::nullopt;
+  auto savedUpper = upperCache, savedLower = lowerCache;
+  auto savedDim = dimCache;
+  auto savedUpperWhy = upperWhy;
+  auto savedDimWhy = dimWhy;
+  auto key = std::make_pair(Value(forOp.getRegionIterArgs()[i]), dim);
+  dimCache[key] = init;
+  dimWhy[key] = kCarriedWhy;
+  Value yielded = forOp.getBody()->getTerminator()->getOperand(i);
+  std::optional<int64_t> next = upperDim(yielded, dim);
+  if (next && *next <= *init)
+    return init;
+  upperCache = std::move(savedUpper);
+  lowerCache = std::move(savedLower);
+  dimCache = std::move(savedDim);
+  upperWhy = std::move(savedUpperWhy);
+  dimWhy = std::move(savedDimWhy);
+  dimCache[key] = std::nullopt;
+  return std::nullopt;
 }

@@ -111,7 +111,8 @@ void sift::guardSpeculated(Block &block, Value valid, IgnoredOps ignored) {
   }
 }
 
-void sift::ifConvertToSelects(scf::IfOp ifOp, IgnoredOps ignored) {
+SmallVector<Value> sift::ifConvertToSelects(scf::IfOp ifOp,
+                                            IgnoredOps ignored) {
   Value cond = ifOp.getCondition();
   ImplicitLocOpBuilder b(ifOp.getLoc(), ifOp);
   Value notCond = arith::XOrIOp::create(
@@ -128,9 +129,12 @@ void sift::ifConvertToSelects(scf::IfOp ifOp, IgnoredOps ignored) {
   ValueRange thenValues = hoist(ifOp.thenBlock());
   ValueRange elseValues = hoist(ifOp.elseBlock());
   b.setInsertionPoint(ifOp);
+  SmallVector<Value> selects;
   for (auto [result, t, e] :
-       llvm::zip_equal(ifOp.getResults(), thenValues, elseValues))
-    result.replaceAllUsesWith(
-        arith::SelectOp::create(b, cond, t, e).getResult());
+       llvm::zip_equal(ifOp.getResults(), thenValues, elseValues)) {
+    selects.push_back(arith::SelectOp::create(b, cond, t, e));
+    result.replaceAllUsesWith(selects.back());
+  }
   ifOp->erase();
+  return selects;
 }

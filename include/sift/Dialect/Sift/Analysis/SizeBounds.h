@@ -13,6 +13,7 @@
 #ifndef SIFT_DIALECT_SIFT_ANALYSIS_SIZEBOUNDS_H
 #define SIFT_DIALECT_SIFT_ANALYSIS_SIZEBOUNDS_H
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "llvm/ADT/DenseMap.h"
@@ -70,9 +71,18 @@ private:
 
   std::optional<int64_t> fromValueBounds(ValueBoundsConstraintSet::Variable var,
                                          bool isUpper) {
+    // Upstream's models of arith ops bound index scalars only: the dimension
+    // of an elementwise op on tensors (`arith.subi` of two selections) is
+    // not traversed, it crashes there; the elementwise rule below bounds it.
+    auto stop = [](Value v, std::optional<int64_t>,
+                   ValueBoundsConstraintSet &) {
+      Operation *def = v.getDefiningOp();
+      return def && isa<ShapedType>(v.getType()) &&
+             def->hasTrait<OpTrait::Elementwise>();
+    };
     FailureOr<int64_t> b = ValueBoundsConstraintSet::computeConstantBound(
         isUpper ? presburger::BoundType::UB : presburger::BoundType::LB, var,
-        /*stopCondition=*/nullptr, /*closedUB=*/true);
+        stop, /*closedUB=*/true);
     if (failed(b))
       return std::nullopt;
     return *b;
@@ -87,6 +97,10 @@ private:
                                         unsigned *numConditions = nullptr);
   std::optional<int64_t> computeIntervalBound(Value v, Operation *def,
                                               bool isUpper);
+  /// The bound of dimension `dim` of the `i`th tensor carried by `forOp`:
+  /// its initial value's, when no iteration yields a larger one.
+  std::optional<int64_t> carriedUpperDim(scf::ForOp forOp, unsigned i,
+                                         int64_t dim);
 
   DenseMap<Value, std::optional<int64_t>> upperCache, lowerCache;
   DenseMap<std::pair<Value, int64_t>, std::optional<int64_t>> dimCache;

@@ -48,8 +48,10 @@ void guardSpeculated(Block &block, Value valid, IgnoredOps ignored = nullptr);
 /// If-converts `ifOp`, which has results and an else branch whose blocks
 /// `findUnspeculatable` accepts: both branches move before it, guarded by
 /// the condition and its negation, and each result becomes an
-/// `arith.select` of the two yielded values. `ifOp` is erased.
-void ifConvertToSelects(scf::IfOp ifOp, IgnoredOps ignored = nullptr);
+/// `arith.select` of the two yielded values. `ifOp` is erased; the selects
+/// that replace its results are returned.
+SmallVector<Value> ifConvertToSelects(scf::IfOp ifOp,
+                                      IgnoredOps ignored = nullptr);
 
 } // namespace sift
 } // namespace mlir

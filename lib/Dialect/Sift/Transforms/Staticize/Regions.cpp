@@ -13,7 +13,7 @@ namespace mlir {
 namespace sift {
 namespace staticize {
 
-void Staticizer::ifConvert(scf::IfOp ifOp) {
+SmallVector<Value> Staticizer::ifConvert(scf::IfOp ifOp) {
   // `k = 4 if n > 4 else n`, `x[m][n - 1] if n > 0 else 0` with n a count:
   // run both branches, guarded, and select, instead of a host branch on
   // device data (the rule --sift-batch applies to per-row conditions).
@@ -22,9 +22,9 @@ void Staticizer::ifConvert(scf::IfOp ifOp) {
       !findHostRead(ifOp.getCondition()) ||
       findUnspeculatable(*ifOp.thenBlock(), ignored) ||
       findUnspeculatable(*ifOp.elseBlock(), ignored))
-    return;
-  ifConvertToSelects(ifOp, ignored);
+    return ifOp.getResults();
   ++numSyncsRemoved;
+  return ifConvertToSelects(ifOp, ignored);
 }
 
 /// Whether `value` is `base` with elements replaced by `tensor.insert`s only
@@ -60,6 +60,173 @@ void Staticizer::staticizeLoop(scf::ForOp forOp, int64_t bound) {
   b.setInsertionPoint(forOp);
   forOp.getUpperBoundMutable().set(arith::ConstantIndexOp::create(b, bound));
   ++numSyncsRemoved;
+}
+
+/// The error for a result type with a dynamic dimension past the first.
+static LogicalResult checkLeadingDynamic(Operation *op) {
+  for (Type t : op->getResultTypes())
+    if (auto rt = dyn_cast<RankedTensorType>(t);
+        rt && !rt.hasStaticShape() && !onlyLeadingDynamic(rt))
+      return op->emitOpError() << "result type " << rt
+                               << " is dynamic beyond dimension 0, which "
+                                  "--sift-staticize does not support yet";
+  return success();
+}
+
+LogicalResult Staticizer::rewriteBoundedIf(scf::IfOp ifOp) {
+  // `idx = nonzero(a) if cond else nonzero(b)`: each branch's bounded value
+  // is padded to the larger of the two bounds and yielded with its count;
+  // the if then has static results only. A branch on device data is then
+  // if-converted like any other (both selections run, select picks).
+  Operation *op = ifOp;
+  if (failed(checkLeadingDynamic(op)))
+    return failure();
+  // The branches are rewritten in place (the bounds were taken from the
+  // program before the rewrite), then move to an if with static results.
+  OpBuilder builder(op);
+  for (Region *region : {&ifOp.getThenRegion(), &ifOp.getElseRegion()})
+    if (failed(rewriteBlock(region->front())))
+      return failure();
+  std::array<scf::YieldOp, 2> yields = {ifOp.thenYield(), ifOp.elseYield()};
+  SmallVector<Type> types;
+  SmallVector<int64_t> resultBounds; // -1 for a static result.
+  for (auto [i, result] : llvm::enumerate(op->getResults())) {
+    if (!hasDynamicTensor(result.getType())) {
+      types.push_back(result.getType());
+      resultBounds.push_back(-1);
+      continue;
+    }
+    int64_t bound = 0;
+    for (scf::YieldOp yield : yields) {
+      Value v = yield.getOperand(i);
+      if (!isMapped(v))
+        return op->emitOpError("yields a dynamic tensor that "
+                               "--sift-staticize has no padded form of");
+      bound = std::max(bound, padded[v].bound);
+    }
+    types.push_back(
+        withLeading(cast<RankedTensorType>(result.getType()), bound));
+    types.push_back(builder.getIndexType());
+    resultBounds.push_back(bound);
+  }
+  for (scf::YieldOp yield : yields) {
+    ImplicitLocOpBuilder b(yield.getLoc(), yield);
+    SmallVector<Value> operands;
+    for (auto [v, bound] : llvm::zip_equal(yield.getOperands(), resultBounds)) {
+      if (bound < 0) {
+        operands.push_back(v);
+        continue;
+      }
+      Padded p = padded[v];
+      operands.push_back(fitRows(b, p, bound));
+      operands.push_back(p.count);
+    }
+    scf::YieldOp::create(b, operands);
+    yield.erase();
+  }
+  ImplicitLocOpBuilder b(op->getLoc(), op);
+  auto newIf = scf::IfOp::create(b, types, ifOp.getCondition(),
+                                 /*withElseRegion=*/true);
+  newIf.getThenRegion().takeBody(ifOp.getThenRegion());
+  newIf.getElseRegion().takeBody(ifOp.getElseRegion());
+  // A branch on device data becomes selects (the values stand for the
+  // if's results either way).
+  SmallVector<Value> results = ifConvert(newIf);
+  unsigned k = 0;
+  for (auto [result, bound] : llvm::zip_equal(op->getResults(), resultBounds)) {
+    if (bound < 0) {
+      result.replaceAllUsesWith(results[k++]);
+      continue;
+    }
+    define(op, result, results[k], results[k + 1]);
+    k += 2;
+  }
+  toErase.insert(op);
+  return success();
+}
+
+LogicalResult Staticizer::rewriteBoundedFor(scf::ForOp forOp) {
+  // `for t in thresholds: x = x[x > t]`: a carried bounded tensor keeps the
+  // bound of its initial value (the bounds analysis checks that no
+  // iteration yields a larger one) and is carried padded, with its count.
+  Operation *op = forOp;
+  if (failed(checkLeadingDynamic(op)))
+    return failure();
+  ImplicitLocOpBuilder b(op->getLoc(), op);
+  SmallVector<Value> inits;
+  SmallVector<int64_t> carried; // -1 for a static carried value.
+  for (auto [init, arg] :
+       llvm::zip_equal(forOp.getInitArgs(), forOp.getRegionIterArgs())) {
+    if (!isMapped(init)) {
+      inits.push_back(init);
+      carried.push_back(-1);
+      continue;
+    }
+    std::optional<int64_t> bound = bounds.upperDim(arg, 0);
+    if (!bound)
+      return op->emitOpError(
+          "carries a data-dependent tensor whose bound may grow from one "
+          "iteration to the next (the tensor it yields is not bounded by "
+          "its initial value's bound), which --sift-staticize does not "
+          "support");
+    Padded p = padded[init];
+    inits.push_back(fitRows(b, p, std::max<int64_t>(*bound, 0)));
+    inits.push_back(p.count);
+    carried.push_back(std::max<int64_t>(*bound, 0));
+  }
+  auto newFor = scf::ForOp::create(
+      b, forOp.getLowerBound(), forOp.getUpperBound(), forOp.getStep(), inits);
+  // The body moves to the new loop and is rewritten there (the bounds were
+  // taken from the program before the rewrite). The bounded carried values
+  // map to the new loop's padded ones and counts.
+  Block *body = newFor.getBody();
+  Block *oldBody = forOp.getBody();
+  body->getOperations().splice(body->end(), oldBody->getOperations());
+  forOp.getInductionVar().replaceAllUsesWith(newFor.getInductionVar());
+  unsigned k = 1;
+  for (auto [arg, bound] :
+       llvm::zip_equal(forOp.getRegionIterArgs(), carried)) {
+    if (bound < 0) {
+      arg.replaceAllUsesWith(body->getArgument(k++));
+      continue;
+    }
+    padded[arg] = {body->getArgument(k), body->getArgument(k + 1), bound};
+    k += 2;
+  }
+  // Erased after the body's replaced ops, which read its arguments.
+  toErase.insert(op);
+  if (failed(rewriteBlock(*body)))
+    return failure();
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  ImplicitLocOpBuilder yb(yield.getLoc(), yield);
+  SmallVector<Value> operands;
+  for (auto [v, bound] : llvm::zip_equal(yield.getOperands(), carried)) {
+    if (bound < 0) {
+      operands.push_back(v);
+      continue;
+    }
+    if (!isMapped(v))
+      return op->emitOpError("yields a dynamic tensor that "
+                             "--sift-staticize has no padded form of");
+    // The analysis showed the yielded count within the bound.
+    Padded p = padded[v];
+    operands.push_back(fitRows(yb, p, bound));
+    operands.push_back(p.count);
+  }
+  scf::YieldOp::create(yb, operands);
+  yield.erase();
+  k = 0;
+  for (auto [result, bound] : llvm::zip_equal(op->getResults(), carried)) {
+    if (bound < 0) {
+      result.replaceAllUsesWith(newFor.getResult(k++));
+      continue;
+    }
+    define(op, result, newFor.getResult(k), newFor.getResult(k + 1));
+    k += 2;
+  }
+  if (auto it = loopBounds.find(op); it != loopBounds.end())
+    staticizeLoop(newFor, it->second);
+  return success();
 }
 
 } // namespace staticize

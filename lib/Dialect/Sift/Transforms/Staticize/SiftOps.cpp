@@ -248,9 +248,15 @@ LogicalResult Staticizer::rewriteCount(ImplicitLocOpBuilder &b, CountOp count) {
   Operation *op = count;
   Padded p = lookup(b, count.getInput());
   auto type = cast<RankedTensorType>(p.padded.getType());
-  if (type.getRank() != 1)
-    return op->emitOpError("of a batched data-dependent tensor is not "
-                           "supported by --sift-staticize yet");
+  if (type.getRank() != 1) {
+    // Counts along the last axis of selected rows (`(x[m] > 0).sum(1)`):
+    // the leading dimension is a batch dimension, one count per padded row,
+    // the first `n` of them valid.
+    Value perRow = CountOp::create(b, p.padded);
+    define(op, count.getResult(), perRow, p.count);
+    toErase.insert(op);
+    return success();
+  }
   Value mask = arith::AndIOp::create(b, isNonZero(b, p.padded),
                                      laneIsValid(b, p.bound, p.count));
   count.getResult().replaceAllUsesWith(CountOp::create(b, mask));

@@ -92,12 +92,17 @@ LogicalResult Staticizer::rewriteUnique(ImplicitLocOpBuilder &b, UniqueOp op) {
   Value input = op.getInput();
   Value valid; // number of valid elements (index), null when all are
   Value rowCount;
+  bool narrow = false; // an i1 input, sorted as i8
   if (isMapped(input)) {
     Padded p = lookup(b, input);
     auto pt = cast<RankedTensorType>(p.padded.getType());
-    if (pt.getElementType().isInteger(1))
-      return op->emitOpError("of a data-dependent i1 tensor is not supported "
-                             "by --sift-staticize yet");
+    if (pt.getElementType().isInteger(1)) {
+      // An i1 key has no value above both valid ones (`unique(m[sel])`):
+      // sorted as i8 (0, 1), the padding 127; the values go back to i1.
+      pt = RankedTensorType::get(pt.getShape(), b.getI8Type());
+      p.padded = arith::ExtUIOp::create(b, pt, p.padded);
+      narrow = true;
+    }
     input = resetPadding(b, p, extremeValue(pt.getElementType(), true));
     rowCount = p.count;
     valid =
@@ -149,8 +154,10 @@ LogicalResult Staticizer::rewriteUnique(ImplicitLocOpBuilder &b, UniqueOp op) {
   auto compact = CompactOp::create(b, vec(i64), RankedTensorType::get({}, i64),
                                    flags, /*fill=*/-1);
   Value count = toIndex(b, compact.getCount());
-  define(op, op.getValues(), gatherRows(b, sorted, compact.getIndices()),
-         count);
+  Value values = gatherRows(b, sorted, compact.getIndices());
+  if (narrow)
+    values = arith::TruncIOp::create(b, vec(b.getI1Type()), values);
+  define(op, op.getValues(), values, count);
   if (Value counts = op.getCounts()) {
     Value next = gatherRows(b, compact.getIndices(),
                             arith::AddIOp::create(b, lanes, one));

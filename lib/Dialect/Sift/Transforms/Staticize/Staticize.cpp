@@ -208,7 +208,21 @@ LogicalResult Staticizer::run() {
   if (!func.getBody().hasOneBlock())
     return func.emitOpError("--sift-staticize supports single-block functions");
 
-  func.walk([&](scf::ForOp forOp) {
+  // The bounds are taken from the program as written, before the rewrite
+  // changes it: every data-dependent size a rule pads to, and the upper
+  // bounds of loops' upper bounds.
+  func.walk([&](Operation *op) {
+    for (Value v : op->getResults())
+      if (auto t = dyn_cast<RankedTensorType>(v.getType());
+          t && t.getRank() > 0 && t.isDynamicDim(0))
+        (void)bounds.upperDim(v, 0);
+    auto forOp = dyn_cast<scf::ForOp>(op);
+    if (!forOp)
+      return;
+    for (Value arg : forOp.getRegionIterArgs())
+      if (auto t = dyn_cast<RankedTensorType>(arg.getType());
+          t && t.getRank() > 0 && t.isDynamicDim(0))
+        (void)bounds.upperDim(arg, 0);
     if (std::optional<int64_t> ub = bounds.upper(forOp.getUpperBound()))
       loopBounds[forOp] = *ub;
   });
@@ -233,6 +247,9 @@ LogicalResult Staticizer::rewriteBlock(Block &block) {
 LogicalResult Staticizer::rewrite(Operation *op) {
   if (auto ret = dyn_cast<func::ReturnOp>(op))
     return rewriteReturn(ret);
+  // The region op that yields is rewritten with its yields.
+  if (isa<scf::YieldOp>(op))
+    return success();
   bool touches =
       llvm::any_of(op->getOperands(), [&](Value v) { return isMapped(v); }) ||
       hasDynamicTensor(op->getResultTypes());
@@ -331,10 +348,15 @@ LogicalResult Staticizer::rewriteRegionOp(Operation *op, bool touches) {
   // range(count), a branch on a count) stays; the ops in its regions are
   // rewritten in place, so that reading a bounded value defined above
   // reads its padded form (a row below the count is a valid read).
-  if (touches)
+  if (touches) {
+    if (auto ifOp = dyn_cast<scf::IfOp>(op))
+      return rewriteBoundedIf(ifOp);
+    if (auto forOp = dyn_cast<scf::ForOp>(op))
+      return rewriteBoundedFor(forOp);
     return op->emitOpError(
         "with data-dependent shapes in a region is not supported by "
         "--sift-staticize yet");
+  }
   for (Region &region : op->getRegions())
     for (Block &block : region)
       if (failed(rewriteBlock(block)))

@@ -62,7 +62,8 @@ private:
   LogicalResult rewriteBlock(Block &block);
   /// Replaces a host branch on device data whose branches are speculatable
   /// scalar code by a select.
-  void ifConvert(scf::IfOp ifOp);
+  /// Returns the values that stand for the if's results afterwards.
+  SmallVector<Value> ifConvert(scf::IfOp ifOp);
   /// Runs a loop over range(count) to the count's bound, its iterations past
   /// the count guarded.
   void staticizeLoop(scf::ForOp forOp, int64_t bound);
@@ -137,6 +138,12 @@ private:
   LogicalResult rewriteLinalg(ImplicitLocOpBuilder &b, linalg::LinalgOp op);
   // Staticize.cpp, Regions.cpp: region ops (branches and loops on counts).
   LogicalResult rewriteRegionOp(Operation *op, bool touchesBoundedValue);
+  /// An scf.if that yields bounded tensors: each padded to the larger
+  /// branch's bound, yielded with its count.
+  LogicalResult rewriteBoundedIf(scf::IfOp ifOp);
+  /// An scf.for that carries bounded tensors: each padded to its initial
+  /// value's bound, carried with its count.
+  LogicalResult rewriteBoundedFor(scf::ForOp forOp);
   /// A linalg body's reads of bounded values defined outside, rewritten in
   /// place to read their padded forms (and sizes to counts).
   LogicalResult rewriteBodyReads(Operation *op);

@@ -192,8 +192,8 @@ LogicalResult Staticizer::rewriteCast(ImplicitLocOpBuilder &b,
 // the trailing dimensions): the same reshape of the padded tensor. The first
 // `n` rows stay the first rows: a leading group `[?, s...]` of static sizes
 // (product `s`) collapses `B` padded rows into `B * s` with the count
-// `n * s`, and expands `B` rows into `B / s` with the count `n / s` (exact in
-// a valid dynamic program; the bound must divide too).
+// `n * s`, and expands `B` rows into `ceil(B / s)` with the count `n / s`
+// (exact in a valid dynamic program).
 LogicalResult Staticizer::rewriteReshape(ImplicitLocOpBuilder &b,
                                          Operation *op) {
   auto expand = dyn_cast<tensor::ExpandShapeOp>(op);
@@ -216,13 +216,12 @@ LogicalResult Staticizer::rewriteReshape(ImplicitLocOpBuilder &b,
   Padded p = lookup(b, source);
   Value scale = arith::ConstantIndexOp::create(b, s);
   if (expand) {
-    if (p.bound % s != 0)
-      return op->emitOpError("splits the data-dependent dimension (padded to ")
-             << p.bound << " rows) by " << s
-             << ", which does not divide it; --sift-staticize needs a bound "
-                "that the split divides";
+    // A split that does not divide the bound (`.view(-1, 3)` of 100 padded
+    // rows) splits the rows padded up to the next multiple.
+    int64_t rows = llvm::divideCeil(p.bound, s) * s;
+    Value source = fitRows(b, p, rows);
     Value reshaped = tensor::ExpandShapeOp::create(
-        b, withLeading(resType, p.bound / s), p.padded, groups);
+        b, withLeading(resType, rows / s), source, groups);
     define(op, op->getResult(0), reshaped,
            s == 1 ? p.count : arith::DivUIOp::create(b, p.count, scale));
   } else {
