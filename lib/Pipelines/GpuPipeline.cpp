@@ -26,6 +26,11 @@ using namespace mlir::sift::pipelines;
 /// an outlined gpu.func in a gpu.module.
 static void addGpuKernelStage(OpPassManager &pm,
                               const GpuPipelineOptions &options) {
+  // A copy outside loops is host code between device buffers (a concat's
+  // parts into the result): a linalg.copy, then a parallel loop, a kernel.
+  SiftStridedCopiesToLinalgOptions copies;
+  copies.outsideLoops = true;
+  pm.addNestedPass<func::FuncOp>(createSiftStridedCopiesToLinalg(copies));
   // The --sift-fuse kernels (one scf.forall over the rows of a batch) and
   // the parallel dimensions of structured ops become scf.parallel.
   addPasses(pm, "scf-forall-to-parallel,convert-linalg-to-parallel-loops");
@@ -57,6 +62,10 @@ static void addGpuKernelStage(OpPassManager &pm,
   // Public functions keep a host interface: arguments are copied to the
   // device on entry, results back to the host on return.
   pm.addPass(createSiftGpuHostBoundary());
+  // Scalar host code between kernels goes on the device: host stores into
+  // device buffers become one-thread kernels, and scalars read from device
+  // buffers (a compaction's count) are read by the kernels that use them.
+  pm.addPass(createSiftGpuHostScalars());
   // The host copies of functions only kernels call (the deallocation
   // helper) are dead once the kernels have their own.
   addPasses(pm, "gpu-kernel-outlining,symbol-dce");
