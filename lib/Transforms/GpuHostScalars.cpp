@@ -137,9 +137,14 @@ static bool mayAlias(Value a, Value b) {
 /// view of it). Ops whose effects are unknown may.
 static bool mayWrite(Operation *op, Value buffer) {
   WalkResult result = op->walk([&](Operation *nested) {
-    // A call of a function of the module (the deallocation helper) writes
-    // at most the buffers passed to it: sift's globals are constants.
+    // A call of a function defined in the module (the deallocation helper)
+    // writes at most the buffers passed to it: sift's globals are
+    // constants. An external function may do anything.
     if (auto call = dyn_cast<func::CallOp>(nested)) {
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      if (!callee || callee.isExternal())
+        return WalkResult::interrupt();
       for (Value operand : call.getOperands())
         if (isa<BaseMemRefType>(operand.getType()) && mayAlias(operand, buffer))
           return WalkResult::interrupt();

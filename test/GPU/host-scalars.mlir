@@ -156,7 +156,13 @@ func.func @written_by_user(%out: memref<256xi64>) {
   }
   return
 }
-func.func private @helper(memref<4xi64>)
+func.func private @helper(%m: memref<4xi64>) {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0 : i64
+  // expected-error @+1 {{'memref.store' reads or writes a buffer on the host between kernels}}
+  memref.store %z, %m[%c0] : memref<4xi64>
+  return
+}
 func.func @unrelated_writes(%out: memref<256xi64>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -182,11 +188,37 @@ func.func @unrelated_writes(%out: memref<256xi64>) {
 // -----
 
 // A call passed the buffer may write it; so may a kernel writing a buffer a
-// branch chose (either of two allocations, one of them the loaded one).
+// branch chose (either of two allocations, one of them the loaded one), and
+// an external function, whatever it is passed.
+// CHECK-LABEL: func.func @external_call
+// CHECK: memref.load
+// CHECK: call @external
 // CHECK-LABEL: func.func @call_and_branch
 // CHECK: memref.load
 // CHECK: memref.load
-func.func private @writer(memref<1xi64>)
+func.func private @writer(%m: memref<1xi64>) {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0 : i64
+  // expected-error @+1 {{'memref.store' reads or writes a buffer on the host between kernels}}
+  memref.store %z, %m[%c0] : memref<1xi64>
+  return
+}
+func.func private @external()
+func.func @external_call(%out: memref<256xi64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %count = gpu.alloc () : memref<1xi64>
+  // expected-error @+1 {{'memref.load' reads or writes a buffer on the host between kernels}}
+  %n = memref.load %count[%c0] : memref<1xi64>
+  call @external() : () -> ()
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    memref.store %n, %out[%tx] : memref<256xi64>
+    gpu.terminator
+  }
+  return
+}
 func.func @call_and_branch(%out: memref<256xi64>, %p: i1) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
