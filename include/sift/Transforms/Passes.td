@@ -461,6 +461,10 @@ def SiftVerifyGpu : Pass<"sift-verify-gpu", "ModuleOp"> {
     - a `gpu.launch_func` whose kernel operands take more than the 4352
       bytes of parameter space of PTX 8.0.
 
+    A function that only kernels call (before outlining: the deallocation
+    helper, which outlining copies into their `gpu.module`s) is checked as
+    kernel code, not host code.
+
     With `warn-only`, the findings are warnings and the pass succeeds (the
     work left on the host is visible but not fatal).
   }];
