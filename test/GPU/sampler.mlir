@@ -25,8 +25,11 @@
 // What the verifier still finds in `sampler`, by line of
 // examples/sampler.mlir, is only in its sorts and top-k selections: those
 // of the randperms of lines 59/60 and 66/67 (staticized into top-k), of
-// line 76 (an argsort), and the loops of the deallocation helper (line 0)
-// that only their host code calls. The compactions' counts (lines 36, 37)
+// line 76 (an argsort): their host loops, their scratch and the
+// deallocation helper's bookkeeping, which only host code touches and so
+// stays in host memory (host allocations, stores and loads), and the loops
+// of the deallocation helper itself (line 0), which only their host code
+// calls. The compactions' counts (lines 36, 37)
 // are read by the kernels that use them, the concat (73) is two copy
 // kernels and the scalar results (84) are written by a one-thread kernel.
 // RUN: not tensor-opt %sift_src_root/examples/sampler.mlir --sift-staticize --sift-batch="func=sampler size=32" --sift-gpu-pipeline -o /dev/null 2> %t.direct
@@ -50,10 +53,16 @@
 // FAIL: error: 'scf.for' is a loop over tensor data that stays on the host between kernels
 
 // LEFT: 0 'scf.for'
+// LEFT-NEXT: 60 'memref.alloc'
 // LEFT-NEXT: 60 'memref.load'
+// LEFT-NEXT: 60 'memref.store'
 // LEFT-NEXT: 60 'scf.for'
+// LEFT-NEXT: 67 'memref.alloc'
 // LEFT-NEXT: 67 'memref.load'
+// LEFT-NEXT: 67 'memref.store'
 // LEFT-NEXT: 67 'scf.for'
+// LEFT-NEXT: 76 'memref.alloc'
 // LEFT-NEXT: 76 'memref.load'
+// LEFT-NEXT: 76 'memref.store'
 // LEFT-NEXT: 76 'scf.for'
 // LEFT-NOT: {{.}}

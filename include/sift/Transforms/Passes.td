@@ -362,6 +362,16 @@ def SiftGpuDeviceBuffers : Pass<"sift-gpu-device-buffers", "ModuleOp"> {
     `--sift-verify-gpu` reports. Allocations inside kernels are left for
     the verifier to report.
 
+    Except a buffer only host code touches: every use (through views) a
+    host load, store, `memref.dim` or dealloc, or an operand of a call of a
+    module function whose body uses that argument the same way. It stays
+    a host `memref.alloc` (marked `sift.host_buffer`), and a function
+    argument that every call passes such a buffer is marked
+    `sift.host_buffer` too: the deallocation helper's bookkeeping (buffer
+    addresses and ownership flags) and the scratch of sequential host
+    loops. The verifier still reports the host allocation and the host
+    code.
+
     Constants kernels read move into them: a host `memref.get_global`, or
     a view of one (casts, reshapes, subviews), used inside a `gpu.launch` is
     recomputed at the start of the kernel, so that `gpu-kernel-outlining`
