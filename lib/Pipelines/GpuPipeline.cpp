@@ -86,7 +86,8 @@ static void addCpuExecutionStage(OpPassManager &pm) {
   pm.addPass(createSiftGpuLaunchToCpu());
   // The vector loops of the lowering (cross_entropy's log-sum-exp), as on
   // the CPU.
-  addPasses(pm, "convert-vector-to-llvm,expand-strided-metadata,lower-affine,finalize-memref-to-llvm{"
+  addPasses(pm, "convert-vector-to-llvm,expand-strided-metadata,lower-affine,"
+                "finalize-memref-to-llvm{"
                 "use-generic-functions},"
                 "convert-scf-to-cf,convert-math-to-llvm,convert-math-to-libm,"
                 "convert-arith-to-llvm,convert-index-to-llvm,"

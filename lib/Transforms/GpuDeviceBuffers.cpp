@@ -91,9 +91,10 @@ static void sinkConstants(gpu::LaunchOp launch) {
 /// module whose argument is such a buffer in its body (`hostArgs`). Such a
 /// buffer holds host bookkeeping, not tensor data: the deallocation
 /// helper's lists of buffer addresses and ownership flags.
-static bool isHostOnly(Value buffer,
-                       const DenseSet<std::pair<Operation *, unsigned>> &hostArgs,
-                       SymbolTableCollection &symbols) {
+static bool
+isHostOnly(Value buffer,
+           const DenseSet<std::pair<Operation *, unsigned>> &hostArgs,
+           SymbolTableCollection &symbols) {
   for (OpOperand &use : buffer.getUses()) {
     Operation *user = use.getOwner();
     if (!isHostCode(user))
@@ -132,8 +133,7 @@ hostBookkeepingArgs(ModuleOp module, SymbolTableCollection &symbols) {
     if (fn.isExternal())
       continue;
     for (BlockArgument arg : fn.getArguments())
-      if (isa<MemRefType>(arg.getType()) &&
-          isHostOnly(arg, none, symbols))
+      if (isa<MemRefType>(arg.getType()) && isHostOnly(arg, none, symbols))
         args.insert({fn, arg.getArgNumber()});
   }
   return args;
@@ -159,12 +159,10 @@ static void keepHostBookkeeping(ModuleOp module) {
       continue;
     bool allHost = llvm::all_of(*uses, [&](const SymbolTable::SymbolUse &use) {
       auto call = dyn_cast<func::CallOp>(use.getUser());
-      return call && isHostCode(call) &&
-             isHostBuffer(call.getOperand(index));
+      return call && isHostCode(call) && isHostBuffer(call.getOperand(index));
     });
     if (allHost)
-      fn.setArgAttr(index, "sift.host_buffer",
-                    UnitAttr::get(fn.getContext()));
+      fn.setArgAttr(index, "sift.host_buffer", UnitAttr::get(fn.getContext()));
   }
 }
 

@@ -82,9 +82,9 @@ static bool isFunctionArgument(Value root) {
 /// Whether `root` is shared or private memory of a kernel.
 static bool isKernelLocal(Value root) {
   auto type = dyn_cast<BaseMemRefType>(root.getType());
-  auto space = type ? dyn_cast_or_null<gpu::AddressSpaceAttr>(
-                          type.getMemorySpace())
-                    : nullptr;
+  auto space =
+      type ? dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace())
+           : nullptr;
   return space && space.getValue() != gpu::AddressSpace::Global;
 }
 

@@ -422,8 +422,8 @@ def SiftGpuHostScalars : Pass<"sift-gpu-host-scalars", "ModuleOp"> {
                 "into kernels";
   let description = [{
     After `--sift-gpu-device-buffers` and `--sift-gpu-host-boundary`, every
-    buffer host code allocates is device memory, so a host `memref.load` or
-    `memref.store` of one is a device access from the host (a copy per
+    buffer a kernel may touch is device memory (a `gpu.alloc`), so a host
+    `memref.load` or `memref.store` of one is a device access from the host (a copy per
     scalar and a synchronization, or a crash). Typical sources: the count
     of a `sift.compact` read for the arithmetic of later sizes and masks,
     and a scalar result written with `tensor.from_elements`.
