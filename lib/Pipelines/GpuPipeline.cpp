@@ -26,6 +26,11 @@ using namespace mlir::sift::pipelines;
 /// an outlined gpu.func in a gpu.module.
 static void addGpuKernelStage(OpPassManager &pm,
                               const GpuPipelineOptions &options) {
+  // A copy outside loops is host code between device buffers (a concat's
+  // parts into the result): a linalg.copy, then a parallel loop, a kernel.
+  SiftStridedCopiesToLinalgOptions copies;
+  copies.outsideLoops = true;
+  pm.addNestedPass<func::FuncOp>(createSiftStridedCopiesToLinalg(copies));
   // The --sift-fuse kernels (one scf.forall over the rows of a batch) and
   // the parallel dimensions of structured ops become scf.parallel.
   addPasses(pm, "scf-forall-to-parallel,convert-linalg-to-parallel-loops");
@@ -57,15 +62,37 @@ static void addGpuKernelStage(OpPassManager &pm,
   // Public functions keep a host interface: arguments are copied to the
   // device on entry, results back to the host on return.
   pm.addPass(createSiftGpuHostBoundary());
+  // Scalar host code between kernels goes on the device: host stores into
+  // device buffers become one-thread kernels, and scalars read from device
+  // buffers (a compaction's count) are read by the kernels that use them.
+  pm.addPass(createSiftGpuHostScalars());
   // The host copies of functions only kernels call (the deallocation
-  // helper) are dead once the kernels have their own.
-  addPasses(pm, "gpu-kernel-outlining,symbol-dce");
+  // helper) are dead once the kernels have their own. (On the CPU, the
+  // launches stay in their functions.)
+  if (!options.onCpu)
+    addPasses(pm, "gpu-kernel-outlining,symbol-dce");
   // Nothing silently left behind: host loops over data, host buffers,
   // allocating kernels and oversized launches are errors (warnings with
   // allow-host-code).
   SiftVerifyGpuOptions verify;
   verify.warnOnly = options.allowHostCode;
   pm.addPass(createSiftVerifyGpu(verify));
+}
+
+/// on-cpu: each launch executes on the CPU (its threads one after another
+/// between synchronizations), device memory is host memory, then the CPU
+/// pipeline's lowering to LLVM (no OpenMP: the blocks run in order).
+static void addCpuExecutionStage(OpPassManager &pm) {
+  pm.addPass(createSiftGpuLaunchToCpu());
+  // The vector loops of the lowering (cross_entropy's log-sum-exp), as on
+  // the CPU.
+  addPasses(pm, "convert-vector-to-llvm,expand-strided-metadata,lower-affine,"
+                "finalize-memref-to-llvm{"
+                "use-generic-functions},"
+                "convert-scf-to-cf,convert-math-to-llvm,convert-math-to-libm,"
+                "convert-arith-to-llvm,convert-index-to-llvm,"
+                "func.func(llvm-request-c-wrappers),convert-func-to-llvm,"
+                "convert-cf-to-llvm,reconcile-unrealized-casts");
 }
 
 /// Kernels to NVVM, then the host code to the LLVM dialect and the kernels
@@ -126,5 +153,8 @@ void mlir::sift::buildGpuPipeline(OpPassManager &pm,
   // function (they are inlined when the loops become branches).
   addBufferizationStage(pm, /*outlineRoutines=*/false);
   addGpuKernelStage(pm, options);
-  addGpuCodegenStage(pm, options);
+  if (options.onCpu)
+    addCpuExecutionStage(pm);
+  else
+    addGpuCodegenStage(pm, options);
 }

@@ -6,9 +6,11 @@
 
 #include "sift/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 
@@ -26,6 +28,19 @@ using namespace mlir::sift;
 static bool isHostCode(Operation *op) {
   return !op->getParentOfType<gpu::LaunchOp>() &&
          !op->getParentOfType<gpu::GPUModuleOp>();
+}
+
+/// Whether `value` is a view of a host allocation kept for bookkeeping.
+static bool isHostBuffer(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (isa<memref::AllocOp>(def))
+      return def->hasAttr("sift.host_buffer");
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      return false;
+    value = view.getViewSource();
+  }
+  return false;
 }
 
 /// Moves the host constants `launch` reads into it: each value it uses that
@@ -70,6 +85,87 @@ static void sinkConstants(gpu::LaunchOp launch) {
   }
 }
 
+/// Whether `buffer` (or a view of it) is only ever read and written by the
+/// host as scalars: every use is a host load, store (as the buffer), dim or
+/// dealloc, a view, or an operand of a call of a function defined in the
+/// module whose argument is such a buffer in its body (`hostArgs`). Such a
+/// buffer holds host bookkeeping, not tensor data: the deallocation
+/// helper's lists of buffer addresses and ownership flags.
+static bool
+isHostOnly(Value buffer,
+           const DenseSet<std::pair<Operation *, unsigned>> &hostArgs,
+           SymbolTableCollection &symbols) {
+  for (OpOperand &use : buffer.getUses()) {
+    Operation *user = use.getOwner();
+    if (!isHostCode(user))
+      return false;
+    if (isa<memref::LoadOp, memref::DimOp, memref::DeallocOp>(user))
+      continue;
+    if (auto store = dyn_cast<memref::StoreOp>(user)) {
+      if (store.getValueToStore() == use.get())
+        return false;
+      continue;
+    }
+    if (auto view = dyn_cast<ViewLikeOpInterface>(user)) {
+      if (view.getViewSource() != use.get() || user->getNumResults() != 1 ||
+          !isHostOnly(user->getResult(0), hostArgs, symbols))
+        return false;
+      continue;
+    }
+    if (auto call = dyn_cast<func::CallOp>(user)) {
+      auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      if (!callee || !hostArgs.contains({callee, use.getOperandNumber()}))
+        return false;
+      continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+/// The arguments of the module's functions that their bodies use as host
+/// bookkeeping (isHostOnly, calls excluded).
+static DenseSet<std::pair<Operation *, unsigned>>
+hostBookkeepingArgs(ModuleOp module, SymbolTableCollection &symbols) {
+  DenseSet<std::pair<Operation *, unsigned>> none, args;
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    if (fn.isExternal())
+      continue;
+    for (BlockArgument arg : fn.getArguments())
+      if (isa<MemRefType>(arg.getType()) && isHostOnly(arg, none, symbols))
+        args.insert({fn, arg.getArgNumber()});
+  }
+  return args;
+}
+
+/// The host allocations of host bookkeeping stay in host memory (marked
+/// `sift.host_buffer`); so do the arguments of functions that every call
+/// passes such buffers, and only such buffers (marked too, for
+/// --sift-verify-gpu).
+static void keepHostBookkeeping(ModuleOp module) {
+  SymbolTableCollection symbols;
+  DenseSet<std::pair<Operation *, unsigned>> hostArgs =
+      hostBookkeepingArgs(module, symbols);
+  module.walk([&](memref::AllocOp alloc) {
+    if (isHostCode(alloc) && isHostOnly(alloc, hostArgs, symbols))
+      alloc->setAttr("sift.host_buffer", UnitAttr::get(alloc.getContext()));
+  });
+  for (auto [fnOp, index] : hostArgs) {
+    auto fn = cast<func::FuncOp>(fnOp);
+    std::optional<SymbolTable::UseRange> uses =
+        SymbolTable::getSymbolUses(fn, module);
+    if (!uses || uses->empty())
+      continue;
+    bool allHost = llvm::all_of(*uses, [&](const SymbolTable::SymbolUse &use) {
+      auto call = dyn_cast<func::CallOp>(use.getUser());
+      return call && isHostCode(call) && isHostBuffer(call.getOperand(index));
+    });
+    if (allHost)
+      fn.setArgAttr(index, "sift.host_buffer", UnitAttr::get(fn.getContext()));
+  }
+}
+
 namespace {
 struct GpuDeviceBuffersPass
     : public sift::impl::SiftGpuDeviceBuffersBase<GpuDeviceBuffersPass> {
@@ -81,15 +177,19 @@ struct GpuDeviceBuffersPass
     });
     for (gpu::LaunchOp launch : launches)
       sinkConstants(launch);
+    keepHostBookkeeping(getOperation());
     SmallVector<memref::AllocOp> allocs;
     SmallVector<memref::DeallocOp> deallocs;
     getOperation().walk([&](Operation *op) {
       if (!isHostCode(op))
         return;
-      if (auto alloc = dyn_cast<memref::AllocOp>(op))
-        allocs.push_back(alloc);
-      else if (auto dealloc = dyn_cast<memref::DeallocOp>(op))
-        deallocs.push_back(dealloc);
+      if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+        if (!alloc->hasAttr("sift.host_buffer"))
+          allocs.push_back(alloc);
+      } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+        if (!isHostBuffer(dealloc.getMemref()))
+          deallocs.push_back(dealloc);
+      }
     });
     for (memref::AllocOp alloc : allocs) {
       OpBuilder b(alloc);

@@ -10,6 +10,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 namespace mlir {
 namespace sift {
@@ -32,14 +33,26 @@ static bool isContiguous(Type type) {
                      memref::isStaticShapeAndContiguousRowMajor(memref)));
 }
 
+/// Whether `op` is nested in a loop (or in a kernel).
+static bool insideLoop(Operation *op) {
+  for (Operation *parent = op->getParentOp(); parent;
+       parent = parent->getParentOp())
+    if (isa<LoopLikeOpInterface>(parent) ||
+        parent->getName().getStringRef() == "gpu.launch")
+      return true;
+  return false;
+}
+
 struct StridedCopiesToLinalgPass
     : sift::impl::SiftStridedCopiesToLinalgBase<StridedCopiesToLinalgPass> {
+  using Base::Base;
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
     getOperation().walk([&](memref::CopyOp copy) {
       Type source = copy.getSource().getType();
       Type target = copy.getTarget().getType();
-      if (isContiguous(source) && isContiguous(target))
+      if (isContiguous(source) && isContiguous(target) &&
+          !(outsideLoops && !insideLoop(copy)))
         return;
       // Unranked memrefs have no loops to make.
       if (!isa<MemRefType>(source) || !isa<MemRefType>(target))

@@ -247,6 +247,19 @@ void VerifyGpuPass::checkParameterSpace(gpu::LaunchFuncOp launch) {
                    << kParameterSpace << ")";
 }
 
+/// Whether `fn` has uses and all of them are inside kernels.
+static bool onlyCalledByKernels(FunctionOpInterface fn, ModuleOp module) {
+  std::optional<SymbolTable::UseRange> uses =
+      SymbolTable::getSymbolUses(fn, module);
+  if (!uses || uses->empty())
+    return false;
+  return llvm::all_of(*uses, [](const SymbolTable::SymbolUse &use) {
+    Operation *user = use.getUser();
+    return user->getParentOfType<gpu::LaunchOp>() ||
+           user->getParentOfType<gpu::GPUModuleOp>();
+  });
+}
+
 void VerifyGpuPass::runOnOperation() {
   ModuleOp module = getOperation();
   for (Operation &op : module.getBody()->getOperations()) {
@@ -256,9 +269,16 @@ void VerifyGpuPass::runOnOperation() {
           checkKernelBody(fn);
       continue;
     }
-    if (auto fn = dyn_cast<FunctionOpInterface>(op))
-      if (!fn.isExternal())
+    if (auto fn = dyn_cast<FunctionOpInterface>(op)) {
+      if (fn.isExternal())
+        continue;
+      // A function only kernels call (the deallocation helper, before
+      // outlining copies it into their gpu.modules) is device code.
+      if (onlyCalledByKernels(fn, module))
+        checkKernelBody(fn);
+      else
         checkHostRegion(fn.getFunctionBody());
+    }
   }
   if (findings && !warnOnly)
     signalPassFailure();

@@ -7,7 +7,9 @@ positives and negatives, distinct sampled items whose features and labels
 are the input's, -1 labels and zero features past the count, and that the
 same seed gives the same result and another seed another one.
 
-usage: check_sampler_batched.py --tensor-run PATH
+usage: check_sampler_batched.py --tensor-run PATH [--pipeline TEXT]
+(--pipeline: what tensor-run compiles with instead of the CPU pipeline, e.g.
+the GPU pipeline with its launches executed on the CPU.)
 Prints "sampler-batched: N passed, M failed"; exit 77 without numpy.
 """
 import argparse
@@ -39,7 +41,7 @@ def expected_counts(labels, k):
     return num_pos, num_neg
 
 
-def run(tensor_run, tmp, feats, labels, k, seed):
+def run(tensor_run, tmp, feats, labels, k, seed, pipeline=""):
     b, n = labels.shape
     mlir = os.path.join(tmp, "s.mlir")
     with open(mlir, "w") as f:
@@ -49,7 +51,8 @@ def run(tensor_run, tmp, feats, labels, k, seed):
     out = os.path.join(tmp, "out%d" % seed)
     subprocess.run([tensor_run, mlir, "--input", os.path.join(tmp, "f.npy"),
                     "--input", os.path.join(tmp, "l.npy"), "--arg",
-                    "seed=%d" % seed, "--output-dir", out],
+                    "seed=%d" % seed, "--output-dir", out] +
+                   (["--pipeline", pipeline] if pipeline else []),
                    check=True, capture_output=True)
     return [np.load(os.path.join(out, "result%d.npy" % i)) for i in range(3)]
 
@@ -57,6 +60,7 @@ def run(tensor_run, tmp, feats, labels, k, seed):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--tensor-run", required=True)
+    parser.add_argument("--pipeline", default="")
     args = parser.parse_args()
     rng = np.random.default_rng(3)
     n, k, d = 200, 20, 4
@@ -80,9 +84,12 @@ def main():
     feats = rng.random((len(rates), n, d), dtype=np.float32)
     passed = failed = 0
     with tempfile.TemporaryDirectory() as tmp:
-        f1, l1, c1 = run(args.tensor_run, tmp, feats, labels, k, 11)
-        f2, l2, c2 = run(args.tensor_run, tmp, feats, labels, k, 11)
-        f3, _, _ = run(args.tensor_run, tmp, feats, labels, k, 12)
+        f1, l1, c1 = run(args.tensor_run, tmp, feats, labels, k, 11,
+                         args.pipeline)
+        f2, l2, c2 = run(args.tensor_run, tmp, feats, labels, k, 11,
+                         args.pipeline)
+        f3, _, _ = run(args.tensor_run, tmp, feats, labels, k, 12,
+                       args.pipeline)
         for r in range(len(rates)):
             errors = []
             num_pos, num_neg = expected_counts(labels[r], k)

@@ -162,9 +162,10 @@ def arg_position(mlir, entry, name):
 
 class Tools:
     def __init__(self, tensor_run, tensor_opt, workdir, verbose,
-                 transforms=""):
+                 transforms="", pipeline=""):
         self.tensor_run = os.path.abspath(tensor_run)
         self.transforms = transforms
+        self.pipeline = pipeline
         self.tensor_opt = os.path.abspath(tensor_opt)
         self.workdir = workdir
         self.verbose = verbose
@@ -179,6 +180,8 @@ class Tools:
         cmd = [self.tensor_run, path, "-e", entry]
         if self.transforms:
             cmd += ["--transforms", self.transforms]
+        if self.pipeline:
+            cmd += ["--pipeline", self.pipeline]
         for i, a in enumerate(inputs):
             p = os.path.join(d, "in%d.npy" % i)
             np.save(p, np.ascontiguousarray(a).reshape(np.shape(a)))  # 0-d stays 0-d
@@ -2262,6 +2265,12 @@ def main():
                     "e.g. sift's GPU kernels executed on the CPU: "
                     "convert-sift-to-gpu,sift-gpu-expand-kernels,"
                     "sift-gpu-launch-to-cpu")
+    ap.add_argument("--pipeline", default="",
+                    help="the pipeline tensor-run compiles with instead of "
+                    "the CPU's (--pipeline), e.g. the GPU pipeline's "
+                    "kernels and host code executed on the CPU: "
+                    "'builtin.module(sift-gpu-pipeline{on-cpu=1 "
+                    "allow-host-code=1})'")
     a = ap.parse_args()
 
     cases = []
@@ -2284,7 +2293,7 @@ def main():
     workdir = a.keep or tempfile.mkdtemp(prefix="sift-conformance-")
     os.makedirs(workdir, exist_ok=True)
     tools = Tools(a.tensor_run, a.tensor_opt, workdir, a.verbose,
-                  a.transforms)
+                  a.transforms, a.pipeline)
     counts = {"pass": 0, "fail": 0, "skip": 0}
     skips_by_op = {}
     with concurrent.futures.ThreadPoolExecutor(max(1, a.jobs)) as pool:

@@ -184,6 +184,95 @@ func.func @host_buffers(%n: index) {
 
 // -----
 
+// A buffer only host code touches stays in host memory (sift.host_buffer):
+// the deallocation helper's bookkeeping (buffer addresses and ownership
+// flags the host stores, passes to the helper and loads back), and the
+// helper's arguments that every call passes such a buffer. A buffer a
+// kernel uses, or passed to a function that gives it to a kernel, or a
+// helper argument some call passes device memory, is device memory.
+// DEVICE-LABEL: func.func private @helper
+// DEVICE-SAME: (%{{.*}}: memref<?xindex> {sift.host_buffer}, %{{.*}}: memref<?xi1> {sift.host_buffer})
+// DEVICE-LABEL: func.func private @mixed_helper
+// DEVICE-SAME: (%{{.*}}: memref<?xi1>)
+// DEVICE-LABEL: func.func private @launches
+// DEVICE-LABEL: func.func @bookkeeping
+// DEVICE: %[[PTRS:.*]] = memref.alloc() {sift.host_buffer} : memref<2xindex>
+// DEVICE: %[[FLAGS:.*]] = memref.alloc() {sift.host_buffer} : memref<2xi1>
+// DEVICE: %[[DATA:.*]] = gpu.alloc  () : memref<64xf32>
+// DEVICE: %[[GIVEN:.*]] = gpu.alloc  () : memref<4xi1>
+// DEVICE: %[[MIXED:.*]] = gpu.alloc  () : memref<2xi1>
+// DEVICE: %[[MIXED_HOST:.*]] = memref.alloc() {sift.host_buffer} : memref<2xi1>
+// DEVICE: memref.dealloc %[[PTRS]] : memref<2xindex>
+// DEVICE: memref.dealloc %[[FLAGS]] : memref<2xi1>
+// DEVICE: gpu.dealloc  %[[DATA]] : memref<64xf32>
+func.func private @helper(%ptrs: memref<?xindex>, %flags: memref<?xi1>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %ptrs, %c0 : memref<?xindex>
+  scf.for %i = %c0 to %n step %c1 {
+    %p = memref.load %ptrs[%i] : memref<?xindex>
+    %b = arith.cmpi ne, %p, %c0 : index
+    memref.store %b, %flags[%i] : memref<?xi1>
+  }
+  return
+}
+func.func private @mixed_helper(%flags: memref<?xi1>) {
+  %c0 = arith.constant 0 : index
+  %t = arith.constant true
+  memref.store %t, %flags[%c0] : memref<?xi1>
+  return
+}
+func.func private @launches(%m: memref<4xi1>) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %t = arith.constant true
+    memref.store %t, %m[%tx] : memref<4xi1>
+    gpu.terminator
+  }
+  return
+}
+func.func @bookkeeping() -> i1 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %ptrs = memref.alloc() : memref<2xindex>
+  %flags = memref.alloc() : memref<2xi1>
+  %data = memref.alloc() : memref<64xf32>
+  %given = memref.alloc() : memref<4xi1>
+  %mixed = memref.alloc() : memref<2xi1>
+  %mixed_host = memref.alloc() : memref<2xi1>
+  %p = memref.extract_aligned_pointer_as_index %data : memref<64xf32> -> index
+  memref.store %p, %ptrs[%c0] : memref<2xindex>
+  memref.store %c0, %ptrs[%c1] : memref<2xindex>
+  %pc = memref.cast %ptrs : memref<2xindex> to memref<?xindex>
+  %fc = memref.cast %flags : memref<2xi1> to memref<?xi1>
+  func.call @helper(%pc, %fc) : (memref<?xindex>, memref<?xi1>) -> ()
+  %f = memref.load %flags[%c0] : memref<2xi1>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %v = arith.constant 1.0 : f32
+    memref.store %v, %data[%tx] : memref<64xf32>
+    gpu.terminator
+  }
+  func.call @launches(%given) : (memref<4xi1>) -> ()
+  %mc = memref.cast %mixed : memref<2xi1> to memref<?xi1>
+  %mhc = memref.cast %mixed_host : memref<2xi1> to memref<?xi1>
+  func.call @mixed_helper(%mc) : (memref<?xi1>) -> ()
+  func.call @mixed_helper(%mhc) : (memref<?xi1>) -> ()
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %t = arith.constant true
+    memref.store %t, %mixed[%tx] : memref<2xi1>
+    gpu.terminator
+  }
+  memref.dealloc %ptrs : memref<2xindex>
+  memref.dealloc %flags : memref<2xi1>
+  memref.dealloc %data : memref<64xf32>
+  return %f : i1
+}
+
+// -----
+
 // --sift-gpu-host-boundary: arguments copied to the device on entry, the
 // result copied to a host buffer before return; the device copies freed.
 // BOUNDARY-LABEL: func.func @boundary

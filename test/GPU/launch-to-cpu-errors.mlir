@@ -82,3 +82,13 @@ func.func @memref_across_barrier(%out: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+// Device memory is host memory on the CPU, but only in synchronous form.
+func.func @async_alloc() {
+  %t0 = gpu.wait async
+  // expected-error @+1 {{is asynchronous: not supported by the CPU execution (sift-gpu-launch-to-cpu)}}
+  %m, %t1 = gpu.alloc async [%t0] () : memref<4xf32>
+  return
+}

@@ -171,3 +171,32 @@ func.func @all_on_the_device(%n: index) {
   gpu.dealloc %buf : memref<?xf32>
   return
 }
+
+// -----
+
+// A function only kernels call (the deallocation helper before outlining
+// copies it into their modules) is device code: its loops are a kernel's,
+// but it must not allocate either.
+func.func private @device_helper(%buf: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.for %i = %c1 to %c64 step %c1 {
+    %x = memref.load %buf[%i] : memref<64xf32>
+    memref.store %x, %buf[%c0] : memref<64xf32>
+  }
+  // expected-error @+1 {{'memref.alloc' allocates memory inside a kernel}}
+  %tmp = memref.alloc() : memref<4xf32>
+  // expected-error @+1 {{'memref.dealloc' frees memory inside a kernel}}
+  memref.dealloc %tmp : memref<4xf32>
+  return
+}
+func.func @calls_helper_in_kernel(%buf: memref<64xf32>) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    func.call @device_helper(%buf) : (memref<64xf32>) -> ()
+    gpu.terminator
+  }
+  return
+}

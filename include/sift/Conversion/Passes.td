@@ -174,6 +174,11 @@ def SiftGpuLaunchToCpu : Pass<"sift-gpu-launch-to-cpu", "ModuleOp"> {
     launch or from block ids, sizes and constants) and in `scf.if` (their
     condition guards each thread loop inside). Their iteration arguments and
     results must be scalars or vectors. Anything else is an error at the op.
+
+    The device's memory is the host's: the host code's `gpu.alloc`,
+    `gpu.memcpy` and `gpu.dealloc` (synchronous, not host-shared) become
+    `memref.alloc`, `memref.copy` and `memref.dealloc`, so that the host
+    code of `--sift-gpu-pipeline` runs too (its `on-cpu` option).
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

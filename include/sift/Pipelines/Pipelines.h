@@ -140,6 +140,15 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
                      "--sift-fuse kernels to sift's block-level kernels "
                      "(--convert-sift-to-gpu) before the loop mapping"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> onCpu{
+      *this, "on-cpu",
+      llvm::cl::desc("Test vehicle: the same kernels and host code, checked "
+                     "by --sift-verify-gpu, but each gpu.launch executes on "
+                     "the CPU (--sift-gpu-launch-to-cpu), device memory is "
+                     "host memory, and the module is lowered like the CPU "
+                     "pipeline's (sequentially), so that tensor-run and the "
+                     "JIT run it"),
+      llvm::cl::init(false)};
 };
 
 /// Lowers a module of sift and upstream tensor ops for an NVIDIA GPU: the

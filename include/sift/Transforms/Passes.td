@@ -242,7 +242,17 @@ def SiftStridedCopiesToLinalg
     `linalg.copy`, which the CPU pipeline lowers to loops that LLVM
     vectorizes (and runs in parallel when large). Contiguous copies stay
     `memcpy`.
+
+    With `outside-loops`, the contiguous copies that are outside every loop
+    become `linalg.copy` as well: in the GPU pipeline such a copy is host
+    code between two device buffers, which must become a kernel (its
+    parallel loop is mapped like any other). Copies inside loops (a row
+    kernel's, a host loop's) are left to them.
   }];
+  let options = [
+    Option<"outsideLoops", "outside-loops", "bool", /*default=*/"false",
+           "Also rewrite contiguous copies that are outside loops">,
+  ];
   let dependentDialects = ["linalg::LinalgDialect"];
 }
 
@@ -352,6 +362,16 @@ def SiftGpuDeviceBuffers : Pass<"sift-gpu-device-buffers", "ModuleOp"> {
     `--sift-verify-gpu` reports. Allocations inside kernels are left for
     the verifier to report.
 
+    Except a buffer only host code touches: every use (through views) a
+    host load, store, `memref.dim` or dealloc, or an operand of a call of a
+    module function whose body uses that argument the same way. It stays
+    a host `memref.alloc` (marked `sift.host_buffer`), and a function
+    argument that every call passes such a buffer is marked
+    `sift.host_buffer` too: the deallocation helper's bookkeeping (buffer
+    addresses and ownership flags) and the scratch of sequential host
+    loops. The verifier still reports the host allocation and the host
+    code.
+
     Constants kernels read move into them: a host `memref.get_global`, or
     a view of one (casts, reshapes, subviews), used inside a `gpu.launch` is
     recomputed at the start of the kernel, so that `gpu-kernel-outlining`
@@ -397,6 +417,35 @@ def SiftGpuHostBoundary : Pass<"sift-gpu-host-boundary", "ModuleOp"> {
   let dependentDialects = ["gpu::GPUDialect", "memref::MemRefDialect"];
 }
 
+def SiftGpuHostScalars : Pass<"sift-gpu-host-scalars", "ModuleOp"> {
+  let summary = "Move the host's scalar reads and writes of device buffers "
+                "into kernels";
+  let description = [{
+    After `--sift-gpu-device-buffers` and `--sift-gpu-host-boundary`, every
+    buffer a kernel may touch is device memory (a `gpu.alloc`), so a host
+    `memref.load` or `memref.store` of one is a device access from the host (a copy per
+    scalar and a synchronization, or a crash). Typical sources: the count
+    of a `sift.compact` read for the arithmetic of later sizes and masks,
+    and a scalar result written with `tensor.from_elements`.
+
+    - A host `memref.store` into a device buffer (a `gpu.alloc` or a view of
+      one) becomes a kernel of one block of one thread; a run of adjacent
+      stores is one kernel. Stores inside host loops stay: the loop is what
+      `--sift-verify-gpu` reports.
+    - A scalar a `gpu.launch` uses that is a host `memref.load` of a device
+      buffer, or a pure scalar op (arith, index, math) of such loads, is
+      recomputed at the start of the kernel (the load included), provided
+      that nothing from the load to the launch, the launch itself included,
+      may write or free the buffer (or a view of it; buffers of unknown
+      origin may alias any other). The host ops left without uses go.
+
+    What still needs the host value (a launch size, a branch condition, an
+    allocation size, a scalar result) keeps its load, and the verifier
+    reports it.
+  }];
+  let dependentDialects = ["arith::ArithDialect", "gpu::GPUDialect"];
+}
+
 def SiftVerifyGpu : Pass<"sift-verify-gpu", "ModuleOp"> {
   let summary = "Fail if work stays on the host between kernels, a kernel "
                 "allocates, or a launch exceeds the device's limits";
@@ -421,6 +470,10 @@ def SiftVerifyGpu : Pass<"sift-verify-gpu", "ModuleOp"> {
       1024 x 1024 x 64, grid 2^31-1 x 65535 x 65535);
     - a `gpu.launch_func` whose kernel operands take more than the 4352
       bytes of parameter space of PTX 8.0.
+
+    A function that only kernels call (before outlining: the deallocation
+    helper, which outlining copies into their `gpu.module`s) is checked as
+    kernel code, not host code.
 
     With `warn-only`, the findings are warnings and the pass succeeds (the
     work left on the host is visible but not fatal).

@@ -705,6 +705,43 @@ struct GpuLaunchToCpuPass
       if (failed(LaunchLowering(launch).run()))
         return signalPassFailure();
     }
+    if (failed(deviceMemoryToHost()))
+      return signalPassFailure();
+  }
+
+  /// The device's memory is the host's: gpu.alloc, gpu.dealloc and
+  /// gpu.memcpy of host code become memref.alloc, memref.dealloc and
+  /// memref.copy.
+  LogicalResult deviceMemoryToHost() {
+    SmallVector<Operation *> ops;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<gpu::AllocOp, gpu::DeallocOp, gpu::MemcpyOp>(op) &&
+          !op->getParentOfType<gpu::GPUModuleOp>())
+        ops.push_back(op);
+    });
+    for (Operation *op : ops) {
+      auto async = cast<gpu::AsyncOpInterface>(op);
+      if (!async.getAsyncDependencies().empty() || async.getAsyncToken())
+        return op->emitOpError("is asynchronous: not supported by the CPU "
+                               "execution (sift-gpu-launch-to-cpu)");
+      OpBuilder b(op);
+      if (auto alloc = dyn_cast<gpu::AllocOp>(op)) {
+        if (alloc.getHostShared() || !alloc.getSymbolOperands().empty())
+          return op->emitOpError("is host-shared or aligned by symbols: not "
+                                 "supported by the CPU execution "
+                                 "(sift-gpu-launch-to-cpu)");
+        Value host = memref::AllocOp::create(b, op->getLoc(), alloc.getType(),
+                                             alloc.getDynamicSizes());
+        alloc.getMemref().replaceAllUsesWith(host);
+      } else if (auto dealloc = dyn_cast<gpu::DeallocOp>(op)) {
+        memref::DeallocOp::create(b, op->getLoc(), dealloc.getMemref());
+      } else {
+        auto copy = cast<gpu::MemcpyOp>(op);
+        memref::CopyOp::create(b, op->getLoc(), copy.getSrc(), copy.getDst());
+      }
+      op->erase();
+    }
+    return success();
   }
 };
 } // namespace

@@ -1,0 +1,324 @@
+//===- GpuHostScalars.cpp - --sift-gpu-host-scalars -----------------------===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+// The scalar host code between kernels moves onto the device: a host store
+// into a device buffer becomes a one-thread kernel, and a host load of a
+// device buffer, with the scalar arithmetic on it, is recomputed inside the
+// kernels that use the result. See Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sift/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+namespace mlir {
+namespace sift {
+#define GEN_PASS_DEF_SIFTGPUHOSTSCALARS
+#include "sift/Transforms/Passes.h.inc"
+} // namespace sift
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::sift;
+
+/// Whether `op` is host code: outside kernels and device modules.
+static bool isHostCode(Operation *op) {
+  return !op->getParentOfType<gpu::LaunchOp>() &&
+         !op->getParentOfType<gpu::GPUModuleOp>();
+}
+
+/// Whether `op` is nested in a loop of host code. A loop's accesses are
+/// the verifier's finding: the loop as a whole must become a kernel, not
+/// one launch per iteration.
+static bool inHostLoop(Operation *op) {
+  for (Operation *parent = op->getParentOp(); parent;
+       parent = parent->getParentOp())
+    if (isa<scf::ForOp, scf::WhileOp, scf::ParallelOp, scf::ForallOp,
+            affine::AffineForOp, affine::AffineParallelOp>(parent))
+      return true;
+  return false;
+}
+
+/// The buffer `value` is a view of (through view-like ops, inside kernels
+/// and out).
+static Value rootOf(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
+      value = view.getViewSource();
+      continue;
+    }
+    if (auto meta = dyn_cast<memref::ExtractStridedMetadataOp>(def)) {
+      value = meta.getSource();
+      continue;
+    }
+    break;
+  }
+  return value;
+}
+
+/// Whether the buffer `root` is a fresh allocation.
+static bool isAllocation(Value root) {
+  return root.getDefiningOp<gpu::AllocOp>() ||
+         root.getDefiningOp<memref::AllocOp>() ||
+         root.getDefiningOp<memref::AllocaOp>();
+}
+
+/// Whether `root` is an argument of the function.
+static bool isFunctionArgument(Value root) {
+  auto arg = dyn_cast<BlockArgument>(root);
+  return arg && isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
+}
+
+/// Whether `root` is shared or private memory of a kernel.
+static bool isKernelLocal(Value root) {
+  auto type = dyn_cast<BaseMemRefType>(root.getType());
+  auto space =
+      type ? dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace())
+           : nullptr;
+  return space && space.getValue() != gpu::AddressSpace::Global;
+}
+
+/// Whether two different roots may be the same buffer: an allocation is
+/// distinct from every other allocation and from the function's arguments,
+/// a kernel's shared or private memory from everything else. A buffer of
+/// unknown origin (a loop's result, a call's) may be any other.
+static bool mayBeSame(Value x, Value y) {
+  if (x == y)
+    return true;
+  if (isKernelLocal(x) || isKernelLocal(y))
+    return false;
+  if (isAllocation(x))
+    return !isAllocation(y) && !isFunctionArgument(y);
+  if (isAllocation(y))
+    return !isFunctionArgument(x);
+  return true;
+}
+
+/// The buffers `value` may be a view of: through views, and through the
+/// branches of an `scf.if` or `scf.execute_region` that yields it. A loop's
+/// result (or an argument) is its own root, of unknown origin.
+static void collectRoots(Value value, llvm::SetVector<Value> &roots) {
+  value = rootOf(value);
+  auto result = dyn_cast<OpResult>(value);
+  Operation *def = result ? result.getOwner() : nullptr;
+  if (!def || !isa<scf::IfOp, scf::ExecuteRegionOp>(def)) {
+    roots.insert(value);
+    return;
+  }
+  // (The yielded values are defined inside the op: no cycle.)
+  for (Region &region : def->getRegions())
+    for (Block &block : region)
+      if (auto yield = dyn_cast<scf::YieldOp>(block.getTerminator()))
+        collectRoots(yield.getOperand(result.getResultNumber()), roots);
+}
+
+static bool mayAlias(Value a, Value b) {
+  llvm::SetVector<Value> rootsA, rootsB;
+  collectRoots(a, rootsA);
+  collectRoots(b, rootsB);
+  for (Value x : rootsA)
+    for (Value y : rootsB)
+      if (mayBeSame(x, y))
+        return true;
+  return false;
+}
+
+/// Whether `op` or an op nested in it may write or free `buffer` (or a
+/// view of it). Ops whose effects are unknown may.
+static bool mayWrite(Operation *op, Value buffer) {
+  WalkResult result = op->walk([&](Operation *nested) {
+    // A call of a function defined in the module (the deallocation helper)
+    // writes at most the buffers passed to it: sift's globals are
+    // constants. An external function may do anything.
+    if (auto call = dyn_cast<func::CallOp>(nested)) {
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      if (!callee || callee.isExternal())
+        return WalkResult::interrupt();
+      for (Value operand : call.getOperands())
+        if (isa<BaseMemRefType>(operand.getType()) && mayAlias(operand, buffer))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    }
+    auto iface = dyn_cast<MemoryEffectOpInterface>(nested);
+    if (!iface) {
+      // Known not to touch memory itself: its regions are walked.
+      if (nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
+          nested->hasTrait<OpTrait::IsTerminator>() ||
+          isa<gpu::BarrierOp>(nested))
+        return WalkResult::advance();
+      return WalkResult::interrupt();
+    }
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    iface.getEffects(effects);
+    for (const MemoryEffects::EffectInstance &effect : effects) {
+      if (!isa<MemoryEffects::Write, MemoryEffects::Free>(effect.getEffect()))
+        continue;
+      Value value = effect.getValue();
+      if (!value || !isa<BaseMemRefType>(value.getType()) ||
+          mayAlias(value, buffer))
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
+/// Host stores into device buffers become kernels of one thread: a run of
+/// adjacent stores is one launch. Stores in host loops stay (the loop is
+/// the finding), as do stores into host buffers.
+static void storesToKernels(func::FuncOp fn) {
+  SmallVector<SmallVector<memref::StoreOp>> runs;
+  fn.walk([&](memref::StoreOp store) {
+    if (!isHostCode(store) || inHostLoop(store) ||
+        !rootOf(store.getMemRef()).getDefiningOp<gpu::AllocOp>())
+      return;
+    Operation *prev = store->getPrevNode();
+    if (!runs.empty() && prev && prev == runs.back().back())
+      runs.back().push_back(store);
+    else
+      runs.push_back({store});
+  });
+  for (MutableArrayRef<memref::StoreOp> run : runs) {
+    OpBuilder b(run.front());
+    Location loc = run.front().getLoc();
+    Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+    auto launch = gpu::LaunchOp::create(b, loc, c1, c1, c1, c1, c1, c1);
+    Block &body = launch.getBody().front();
+    b.setInsertionPointToStart(&body);
+    auto terminator = gpu::TerminatorOp::create(b, loc);
+    for (memref::StoreOp store : run)
+      store->moveBefore(terminator);
+  }
+}
+
+namespace {
+/// Recomputes, inside a kernel, the host scalars it uses that are read from
+/// device memory.
+class ScalarSinker {
+public:
+  explicit ScalarSinker(gpu::LaunchOp launch) : launch(launch) {}
+
+  void run() {
+    llvm::SetVector<Value> used;
+    getUsedValuesDefinedAbove(launch.getBody(), used);
+    Block &body = launch.getBody().front();
+    OpBuilder b(&body, body.begin());
+    for (Value value : used) {
+      if (!isSinkable(value))
+        continue;
+      clone(b, value);
+      value.replaceUsesWithIf(mapping.lookup(value), [&](OpOperand &use) {
+        return launch->isProperAncestor(use.getOwner());
+      });
+    }
+  }
+
+  /// The host ops this launch now recomputes.
+  ArrayRef<Operation *> getSunk() const { return sunk; }
+
+private:
+  /// A host load of a device buffer that nothing writes between the load
+  /// and the launch (the launch included), or a pure scalar op of such
+  /// loads.
+  bool isSinkable(Value value) {
+    auto it = memo.find(value);
+    if (it != memo.end())
+      return it->second;
+    bool result = computeSinkable(value);
+    memo[value] = result;
+    return result;
+  }
+
+  bool computeSinkable(Value value) {
+    Operation *def = value.getDefiningOp();
+    if (!def || !isHostCode(def) || !value.getType().isIntOrIndexOrFloat())
+      return false;
+    if (auto load = dyn_cast<memref::LoadOp>(def)) {
+      Value buffer = load.getMemRef();
+      if (!rootOf(buffer).getDefiningOp<gpu::AllocOp>())
+        return false;
+      // The launch, or the op around it in the load's block, is after the
+      // load: nothing from the load to it may write the buffer.
+      Operation *until = load->getBlock()->findAncestorOpInBlock(*launch);
+      if (!until || until->isBeforeInBlock(load))
+        return false;
+      for (Operation *op = load->getNextNode();; op = op->getNextNode()) {
+        if (mayWrite(op, buffer))
+          return false;
+        if (op == until)
+          break;
+      }
+      return true;
+    }
+    if (def->getNumRegions() != 0 || !isPure(def) ||
+        !llvm::all_of(def->getResultTypes(),
+                      [](Type t) { return t.isIntOrIndexOrFloat(); }))
+      return false;
+    bool any = false;
+    for (Value operand : def->getOperands())
+      any |= isSinkable(operand);
+    return any;
+  }
+
+  void clone(OpBuilder &b, Value value) {
+    if (mapping.contains(value))
+      return;
+    Operation *def = value.getDefiningOp();
+    for (Value operand : def->getOperands())
+      if (isSinkable(operand))
+        clone(b, operand);
+    b.clone(*def, mapping);
+    sunk.push_back(def);
+  }
+
+  gpu::LaunchOp launch;
+  DenseMap<Value, bool> memo;
+  IRMapping mapping;
+  SmallVector<Operation *> sunk;
+};
+
+struct GpuHostScalarsPass
+    : public sift::impl::SiftGpuHostScalarsBase<GpuHostScalarsPass> {
+  void runOnOperation() override {
+    for (auto fn : getOperation().getOps<func::FuncOp>()) {
+      storesToKernels(fn);
+      SmallVector<gpu::LaunchOp> launches;
+      fn.walk([&](gpu::LaunchOp launch) {
+        if (isHostCode(launch))
+          launches.push_back(launch);
+      });
+      llvm::SetVector<Operation *> sunkSet;
+      for (gpu::LaunchOp launch : launches) {
+        ScalarSinker sinker(launch);
+        sinker.run();
+        sunkSet.insert_range(sinker.getSunk());
+      }
+      SmallVector<Operation *> sunk(sunkSet.begin(), sunkSet.end());
+      // The host ops no host code uses any more go (users before
+      // producers).
+      bool changed = true;
+      while (changed) {
+        changed = false;
+        for (Operation *&op : sunk) {
+          if (op && op->use_empty()) {
+            op->erase();
+            op = nullptr;
+            changed = true;
+          }
+        }
+      }
+    }
+  }
+};
+} // namespace
