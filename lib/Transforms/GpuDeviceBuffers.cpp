@@ -4,6 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GpuHostCode.h"
+
 #include "sift/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -23,12 +25,6 @@ namespace sift {
 
 using namespace mlir;
 using namespace mlir::sift;
-
-/// Whether `op` is host code: outside kernels and device modules.
-static bool isHostCode(Operation *op) {
-  return !op->getParentOfType<gpu::LaunchOp>() &&
-         !op->getParentOfType<gpu::GPUModuleOp>();
-}
 
 /// Whether `value` is a view of a host allocation kept for bookkeeping.
 static bool isHostBuffer(Value value) {

@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GpuHostCode.h"
+
 #include "sift/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -30,12 +32,6 @@ namespace sift {
 
 using namespace mlir;
 using namespace mlir::sift;
-
-/// Whether `op` is host code: outside kernels and device modules.
-static bool isHostCode(Operation *op) {
-  return !op->getParentOfType<gpu::LaunchOp>() &&
-         !op->getParentOfType<gpu::GPUModuleOp>();
-}
 
 /// Whether `op` is nested in a loop of host code. A loop's accesses are
 /// the verifier's finding: the loop as a whole must become a kernel, not

@@ -62,17 +62,6 @@ void Staticizer::staticizeLoop(scf::ForOp forOp, int64_t bound) {
   ++numSyncsRemoved;
 }
 
-/// The error for a result type with a dynamic dimension past the first.
-static LogicalResult checkLeadingDynamic(Operation *op) {
-  for (Type t : op->getResultTypes())
-    if (auto rt = dyn_cast<RankedTensorType>(t);
-        rt && !rt.hasStaticShape() && !onlyLeadingDynamic(rt))
-      return op->emitOpError() << "result type " << rt
-                               << " is dynamic beyond dimension 0, which "
-                                  "--sift-staticize does not support yet";
-  return success();
-}
-
 LogicalResult Staticizer::rewriteBoundedIf(scf::IfOp ifOp) {
   // `idx = nonzero(a) if cond else nonzero(b)`: each branch's bounded value
   // is padded to the larger of the two bounds and yielded with its count;

@@ -60,6 +60,16 @@ bool onlyLeadingDynamic(RankedTensorType t) {
   return t.getRank() >= 1;
 }
 
+LogicalResult checkLeadingDynamic(Operation *op) {
+  for (Type t : op->getResultTypes())
+    if (auto rt = dyn_cast<RankedTensorType>(t);
+        rt && !rt.hasStaticShape() && !onlyLeadingDynamic(rt))
+      return op->emitOpError() << "result type " << rt
+                               << " is dynamic beyond dimension 0, which "
+                                  "--sift-staticize does not support yet";
+  return success();
+}
+
 RankedTensorType withLeading(RankedTensorType t, int64_t n) {
   SmallVector<int64_t> shape(t.getShape());
   shape[0] = n;
@@ -259,12 +269,8 @@ LogicalResult Staticizer::rewrite(Operation *op) {
     return failure();
   if (!touches)
     return success();
-  for (Type t : op->getResultTypes())
-    if (auto rt = dyn_cast<RankedTensorType>(t);
-        rt && !rt.hasStaticShape() && !onlyLeadingDynamic(rt))
-      return op->emitOpError() << "result type " << rt
-                               << " is dynamic beyond dimension 0, which "
-                                  "--sift-staticize does not support yet";
+  if (failed(checkLeadingDynamic(op)))
+    return failure();
 
   // One rule per op, named after it: SiftOps.cpp (sift ops), Sorts.cpp
   // (sort, argsort, topk, cumsum, unique), TensorOps.cpp (tensor and

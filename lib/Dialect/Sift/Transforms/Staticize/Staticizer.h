@@ -162,6 +162,9 @@ private:
 bool hasDynamicTensor(TypeRange types);
 /// Whether only dimension 0 of `t` is dynamic (the form staticize handles).
 bool onlyLeadingDynamic(RankedTensorType t);
+/// The error (at `op`) for a result type with a dynamic dimension past the
+/// first.
+LogicalResult checkLeadingDynamic(Operation *op);
 /// `t` with `n` rows.
 RankedTensorType withLeading(RankedTensorType t, int64_t n);
 /// `x != 0` elementwise (NaN counts as non-zero, as in sift.count).
