@@ -691,6 +691,15 @@ func.func @f(%x: tensor<24xi1>, %m: tensor<24xi1>) -> (tensor<?xi1>, tensor<?xi6
         k = [20, 0, 1, 33][i % 4]
         flat[:3 * k] = rng.integers(0, 50, 3 * k)
         return np.roll(flat, 7 * i)
+    def kept_scores(rng, i):
+        scores = np.where(rng.random(64) < [0.4, 0.0, 1.0][i % 3], 0.75,
+                          0.25).astype(np.float32)
+        scores[(5 * i) % 64] = 0.9
+        return scores
+    add(Case("pattern-kept-box-fields",
+             pattern("kept_box_fields", "kept_box_fields"),
+             per_row(lambda rng, i: rng.standard_normal((64, 4)).astype(
+                         np.float32), kept_scores)))
     add(Case("pattern-flat-triples", pattern("flat_triples", "flat_triples"),
              per_row(triples)))
     add(Case("pattern-multilabel-counts",

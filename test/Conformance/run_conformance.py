@@ -1829,6 +1829,21 @@ func.func @first_four(%m: tensor<NNxi1>, %x: tensor<NNxf32>) -> tensor<4xf32> {
                                  cascade_ref(boxes, scores, thresholds),
                                  (1e-5, 1e-6)))
 
+    # kept_box_fields: a slice of the trailing dimension of a selection
+    # (kept[:, :2]) and rank-reducing slices of it (kept[0], kept[0, 2]).
+    def kept_ref(boxes, scores):
+        kept = boxes[scores > np.float32(0.5)]
+        return [kept[:, :2], kept[0], np.array(kept[0, 2], np.float32)]
+    for name, p_keep in (("some", 0.4), ("one", 0.0), ("all", 1.0)):
+        boxes = r.standard_normal((64, 4)).astype(np.float32)
+        scores = np.where(r.random(64) < p_keep, 0.75, 0.25).astype(
+            np.float32)
+        scores[r.integers(0, 64)] = 0.9  # kept[0] needs a kept box
+        out.append(StaticizeCase("kept_box_fields_" + name,
+                                 read_example("patterns/kept_box_fields.mlir"),
+                                 "kept_box_fields", [boxes, scores], {},
+                                 kept_ref(boxes, scores), (0.0, 0.0)))
+
     # flat_triples: .view(-1, 3) of a selection padded to 100 rows (3 does
     # not divide the bound).
     def triples_ref(flat):

@@ -14,6 +14,7 @@
 // RUN: tensor-opt %sift_src_root/examples/patterns/cascade_filter.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=CASC --implicit-check-not='tensor<?'
 // RUN: tensor-opt %sift_src_root/examples/patterns/flat_triples.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=TRI --implicit-check-not='tensor<?'
 // RUN: tensor-opt %sift_src_root/examples/patterns/multilabel_counts.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=MLC --implicit-check-not='tensor<?'
+// RUN: tensor-opt %sift_src_root/examples/patterns/kept_box_fields.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=KEPT --implicit-check-not='tensor<?'
 // RUN: tensor-opt %sift_src_root/examples/patterns/budgeted_topn_helper.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=BUD --implicit-check-not='tensor<?' --implicit-check-not='func.call'
 
 // RPN: func.func @positive_l1({{.*}}) -> tensor<f32>
@@ -78,3 +79,9 @@
 // Counts along the rows of a selection: one per padded row.
 // MLC: func.func @multilabel_counts({{.*}}) -> (tensor<256xi64>, tensor<i64>, tensor<i64>)
 // MLC: sift.count %{{.*}} : tensor<256x5xi1> -> tensor<256xi64>
+
+// KEPT: func.func @kept_box_fields({{.*}}) -> (tensor<64x2xf32>, tensor<i64>, tensor<4xf32>, tensor<f32>)
+// KEPT: tensor.extract_slice %{{.*}}[0, 0] [64, 2] [1, 1] : tensor<64x4xf32> to tensor<64x2xf32>
+// KEPT: sift.gather %{{.*}} : tensor<64x4xf32>, tensor<1xi64> -> tensor<1x4xf32>
+// KEPT: tensor.collapse_shape %{{.*}} {{\[}}[0, 1]] : tensor<1x4xf32> into tensor<4xf32>
+// KEPT: tensor.collapse_shape %{{.*}} [] : tensor<1x1xf32> into tensor<f32>

@@ -63,6 +63,14 @@ static SmallVector<ReassociationIndices> batchedReassociation(ReshapeOp op) {
       ++d;
     groups.push_back(group);
   }
+  // A reshape between a 0-d tensor and unit dimensions (`[1, 1]` <-> `[]`)
+  // has no groups: batched, the unit dimensions join the batch one.
+  if (groups.size() == 1) {
+    int64_t rank =
+        std::max(op.getSrcType().getRank(), op.getResultType().getRank());
+    for (int64_t d = 1; d <= rank; ++d)
+      groups.front().push_back(d);
+  }
   return groups;
 }
 

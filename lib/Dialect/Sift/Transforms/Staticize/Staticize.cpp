@@ -206,6 +206,53 @@ FailureOr<int64_t> Staticizer::requireBound(Operation *op, Value v) {
             "the function argument it comes from with {sift.bound = N : i64}";
 }
 
+/// The reassociation that collapses a slice's unreduced result into its
+/// rank-reduced one: each kept dimension with the dropped (unit) ones before
+/// it, the dropped ones after the last kept dimension with that one.
+static SmallVector<ReassociationIndices>
+droppedDimsReassociation(const llvm::SmallBitVector &dropped) {
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices current;
+  for (int64_t d = 0, e = dropped.size(); d < e; ++d) {
+    current.push_back(d);
+    if (!dropped[d]) {
+      groups.push_back(current);
+      current.clear();
+    }
+  }
+  if (!current.empty() && !groups.empty())
+    llvm::append_range(groups.back(), current);
+  return groups;
+}
+
+void Staticizer::splitRankReducingSlices() {
+  // A rank-reducing slice of a tensor whose leading dimension is dynamic
+  // (`x[m][0]`, a row of a selection; `x[m][:, 0:1]` squeezed) is the same
+  // slice without the reduction, then a collapse_shape of its unit
+  // dimensions: the slice and reshape rules then apply as they are.
+  SmallVector<tensor::ExtractSliceOp> slices;
+  func.walk([&](tensor::ExtractSliceOp slice) {
+    RankedTensorType src = slice.getSourceType();
+    if (src.getRank() > 0 && src.isDynamicDim(0) &&
+        slice.getType().getRank() < src.getRank())
+      slices.push_back(slice);
+  });
+  for (tensor::ExtractSliceOp slice : slices) {
+    OpBuilder b(slice);
+    RankedTensorType full = tensor::ExtractSliceOp::inferResultType(
+        slice.getSourceType(), slice.getMixedSizes());
+    llvm::SmallBitVector dropped = slice.getDroppedDims();
+    auto unreduced = tensor::ExtractSliceOp::create(
+        b, slice.getLoc(), full, slice.getSource(), slice.getMixedOffsets(),
+        slice.getMixedSizes(), slice.getMixedStrides());
+    Value collapsed = tensor::CollapseShapeOp::create(
+        b, slice.getLoc(), slice.getType(), unreduced,
+        droppedDimsReassociation(dropped));
+    slice.getResult().replaceAllUsesWith(collapsed);
+    slice.erase();
+  }
+}
+
 LogicalResult Staticizer::run() {
   for (BlockArgument arg : func.getArguments())
     if (hasDynamicTensor(arg.getType()))
@@ -218,6 +265,7 @@ LogicalResult Staticizer::run() {
   if (!func.getBody().hasOneBlock())
     return func.emitOpError("--sift-staticize supports single-block functions");
 
+  splitRankReducingSlices();
   // The bounds are taken from the program as written, before the rewrite
   // changes it: every data-dependent size a rule pads to, and the upper
   // bounds of loops' upper bounds.

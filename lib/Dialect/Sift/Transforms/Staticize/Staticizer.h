@@ -50,6 +50,10 @@ public:
   Staticizer(func::FuncOp func, SizeBounds &bounds)
       : func(func), bounds(bounds) {}
 
+  /// Rank-reducing slices of tensors with a dynamic leading dimension
+  /// become a slice that keeps the rank and a collapse_shape, before the
+  /// bounds are taken.
+  void splitRankReducingSlices();
   LogicalResult run();
 
   int64_t numRewritten = 0;

@@ -50,19 +50,19 @@ LogicalResult Staticizer::rewriteExtractSlice(ImplicitLocOpBuilder &b,
   Operation *op = slice;
   RankedTensorType srcType = slice.getSourceType();
   RankedTensorType resType = slice.getType();
+  // Rank-reducing slices were split into a slice and a collapse_shape
+  // (splitRankReducingSlices).
   if (srcType.getRank() != resType.getRank())
     return op->emitOpError("rank-reducing slices of data-dependent tensors "
-                           "are not supported by --sift-staticize yet");
+                           "are not supported by --sift-staticize");
+  // The other dimensions (`x[m][:, 1:3]`) are sliced as they are, from the
+  // rows the leading dimension selects.
+  bool trailing = false;
   for (int64_t d = 1; d < srcType.getRank(); ++d)
-    if (!slice.isDynamicOffset(d) && slice.getStaticOffset(d) == 0 &&
-        !slice.isDynamicSize(d) &&
-        slice.getStaticSize(d) == srcType.getDimSize(d) &&
-        !slice.isDynamicStride(d) && slice.getStaticStride(d) == 1)
-      continue;
-    else
-      return op->emitOpError("--sift-staticize supports slices of "
-                             "data-dependent tensors along dimension 0 "
-                             "only");
+    trailing |=
+        !isConstantIntValue(slice.getMixedOffsets()[d], 0) ||
+        !isConstantIntValue(slice.getMixedSizes()[d], srcType.getDimSize(d)) ||
+        !isConstantIntValue(slice.getMixedStrides()[d], 1);
   Padded src = lookup(b, slice.getSource());
   int64_t n = resType.getDimSize(0);
   Value count;
@@ -78,6 +78,15 @@ LogicalResult Staticizer::rewriteExtractSlice(ImplicitLocOpBuilder &b,
   }
   // The slice's rows: padded with its count when its size is dynamic.
   auto replaceSlice = [&](Value rows) {
+    if (trailing) {
+      SmallVector<OpFoldResult> offsets(slice.getMixedOffsets());
+      SmallVector<OpFoldResult> sizes(slice.getMixedSizes());
+      SmallVector<OpFoldResult> strides(slice.getMixedStrides());
+      offsets[0] = b.getIndexAttr(0);
+      sizes[0] = b.getIndexAttr(n);
+      strides[0] = b.getIndexAttr(1);
+      rows = tensor::ExtractSliceOp::create(b, rows, offsets, sizes, strides);
+    }
     if (count)
       define(op, slice.getResult(), rows, count);
     else
@@ -90,7 +99,7 @@ LogicalResult Staticizer::rewriteExtractSlice(ImplicitLocOpBuilder &b,
   // are the same, in O(n) instead of a full sort. Rows past the source's
   // count are padding as below.
   auto argsort = src.padded.getDefiningOp<ArgsortOp>();
-  if (argsort && srcType.getRank() == 1 &&
+  if (argsort && srcType.getRank() == 1 && !trailing &&
       isConstantIntValue(slice.getMixedOffsets()[0], 0) &&
       isConstantIntValue(slice.getMixedStrides()[0], 1) &&
       n < cast<RankedTensorType>(src.padded.getType()).getDimSize(0)) {
