@@ -691,6 +691,11 @@ func.func @f(%x: tensor<24xi1>, %m: tensor<24xi1>) -> (tensor<?xi1>, tensor<?xi6
         k = [20, 0, 1, 33][i % 4]
         flat[:3 * k] = rng.integers(0, 50, 3 * k)
         return np.roll(flat, 7 * i)
+    add(Case("pattern-valid-fg-presence",
+             pattern("valid_fg_presence", "valid_fg_presence"),
+             per_row(lambda rng, i: rng.choice(
+                 [-1, 0, 1], 256, p=[[0.3, 0.5, 0.2], [1, 0, 0], [0.5, 0, 0.5],
+                                     [0, 1, 0]][i % 4]).astype(np.int64))))
     def kept_scores(rng, i):
         scores = np.where(rng.random(64) < [0.4, 0.0, 1.0][i % 3], 0.75,
                           0.25).astype(np.float32)

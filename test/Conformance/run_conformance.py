@@ -1829,6 +1829,18 @@ func.func @first_four(%m: tensor<NNxi1>, %x: tensor<NNxf32>) -> tensor<4xf32> {
                                  cascade_ref(boxes, scores, thresholds),
                                  (1e-5, 1e-6)))
 
+    # valid_fg_presence: unique (with counts) of a selected boolean tensor.
+    def fg_ref(labels):
+        v, c = np.unique(labels[labels != -1] > 0, return_counts=True)
+        return [v, c.astype(np.int64)]
+    for name, probs in (("mixed", [0.3, 0.5, 0.2]), ("all_ignored", [1, 0, 0]),
+                        ("only_fg", [0.5, 0, 0.5]), ("only_bg", [0, 1, 0])):
+        labels = r.choice([-1, 0, 1], 256, p=probs).astype(np.int64)
+        out.append(StaticizeCase("valid_fg_presence_" + name,
+                                 read_example("patterns/valid_fg_presence.mlir"),
+                                 "valid_fg_presence", [labels], {},
+                                 fg_ref(labels), (0.0, 0.0)))
+
     # kept_box_fields: a slice of the trailing dimension of a selection
     # (kept[:, :2]) and rank-reducing slices of it (kept[0], kept[0, 2]).
     def kept_ref(boxes, scores):

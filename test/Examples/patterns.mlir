@@ -15,6 +15,7 @@
 // RUN: tensor-opt %sift_src_root/examples/patterns/flat_triples.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=TRI --implicit-check-not='tensor<?'
 // RUN: tensor-opt %sift_src_root/examples/patterns/multilabel_counts.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=MLC --implicit-check-not='tensor<?'
 // RUN: tensor-opt %sift_src_root/examples/patterns/kept_box_fields.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=KEPT --implicit-check-not='tensor<?'
+// RUN: tensor-opt %sift_src_root/examples/patterns/valid_fg_presence.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=FGP --implicit-check-not='tensor<?'
 // RUN: tensor-opt %sift_src_root/examples/patterns/budgeted_topn_helper.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=BUD --implicit-check-not='tensor<?' --implicit-check-not='func.call'
 
 // RPN: func.func @positive_l1({{.*}}) -> tensor<f32>
@@ -85,3 +86,6 @@
 // KEPT: sift.gather %{{.*}} : tensor<64x4xf32>, tensor<1xi64> -> tensor<1x4xf32>
 // KEPT: tensor.collapse_shape %{{.*}} {{\[}}[0, 1]] : tensor<1x4xf32> into tensor<4xf32>
 // KEPT: tensor.collapse_shape %{{.*}} [] : tensor<1x1xf32> into tensor<f32>
+
+// FGP: func.func @valid_fg_presence({{.*}}) -> (tensor<256xi1>, tensor<i64>, tensor<256xi64>, tensor<i64>)
+// FGP: sift.sort %{{.*}} : tensor<256xi8> -> tensor<256xi8>, tensor<256xi64>
