@@ -691,6 +691,15 @@ func.func @f(%x: tensor<24xi1>, %m: tensor<24xi1>) -> (tensor<?xi1>, tensor<?xi6
         k = [20, 0, 1, 33][i % 4]
         flat[:3 * k] = rng.integers(0, 50, 3 * k)
         return np.roll(flat, 7 * i)
+    for mode in (0, 2):
+        add(Case("pattern-mode-selection-%d" % mode,
+                 pattern("mode_selection", "mode_selection"),
+                 per_row(lambda rng, i: rng.random(128).astype(np.float32),
+                         lambda rng, i: rng.choice(
+                             [-1, 0, 1], 128,
+                             p=[[0.2, 0.5, 0.3], [1, 0, 0], [0, 0, 1]][i % 3])
+                         .astype(np.int64)),
+                 shared={2: mode}))
     add(Case("pattern-valid-fg-presence",
              pattern("valid_fg_presence", "valid_fg_presence"),
              per_row(lambda rng, i: rng.choice(

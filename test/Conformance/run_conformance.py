@@ -1829,6 +1829,20 @@ func.func @first_four(%m: tensor<NNxi1>, %x: tensor<NNxf32>) -> tensor<4xf32> {
                                  cascade_ref(boxes, scores, thresholds),
                                  (1e-5, 1e-6)))
 
+    # mode_selection: an scf.index_switch whose cases yield selections.
+    def mode_ref(scores, labels, mode):
+        m = [labels > 0, labels == 0][mode] if mode < 2 else labels != -1
+        s = scores[m]
+        return [s, np.array(s.sum(dtype=np.float64), np.float32)]
+    labels = r.choice([-1, 0, 1], 128, p=[0.2, 0.5, 0.3]).astype(np.int64)
+    scores = r.random(128).astype(np.float32)
+    for mode in (0, 1, 2, 7):
+        out.append(StaticizeCase("mode_selection_%d" % mode,
+                                 read_example("patterns/mode_selection.mlir"),
+                                 "mode_selection", [scores, labels],
+                                 {"mode": mode},
+                                 mode_ref(scores, labels, mode), (1e-5, 1e-5)))
+
     # valid_fg_presence: unique (with counts) of a selected boolean tensor.
     def fg_ref(labels):
         v, c = np.unique(labels[labels != -1] > 0, return_counts=True)

@@ -16,6 +16,7 @@
 // RUN: tensor-opt %sift_src_root/examples/patterns/multilabel_counts.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=MLC --implicit-check-not='tensor<?'
 // RUN: tensor-opt %sift_src_root/examples/patterns/kept_box_fields.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=KEPT --implicit-check-not='tensor<?'
 // RUN: tensor-opt %sift_src_root/examples/patterns/valid_fg_presence.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=FGP --implicit-check-not='tensor<?'
+// RUN: tensor-opt %sift_src_root/examples/patterns/mode_selection.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=MODE --implicit-check-not='tensor<?'
 // RUN: tensor-opt %sift_src_root/examples/patterns/budgeted_topn_helper.mlir --sift-staticize --sift-verify-static | FileCheck %s --check-prefix=BUD --implicit-check-not='tensor<?' --implicit-check-not='func.call'
 
 // RPN: func.func @positive_l1({{.*}}) -> tensor<f32>
@@ -89,3 +90,7 @@
 
 // FGP: func.func @valid_fg_presence({{.*}}) -> (tensor<256xi1>, tensor<i64>, tensor<256xi64>, tensor<i64>)
 // FGP: sift.sort %{{.*}} : tensor<256xi8> -> tensor<256xi8>, tensor<256xi64>
+
+// MODE: func.func @mode_selection({{.*}}) -> (tensor<128xf32>, tensor<i64>, tensor<f32>)
+// MODE: scf.index_switch %{{.*}} -> tensor<128xf32>, index
+// MODE-COUNT-3: sift.compact

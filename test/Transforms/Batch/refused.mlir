@@ -97,3 +97,19 @@ func.func @f(%x: tensor<4xf32>) -> tensor<*xf32> {
   %c = tensor.cast %x : tensor<4xf32> to tensor<*xf32>
   return %c : tensor<*xf32>
 }
+
+// -----
+
+// A case index that differs per row.
+func.func @f(%i: index, %x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'scf.index_switch' op cannot be batched by --sift-batch: its case index is per row}}
+  %r = scf.index_switch %i -> tensor<4xf32>
+  case 0 {
+    scf.yield %x : tensor<4xf32>
+  }
+  default {
+    %y = arith.addf %x, %x : tensor<4xf32>
+    scf.yield %y : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}

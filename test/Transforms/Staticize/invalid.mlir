@@ -82,7 +82,7 @@ func.func @carried_growing(%m: tensor<8xi1>) -> tensor<?xi64> {
 
 func.func @bounded_while_result(%m: tensor<8xi1>, %c: i1) -> tensor<?xi64> {
   %idx = sift.nonzero %m : tensor<8xi1> -> tensor<?xi64>
-  // expected-error @+1 {{'scf.while' op with data-dependent shapes in a region is not supported by --sift-staticize yet}}
+  // expected-error @+1 {{'scf.while' op carries data-dependent tensors: its trip count is not bounded}}
   %r = scf.while (%x = %idx) : (tensor<?xi64>) -> tensor<?xi64> {
     scf.condition(%c) %x : tensor<?xi64>
   } do {

@@ -122,3 +122,33 @@ func.func @carried_over_count(%m: tensor<8xi1>, %x: tensor<8xi64>) -> tensor<?xi
   }
   return %r : tensor<?xi64>
 }
+
+// -----
+
+// An scf.index_switch whose cases yield selections: each padded to the
+// largest case bound (16), yielded with its count.
+// CHECK-LABEL: func.func @switch_selections
+// CHECK-SAME: -> (tensor<16xf32>, tensor<i64>)
+// CHECK: scf.index_switch %{{.*}} -> tensor<16xf32>, index
+// CHECK: case 0 {
+// CHECK: sift.compact %{{.*}} : tensor<16xi1> -> tensor<16xi64>, tensor<i64>
+// CHECK: scf.yield %{{.*}}, %{{.*}} : tensor<16xf32>, index
+// CHECK: default {
+// CHECK: sift.compact %{{.*}} : tensor<8xi1> -> tensor<8xi64>, tensor<i64>
+// CHECK: scf.yield %{{.*}}, %{{.*}} : tensor<16xf32>, index
+func.func @switch_selections(%x: tensor<16xf32>, %y: tensor<8xf32>, %i: index) -> tensor<?xf32> {
+  %r = scf.index_switch %i -> tensor<?xf32>
+  case 0 {
+    %z = arith.constant dense<0.0> : tensor<16xf32>
+    %m = arith.cmpf ogt, %x, %z : tensor<16xf32>
+    %s = sift.masked_select %x, %m : tensor<16xf32>, tensor<16xi1> -> tensor<?xf32>
+    scf.yield %s : tensor<?xf32>
+  }
+  default {
+    %z = arith.constant dense<0.0> : tensor<8xf32>
+    %m = arith.cmpf olt, %y, %z : tensor<8xf32>
+    %s = sift.masked_select %y, %m : tensor<8xf32>, tensor<8xi1> -> tensor<?xf32>
+    scf.yield %s : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}

@@ -183,6 +183,9 @@ LogicalResult Batcher::batchOp(OpBuilder &b, Operation *op) {
       // scf (ControlFlow.cpp)
       .Case([&](scf::IfOp ifOp) { return batchScfIf(b, ifOp); })
       .Case([&](scf::ForOp forOp) { return batchScfFor(b, forOp); })
+      .Case([&](scf::IndexSwitchOp switchOp) {
+        return batchScfIndexSwitch(b, switchOp);
+      })
       // tensor (TensorOps.cpp)
       .Case([&](tensor::ExtractOp extract) { return batchExtract(b, extract); })
       .Case([&](tensor::FromElementsOp from) {

@@ -159,6 +159,10 @@ private:
 
   LogicalResult batchScfIf(OpBuilder &b, scf::IfOp op);
   LogicalResult batchScfIfShared(OpBuilder &b, scf::IfOp op);
+  LogicalResult batchScfIndexSwitch(OpBuilder &b, scf::IndexSwitchOp op);
+  LogicalResult
+  batchSharedBranches(OpBuilder &b, Operation *op, Operation *shell,
+                      function_ref<Operation *(TypeRange)> makeTyped);
   LogicalResult batchScfIfPerRow(OpBuilder &b, scf::IfOp op);
   LogicalResult batchScfFor(OpBuilder &b, scf::ForOp op);
   /// One attempt at the loop of `batchScfFor` with the carried values

@@ -4,9 +4,9 @@
 //
 // `scf.if` on a batched condition evaluates both branches and selects per
 // row (the if-conversion --sift-staticize shares); on an unbatched one it
-// stays a branch. `scf.for` with unbatched bounds
-// keeps its loop, its carried values batched where needed (found by a
-// fixpoint over the body).
+// stays a branch, as does `scf.index_switch` on an unbatched index. `scf.for`
+// with unbatched bounds keeps its loop, its carried values batched where needed
+// (found by a fixpoint over the body).
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,60 +40,99 @@ LogicalResult Batcher::batchScfIf(OpBuilder &b, scf::IfOp op) {
   return batchScfIfPerRow(b, op);
 }
 
-/// The same branch for every row; a result is per row when either branch
-/// yields a per-row value.
-LogicalResult Batcher::batchScfIfShared(OpBuilder &b, scf::IfOp op) {
-  Location loc = op.getLoc();
-  auto newIf = scf::IfOp::create(b, loc, TypeRange{}, lookup(op.getCondition()),
-                                 /*withElseRegion=*/op.elseBlock() != nullptr);
+/// A branch op that takes the same branch for every row: its regions are
+/// batched in `shell`'s (the same op without results), a result is per row
+/// when any branch yields a per-row value, and `makeTyped` makes the op with
+/// the result types, into which the regions move.
+LogicalResult
+Batcher::batchSharedBranches(OpBuilder &b, Operation *op, Operation *shell,
+                             function_ref<Operation *(TypeRange)> makeTyped) {
+  Location loc = op->getLoc();
   SmallVector<SmallVector<Value>> yields;
-  for (Region *region : {&op.getThenRegion(), &op.getElseRegion()}) {
-    if (region->empty())
+  for (auto [region, target] :
+       llvm::zip_equal(op->getRegions(), shell->getRegions())) {
+    if (region.empty())
       continue;
-    Block &target = region == &op.getThenRegion()
-                        ? newIf.getThenRegion().front()
-                        : newIf.getElseRegion().front();
-    if (!target.empty() && target.back().hasTrait<OpTrait::IsTerminator>())
-      target.back().erase();
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToEnd(&target);
-    FailureOr<SmallVector<Value>> values = batchRegion(b, region->front());
+    if (target.empty())
+      b.createBlock(&target);
+    Block &block = target.front();
+    if (!block.empty() && block.back().hasTrait<OpTrait::IsTerminator>())
+      block.back().erase();
+    b.setInsertionPointToEnd(&block);
+    FailureOr<SmallVector<Value>> values = batchRegion(b, region.front());
     if (failed(values))
       return failure();
     yields.push_back(*values);
   }
   SmallVector<Type> types;
   SmallVector<bool> perRow;
-  for (auto [i, result] : llvm::enumerate(op.getResults())) {
+  for (auto [i, result] : llvm::enumerate(op->getResults())) {
     bool any = llvm::any_of(
         yields, [&](auto &values) { return batched.contains(values[i]); });
     perRow.push_back(any);
     types.push_back(any ? batchedType(result.getType()) : result.getType());
   }
-  Region *newRegions[] = {&newIf.getThenRegion(), &newIf.getElseRegion()};
-  for (auto [k, region] : llvm::enumerate(newRegions)) {
-    if (region->empty())
+  unsigned k = 0;
+  for (Region &region : shell->getRegions()) {
+    if (region.empty())
       continue;
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToEnd(&region->front());
+    b.setInsertionPointToEnd(&region.front());
     SmallVector<Value> values;
     for (auto [i, v] : llvm::enumerate(yields[k]))
       values.push_back(perRow[i] && !batched.contains(v) ? broadcast(b, loc, v)
                                                          : v);
     scf::YieldOp::create(b, loc, values);
+    ++k;
   }
   // Re-create the op with its result types, moving the regions over.
-  auto typed = scf::IfOp::create(b, loc, types, newIf.getCondition(),
-                                 /*withElseRegion=*/false);
-  typed.getThenRegion().takeBody(newIf.getThenRegion());
-  typed.getElseRegion().takeBody(newIf.getElseRegion());
-  newIf.erase();
-  for (auto [i, result] : llvm::enumerate(op.getResults())) {
-    map.map(result, typed.getResult(i));
+  Operation *typed = makeTyped(types);
+  for (auto [to, from] :
+       llvm::zip_equal(typed->getRegions(), shell->getRegions()))
+    to.takeBody(from);
+  shell->erase();
+  for (auto [i, result] : llvm::enumerate(op->getResults())) {
+    map.map(result, typed->getResult(i));
     if (perRow[i])
-      batched.insert(typed.getResult(i));
+      batched.insert(typed->getResult(i));
   }
   return success();
+}
+
+/// The same branch for every row.
+LogicalResult Batcher::batchScfIfShared(OpBuilder &b, scf::IfOp op) {
+  Location loc = op.getLoc();
+  auto shell = scf::IfOp::create(b, loc, TypeRange{}, lookup(op.getCondition()),
+                                 /*withElseRegion=*/op.elseBlock() != nullptr);
+  return batchSharedBranches(b, op, shell, [&](TypeRange types) {
+    return scf::IfOp::create(b, loc, types, shell.getCondition(),
+                             /*withElseRegion=*/false)
+        .getOperation();
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// scf.index_switch
+//===----------------------------------------------------------------------===//
+
+LogicalResult Batcher::batchScfIndexSwitch(OpBuilder &b,
+                                           scf::IndexSwitchOp op) {
+  // A case index shared by the rows takes the same case for every row; one
+  // per row would run every case and select, which is not done.
+  if (isBatched(op.getArg()))
+    return op.emitOpError("cannot be batched by --sift-batch: its case index "
+                          "is per row (a chain of scf.if on the index is "
+                          "batched, each if-converted)");
+  Location loc = op.getLoc();
+  auto shell =
+      scf::IndexSwitchOp::create(b, loc, TypeRange{}, lookup(op.getArg()),
+                                 op.getCases(), op.getNumCases());
+  return batchSharedBranches(b, op, shell, [&](TypeRange types) {
+    return scf::IndexSwitchOp::create(b, loc, types, shell.getArg(),
+                                      shell.getCases(), shell.getNumCases())
+        .getOperation();
+  });
 }
 
 /// A per-row condition: both branches run for every row, then each row

@@ -62,21 +62,27 @@ void Staticizer::staticizeLoop(scf::ForOp forOp, int64_t bound) {
   ++numSyncsRemoved;
 }
 
-LogicalResult Staticizer::rewriteBoundedIf(scf::IfOp ifOp) {
-  // `idx = nonzero(a) if cond else nonzero(b)`: each branch's bounded value
-  // is padded to the larger of the two bounds and yielded with its count;
-  // the if then has static results only. A branch on device data is then
-  // if-converted like any other (both selections run, select picks).
-  Operation *op = ifOp;
+LogicalResult Staticizer::rewriteBoundedBranches(
+    Operation *op,
+    function_ref<SmallVector<Value>(ImplicitLocOpBuilder &, TypeRange)>
+        rebuild) {
+  // `idx = nonzero(a) if cond else nonzero(b)`, or a switch over cases: each
+  // branch's bounded value is padded to the largest of the branches' bounds
+  // and yielded with its count; the op then has static results only.
   if (failed(checkLeadingDynamic(op)))
     return failure();
   // The branches are rewritten in place (the bounds were taken from the
-  // program before the rewrite), then move to an if with static results.
+  // program before the rewrite), then move to an op with static results.
   OpBuilder builder(op);
-  for (Region *region : {&ifOp.getThenRegion(), &ifOp.getElseRegion()})
-    if (failed(rewriteBlock(region->front())))
+  SmallVector<scf::YieldOp> yields;
+  for (Region &region : op->getRegions()) {
+    if (region.empty())
+      return op->emitOpError("yields a dynamic tensor without an else "
+                             "branch, which --sift-staticize cannot pad");
+    if (failed(rewriteBlock(region.front())))
       return failure();
-  std::array<scf::YieldOp, 2> yields = {ifOp.thenYield(), ifOp.elseYield()};
+    yields.push_back(cast<scf::YieldOp>(region.front().getTerminator()));
+  }
   SmallVector<Type> types;
   SmallVector<int64_t> resultBounds; // -1 for a static result.
   for (auto [i, result] : llvm::enumerate(op->getResults())) {
@@ -114,13 +120,7 @@ LogicalResult Staticizer::rewriteBoundedIf(scf::IfOp ifOp) {
     yield.erase();
   }
   ImplicitLocOpBuilder b(op->getLoc(), op);
-  auto newIf = scf::IfOp::create(b, types, ifOp.getCondition(),
-                                 /*withElseRegion=*/true);
-  newIf.getThenRegion().takeBody(ifOp.getThenRegion());
-  newIf.getElseRegion().takeBody(ifOp.getElseRegion());
-  // A branch on device data becomes selects (the values stand for the
-  // if's results either way).
-  SmallVector<Value> results = ifConvert(newIf);
+  SmallVector<Value> results = rebuild(b, types);
   unsigned k = 0;
   for (auto [result, bound] : llvm::zip_equal(op->getResults(), resultBounds)) {
     if (bound < 0) {
@@ -132,6 +132,34 @@ LogicalResult Staticizer::rewriteBoundedIf(scf::IfOp ifOp) {
   }
   toErase.insert(op);
   return success();
+}
+
+LogicalResult Staticizer::rewriteBoundedIf(scf::IfOp ifOp) {
+  return rewriteBoundedBranches(
+      ifOp, [&](ImplicitLocOpBuilder &b, TypeRange types) {
+        auto newIf = scf::IfOp::create(b, types, ifOp.getCondition(),
+                                       /*withElseRegion=*/true);
+        newIf.getThenRegion().takeBody(ifOp.getThenRegion());
+        newIf.getElseRegion().takeBody(ifOp.getElseRegion());
+        // A branch on device data becomes selects (both selections run,
+        // select picks; the values stand for the if's results either way).
+        return ifConvert(newIf);
+      });
+}
+
+LogicalResult Staticizer::rewriteBoundedSwitch(scf::IndexSwitchOp switchOp) {
+  // `sel = [x[a], x[b], x[c]][mode]` written as a switch on a host index:
+  // the same rule over every case and the default.
+  return rewriteBoundedBranches(switchOp, [&](ImplicitLocOpBuilder &b,
+                                              TypeRange types) {
+    auto newSwitch =
+        scf::IndexSwitchOp::create(b, types, switchOp.getArg(),
+                                   switchOp.getCases(), switchOp.getNumCases());
+    for (auto [to, from] :
+         llvm::zip_equal(newSwitch->getRegions(), switchOp->getRegions()))
+      to.takeBody(from);
+    return SmallVector<Value>(newSwitch.getResults());
+  });
 }
 
 LogicalResult Staticizer::rewriteBoundedFor(scf::ForOp forOp) {

@@ -407,6 +407,13 @@ LogicalResult Staticizer::rewriteRegionOp(Operation *op, bool touches) {
       return rewriteBoundedIf(ifOp);
     if (auto forOp = dyn_cast<scf::ForOp>(op))
       return rewriteBoundedFor(forOp);
+    if (auto switchOp = dyn_cast<scf::IndexSwitchOp>(op))
+      return rewriteBoundedSwitch(switchOp);
+    if (isa<scf::WhileOp>(op))
+      return op->emitOpError(
+          "carries data-dependent tensors: its trip count is not bounded, "
+          "which --sift-staticize needs (write it as an scf.for over a "
+          "maximum number of iterations, each guarded by the condition)");
     return op->emitOpError(
         "with data-dependent shapes in a region is not supported by "
         "--sift-staticize yet");

@@ -145,6 +145,17 @@ private:
   /// An scf.if that yields bounded tensors: each padded to the larger
   /// branch's bound, yielded with its count.
   LogicalResult rewriteBoundedIf(scf::IfOp ifOp);
+  /// An scf.index_switch that yields bounded tensors: the same, over its
+  /// cases and default.
+  LogicalResult rewriteBoundedSwitch(scf::IndexSwitchOp switchOp);
+  /// The rule of both: the branches rewritten, their bounded yields padded
+  /// to the largest bound with their counts; `rebuild` makes the op with
+  /// the static result types, moves the branches into it and returns its
+  /// results.
+  LogicalResult rewriteBoundedBranches(
+      Operation *op,
+      function_ref<SmallVector<Value>(ImplicitLocOpBuilder &, TypeRange)>
+          rebuild);
   /// An scf.for that carries bounded tensors: each padded to its initial
   /// value's bound, carried with its count.
   LogicalResult rewriteBoundedFor(scf::ForOp forOp);
