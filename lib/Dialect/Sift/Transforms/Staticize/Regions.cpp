@@ -62,6 +62,40 @@ void Staticizer::staticizeLoop(scf::ForOp forOp, int64_t bound) {
   ++numSyncsRemoved;
 }
 
+LogicalResult Staticizer::yieldPadded(Operation *op, scf::YieldOp yield,
+                                      ArrayRef<int64_t> bounds) {
+  ImplicitLocOpBuilder b(yield.getLoc(), yield);
+  SmallVector<Value> operands;
+  for (auto [v, bound] : llvm::zip_equal(yield.getOperands(), bounds)) {
+    if (bound < 0) {
+      operands.push_back(v);
+      continue;
+    }
+    if (!isMapped(v))
+      return op->emitOpError("yields a dynamic tensor that "
+                             "--sift-staticize has no padded form of");
+    Padded p = padded[v];
+    operands.push_back(fitRows(b, p, bound));
+    operands.push_back(p.count);
+  }
+  scf::YieldOp::create(b, operands);
+  yield.erase();
+  return success();
+}
+
+void Staticizer::defineResults(Operation *op, ValueRange values,
+                               ArrayRef<int64_t> bounds) {
+  unsigned k = 0;
+  for (auto [result, bound] : llvm::zip_equal(op->getResults(), bounds)) {
+    if (bound < 0) {
+      result.replaceAllUsesWith(values[k++]);
+      continue;
+    }
+    define(op, result, values[k], values[k + 1]);
+    k += 2;
+  }
+}
+
 LogicalResult Staticizer::rewriteBoundedBranches(
     Operation *op,
     function_ref<SmallVector<Value>(ImplicitLocOpBuilder &, TypeRange)>
@@ -104,32 +138,11 @@ LogicalResult Staticizer::rewriteBoundedBranches(
     types.push_back(builder.getIndexType());
     resultBounds.push_back(bound);
   }
-  for (scf::YieldOp yield : yields) {
-    ImplicitLocOpBuilder b(yield.getLoc(), yield);
-    SmallVector<Value> operands;
-    for (auto [v, bound] : llvm::zip_equal(yield.getOperands(), resultBounds)) {
-      if (bound < 0) {
-        operands.push_back(v);
-        continue;
-      }
-      Padded p = padded[v];
-      operands.push_back(fitRows(b, p, bound));
-      operands.push_back(p.count);
-    }
-    scf::YieldOp::create(b, operands);
-    yield.erase();
-  }
+  for (scf::YieldOp yield : yields)
+    if (failed(yieldPadded(op, yield, resultBounds)))
+      return failure();
   ImplicitLocOpBuilder b(op->getLoc(), op);
-  SmallVector<Value> results = rebuild(b, types);
-  unsigned k = 0;
-  for (auto [result, bound] : llvm::zip_equal(op->getResults(), resultBounds)) {
-    if (bound < 0) {
-      result.replaceAllUsesWith(results[k++]);
-      continue;
-    }
-    define(op, result, results[k], results[k + 1]);
-    k += 2;
-  }
+  defineResults(op, rebuild(b, types), resultBounds);
   toErase.insert(op);
   return success();
 }
@@ -214,33 +227,11 @@ LogicalResult Staticizer::rewriteBoundedFor(scf::ForOp forOp) {
   toErase.insert(op);
   if (failed(rewriteBlock(*body)))
     return failure();
-  auto yield = cast<scf::YieldOp>(body->getTerminator());
-  ImplicitLocOpBuilder yb(yield.getLoc(), yield);
-  SmallVector<Value> operands;
-  for (auto [v, bound] : llvm::zip_equal(yield.getOperands(), carried)) {
-    if (bound < 0) {
-      operands.push_back(v);
-      continue;
-    }
-    if (!isMapped(v))
-      return op->emitOpError("yields a dynamic tensor that "
-                             "--sift-staticize has no padded form of");
-    // The analysis showed the yielded count within the bound.
-    Padded p = padded[v];
-    operands.push_back(fitRows(yb, p, bound));
-    operands.push_back(p.count);
-  }
-  scf::YieldOp::create(yb, operands);
-  yield.erase();
-  k = 0;
-  for (auto [result, bound] : llvm::zip_equal(op->getResults(), carried)) {
-    if (bound < 0) {
-      result.replaceAllUsesWith(newFor.getResult(k++));
-      continue;
-    }
-    define(op, result, newFor.getResult(k), newFor.getResult(k + 1));
-    k += 2;
-  }
+  // The analysis showed the yielded counts within the bounds.
+  if (failed(
+          yieldPadded(op, cast<scf::YieldOp>(body->getTerminator()), carried)))
+    return failure();
+  defineResults(op, newFor.getResults(), carried);
   if (auto it = loopBounds.find(op); it != loopBounds.end())
     staticizeLoop(newFor, it->second);
   return success();

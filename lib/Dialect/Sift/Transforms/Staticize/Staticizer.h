@@ -152,6 +152,15 @@ private:
   /// to the largest bound with their counts; `rebuild` makes the op with
   /// the static result types, moves the branches into it and returns its
   /// results.
+  /// Replaces `yield` (of `op`'s region) by one that yields, for each
+  /// operand whose bound is not -1, its padded form fitted to that bound and
+  /// its count.
+  LogicalResult yieldPadded(Operation *op, scf::YieldOp yield,
+                            ArrayRef<int64_t> bounds);
+  /// Maps `op`'s results to `values`, yielded that way: a result whose bound
+  /// is not -1 to the padded value and count that follow each other there.
+  void defineResults(Operation *op, ValueRange values,
+                     ArrayRef<int64_t> bounds);
   LogicalResult rewriteBoundedBranches(
       Operation *op,
       function_ref<SmallVector<Value>(ImplicitLocOpBuilder &, TypeRange)>
