@@ -39,7 +39,6 @@
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Process.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Transforms/Utils/SplitModule.h"
 
@@ -83,21 +82,6 @@ runtimeSymbols(llvm::orc::MangleAndInterner mangle) {
       reinterpret_cast<void *>(&_mlir_memref_to_llvm_free));
 #endif
   return map;
-}
-
-/// The target machine of the host CPU, or null where it cannot be detected.
-static std::unique_ptr<llvm::TargetMachine> hostTargetMachine() {
-  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!builder) {
-    llvm::consumeError(builder.takeError());
-    return nullptr;
-  }
-  auto tm = builder->createTargetMachine();
-  if (!tm) {
-    llvm::consumeError(tm.takeError());
-    return nullptr;
-  }
-  return std::move(*tm);
 }
 
 namespace {
@@ -268,30 +252,31 @@ translateAndSplit(mlir::ModuleOp module, unsigned parts) {
 }
 
 /// The relocatable object of one partition: LLVM's optimization pipeline at
-/// `optLevel` for the host CPU (its vector width and features: without a
-/// target machine LLVM's vectorizers have no cost model), then its code
-/// generator. In a context of its own, so that partitions compile at once.
-static llvm::Expected<std::string> generateObject(StringRef bitcode,
-                                                  unsigned optLevel) {
+/// `optLevel` for the host CPU of `host` (its vector width and features:
+/// without a target machine LLVM's vectorizers have no cost model), then its
+/// code generator. In a context and target machine of its own, so that
+/// partitions compile at once.
+static llvm::Expected<std::string>
+generateObject(StringRef bitcode, unsigned optLevel,
+               llvm::orc::JITTargetMachineBuilder host) {
   llvm::LLVMContext context;
   auto parsed = llvm::parseBitcodeFile(
       llvm::MemoryBufferRef(bitcode, "sift-jit"), context);
   if (!parsed)
     return parsed.takeError();
   llvm::Module &m = **parsed;
-  std::unique_ptr<llvm::TargetMachine> tm = hostTargetMachine();
+  auto tm = host.createTargetMachine();
   if (!tm)
-    return llvm::createStringError("no target machine for the host CPU");
-  tm->setOptLevel(codeGenLevel(optLevel));
+    return tm.takeError();
   auto optimize =
-      mlir::makeOptimizingTransformer(optLevel, /*sizeLevel=*/0, tm.get());
+      mlir::makeOptimizingTransformer(optLevel, /*sizeLevel=*/0, tm->get());
   if (llvm::Error e = optimize(&m))
     return std::move(e);
   llvm::SmallVector<char, 0> object;
   llvm::raw_svector_ostream os(object);
   llvm::legacy::PassManager codegen;
-  if (tm->addPassesToEmitFile(codegen, os, /*DwoOut=*/nullptr,
-                              llvm::CodeGenFileType::ObjectFile))
+  if ((*tm)->addPassesToEmitFile(codegen, os, /*DwoOut=*/nullptr,
+                                 llvm::CodeGenFileType::ObjectFile))
     return llvm::createStringError("the host target cannot emit objects");
   codegen.run(m);
   return std::string(object.begin(), object.end());
@@ -307,13 +292,19 @@ generateObjects(llvm::ArrayRef<std::string> partitions, unsigned optLevel,
   llvm::sort(order, [&](size_t a, size_t b) {
     return partitions[a].size() > partitions[b].size();
   });
+  // The host is detected once; each partition makes its target machine.
+  auto host = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!host)
+    return host.takeError();
+  host->setCodeGenOptLevel(codeGenLevel(optLevel));
   std::vector<std::optional<llvm::Expected<std::string>>> results(
       partitions.size());
   {
     llvm::DefaultThreadPool pool(llvm::hardware_concurrency(threads));
     for (size_t i : order)
-      pool.async(
-          [&, i] { results[i] = generateObject(partitions[i], optLevel); });
+      pool.async([&, i] {
+        results[i] = generateObject(partitions[i], optLevel, *host);
+      });
     pool.wait();
   }
   std::vector<std::string> objects;
