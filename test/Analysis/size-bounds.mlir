@@ -193,6 +193,14 @@ func.func @regions(%m: tensor<100xi1>, %m2: tensor<40xi1>, %c: i1) {
   } else {
     scf.yield %a : tensor<?xi64>
   }
+  // expected-remark @+1 {{result #0 dim 0 <= 100 (scf.index_switch: the largest of its cases' bounds)}}
+  %w = scf.index_switch %c3 -> tensor<?xi64>
+  case 0 {
+    scf.yield %b : tensor<?xi64>
+  }
+  default {
+    scf.yield %a : tensor<?xi64>
+  }
   // expected-remark @+1 {{result #0 dim 0 <= 40 (scf.for: the bound of its initial value, which no iteration exceeds)}}
   %f = scf.for %i = %c0 to %c3 step %c1 iter_args(%s = %b) -> tensor<?xi64> {
     // expected-remark @+1 {{result #0 size in [0, 40]}}

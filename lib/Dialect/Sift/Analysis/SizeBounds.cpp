@@ -666,20 +666,27 @@ std::optional<int64_t> SizeBounds::computeUpperDim(Value v, int64_t dim) {
             return fixed + *b;
           })
           .Case([&](tensor::CastOp op) { return like(op.getSource(), dim); })
-          .Case([&](scf::IfOp op) -> std::optional<int64_t> {
-            // A tensor chosen by a branch: the larger branch's bound.
-            unsigned i = cast<OpResult>(v).getResultNumber();
-            if (op.getElseRegion().empty())
-              return std::nullopt;
-            std::optional<int64_t> thenB =
-                upperDim(op.thenYield().getOperand(i), dim);
-            std::optional<int64_t> elseB =
-                upperDim(op.elseYield().getOperand(i), dim);
-            why = "scf.if: the larger of its branches' bounds";
-            return thenB && elseB
-                       ? std::optional<int64_t>(std::max(*thenB, *elseB))
-                       : std::nullopt;
-          })
+          .Case<scf::IfOp, scf::IndexSwitchOp>(
+              [&](Operation *op) -> std::optional<int64_t> {
+                // A tensor chosen by a branch (or a case): the largest of
+                // the branches' bounds.
+                unsigned i = cast<OpResult>(v).getResultNumber();
+                std::optional<int64_t> largest;
+                for (Region &region : op->getRegions()) {
+                  if (region.empty())
+                    return std::nullopt;
+                  std::optional<int64_t> b = upperDim(
+                      region.front().getTerminator()->getOperand(i), dim);
+                  if (!b)
+                    return std::nullopt;
+                  largest = std::max(largest.value_or(*b), *b);
+                }
+                why = isa<scf::IfOp>(op)
+                          ? "scf.if: the larger of its branches' bounds"
+                          : "scf.index_switch: the largest of its cases' "
+                            "bounds";
+                return largest;
+              })
           .Case([&](scf::ForOp op) {
             return like(
                 op.getRegionIterArgs()[cast<OpResult>(v).getResultNumber()],
