@@ -50,11 +50,10 @@ LogicalResult Staticizer::rewriteExtractSlice(ImplicitLocOpBuilder &b,
   Operation *op = slice;
   RankedTensorType srcType = slice.getSourceType();
   RankedTensorType resType = slice.getType();
-  // Rank-reducing slices were split into a slice and a collapse_shape
-  // (splitRankReducingSlices).
-  if (srcType.getRank() != resType.getRank())
-    return op->emitOpError("rank-reducing slices of data-dependent tensors "
-                           "are not supported by --sift-staticize");
+  // Rank-reducing slices of bounded tensors were split into a slice and a
+  // collapse_shape before the rewrite (splitRankReducingSlices).
+  assert(srcType.getRank() == resType.getRank() &&
+         "rank-reducing slice left by splitRankReducingSlices");
   // The other dimensions (`x[m][:, 1:3]`) are sliced as they are, from the
   // rows the leading dimension selects.
   bool trailing = false;
