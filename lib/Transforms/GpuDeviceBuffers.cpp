@@ -28,15 +28,8 @@ using namespace mlir::sift;
 
 /// Whether `value` is a view of a host allocation kept for bookkeeping.
 static bool isHostBuffer(Value value) {
-  while (Operation *def = value.getDefiningOp()) {
-    if (isa<memref::AllocOp>(def))
-      return def->hasAttr("sift.host_buffer");
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      return false;
-    value = view.getViewSource();
-  }
-  return false;
+  auto alloc = rootBuffer(value).getDefiningOp<memref::AllocOp>();
+  return alloc && alloc->hasAttr("sift.host_buffer");
 }
 
 /// Moves the host constants `launch` reads into it: each value it uses that

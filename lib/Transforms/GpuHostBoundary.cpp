@@ -4,6 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GpuHostCode.h"
+
 #include "sift/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -73,11 +75,14 @@ static void addBoundary(func::FuncOp fn) {
                                           dynamicSizes(rb, rloc, operand));
       host->setAttr("sift.host_result", rb.getUnitAttr());
       gpu::MemcpyOp::create(rb, rloc, TypeRange(), ValueRange(), host, operand);
-      // A device buffer the function allocated is freed once.
-      if (operand.getDefiningOp<gpu::AllocOp>() &&
-          !llvm::is_contained(deviceArgs, operand) &&
-          !llvm::is_contained(freed, operand))
-        freed.push_back(operand);
+      // A device buffer the function allocated is freed once, also when
+      // the result is a view of it (a compaction's valid prefix, a cast):
+      // the caller owns every result, and the host copy replaces it.
+      Value root = rootBuffer(operand);
+      if (root.getDefiningOp<gpu::AllocOp>() &&
+          !llvm::is_contained(deviceArgs, root) &&
+          !llvm::is_contained(freed, root))
+        freed.push_back(root);
       operand = host;
     }
     for (Value device : deviceArgs)

@@ -8,6 +8,8 @@
 #define SIFT_LIB_TRANSFORMS_GPUHOSTCODE_H
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir {
 namespace sift {
@@ -16,6 +18,23 @@ namespace sift {
 inline bool isHostCode(Operation *op) {
   return !op->getParentOfType<gpu::LaunchOp>() &&
          !op->getParentOfType<gpu::GPUModuleOp>();
+}
+
+/// The buffer `value` is a view of: its source through view-like ops and
+/// `memref.extract_strided_metadata` (`value` itself when it is no view).
+inline Value rootBuffer(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
+      value = view.getViewSource();
+      continue;
+    }
+    if (auto meta = dyn_cast<memref::ExtractStridedMetadataOp>(def)) {
+      value = meta.getSource();
+      continue;
+    }
+    break;
+  }
+  return value;
 }
 
 } // namespace sift

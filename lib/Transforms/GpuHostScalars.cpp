@@ -20,7 +20,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir {
@@ -43,23 +42,6 @@ static bool inHostLoop(Operation *op) {
             affine::AffineForOp, affine::AffineParallelOp>(parent))
       return true;
   return false;
-}
-
-/// The buffer `value` is a view of (through view-like ops, inside kernels
-/// and out).
-static Value rootOf(Value value) {
-  while (Operation *def = value.getDefiningOp()) {
-    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
-      value = view.getViewSource();
-      continue;
-    }
-    if (auto meta = dyn_cast<memref::ExtractStridedMetadataOp>(def)) {
-      value = meta.getSource();
-      continue;
-    }
-    break;
-  }
-  return value;
 }
 
 /// Whether the buffer `root` is a fresh allocation.
@@ -104,7 +86,7 @@ static bool mayBeSame(Value x, Value y) {
 /// branches of an `scf.if` or `scf.execute_region` that yields it. A loop's
 /// result (or an argument) is its own root, of unknown origin.
 static void collectRoots(Value value, llvm::SetVector<Value> &roots) {
-  value = rootOf(value);
+  value = rootBuffer(value);
   auto result = dyn_cast<OpResult>(value);
   Operation *def = result ? result.getOwner() : nullptr;
   if (!def || !isa<scf::IfOp, scf::ExecuteRegionOp>(def)) {
@@ -177,7 +159,7 @@ static void storesToKernels(func::FuncOp fn) {
   SmallVector<SmallVector<memref::StoreOp>> runs;
   fn.walk([&](memref::StoreOp store) {
     if (!isHostCode(store) || inHostLoop(store) ||
-        !rootOf(store.getMemRef()).getDefiningOp<gpu::AllocOp>())
+        !rootBuffer(store.getMemRef()).getDefiningOp<gpu::AllocOp>())
       return;
     Operation *prev = store->getPrevNode();
     if (!runs.empty() && prev && prev == runs.back().back())
@@ -242,7 +224,7 @@ private:
       return false;
     if (auto load = dyn_cast<memref::LoadOp>(def)) {
       Value buffer = load.getMemRef();
-      if (!rootOf(buffer).getDefiningOp<gpu::AllocOp>())
+      if (!rootBuffer(buffer).getDefiningOp<gpu::AllocOp>())
         return false;
       // The launch, or the op around it in the load's block, is after the
       // load: nothing from the load to it may write the buffer.

@@ -6,6 +6,7 @@
 
 #include "sift/Transforms/Passes.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
@@ -37,8 +38,7 @@ static bool isContiguous(Type type) {
 static bool insideLoop(Operation *op) {
   for (Operation *parent = op->getParentOp(); parent;
        parent = parent->getParentOp())
-    if (isa<LoopLikeOpInterface>(parent) ||
-        parent->getName().getStringRef() == "gpu.launch")
+    if (isa<LoopLikeOpInterface, gpu::LaunchOp>(parent))
       return true;
   return false;
 }
@@ -51,8 +51,11 @@ struct StridedCopiesToLinalgPass
     getOperation().walk([&](memref::CopyOp copy) {
       Type source = copy.getSource().getType();
       Type target = copy.getTarget().getType();
-      if (isContiguous(source) && isContiguous(target) &&
-          !(outsideLoops && !insideLoop(copy)))
+      // A contiguous copy stays a memcpy, except outside loops when those
+      // become loops too (the GPU pipeline's kernels).
+      bool keep = isContiguous(source) && isContiguous(target) &&
+                  (!outsideLoops || insideLoop(copy));
+      if (keep)
         return;
       // Unranked memrefs have no loops to make.
       if (!isa<MemRefType>(source) || !isa<MemRefType>(target))

@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GpuHostCode.h"
+
 #include "sift/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -253,10 +255,8 @@ static bool onlyCalledByKernels(FunctionOpInterface fn, ModuleOp module) {
       SymbolTable::getSymbolUses(fn, module);
   if (!uses || uses->empty())
     return false;
-  return llvm::all_of(*uses, [](const SymbolTable::SymbolUse &use) {
-    Operation *user = use.getUser();
-    return user->getParentOfType<gpu::LaunchOp>() ||
-           user->getParentOfType<gpu::GPUModuleOp>();
+  return llvm::none_of(*uses, [](const SymbolTable::SymbolUse &use) {
+    return isHostCode(use.getUser());
   });
 }
 

@@ -300,3 +300,32 @@ func.func @boundary(%a: memref<?xf32>, %n: index) -> memref<?xf32> {
   }
   return %r : memref<?xf32>
 }
+
+// -----
+
+// A result that is a view of a device buffer (a compaction's valid prefix)
+// frees the buffer it views, once, also when two results view it; a result
+// that views an argument frees nothing more than the argument's copy.
+// BOUNDARY-LABEL: func.func @boundary_views
+// BOUNDARY-SAME: (%[[A:.*]]: memref<8xf32>, %[[N:.*]]: index)
+// BOUNDARY: %[[DA:.*]] = gpu.alloc  () : memref<8xf32>
+// BOUNDARY: %[[R:.*]] = gpu.alloc  () : memref<16xi64>
+// BOUNDARY: %[[V:.*]] = memref.subview %[[R]][0] [%[[N]]] [1]
+// BOUNDARY: %[[W:.*]] = memref.subview %[[R]][8] [4] [1]
+// BOUNDARY: %[[X:.*]] = memref.subview %[[DA]][0] [4] [1]
+// BOUNDARY: gpu.memcpy  %{{.*}}, %[[V]]
+// BOUNDARY: gpu.memcpy  %{{.*}}, %[[W]]
+// BOUNDARY: gpu.memcpy  %{{.*}}, %[[X]]
+// BOUNDARY-NEXT: gpu.dealloc  %[[DA]] : memref<8xf32>
+// BOUNDARY-NEXT: gpu.dealloc  %[[R]] : memref<16xi64>
+// BOUNDARY-NEXT: return
+func.func @boundary_views(%a: memref<8xf32>, %n: index)
+    -> (memref<?xi64, strided<[1]>>, memref<4xi64, strided<[1], offset: 8>>,
+        memref<4xf32, strided<[1]>>) {
+  %r = gpu.alloc () : memref<16xi64>
+  %v = memref.subview %r[0] [%n] [1] : memref<16xi64> to memref<?xi64, strided<[1]>>
+  %w = memref.subview %r[8] [4] [1] : memref<16xi64> to memref<4xi64, strided<[1], offset: 8>>
+  %x = memref.subview %a[0] [4] [1] : memref<8xf32> to memref<4xf32, strided<[1]>>
+  return %v, %w, %x : memref<?xi64, strided<[1]>>,
+      memref<4xi64, strided<[1], offset: 8>>, memref<4xf32, strided<[1]>>
+}
