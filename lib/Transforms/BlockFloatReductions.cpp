@@ -36,13 +36,19 @@ struct BlockFloatReductionsPass
 
   /// The reduction dimension of `op` if it is a blocked-sum candidate.
   std::optional<unsigned> blockedSumDim(linalg::LinalgOp op) {
-    if (!op.hasPureTensorSemantics() || op.getNumReductionLoops() != 1 ||
-        op.getNumDpsInits() == 0)
+    if (!op.hasPureTensorSemantics() || op.getNumDpsInits() == 0)
       return std::nullopt;
+    // One reduction dimension, besides dimensions of extent 1 (a row of
+    // rows, as the GPU pipeline's gathers see a 1-D tensor), which add
+    // nothing to the order of the sum.
     SmallVector<unsigned> dims;
     op.getReductionDims(dims);
-    std::optional<int64_t> extent = op.getStaticLoopRanges()[dims[0]];
-    if (!ShapedType::isDynamic(*extent) && *extent <= lanes)
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    llvm::erase_if(dims, [&](unsigned d) { return ranges[d] == 1; });
+    if (dims.size() != 1)
+      return std::nullopt;
+    int64_t extent = ranges[dims[0]];
+    if (!ShapedType::isDynamic(extent) && extent <= lanes)
       return std::nullopt;
     for (unsigned i = 0; i < op.getNumDpsInits(); ++i) {
       SmallVector<Operation *> combiners;

@@ -95,3 +95,47 @@ func.func @left_alone(%i: tensor<?xi64>, %x: tensor<?xf32>, %s: tensor<200xf32>,
     }
   return %a, %b, %c : tensor<i64>, tensor<f32>, tensor<f32>
 }
+
+// -----
+
+// A reduction over a row of rows (a unit dimension besides the long one, as
+// the GPU pipeline's gathers see a 1-D tensor) is blocked along the long
+// one; its row index is offset by the block's start.
+// CHECK-LABEL: func.func @unit_and_long_reduction
+// CHECK: scf.for %[[IV:.*]] = %{{.*}} to %{{.*}} step %c256 iter_args(%{{.*}}) -> (tensor<256xf32>)
+// CHECK: linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]
+// CHECK: %[[I:.*]] = linalg.index 1 : index
+// CHECK: affine.apply #{{.*}}(%[[IV]])[%[[I]]]
+// CHECK: linalg.reduce ins(%{{.*}} : tensor<256xf32>)
+func.func @unit_and_long_reduction(%x: tensor<1x1000xf32>, %n: index, %acc: tensor<f32>) -> tensor<f32> {
+  %s = linalg.generic {indexing_maps = [affine_map<(r, i) -> (r, i)>, affine_map<(r, i) -> ()>],
+                       iterator_types = ["reduction", "reduction"]}
+      ins(%x : tensor<1x1000xf32>) outs(%acc : tensor<f32>) {
+    ^bb0(%v: f32, %a: f32):
+      %i = linalg.index 1 : index
+      %ok = arith.cmpi slt, %i, %n : index
+      %zero = arith.constant 0.0 : f32
+      %c = arith.select %ok, %v, %zero : f32
+      %r = arith.addf %a, %c : f32
+      linalg.yield %r : f32
+  } -> tensor<f32>
+  return %s : tensor<f32>
+}
+
+// -----
+
+// Two reductions of more than one element each are left alone.
+// CHECK-LABEL: func.func @two_long_reductions
+// CHECK-NOT: scf.for
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["reduction", "reduction"]
+func.func @two_long_reductions(%x: tensor<4x1000xf32>, %acc: tensor<f32>) -> tensor<f32> {
+  %s = linalg.generic {indexing_maps = [affine_map<(r, i) -> (r, i)>, affine_map<(r, i) -> ()>],
+                       iterator_types = ["reduction", "reduction"]}
+      ins(%x : tensor<4x1000xf32>) outs(%acc : tensor<f32>) {
+    ^bb0(%v: f32, %a: f32):
+      %r = arith.addf %a, %v : f32
+      linalg.yield %r : f32
+  } -> tensor<f32>
+  return %s : tensor<f32>
+}
