@@ -148,7 +148,9 @@ void mlir::sift::buildGpuPipeline(OpPassManager &pm,
   if (options.siftKernels)
     pm.addPass(createConvertSiftToGPU());
   addSiftToLinalgStage(pm);
-  addTensorFusionStage(pm, options.reductionLanes);
+  // Blocked float sums with the lanes outside: one kernel of a thread per
+  // lane, the CPU's additions in the CPU's order.
+  addTensorFusionStage(pm, options.reductionLanes, /*lanesOuter=*/true);
   // The lowering's routines stay inline: a kernel cannot call a host
   // function (they are inlined when the loops become branches).
   addBufferizationStage(pm, /*outlineRoutines=*/false);

@@ -46,8 +46,8 @@ void pipelines::addSiftToLinalgStage(OpPassManager &pm) {
   pm.addPass(createSiftCheckExtents());
 }
 
-void pipelines::addTensorFusionStage(OpPassManager &pm,
-                                     int64_t reductionLanes) {
+void pipelines::addTensorFusionStage(OpPassManager &pm, int64_t reductionLanes,
+                                     bool lanesOuter) {
   // Fold what is constant before anything grows.
   addCleanup(pm);
   // Fuse producer/consumer elementwise linalg ops (comparisons, shifts,
@@ -62,6 +62,7 @@ void pipelines::addTensorFusionStage(OpPassManager &pm,
   // Float sums in blocked order (accuracy; the lanes also vectorize).
   SiftBlockFloatReductionsOptions blocked;
   blocked.lanes = reductionLanes;
+  blocked.lanesOuter = lanesOuter;
   pm.addNestedPass<func::FuncOp>(createSiftBlockFloatReductions(blocked));
 }
 

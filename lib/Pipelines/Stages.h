@@ -32,8 +32,10 @@ void addCleanup(OpPassManager &pm);
 void addSiftToLinalgStage(OpPassManager &pm);
 
 /// Elementwise producers fused into their consumers; float sums in blocked
-/// order with `reductionLanes` lanes (0: in sequence).
-void addTensorFusionStage(OpPassManager &pm, int64_t reductionLanes);
+/// order with `reductionLanes` lanes (0: in sequence), the lanes outside
+/// with `lanesOuter` (see --sift-block-float-reductions).
+void addTensorFusionStage(OpPassManager &pm, int64_t reductionLanes,
+                          bool lanesOuter = false);
 
 /// Tensors to buffers over the whole module, identity layouts at function
 /// boundaries, every temporary freed and returned buffers caller-owned;

@@ -5,7 +5,33 @@
 //
 // RUN: tensor-opt %s -split-input-file --sift-block-float-reductions | FileCheck %s
 // RUN: tensor-opt %s -split-input-file --sift-block-float-reductions=lanes=64 | FileCheck %s --check-prefix=LANES64
+// RUN: tensor-opt %s -split-input-file --sift-block-float-reductions=lanes-outer | FileCheck %s --check-prefix=OUTER
 
+// With lanes-outer: a loop over the lanes outside, lane l adding the
+// elements l + 256 k in order (k below (n + 255 - l) / 256), then the lanes
+// added in order to the initial value in a loop of one (mapped: it stays a
+// loop, a kernel of one thread on the GPU).
+// OUTER-LABEL: func.func @dynamic_sum
+// OUTER-SAME: (%[[X:.*]]: tensor<?xf32>, %[[ACC:.*]]: tensor<f32>)
+// OUTER: %[[N:.*]] = tensor.dim %[[X]]
+// OUTER: %[[ZERO:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<256xf32>)
+// OUTER: %[[P:.*]] = scf.forall (%[[L:.*]]) in (256) shared_outs(%[[PS:.*]] = %[[ZERO]])
+// OUTER: %[[END:.*]] = arith.addi %[[N]], %c255
+// OUTER: %[[REST:.*]] = arith.subi %[[END]], %[[L]]
+// OUTER: %[[K:.*]] = arith.divui %[[REST]], %c256
+// OUTER: %[[S:.*]] = scf.for %[[I:[^ ]*]] = %{{.*}} to %[[K]] step %{{.*}} iter_args(%[[A:.*]] = %{{.*}}) -> (f32)
+// OUTER: %[[M:.*]] = arith.muli %[[I]], %c256
+// OUTER: %[[E:.*]] = arith.addi %[[M]], %[[L]]
+// OUTER: tensor.extract %[[X]][%{{.*}}]
+// OUTER: arith.addf
+// OUTER: tensor.parallel_insert_slice %{{.*}} into %[[PS]][%[[L]]] [1] [1]
+// OUTER: scf.forall (%{{.*}}) in (1) shared_outs(%[[OS:.*]] = %[[ACC]])
+// OUTER: %[[INIT:.*]] = tensor.extract %[[OS]][]
+// OUTER: scf.for %[[J:[^ ]*]] = %{{.*}} to %c256 {{.*}} iter_args(%[[B:.*]] = %[[INIT]])
+// OUTER: %[[LANE:.*]] = tensor.extract %[[P]][%[[J]]]
+// OUTER: arith.addf %[[B]], %[[LANE]]
+// OUTER: tensor.parallel_insert_slice %{{.*}} into %[[OS]][] [] []
+// OUTER: mapping = [#gpu.block<x>]
 // CHECK-LABEL: func.func @dynamic_sum
 // LANES64-LABEL: func.func @dynamic_sum
 // LANES64: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<64xf32>)
@@ -28,6 +54,16 @@ func.func @dynamic_sum(%x: tensor<?xf32>, %acc: tensor<f32>) -> tensor<f32> {
 
 // A staticized masked sum (combine(acc, valid ? e : 0)) is blocked too, per
 // row of a batch.
+// OUTER-LABEL: func.func @masked_row_sums
+// OUTER: scf.forall (%[[R:.*]], %[[L:.*]]) in (8, 256) {{.*}} -> (tensor<8x256xf32>)
+// OUTER: scf.for
+// OUTER: tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<8x1000xf32>
+// OUTER: tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<8x1000xi1>
+// OUTER: math.exp
+// OUTER: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[R]], %[[L]]] [1, 1] [1, 1]
+// OUTER: scf.forall (%{{.*}}) in (8) {{.*}} -> (tensor<8xf32>)
+// OUTER-NOT: mapping
+// OUTER: return
 // CHECK-LABEL: func.func @masked_row_sums
 // CHECK: scf.for {{.*}} -> (tensor<8x256xf32>)
 // CHECK: linalg.reduce ins(%{{.*}} : tensor<8x256xf32>)
@@ -50,6 +86,12 @@ func.func @masked_row_sums(%x: tensor<8x1000xf32>, %m: tensor<8x1000xi1>, %acc: 
 // A body that reads its row index (a fused validity mask `i < n`) reads the
 // row of the whole input, not of the 256-row block: MLIR 22's partial
 // reduction tiling leaves it relative to the block (llvm/llvm-project#188261).
+// OUTER-LABEL: func.func @index_in_body
+// OUTER: scf.forall (%[[L:.*]]) in (256)
+// OUTER: scf.for %[[K:[^ ]*]] =
+// OUTER: %[[M:.*]] = arith.muli %[[K]], %c256
+// OUTER: %[[I:.*]] = arith.addi %[[M]], %[[L]]
+// OUTER: arith.cmpi slt, %[[I]], %{{.*}} : index
 // CHECK-LABEL: func.func @index_in_body
 // CHECK: scf.for %[[IV:.*]] = %{{.*}} to %{{.*}} step %c256
 // CHECK: linalg.generic

@@ -104,13 +104,30 @@ def SiftBlockFloatReductions
     NumPy's pairwise sum, and the lane updates are one vector loop. Integer
     sums and min/max are exact in any order and are left alone, as are
     reductions of at most `lanes` elements.
+
+    With `lanes-outer` (the GPU pipeline), the same additions in the same
+    order take another loop structure: an `scf.forall` over the output's
+    elements and the lanes, each lane adding the elements `l`, `l + lanes`,
+    `l + 2 lanes`, ... in a sequential loop (one thread per lane, adjacent
+    lanes reading adjacent elements), then an `scf.forall` over the
+    output's elements (over one element for a scalar, mapped to
+    `#gpu.block<x>` so that canonicalization keeps it a loop) adding its
+    lanes in order. The tiled form keeps its loop over the tiles outside,
+    which the GPU pipeline left on the host, one launch per tile. This form
+    needs
+    ranked tensor inputs and an output indexed by the parallel dimensions
+    in order; other sums keep the tiled form.
   }];
   let options = [
     Option<"lanes", "lanes", "int64_t", /*default=*/"256",
-           "Partial sums per reduction (0 leaves every sum sequential)">
+           "Partial sums per reduction (0 leaves every sum sequential)">,
+    Option<"lanesOuter", "lanes-outer", "bool", /*default=*/"false",
+           "The lanes as a parallel loop outside the sequential loop over "
+           "each lane's elements (the GPU pipeline)">
   ];
-  let dependentDialects = ["linalg::LinalgDialect", "scf::SCFDialect",
-                           "tensor::TensorDialect"];
+  let dependentDialects = ["affine::AffineDialect", "arith::ArithDialect",
+                           "gpu::GPUDialect", "linalg::LinalgDialect",
+                           "scf::SCFDialect", "tensor::TensorDialect"];
 }
 
 def SiftApproximateMath
