@@ -83,6 +83,11 @@ def ConvertSiftToGPU : Pass<"convert-sift-to-gpu", "ModuleOp"> {
       keys, i32 indices) are allocated here, on the host, and passed to the
       call. Topk of K = 0 or of a dynamic N, and statically empty rows,
       stay with the linalg lowering.
+    - `sift.unique` of a static, non-empty input and `sift.randperm` first
+      become the ops above and elementwise `linalg.generic` ops (unique:
+      sort, run flags, compact, gathers, and for the inverse cumsum and
+      the argsort of the sort's permutation; randperm: its Philox keys and
+      an argsort), each result equal to the CPU lowering's.
 
     Other ops, and cumsum, sort, argsort or topk along another axis, are
     left for the linalg lowering.
@@ -92,7 +97,9 @@ def ConvertSiftToGPU : Pass<"convert-sift-to-gpu", "ModuleOp"> {
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",
     "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
   ];
 }

@@ -19,7 +19,11 @@
 #include "sift/Conversion/SiftToGPU/BlockPrimitives.h"
 #include "sift/Dialect/Sift/IR/SiftOps.h"
 
+#include "../SiftToLinalg/Utils/CodegenUtils.h"
+#include "../SiftToLinalg/Utils/Philox.h"
 #include "../SiftToLinalg/Utils/RadixSort.h"
+#include "../SiftToLinalg/Utils/RuntimeChecks.h"
+#include "sift/Runtime/SiftRuntime.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -1509,13 +1513,238 @@ static LogicalResult expandSortingCall(OpBuilder &b, func::CallOp call,
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// unique and randperm: compositions of the kernels above
+//===----------------------------------------------------------------------===//
+//
+// Both ops are rewritten into sift ops that have kernels (sort, compact,
+// cumsum, argsort) and elementwise linalg.generic ops (parallel loops, which
+// the GPU pipeline maps to kernels), before the kernels' ops are converted.
+// No sequential loop over the elements is left. Each result equals the CPU
+// lowering's bit for bit (lib/Conversion/SiftToLinalg: Sort.cpp's
+// UniqueLowering, Random.cpp's RandpermLowering).
+
+/// `x` and `y` are different values in sift's order: for floats, -0.0 and
+/// +0.0 are one value and every NaN is one value (they have one sort key).
+static Value differentValues(OpBuilder &b, Location loc, Value x, Value y) {
+  if (!isa<FloatType>(x.getType()))
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, y);
+  Value une = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x, y);
+  Value bothNaN = arith::AndIOp::create(
+      b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x),
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, y, y));
+  Value notBoth = arith::XOrIOp::create(
+      b, loc, bothNaN, arith::ConstantIntOp::create(b, loc, 1, 1));
+  return arith::AndIOp::create(b, loc, une, notBoth);
+}
+
+/// The first `count` (index) elements of the 1-D `full`, as `type`.
+static Value prefix(OpBuilder &b, Location loc, Value full, Value count,
+                    Type type) {
+  Type elt = cast<RankedTensorType>(full.getType()).getElementType();
+  Value slice = tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get({ShapedType::kDynamic}, elt), full,
+      ArrayRef<OpFoldResult>{b.getIndexAttr(0)}, ArrayRef<OpFoldResult>{count},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+  return lowering::castTo(b, loc, slice, type);
+}
+
+/// sift.unique of a static, non-empty input with a sort key, as kernels:
+///   sorted, perm = sort(flatten(x))                      sorting kernel
+///   first[i] = i == 0 || sorted[i] != sorted[i - 1]      elementwise
+///   starts, count = compact(first, fill -1)              compact kernel
+///   values[g] = sorted[starts[g]]                        elementwise
+///   counts[g] = (starts[g + 1] or N) - starts[g]         elementwise
+///   group = cumsum(first) - 1; back = argsort(perm)      cumsum, argsort
+///   inverse[p] = group[back[p]]                          elementwise
+/// (back is the inverse permutation of perm: a stable sort's permutation,
+/// argsorted). The value of a group is its first element in sorted order,
+/// the first occurrence in the input (the sort is stable), as on the CPU.
+/// The results' size is the compaction's count, read on the host to slice
+/// them. Other unique ops (dynamic or empty inputs) are left to the linalg
+/// lowering.
+static LogicalResult decomposeUnique(UniqueOp op) {
+  auto inType = cast<RankedTensorType>(op.getInput().getType());
+  if (!inType.hasStaticShape() || inType.getNumElements() == 0 ||
+      failed(lowering::getSortKeyInfo(inType.getElementType())))
+    return failure();
+  int64_t n = inType.getNumElements();
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Type i64 = b.getI64Type();
+  auto line = [&](Type t) { return RankedTensorType::get({n}, t); };
+  Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+  Value last = constIndex(b, loc, n - 1);
+  Value flat = lowering::flatten(b, loc, op.getInput());
+  auto sort = SortOp::create(b, loc, flat);
+  Value sorted = sort.getValues();
+  Value first = lowering::mapLine(
+      b, loc, sorted, b.getI1Type(),
+      [&](OpBuilder &b, Location loc, Value x, Value i) {
+        Value isFirst =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, i, c0);
+        Value prevI = arith::SelectOp::create(
+            b, loc, isFirst, c0, arith::SubIOp::create(b, loc, i, c1));
+        Value prev = tensor::ExtractOp::create(b, loc, sorted, prevI);
+        return arith::OrIOp::create(b, loc, isFirst,
+                                    differentValues(b, loc, x, prev));
+      });
+  auto compact = CompactOp::create(b, loc, line(i64),
+                                   RankedTensorType::get({}, i64), first,
+                                   /*fill=*/-1);
+  Value starts = compact.getIndices();
+  Value count = arith::IndexCastOp::create(
+      b, loc, b.getIndexType(),
+      tensor::ExtractOp::create(b, loc, compact.getCount(), ValueRange{}));
+  // Lanes past the count hold the fill -1: they read lane 0 and are sliced
+  // away.
+  auto startOf = [&](OpBuilder &b, Location loc, Value start) {
+    return lowering::i64ToIndex(
+        b, loc,
+        arith::MaxSIOp::create(b, loc, start,
+                               lowering::constInt(b, loc, i64, 0)));
+  };
+  Value values = lowering::mapLine(
+      b, loc, starts, inType.getElementType(),
+      [&](OpBuilder &b, Location loc, Value start, Value) {
+        return tensor::ExtractOp::create(b, loc, sorted, startOf(b, loc, start))
+            .getResult();
+      });
+  SmallVector<Value> results = {
+      prefix(b, loc, values, count, op.getValues().getType())};
+  if (Value inverse = op.getInverse()) {
+    Value group = CumsumOp::create(b, loc, line(i64), first, /*dim=*/-1,
+                                   /*exclusive=*/false);
+    // The permutation's values are below n: 32-bit keys when they fit (half
+    // the bytes per radix pass, a longer bitonic limit).
+    Value perm = sort.getIndices();
+    if (n <= std::numeric_limits<int32_t>::max())
+      perm = arith::TruncIOp::create(b, loc, line(b.getI32Type()), perm);
+    Value back = ArgsortOp::create(b, loc, perm);
+    Value inv = lowering::mapLine(
+        b, loc, back, i64, [&](OpBuilder &b, Location loc, Value i, Value) {
+          Value g = tensor::ExtractOp::create(b, loc, group,
+                                              lowering::i64ToIndex(b, loc, i));
+          return arith::SubIOp::create(b, loc, g,
+                                       lowering::constInt(b, loc, i64, 1))
+              .getResult();
+        });
+    results.push_back(lowering::unflatten(
+        b, loc, inv, cast<RankedTensorType>(inverse.getType()),
+        tensor::getMixedSizes(b, loc, op.getInput())));
+  }
+  if (Value counts = op.getCounts()) {
+    // A group ends where the next starts, the last one at n.
+    Value sizes = lowering::mapLine(
+        b, loc, starts, i64,
+        [&](OpBuilder &b, Location loc, Value start, Value g) {
+          Value nextG = arith::AddIOp::create(b, loc, g, c1);
+          Value inLine = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::ult, nextG, constIndex(b, loc, n));
+          Value next = tensor::ExtractOp::create(
+              b, loc, starts,
+              arith::MinUIOp::create(b, loc, nextG, last).getResult());
+          Value valid = arith::AndIOp::create(
+              b, loc, inLine,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, next,
+                                    lowering::constInt(b, loc, i64, 0)));
+          Value end = arith::SelectOp::create(
+              b, loc, valid, next, lowering::constInt(b, loc, i64, n));
+          return arith::SubIOp::create(b, loc, end, start).getResult();
+        });
+    results.push_back(prefix(b, loc, sizes, count, counts.getType()));
+  }
+  op->replaceAllUsesWith(results);
+  op.erase();
+  return success();
+}
+
+/// The largest n of randperm, as the CPU lowering's (its buffers' byte
+/// sizes stay far from overflowing).
+static constexpr int64_t kMaxRandpermSize = int64_t(1) << 56;
+
+/// sift.randperm as the CPU lowering draws it, with no sequential loop: the
+/// first n words of the Philox stream (seed, offset), one per element
+/// (elementwise), their sign bits flipped so that a signed i32 order is
+/// the words' unsigned order (RandpermOp::buildSortKeys), and a stable
+/// ascending argsort (the argsort kernel). A dynamic n outside [0, 2^56] is
+/// the CPU lowering's run-time error (then an empty permutation).
+static LogicalResult decomposeRandperm(RandpermOp op) {
+  IRRewriter rewriter(op);
+  Location loc = op.getLoc();
+  Value n = op.getN();
+  APInt constN;
+  bool checked = matchPattern(n, m_ConstantInt(&constN)) &&
+                 !constN.isNegative() && constN.sle(kMaxRandpermSize);
+  if (!checked) {
+    if (failed(lowering::declareRuntimeReport(rewriter, op)))
+      return failure();
+    OpBuilder &b = rewriter;
+    Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, n,
+                                           constIndex(b, loc, 0));
+    Value tooLarge =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, n,
+                              constIndex(b, loc, kMaxRandpermSize));
+    lowering::emitRuntimeCheck(b, loc, negative,
+                               SIFT_RT_ERROR_RANDPERM_NEGATIVE, {n});
+    lowering::emitRuntimeCheck(
+        b, loc, tooLarge, SIFT_RT_ERROR_RANDPERM_TOO_LARGE,
+        {n, lowering::constInt(b, loc, b.getI64Type(), kMaxRandpermSize)});
+    n = arith::SelectOp::create(
+        b, loc, arith::OrIOp::create(b, loc, negative, tooLarge),
+        constIndex(b, loc, 0), n);
+  }
+  Value seed = op.getSeed();
+  Value offset = op.getOffset() ? op.getOffset()
+                                : lowering::constInt(rewriter, loc,
+                                                     rewriter.getI64Type(), 0);
+  // The keys as one row [1, n] (the kernel's view): a reshape of a 1-D
+  // tensor would be fused into the elementwise op before bufferization,
+  // which leaves a host buffer behind for its size.
+  OpBuilder &b = rewriter;
+  Type i32 = b.getI32Type();
+  Value init = tensor::EmptyOp::create(
+      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(1), getAsOpFoldResult(n)},
+      i32);
+  auto keys = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
+      ArrayRef<AffineMap>{b.getMultiDimIdentityMap(2)},
+      SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
+      [&](OpBuilder &b, Location loc, ValueRange) {
+        Value i = linalg::IndexOp::create(b, loc, 1);
+        Value word = lowering::philoxWord(b, loc, seed, offset,
+                                          lowering::indexToI64(b, loc, i));
+        Value key = arith::XOrIOp::create(
+            b, loc, word,
+            lowering::constInt(b, loc, i32,
+                               std::numeric_limits<int32_t>::min()));
+        linalg::YieldOp::create(b, loc, key);
+      });
+  Value perm = ArgsortOp::create(b, loc, keys.getResult(0));
+  perm = tensor::CollapseShapeOp::create(b, loc, perm, rowsReassociation(1));
+  rewriter.replaceOp(op, lowering::castTo(rewriter, loc, perm, op.getType()));
+  return success();
+}
+
 struct ConvertSiftToGpuPass
     : public sift::impl::ConvertSiftToGPUBase<ConvertSiftToGpuPass> {
   using ConvertSiftToGPUBase::ConvertSiftToGPUBase;
 
   void runOnOperation() override {
     // Ops directly in a function body: one nested in a loop (a --sift-fuse
-    // row kernel) is already part of a kernel.
+    // row kernel) is already part of a kernel. unique and randperm first
+    // become the ops below.
+    SmallVector<Operation *> composed;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<UniqueOp, RandpermOp>(op) && isa<func::FuncOp>(op->getParentOp()))
+        composed.push_back(op);
+    });
+    for (Operation *op : composed) {
+      if (auto unique = dyn_cast<UniqueOp>(op))
+        (void)decomposeUnique(unique);
+      else
+        (void)decomposeRandperm(cast<RandpermOp>(op));
+    }
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
       if (isa<CountOp, CumsumOp, CompactOp, SortOp, ArgsortOp, TopkOp>(op) &&

@@ -1,0 +1,141 @@
+// sift.unique and sift.randperm through sift's kernels (convert-sift-to-gpu,
+// sift-gpu-expand-kernels), composed from the existing ones rather than
+// kernels of their own. unique: the sort kernel, an elementwise "first of
+// its run" flag, the compact kernel's stable compaction of the flags (the
+// groups' starts and their count), elementwise gathers of the values and
+// the counts; the inverse as the cumsum kernel of the flags sent back
+// through the argsort kernel of the sort's permutation (its inverse
+// permutation). The results' size is the compaction's count, read on the
+// host to slice them. randperm: the Philox words of the CPU lowering, one
+// per element (elementwise), then the argsort kernel. No sequential loop is
+// left. Each result equals the CPU lowering's; ctest
+// conformance-gpu-kernels checks them against NumPy.
+//
+// RUN: tensor-opt %s --convert-sift-to-gpu | FileCheck %s --check-prefix=CALLS
+// RUN: tensor-opt %s --convert-sift-to-gpu --sift-gpu-expand-kernels | FileCheck %s --check-prefix=LAUNCH
+
+// CALLS-LABEL: func.func @unique_all
+// CALLS: call @__sift_gpu_sort({{.*}}) {sift.gpu_kernel = "sort"} : (memref<1x300xi64>, memref<1x300xi64>, memref<1x300xi64>) -> ()
+// CALLS: linalg.generic {{.*}} outs(%{{.*}} : tensor<300xi1>)
+// CALLS: call @__sift_gpu_compact({{.*}}) {fill = -1 : i64, sift.gpu_kernel = "compact"} : (memref<1x300xi1>, memref<1x300xi64>, memref<1xi64>) -> ()
+// CALLS: %[[C:.*]] = tensor.extract %{{.*}}[] : tensor<i64>
+// CALLS: %[[COUNT:.*]] = arith.index_cast %[[C]] : i64 to index
+// CALLS: %[[VALUES:.*]] = linalg.generic
+// CALLS: tensor.extract_slice %[[VALUES]][0] [%[[COUNT]]] [1] : tensor<300xi64> to tensor<?xi64>
+// CALLS: call @__sift_gpu_cumsum({{.*}}) {sift.gpu_kernel = "cumsum"} : (memref<1x300xi1>, memref<1x300xi64>) -> ()
+// The permutation as 32-bit keys.
+// CALLS: arith.trunci %{{.*}} : tensor<300xi64> to tensor<300xi32>
+// CALLS: call @__sift_gpu_argsort({{.*}}) {sift.gpu_kernel = "argsort"} : (memref<1x300xi32>, memref<1x300xi64>) -> ()
+// CALLS: %[[INV:.*]] = linalg.generic
+// CALLS: %[[COUNTS:.*]] = linalg.generic
+// CALLS: %[[CNT:.*]] = tensor.extract_slice %[[COUNTS]][0] [%[[COUNT]]] [1]
+// CALLS: return %{{.*}}, %[[INV]], %[[CNT]]
+// CALLS-NOT: sift.
+// CALLS-LABEL: func.func @unique_2d_f32
+// CALLS: tensor.collapse_shape %{{.*}} {{\[}}[0, 1]] : tensor<6x11xf32> into tensor<66xf32>
+// CALLS: sift.gpu_kernel = "sort"
+// -0.0 == +0.0, and all NaNs are one value.
+// CALLS: arith.cmpf une
+// CALLS: arith.cmpf uno
+// CALLS: sift.gpu_kernel = "compact"
+// CALLS-NOT: sift.gpu_kernel
+// CALLS: return
+// CALLS-LABEL: func.func @unique_long_inverse
+// The radix sort (5000 keys are past the bitonic limit), with its scratch.
+// CALLS: call @__sift_gpu_sort_{{[0-9]+}}({{.*}}) {sift.gpu_kernel = "sort"} : (memref<1x5000xi32>, memref<1x5000xi32>, memref<1x5000xi64>, memref<2x1x5000xi32>, memref<2x1x5000xi32>) -> ()
+// CALLS: sift.gpu_kernel = "compact"
+// CALLS: sift.gpu_kernel = "cumsum"
+// CALLS: sift.gpu_kernel = "argsort"
+// CALLS: tensor.expand_shape %{{.*}} {{\[}}[0, 1]] output_shape [50, 100] : tensor<5000xi64> into tensor<50x100xi64>
+// CALLS-LABEL: func.func @randperm_dynamic
+// A negative or too large n is the CPU lowering's run-time error, then an
+// empty permutation.
+// CALLS: scf.if
+// CALLS: func.call @sift_rt_report
+// CALLS: scf.if
+// CALLS: func.call @sift_rt_report
+// CALLS: %[[N:.*]] = arith.select
+// CALLS: tensor.empty(%[[N]]) : tensor<1x?xi32>
+// CALLS: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]
+// CALLS: arith.mului_extended
+// The sign bit flipped: the words' unsigned order as a signed i32 order.
+// CALLS: arith.xori %{{.*}}, %c-2147483648_i32 : i32
+// CALLS: call @__sift_gpu_argsort_{{[0-9]+}}({{.*}}) {sift.gpu_kernel = "argsort"} : (memref<1x?xi32>, memref<1x?xi64>, memref<2x1x?xi32>, memref<2x1x?xi32>) -> ()
+// CALLS-LABEL: func.func @randperm_static
+// A constant n needs no check: the bitonic sort of 16 keys.
+// CALLS-NOT: sift_rt_report
+// CALLS: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x16xi32>)
+// CALLS: {sift.gpu_kernel = "argsort"} : (memref<1x16xi32>, memref<1x16xi64>) -> ()
+// CALLS-LABEL: func.func @left_alone
+// CALLS: sift.unique %{{.*}} : tensor<?xi64> -> tensor<?xi64>
+// CALLS: sift.unique %{{.*}} : tensor<0xi64> -> tensor<?xi64>
+// CALLS: scf.for
+// CALLS: sift.randperm
+
+// LAUNCH-LABEL: func.func @unique_all
+// sort, flags, compact, values, cumsum, argsort of the permutation,
+// inverse, counts: the sift kernels are launches, the elementwise steps
+// linalg (mapped to kernels by the pipeline's loop mapping).
+// LAUNCH: gpu.launch
+// LAUNCH: linalg.generic
+// LAUNCH: gpu.launch
+// LAUNCH: linalg.generic
+// LAUNCH: gpu.launch
+// LAUNCH: gpu.launch
+// LAUNCH: linalg.generic
+// LAUNCH: linalg.generic
+// LAUNCH-NOT: call @__sift_gpu
+// LAUNCH-LABEL: func.func @randperm_dynamic
+// LAUNCH: linalg.generic
+// LAUNCH: gpu.launch
+// LAUNCH: memref.atomic_rmw addi
+// LAUNCH-NOT: call @__sift_gpu
+// LAUNCH-LABEL: func.func @randperm_static
+// LAUNCH: gpu.launch {{.*}} workgroup(%{{.*}} : memref<32xi32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16xi32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16xi32, #gpu.address_space<workgroup>>)
+// LAUNCH-NOT: call @__sift_gpu
+// LAUNCH-LABEL: func.func @left_alone
+
+func.func @unique_all(%x: tensor<300xi64>) -> (tensor<?xi64>, tensor<300xi64>, tensor<?xi64>) {
+  %u, %inv, %cnt = sift.unique %x inverse counts : tensor<300xi64> -> tensor<?xi64>, tensor<300xi64>, tensor<?xi64>
+  return %u, %inv, %cnt : tensor<?xi64>, tensor<300xi64>, tensor<?xi64>
+}
+
+func.func @unique_2d_f32(%x: tensor<6x11xf32>) -> tensor<?xf32> {
+  %u = sift.unique %x : tensor<6x11xf32> -> tensor<?xf32>
+  return %u : tensor<?xf32>
+}
+
+func.func @unique_long_inverse(%x: tensor<50x100xi32>) -> (tensor<?xi32>, tensor<50x100xi64>) {
+  %u, %inv = sift.unique %x inverse : tensor<50x100xi32> -> tensor<?xi32>, tensor<50x100xi64>
+  return %u, %inv : tensor<?xi32>, tensor<50x100xi64>
+}
+
+func.func @randperm_dynamic(%n: index, %seed: i64, %off: i64) -> tensor<?xi64> {
+  %r = sift.randperm %n, %seed offset %off : tensor<?xi64>
+  return %r : tensor<?xi64>
+}
+
+func.func @randperm_static(%seed: i64) -> tensor<16xi64> {
+  %c16 = arith.constant 16 : index
+  %r = sift.randperm %c16, %seed : tensor<16xi64>
+  return %r : tensor<16xi64>
+}
+
+// A dynamic input (the compaction's width must be static), a statically
+// empty one, and a randperm inside a loop stay with the linalg lowering.
+func.func @left_alone(%x: tensor<?xi64>, %e: tensor<0xi64>, %seed: i64) -> (tensor<?xi64>, tensor<?xi64>, tensor<4x8xi64>) {
+  %u = sift.unique %x : tensor<?xi64> -> tensor<?xi64>
+  %ue = sift.unique %e : tensor<0xi64> -> tensor<?xi64>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %init = tensor.empty() : tensor<4x8xi64>
+  %all = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %init) -> (tensor<4x8xi64>) {
+    %off = arith.index_cast %i : index to i64
+    %p = sift.randperm %c8, %seed offset %off : tensor<8xi64>
+    %ins = tensor.insert_slice %p into %acc[%i, 0] [1, 8] [1, 1] : tensor<8xi64> into tensor<4x8xi64>
+    scf.yield %ins : tensor<4x8xi64>
+  }
+  return %u, %ue, %all : tensor<?xi64>, tensor<?xi64>, tensor<4x8xi64>
+}
