@@ -231,3 +231,52 @@ BallotScan gpu_prims::blockBallotScan(OpBuilder &b, Location loc, Value pred,
                       gpu::AllReduceOperation::ADD);
   return {arith::AddIOp::create(b, loc, before, rank), total};
 }
+
+SmallVector<Value> gpu_prims::warpReduceTuple(OpBuilder &b, Location loc,
+                                              ValueRange values,
+                                              TupleCombiner combiner,
+                                              int64_t groupSize) {
+  assert(groupSize >= 1 && groupSize <= kWarpSize &&
+         llvm::isPowerOf2_64(groupSize) && "a group is a power of two lanes");
+  // xor with an offset below the group's size stays inside the group.
+  Value width = constI32(b, loc, kWarpSize);
+  SmallVector<Value> acc(values);
+  for (int64_t step = 1; step < groupSize; step *= 2) {
+    SmallVector<Value> other;
+    for (Value v : acc)
+      other.push_back(gpu::ShuffleOp::create(b, loc, v, constI32(b, loc, step),
+                                             width, gpu::ShuffleMode::XOR)
+                          .getShuffleResult());
+    acc = combiner(b, loc, acc, other);
+  }
+  return acc;
+}
+
+SmallVector<Value>
+gpu_prims::blockReduceTuple(OpBuilder &b, Location loc, ValueRange values,
+                            TupleCombiner combiner, ValueRange identities,
+                            ValueRange scratch, int64_t numWarps) {
+  assert(values.size() == identities.size() &&
+         values.size() == scratch.size() && "one identity and scratch each");
+  SmallVector<Value> warpTotal = warpReduceTuple(b, loc, values, combiner);
+  if (numWarps == 1)
+    return warpTotal;
+  Value lane = laneId(b, loc);
+  for (auto [buffer, value] : llvm::zip_equal(scratch, warpTotal))
+    storeWarpPartial(b, loc, buffer, value, lane, /*writer=*/0);
+  gpu::BarrierOp::create(b, loc);
+  // scratch[lane] for the lanes below numWarps, the identity above.
+  Value lastWarp = constI32(b, loc, numWarps - 1);
+  Value inRange =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, lane, lastWarp);
+  Value index = arith::IndexCastUIOp::create(
+      b, loc, b.getIndexType(), arith::MinUIOp::create(b, loc, lane, lastWarp));
+  SmallVector<Value> partial;
+  for (auto [buffer, init] : llvm::zip_equal(scratch, identities))
+    partial.push_back(arith::SelectOp::create(
+        b, loc, inRange,
+        memref::LoadOp::create(b, loc, buffer, ValueRange{index}), init));
+  SmallVector<Value> total = warpReduceTuple(b, loc, partial, combiner);
+  gpu::BarrierOp::create(b, loc);
+  return total;
+}

@@ -15,6 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Kernels.h"
+
 #include "sift/Conversion/Passes.h"
 #include "sift/Conversion/SiftToGPU/BlockPrimitives.h"
 #include "sift/Dialect/Sift/IR/SiftOps.h"
@@ -45,6 +47,7 @@ namespace sift {
 
 using namespace mlir;
 using namespace mlir::sift;
+using namespace mlir::sift::gpu_kernels;
 using namespace mlir::sift::gpu_prims;
 
 namespace {
@@ -220,26 +223,12 @@ static Value loadIfInRow(OpBuilder &b, Location loc, Value inRow,
   return ifOp.getResult(0);
 }
 
-static Value toBuffer(OpBuilder &b, Location loc, Value tensor) {
-  auto type = cast<RankedTensorType>(tensor.getType());
-  return bufferization::ToBufferOp::create(
-      b, loc, MemRefType::get(type.getShape(), type.getElementType()), tensor,
-      /*read_only=*/true);
-}
-
 /// A new buffer of `type` (dynamic sizes from `sizes`) and its tensor.
 static Value allocLike(OpBuilder &b, Location loc, RankedTensorType type,
                        ArrayRef<Value> dynamicSizes) {
   return memref::AllocOp::create(
       b, loc, MemRefType::get(type.getShape(), type.getElementType()),
       dynamicSizes);
-}
-
-static Value toTensor(OpBuilder &b, Location loc, Value buffer) {
-  auto type = cast<MemRefType>(buffer.getType());
-  return bufferization::ToTensorOp::create(
-      b, loc, RankedTensorType::get(type.getShape(), type.getElementType()),
-      buffer, /*restrict=*/true, /*writable=*/true);
 }
 
 /// The rows of an [R, N] buffer.
@@ -1138,29 +1127,6 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
       });
 }
 
-/// The attribute that marks a kernel call and names its kernel.
-static constexpr llvm::StringLiteral kKernelAttr = "sift.gpu_kernel";
-
-/// `func.call @__sift_gpu_<kind>(operands)` to a private declaration, marked
-/// with the kernel to build and `attrs`.
-static func::CallOp createKernelCall(OpBuilder &b, Location loc,
-                                     Operation *anchor, StringRef kind,
-                                     ValueRange operands,
-                                     ArrayRef<NamedAttribute> attrs) {
-  auto module = anchor->getParentOfType<ModuleOp>();
-  OpBuilder declBuilder = OpBuilder::atBlockEnd(module.getBody());
-  auto decl =
-      func::FuncOp::create(declBuilder, loc, ("__sift_gpu_" + kind).str(),
-                           b.getFunctionType(TypeRange(operands), {}));
-  decl.setPrivate();
-  SymbolTable(module).insert(decl); // a unique name
-  auto call = func::CallOp::create(b, loc, decl, operands);
-  call->setAttr(kKernelAttr, b.getStringAttr(kind));
-  for (NamedAttribute attr : attrs)
-    call->setAttr(attr.getName(), attr.getValue());
-  return call;
-}
-
 /// The [R] count of rows as the op's `[B...]` result type.
 static Value reshapeCounts(OpBuilder &b, Location loc, Value counts,
                            Value input, RankedTensorType resultType) {
@@ -1747,7 +1713,8 @@ struct ConvertSiftToGpuPass
     }
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
-      if (isa<CountOp, CumsumOp, CompactOp, SortOp, ArgsortOp, TopkOp>(op) &&
+      if (isa<CountOp, CumsumOp, CompactOp, SortOp, ArgsortOp, TopkOp,
+              CrossEntropyOp>(op) &&
           isa<func::FuncOp>(op->getParentOp()))
         ops.push_back(op);
     });
@@ -1764,6 +1731,8 @@ struct ConvertSiftToGpuPass
         (void)convertArgsort(argsort);
       else if (auto topk = dyn_cast<TopkOp>(op))
         (void)convertTopk(topk);
+      else if (auto loss = dyn_cast<CrossEntropyOp>(op))
+        (void)convertCrossEntropy(loss);
     }
   }
 };
@@ -1790,6 +1759,13 @@ struct ExpandKernelsPass
       OpBuilder b(call);
       Location loc = call.getLoc();
       StringRef kind = call->getAttrOfType<StringAttr>(kKernelAttr).getValue();
+      if (kind == "cross_entropy") {
+        if (failed(expandCrossEntropyCall(b, call, threads)))
+          return signalPassFailure();
+        callees.insert(call.getCallee());
+        call.erase();
+        continue;
+      }
       ValueRange args = call.getOperands();
       size_t numArgs = isSortingKernel(kind) ? sortingKernelArgs(call, kind)
                        : kind == "compact"   ? 3

@@ -100,6 +100,30 @@ struct BallotScan {
 BallotScan blockBallotScan(OpBuilder &b, Location loc, Value pred,
                            Value scratch, int64_t numWarps);
 
+/// A reduction operator of tuples of values: `x op y`, both tuples of the
+/// same types (e.g. the (max, sum of exp) pair of an online log-sum-exp).
+using TupleCombiner = function_ref<SmallVector<Value>(
+    OpBuilder &, Location, ValueRange x, ValueRange y)>;
+
+/// The reduction of the tuple `values` with `combiner` over each aligned
+/// group of `groupSize` lanes (a power of two, at most 32), in every lane of
+/// the group: a butterfly of `gpu.shuffle xor` with the offsets below
+/// `groupSize` (log2(groupSize) steps, one shuffle per value and step). A
+/// group of one lane is the tuple itself.
+SmallVector<Value> warpReduceTuple(OpBuilder &b, Location loc,
+                                   ValueRange values, TupleCombiner combiner,
+                                   int64_t groupSize = kWarpSize);
+
+/// The reduction of the tuple `values` over the block, in every thread:
+/// warp reductions, lane 0 of each warp writes its tuple into `scratch` (one
+/// workgroup buffer per value), a barrier, then every warp reduces the
+/// `numWarps` partial tuples (`identities` in the lanes above); a barrier
+/// after, so that the scratch buffers can be reused.
+SmallVector<Value> blockReduceTuple(OpBuilder &b, Location loc,
+                                    ValueRange values, TupleCombiner combiner,
+                                    ValueRange identities, ValueRange scratch,
+                                    int64_t numWarps);
+
 } // namespace gpu_prims
 } // namespace sift
 } // namespace mlir

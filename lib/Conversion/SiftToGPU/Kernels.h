@@ -1,0 +1,81 @@
+//===- Kernels.h - Shared parts of sift's block-level kernels --*- C++ -*-===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+// Private to lib/Conversion/SiftToGPU: the kernel calls that
+// --convert-sift-to-gpu creates and --sift-gpu-expand-kernels expands, shared
+// by SiftToGPU.cpp (the data-dependent ops) and LossKernels.cpp
+// (cross_entropy).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SIFT_LIB_CONVERSION_SIFTTOGPU_KERNELS_H
+#define SIFT_LIB_CONVERSION_SIFTTOGPU_KERNELS_H
+
+#include "sift/Dialect/Sift/IR/SiftOps.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir {
+namespace sift {
+namespace gpu_kernels {
+
+/// The attribute that marks a kernel call and names its kernel.
+constexpr llvm::StringLiteral kKernelAttr = "sift.gpu_kernel";
+
+/// `func.call @__sift_gpu_<kind>(operands)` to a private declaration, marked
+/// with the kernel to build and `attrs`.
+inline func::CallOp createKernelCall(OpBuilder &b, Location loc,
+                                     Operation *anchor, StringRef kind,
+                                     ValueRange operands,
+                                     ArrayRef<NamedAttribute> attrs) {
+  auto module = anchor->getParentOfType<ModuleOp>();
+  OpBuilder declBuilder = OpBuilder::atBlockEnd(module.getBody());
+  auto decl =
+      func::FuncOp::create(declBuilder, loc, ("__sift_gpu_" + kind).str(),
+                           b.getFunctionType(TypeRange(operands), {}));
+  decl.setPrivate();
+  SymbolTable(module).insert(decl); // a unique name
+  auto call = func::CallOp::create(b, loc, decl, operands);
+  call->setAttr(kKernelAttr, b.getStringAttr(kind));
+  for (NamedAttribute attr : attrs)
+    call->setAttr(attr.getName(), attr.getValue());
+  return call;
+}
+
+/// The buffer of a tensor operand, read only.
+inline Value toBuffer(OpBuilder &b, Location loc, Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  return bufferization::ToBufferOp::create(
+      b, loc, MemRefType::get(type.getShape(), type.getElementType()), tensor,
+      /*read_only=*/true);
+}
+
+/// The tensor of a result buffer the kernel wrote.
+inline Value toTensor(OpBuilder &b, Location loc, Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  return bufferization::ToTensorOp::create(
+      b, loc, RankedTensorType::get(type.getShape(), type.getElementType()),
+      buffer, /*restrict=*/true, /*writable=*/true);
+}
+
+/// sift.cross_entropy (LossKernels.cpp): its buffers and the call of the
+/// `cross_entropy` kernel; fails (leaving the op to the linalg lowering) for
+/// logits of a float type the CPU lowering does not compute either.
+LogicalResult convertCrossEntropy(CrossEntropyOp op);
+
+/// The launches of a `cross_entropy` kernel call, and the host's check of
+/// its error word; an error at the call when its operands are not the
+/// kernel's.
+LogicalResult expandCrossEntropyCall(OpBuilder &b, func::CallOp call,
+                                     int64_t threads);
+
+} // namespace gpu_kernels
+} // namespace sift
+} // namespace mlir
+
+#endif // SIFT_LIB_CONVERSION_SIFTTOGPU_KERNELS_H
