@@ -83,7 +83,10 @@ static void addGpuKernelStage(OpPassManager &pm,
 /// between synchronizations), device memory is host memory, then the CPU
 /// pipeline's lowering to LLVM (no OpenMP: the blocks run in order).
 static void addCpuExecutionStage(OpPassManager &pm) {
-  pm.addPass(createSiftGpuLaunchToCpu());
+  // After bufferization: each block restores the stack its buffers took.
+  SiftGpuLaunchToCpuOptions launches;
+  launches.restoreStack = true;
+  pm.addPass(createSiftGpuLaunchToCpu(launches));
   // The vector loops of the lowering (cross_entropy's log-sum-exp), as on
   // the CPU.
   addPasses(pm, "convert-vector-to-llvm,expand-strided-metadata,lower-affine,"

@@ -25,3 +25,33 @@ func.func @memory(%arg: memref<?xf32>, %n: index) {
   gpu.dealloc %dev : memref<?xf32>
   return
 }
+
+// With restore-stack (the on-cpu pipeline, after bufferization), a block's
+// workgroup buffers and per-thread values are allocas between a stack save
+// at the block's start and a restore at its end, so that blocks run one
+// after another take the stack of one block, not of all of them.
+// RUN: tensor-opt %s --sift-gpu-launch-to-cpu=restore-stack | FileCheck %s --check-prefix=STACK
+// STACK-LABEL: func.func @block_buffers
+// STACK: scf.parallel
+// STACK-NEXT: %[[SP:.*]] = llvm.intr.stacksave : !llvm.ptr
+// STACK: memref.alloca() : memref<32xf32>
+// STACK: llvm.intr.stackrestore %[[SP]] : !llvm.ptr
+// STACK-NEXT: scf.reduce
+// Without it (before bufferization), no stack intrinsics.
+// CHECK-LABEL: func.func @block_buffers
+// CHECK-NOT: llvm.intr
+// CHECK: return
+func.func @block_buffers(%out: memref<?xf32>, %n: index) {
+  %c32 = arith.constant 32 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %n, %gy = %n, %gz = %n)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c32, %sz = %c32)
+             workgroup(%shared : memref<32xf32, #gpu.address_space<workgroup>>) {
+    %v = arith.constant 1.0 : f32
+    memref.store %v, %shared[%tx] : memref<32xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %w = memref.load %shared[%tx] : memref<32xf32, #gpu.address_space<workgroup>>
+    memref.store %w, %out[%bx] : memref<?xf32>
+    gpu.terminator
+  }
+  return
+}

@@ -187,8 +187,17 @@ def SiftGpuLaunchToCpu : Pass<"sift-gpu-launch-to-cpu", "ModuleOp"> {
     `memref.alloc`, `memref.copy` and `memref.dealloc`, so that the host
     code of `--sift-gpu-pipeline` runs too (its `on-cpu` option).
   }];
+  let options = [
+    Option<"restoreStack", "restore-stack", "bool", /*default=*/"false",
+           "Save the stack when a block starts and restore it when it ends "
+           "(llvm.intr.stacksave/stackrestore), so that blocks run in a "
+           "plain loop do not grow it by their buffers each; only after "
+           "bufferization (buffer deallocation rejects ops of unknown "
+           "effects)">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::LLVM::LLVMDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
   ];

@@ -6,7 +6,8 @@
 // barriers, shuffles and warp reductions) runs and is checked on machines
 // without a GPU:
 //
-// - the blocks are an scf.parallel; workgroup memory is an alloca per block;
+// - the blocks are an scf.parallel; workgroup memory is an alloca per block,
+//   the stack restored when the block ends;
 // - the threads of a block are sequential scf.for loops over the linear
 //   thread id, split at every synchronization point: a gpu.barrier ends a
 //   loop, and a warp exchange (gpu.shuffle, gpu.subgroup_reduce) is one loop
@@ -32,6 +33,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -131,12 +133,14 @@ struct ThreadLoop {
 /// Lowers one gpu.launch.
 class LaunchLowering {
 public:
-  explicit LaunchLowering(gpu::LaunchOp launch) : launch(launch) {}
+  LaunchLowering(gpu::LaunchOp launch, bool restoreStack)
+      : launch(launch), restoreStack(restoreStack) {}
 
   LogicalResult run();
 
 private:
   gpu::LaunchOp launch;
+  bool restoreStack;
   Location loc = launch.getLoc();
   /// Inserts the per-block buffers (start of the scf.parallel body).
   OpBuilder allocBuilder{launch.getContext()};
@@ -634,6 +638,15 @@ LogicalResult LaunchLowering::run() {
                                                    launch.getGridSizeZ()},
                                         ValueRange{c1, c1, c1});
   OpBuilder body = OpBuilder::atBlockBegin(blocks.getBody());
+  // With restore-stack, a block's allocas live as long as the block: the
+  // stack is saved when it starts and restored when it ends (what
+  // memref.alloca_scope lowers to, which cannot stay inside a loop that
+  // becomes branches). Blocks run in a plain loop would otherwise grow the
+  // stack by their buffers each.
+  Value stack;
+  if (restoreStack)
+    stack = LLVM::StackSaveOp::create(
+        body, loc, LLVM::LLVMPointerType::get(body.getContext()));
   // The per-block buffers go before this first op, the code after it.
   Operation *anchor = arith::ConstantIndexOp::create(body, loc, 0);
   allocBuilder.setInsertionPoint(anchor);
@@ -656,6 +669,8 @@ LogicalResult LaunchLowering::run() {
   body.setInsertionPoint(blocks.getBody()->getTerminator());
   if (failed(lowerBlock(launch.getBody().front(), body)))
     return failure();
+  if (restoreStack)
+    LLVM::StackRestoreOp::create(body, loc, stack);
 
   // Workgroup memory is ordinary memory on the CPU.
   blocks.walk([](Operation *op) {
@@ -679,6 +694,7 @@ LogicalResult LaunchLowering::run() {
 namespace {
 struct GpuLaunchToCpuPass
     : public sift::impl::SiftGpuLaunchToCpuBase<GpuLaunchToCpuPass> {
+  using Base::Base;
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     // Subgroup reductions become the shuffle butterflies the GPU runs.
@@ -702,7 +718,7 @@ struct GpuLaunchToCpuPass
     for (gpu::LaunchOp launch : launches) {
       if (launch->getParentOfType<gpu::LaunchOp>())
         continue;
-      if (failed(LaunchLowering(launch).run()))
+      if (failed(LaunchLowering(launch, restoreStack).run()))
         return signalPassFailure();
     }
     if (failed(deviceMemoryToHost()))
