@@ -507,23 +507,30 @@ TEST(EngineCompileTest, CudaTargetWithoutDriverIsAClearError) {
 
 // A program the GPU pipeline cannot keep on the device fails to compile for
 // the CUDA target, naming what stays on the host (before any driver check).
-// (sift.unique has no GPU kernel: its sequential scan stays on the host.)
+// (An integer sum over a whole tensor has no kernel: its sequential loop
+// stays on the host.)
 TEST(EngineCompileTest, CudaTargetRejectsHostLoops) {
   ::setenv("SIFT_CUDA_DISABLE", "1", /*overwrite=*/1);
   const char *source =
-      "func.func @uniq(%a: tensor<64xf32>) -> tensor<?xf32> {\n"
-      "  %u = sift.unique %a : tensor<64xf32> -> tensor<?xf32>\n"
-      "  return %u : tensor<?xf32>\n"
+      "func.func @isum(%a: tensor<64xi32>, %acc: tensor<i32>) -> "
+      "tensor<i32> {\n"
+      "  %s = linalg.reduce ins(%a : tensor<64xi32>) outs(%acc : tensor<i32>) "
+      "dimensions = [0]\n"
+      "    (%x: i32, %y: i32) {\n"
+      "      %r = arith.addi %x, %y : i32\n"
+      "      linalg.yield %r : i32\n"
+      "    }\n"
+      "  return %s : tensor<i32>\n"
       "}\n";
   CompileOptions options;
   options.target = Target::CUDA;
   auto [code, message] =
-      errorOf(Engine::compileSource(source, options, "unique.mlir"));
+      errorOf(Engine::compileSource(source, options, "isum.mlir"));
   EXPECT_EQ(code, ErrorCode::CompileError);
   EXPECT_NE(message.find("stays on the host between kernels"),
             std::string::npos)
       << message;
-  EXPECT_NE(message.find("unique.mlir:2:"), std::string::npos) << message;
+  EXPECT_NE(message.find("isum.mlir:2:"), std::string::npos) << message;
 }
 
 // A sort is sift's block-level sort kernel: the program compiles for the
