@@ -45,6 +45,7 @@
 
 #include "Kernels.h"
 
+#include "../SiftToLinalg/Utils/CodegenUtils.h"
 #include "../SiftToLinalg/Utils/RuntimeChecks.h"
 
 #include "sift/Conversion/SiftToGPU/BlockPrimitives.h"
@@ -136,20 +137,6 @@ Value castFloat(OpBuilder &b, Location loc, Value x, Type type) {
   return arith::TruncFOp::create(b, loc, type, x);
 }
 
-/// A target of any integer type as an i64 (i1 is unsigned), as the CPU
-/// lowering reads it.
-Value targetToI64(OpBuilder &b, Location loc, Value t) {
-  Type i64 = b.getI64Type();
-  unsigned width = t.getType().getIntOrFloatBitWidth();
-  if (width == 64)
-    return t;
-  if (width == 1)
-    return arith::ExtUIOp::create(b, loc, i64, t);
-  if (width < 64)
-    return arith::ExtSIOp::create(b, loc, i64, t);
-  return arith::TruncIOp::create(b, loc, i64, t);
-}
-
 //===----------------------------------------------------------------------===//
 // --convert-sift-to-gpu: the kernel call
 //===----------------------------------------------------------------------===//
@@ -184,27 +171,6 @@ Value collapseLeading(OpBuilder &b, Location loc, Value tensor,
   for (int64_t d = lead; d < type.getRank(); ++d)
     reassociation.push_back({d});
   return tensor::CollapseShapeOp::create(b, loc, tensor, reassociation);
-}
-
-/// The flat [n] `tensor` in the shape `type` (sizes `sizes`).
-Value unflatten(OpBuilder &b, Location loc, Value flat, RankedTensorType type,
-                ArrayRef<OpFoldResult> sizes) {
-  Value result = flat;
-  auto flatType = cast<RankedTensorType>(flat.getType());
-  if (type.getRank() == 0) {
-    result = tensor::CollapseShapeOp::create(
-        b, loc, RankedTensorType::get({}, flatType.getElementType()), flat,
-        ArrayRef<ReassociationIndices>{});
-  } else if (type.getRank() > 1) {
-    ReassociationIndices all;
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      all.push_back(d);
-    result = tensor::ExpandShapeOp::create(
-        b, loc, type, flat, ArrayRef<ReassociationIndices>{all}, sizes);
-  }
-  if (result.getType() != type)
-    result = tensor::CastOp::create(b, loc, type, result);
-  return result;
 }
 
 Value allocBuffer(OpBuilder &b, Location loc, OpFoldResult size, Type elt) {
@@ -297,7 +263,8 @@ LogicalResult gpu_kernels::convertCrossEntropy(CrossEntropyOp op) {
   if (op.getWeight())
     attrs.push_back(b.getNamedAttr("weighted", b.getUnitAttr()));
   createKernelCall(b, loc, op, "cross_entropy", operands, attrs);
-  Value result = unflatten(b, loc, toTensor(b, loc, out), resultType, outSizes);
+  Value result =
+      lowering::unflatten(b, loc, toTensor(b, loc, out), resultType, outSizes);
   op.getResult().replaceAllUsesWith(result);
   op.erase();
   return success();
@@ -625,7 +592,7 @@ void buildRowKernel(OpBuilder &b, Location loc, const LossCall &c,
         Value lse = online.finish(b, loc, state[0], state[1]);
 
         // The target: ignored, valid, or out of range (an error).
-        Value t = targetToI64(
+        Value t = lowering::intToI64(
             b, loc,
             ifThenElse(
                 b, loc, rowOk,
@@ -733,7 +700,7 @@ void recordBadTarget(OpBuilder &b, Location loc, const LossCall &c) {
                                     constI64(b, loc, kNoBadRow));
   buildIf(b, loc, any, [&](OpBuilder &b) {
     Value row = arith::IndexCastOp::create(b, loc, b.getIndexType(), badRow);
-    Value t = targetToI64(
+    Value t = lowering::intToI64(
         b, loc, memref::LoadOp::create(b, loc, c.targets, ValueRange{row}));
     memref::StoreOp::create(b, loc, t, c.err,
                             ValueRange{constIndex(b, loc, 1)});

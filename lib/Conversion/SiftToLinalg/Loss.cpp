@@ -145,19 +145,6 @@ static LossOperands checkExtents(OpBuilder &b, Location loc, Value rows,
   return {rows, targets, weight, numWeights, numTargets, rowsMayDiffer};
 }
 
-/// A target of any integer type as an i64.
-static Value targetToI64(OpBuilder &b, Location loc, Value t) {
-  Type i64 = b.getI64Type();
-  unsigned width = t.getType().getIntOrFloatBitWidth();
-  if (width == 64)
-    return t;
-  if (width == 1)
-    return arith::ExtUIOp::create(b, loc, i64, t);
-  if (width < 64)
-    return arith::ExtSIOp::create(b, loc, i64, t);
-  return arith::TruncIOp::create(b, loc, i64, t);
-}
-
 /// Element `i` of the 1-D `tensor`, extended to the compute type `ct`.
 static Value loadAs(OpBuilder &b, Location loc, Value tensor, Value i,
                     Type ct) {
@@ -473,9 +460,9 @@ static SmallVector<Value> rowLoss(OpBuilder &b, Location loc, Value line,
   Value zero = floatConst(b, loc, ct, 0.0);
   Value nan = floatConst(b, loc, ct, std::numeric_limits<double>::quiet_NaN());
 
-  Value t = targetToI64(b, loc,
-                        tensor::ExtractOp::create(b, loc, spec.operands.targets,
-                                                  ValueRange{row}));
+  Value t = intToI64(b, loc,
+                     tensor::ExtractOp::create(b, loc, spec.operands.targets,
+                                               ValueRange{row}));
   Value ignored, valid;
   std::tie(ignored, valid) =
       classifyTarget(b, loc, t, row, numClasses, spec.ignoreIndex);

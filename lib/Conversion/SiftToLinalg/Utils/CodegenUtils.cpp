@@ -169,6 +169,18 @@ Value lowering::flatten(OpBuilder &b, Location loc, Value tensor) {
                                          ArrayRef<ReassociationIndices>{all});
 }
 
+Value lowering::intToI64(OpBuilder &b, Location loc, Value value) {
+  Type i64 = b.getI64Type();
+  unsigned width = value.getType().getIntOrFloatBitWidth();
+  if (width == 64)
+    return value;
+  if (width == 1)
+    return arith::ExtUIOp::create(b, loc, i64, value);
+  if (width < 64)
+    return arith::ExtSIOp::create(b, loc, i64, value);
+  return arith::TruncIOp::create(b, loc, i64, value);
+}
+
 Value lowering::unflatten(OpBuilder &b, Location loc, Value flat,
                           RankedTensorType type, ArrayRef<OpFoldResult> sizes) {
   Type elementType = type.getElementType();

@@ -28,6 +28,9 @@ Value constInt(OpBuilder &b, Location loc, Type type, int64_t value);
 /// Casts an `index` to `i64` and back.
 Value indexToI64(OpBuilder &b, Location loc, Value value);
 Value i64ToIndex(OpBuilder &b, Location loc, Value value);
+/// An integer of any width as an i64: i1 zero-extended (a class index of a
+/// boolean target), narrower ones sign-extended, wider ones truncated.
+Value intToI64(OpBuilder &b, Location loc, Value value);
 /// `tensor.empty` of the given sizes, filled with `value` when it is set.
 Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
                   Type elementType, Value fillValue = nullptr);
