@@ -57,6 +57,17 @@ static bool accessesMemory(Operation *op) {
   });
 }
 
+/// Whether `op` is the host buffer a kernel's error word is copied into
+/// (`sift.error_word`) or a load of it.
+static bool isErrorWordRead(Operation *op) {
+  if (op->hasAttr("sift.error_word"))
+    return true;
+  auto load = dyn_cast<memref::LoadOp>(op);
+  Operation *def =
+      load ? rootBuffer(load.getMemRef()).getDefiningOp() : nullptr;
+  return def && def->hasAttr("sift.error_word");
+}
+
 /// The name of a called function, for calls of malloc & co.
 static StringRef calleeName(Operation *op) {
   if (auto call = dyn_cast<func::CallOp>(op))
@@ -154,8 +165,11 @@ void VerifyGpuPass::checkHostRegion(Region &region) {
       }
       return WalkResult::advance();
     }
-    // The host buffers --sift-gpu-host-boundary returns results in.
-    if (op->hasAttr("sift.host_result"))
+    // The host buffers --sift-gpu-host-boundary returns results in, and
+    // the host copy of a kernel's error word (cross_entropy's out-of-range
+    // target: one small copy per call, the run-time error the CPU reports
+    // too) and its reads.
+    if (op->hasAttr("sift.host_result") || isErrorWordRead(op))
       return WalkResult::advance();
     if (isa<memref::AllocOp, memref::AllocaOp, memref::ReallocOp>(op) ||
         isAllocatingCall(op)) {

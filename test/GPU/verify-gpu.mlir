@@ -200,3 +200,20 @@ func.func @calls_helper_in_kernel(%buf: memref<64xf32>) {
   }
   return
 }
+
+// -----
+
+// The host copy of a kernel's error word (`sift.error_word`) and its loads
+// are accepted; another host buffer read the same way is not.
+func.func @error_word(%err: memref<2xi64>) -> (i64, i64) {
+  %c0 = arith.constant 0 : index
+  %word = memref.alloca() {sift.error_word} : memref<2xi64>
+  gpu.memcpy %word, %err : memref<2xi64>, memref<2xi64>
+  %row = memref.load %word[%c0] : memref<2xi64>
+  // expected-error @+1 {{'memref.alloca' allocates host memory between kernels (device buffers are gpu.alloc)}}
+  %other = memref.alloca() : memref<2xi64>
+  gpu.memcpy %other, %err : memref<2xi64>, memref<2xi64>
+  // expected-error @+1 {{'memref.load' reads or writes a buffer on the host between kernels}}
+  %x = memref.load %other[%c0] : memref<2xi64>
+  return %row, %x : i64, i64
+}

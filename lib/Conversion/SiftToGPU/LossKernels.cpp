@@ -815,7 +815,9 @@ LogicalResult gpu_kernels::expandCrossEntropyCall(OpBuilder &b,
     buildItemKernel(b, loc, c, numRows, threads);
   // 4. One copy of the error word to the host, and the report.
   auto wordType = cast<MemRefType>(c.err.getType());
+  // Marked: --sift-verify-gpu accepts this copy and its reads.
   Value host = memref::AllocaOp::create(b, loc, wordType);
+  host.getDefiningOp()->setAttr("sift.error_word", b.getUnitAttr());
   gpu::MemcpyOp::create(b, loc, TypeRange(), ValueRange(), host, c.err);
   Value badRow =
       memref::LoadOp::create(b, loc, host, ValueRange{constIndex(b, loc, 0)});
