@@ -88,6 +88,13 @@ def ConvertSiftToGPU : Pass<"convert-sift-to-gpu", "ModuleOp"> {
       sort, run flags, compact, gathers, and for the inverse cumsum and
       the argsort of the sort's permutation; randperm: its Philox keys and
       an argsort), each result equal to the CPU lowering's.
+    - `sift.nonzero` and `sift.masked_select` of static, non-empty operands
+      and `sift.sample_balanced` of static, non-empty labels also become
+      those ops and elementwise ops (nonzero: a mask, compact, row-major
+      coordinates; masked_select: compact of the mask, a gather;
+      sample_balanced: Philox keys, argsort, the classes in key order, a
+      compact per class, the samples and counts), each result equal to the
+      CPU lowering's.
 
     Other ops, and cumsum, sort, argsort or topk along another axis, are
     left for the linalg lowering.

@@ -1692,24 +1692,423 @@ static LogicalResult decomposeRandperm(RandpermOp op) {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// nonzero, masked_select and sample_balanced: compositions of the kernels
+//===----------------------------------------------------------------------===//
+//
+// As unique and randperm above: each op becomes sift ops that have kernels
+// (compact, argsort) and elementwise linalg.generic ops, with no sequential
+// loop over the elements, each result equal to the CPU lowering's bit for
+// bit (lib/Conversion/SiftToLinalg/Selection.cpp: NonzeroLowering,
+// MaskedSelectLowering, SampleBalancedLowering). Ops of dynamic or empty
+// shapes, and rows past the compact kernel's 32-bit positions, are left to
+// the linalg lowering.
+
+/// Whether a compaction of rows of `n` lanes fits the compact kernel (its
+/// positions are i32).
+static bool compactable(int64_t n) {
+  return n > 0 && n <= std::numeric_limits<int32_t>::max();
+}
+
+/// `linalg.generic` that makes one static tensor of `shape` per entry of
+/// `elementTypes`, the elements at coordinates `ivs` being `fn(ivs)`
+/// (indices).
+static SmallVector<Value> generateTensors(
+    OpBuilder &b, Location loc, ArrayRef<int64_t> shape, TypeRange elementTypes,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)> fn) {
+  int64_t rank = shape.size();
+  SmallVector<Value> inits;
+  for (Type type : elementTypes)
+    inits.push_back(tensor::EmptyOp::create(b, loc, shape, type));
+  auto generic = linalg::GenericOp::create(
+      b, loc, ValueRange(inits).getTypes(), ValueRange{}, inits,
+      SmallVector<AffineMap>(inits.size(), b.getMultiDimIdentityMap(rank)),
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &b, Location loc, ValueRange) {
+        SmallVector<Value> ivs;
+        for (int64_t d = 0; d < rank; ++d)
+          ivs.push_back(linalg::IndexOp::create(b, loc, d));
+        linalg::YieldOp::create(b, loc, fn(b, loc, ivs));
+      });
+  return generic.getResults();
+}
+
+/// One tensor of `generateTensors`.
+static Value
+generateTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+               Type elementType,
+               function_ref<Value(OpBuilder &, Location, ValueRange)> fn) {
+  return generateTensors(b, loc, shape, elementType,
+                         [&](OpBuilder &b, Location loc, ValueRange ivs) {
+                           return SmallVector<Value>{fn(b, loc, ivs)};
+                         })
+      .front();
+}
+
+/// The first `count` (index) rows of the static `full` (rank >= 1), as
+/// `type`.
+static Value leadingRows(OpBuilder &b, Location loc, Value full, Value count,
+                         Type type) {
+  auto fullType = cast<RankedTensorType>(full.getType());
+  SmallVector<int64_t> shape(fullType.getShape());
+  shape[0] = ShapedType::kDynamic;
+  SmallVector<OpFoldResult> offsets(shape.size(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = {count};
+  SmallVector<OpFoldResult> strides(shape.size(), b.getIndexAttr(1));
+  for (int64_t size : fullType.getShape().drop_front())
+    sizes.push_back(b.getIndexAttr(size));
+  Value slice = tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get(shape, fullType.getElementType()), full,
+      offsets, sizes, strides);
+  return lowering::castTo(b, loc, slice, type);
+}
+
+/// The compaction of the static 1-D `mask` (fill -1): the indices of its
+/// true lanes in increasing order and their count, as an index read on the
+/// host (it sizes a dynamic result).
+static std::pair<Value, Value> compactLine(OpBuilder &b, Location loc,
+                                           Value mask) {
+  int64_t n = cast<RankedTensorType>(mask.getType()).getDimSize(0);
+  Type i64 = b.getI64Type();
+  auto compact =
+      CompactOp::create(b, loc, RankedTensorType::get({n}, i64),
+                        RankedTensorType::get({}, i64), mask, /*fill=*/-1);
+  Value count = arith::IndexCastOp::create(
+      b, loc, b.getIndexType(),
+      tensor::ExtractOp::create(b, loc, compact.getCount(), ValueRange{}));
+  return {compact.getIndices(), count};
+}
+
+/// A lane of a compaction as an index: the fill -1 (lanes past the count,
+/// sliced away or not selected) reads element 0.
+static Value laneIndex(OpBuilder &b, Location loc, Value lane) {
+  return lowering::i64ToIndex(
+      b, loc,
+      arith::MaxSIOp::create(b, loc, lane,
+                             lowering::constInt(b, loc, b.getI64Type(), 0)));
+}
+
+/// sift.nonzero of a static, non-empty input, as kernels:
+///   mask[i] = flatten(x)[i] != 0                        elementwise
+///   idx, count = compact(mask, fill -1)                 compact kernel
+///   coords[g, d] = (idx[g] / stride[d]) % size[d]       elementwise
+/// sliced to the count (read on the host). The compaction is stable: the
+/// row-major order of the CPU lowering. An i1 input is its own mask.
+static LogicalResult decomposeNonzero(NonzeroOp op) {
+  auto inType = cast<RankedTensorType>(op.getInput().getType());
+  if (!inType.hasStaticShape() || !compactable(inType.getNumElements()))
+    return failure();
+  int64_t n = inType.getNumElements(), rank = inType.getRank();
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Type i64 = b.getI64Type();
+  Value flat = lowering::flatten(b, loc, op.getInput());
+  Value mask = flat;
+  if (!inType.getElementType().isInteger(1))
+    mask = lowering::mapLine(b, loc, flat, b.getI1Type(),
+                             [&](OpBuilder &b, Location loc, Value x, Value) {
+                               return lowering::isNonZero(b, loc, x);
+                             });
+  Value indices, count;
+  std::tie(indices, count) = compactLine(b, loc, mask);
+  Value result;
+  if (rank == 1) {
+    result = prefix(b, loc, indices, count, op.getType());
+  } else {
+    Value coords = generateTensor(
+        b, loc, {n, rank}, i64,
+        [&](OpBuilder &b, Location loc, ValueRange ivs) {
+          Value flatIndex = lowering::indexToI64(
+              b, loc,
+              laneIndex(b, loc,
+                        tensor::ExtractOp::create(b, loc, indices, ivs[0])));
+          // The coordinate along each axis, the one of axis ivs[1] chosen
+          // (divisions by constants).
+          Value coord = lowering::constInt(b, loc, i64, 0);
+          int64_t stride = 1;
+          for (int64_t d = rank - 1; d >= 0; --d) {
+            int64_t size = inType.getDimSize(d);
+            Value c = arith::RemUIOp::create(
+                b, loc,
+                arith::DivUIOp::create(b, loc, flatIndex,
+                                       lowering::constInt(b, loc, i64, stride)),
+                lowering::constInt(b, loc, i64, size));
+            Value here = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                               ivs[1], constIndex(b, loc, d));
+            coord = arith::SelectOp::create(b, loc, here, c, coord);
+            stride *= size;
+          }
+          return coord;
+        });
+    result = leadingRows(b, loc, coords, count, op.getType());
+  }
+  op.getResult().replaceAllUsesWith(result);
+  op.erase();
+  return success();
+}
+
+/// sift.masked_select of static, non-empty operands, as kernels:
+///   rows, count = compact(flatten(mask), fill -1)       compact kernel
+///   out[g, s...] = x'[rows[g], s...]                    elementwise
+/// (x' the input with the mask's dimensions collapsed into one) sliced to
+/// the count (read on the host): the selected sub-tensors in the mask's
+/// row-major order, as on the CPU.
+static LogicalResult decomposeMaskedSelect(MaskedSelectOp op) {
+  auto inType = cast<RankedTensorType>(op.getInput().getType());
+  auto maskType = cast<RankedTensorType>(op.getMask().getType());
+  int64_t rank = inType.getRank(), maskRank = maskType.getRank();
+  if (!inType.hasStaticShape() || !maskType.hasStaticShape() ||
+      inType.getNumElements() == 0 || !compactable(maskType.getNumElements()) ||
+      inType.getShape().take_front(maskRank) != maskType.getShape())
+    return failure();
+  int64_t m = maskType.getNumElements();
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value rows, count;
+  std::tie(rows, count) =
+      compactLine(b, loc, lowering::flatten(b, loc, op.getMask()));
+  // The input as [m, S...].
+  SmallVector<int64_t> shape = {m};
+  llvm::append_range(shape, inType.getShape().drop_front(maskRank));
+  Value input = op.getInput();
+  if (maskRank > 1) {
+    SmallVector<ReassociationIndices> groups(1);
+    for (int64_t d = 0; d < maskRank; ++d)
+      groups[0].push_back(d);
+    for (int64_t d = maskRank; d < rank; ++d)
+      groups.push_back({d});
+    input = tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get(shape, inType.getElementType()), input,
+        groups);
+  }
+  Value gathered = generateTensor(
+      b, loc, shape, inType.getElementType(),
+      [&](OpBuilder &b, Location loc, ValueRange ivs) {
+        SmallVector<Value> at = {
+            laneIndex(b, loc, tensor::ExtractOp::create(b, loc, rows, ivs[0]))};
+        llvm::append_range(at, ivs.drop_front());
+        return tensor::ExtractOp::create(b, loc, input, at).getResult();
+      });
+  op.getResult().replaceAllUsesWith(
+      leadingRows(b, loc, gathered, count, op.getType()));
+  op.erase();
+  return success();
+}
+
+/// sift.sample_balanced of static, non-empty labels `[B..., N]` as rows
+/// `[R, N]`, as kernels:
+///   key[r, j] = philox(seed, stream of row r, j) ^ 2^31    elementwise
+///   perm = argsort(key)                                    argsort kernel
+///   pos[r, i], neg[r, i] = the class of label[r, perm[r, i]] elementwise
+///   P, numPos = compact(pos, K = min(posCap, N))           compact kernel
+///   Q, negCount = compact(neg, K = min(num_samples, N))    compact kernel
+///   out[r, s] = perm[r, P[s]] for s < numPos, then
+///               perm[r, Q[s - numPos]] for the next numNeg, then -1
+///   count[r] = numPos + numNeg                             elementwise
+/// with numNeg = min(negCount, num_samples - numPos). The keys' flipped
+/// sign bit makes the signed i32 order the words' unsigned order (as
+/// randperm's); the argsort is stable, so perm is the CPU's order by
+/// (unsigned key, index), and each compaction keeps its class's first
+/// items in that order: the items the CPU's walk over perm takes, in its
+/// order. numPos = min(P, posCap) and numNeg = min(Q, num_samples - numPos)
+/// as on the CPU: a compaction's count is min(true lanes, K).
+static LogicalResult decomposeSampleBalanced(SampleBalancedOp op) {
+  auto labelsType = cast<RankedTensorType>(op.getLabels().getType());
+  int64_t numSamples = static_cast<int64_t>(op.getNumSamples());
+  if (!labelsType.hasStaticShape() || labelsType.getNumElements() == 0 ||
+      !compactable(labelsType.getShape().back()) || numSamples < 0)
+    return failure();
+  int64_t n = labelsType.getShape().back();
+  int64_t r = labelsType.getNumElements() / n;
+  int64_t posCap = static_cast<int64_t>(
+      std::floor(static_cast<double>(numSamples) *
+                 op.getPositiveFraction().convertToDouble()));
+  int64_t kPos = std::min(posCap, n), kNeg = std::min(numSamples, n);
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Type i64 = b.getI64Type(), i32 = b.getI32Type(), i1 = b.getI1Type();
+  Type labelType = labelsType.getElementType();
+  Value labels = asRows(b, loc, op.getLabels()).matrix;
+  // Per-row seeds and offsets cover the leading `seedRank` batch
+  // dimensions: row (p, q) uses seed[p] and stream offset[p] + q.
+  Value seed = op.getSeed();
+  Value offset =
+      op.getOffset() ? op.getOffset() : lowering::constInt(b, loc, i64, 0);
+  int64_t seedRank = 0;
+  for (Value *v : {&seed, &offset})
+    if (auto type = dyn_cast<RankedTensorType>(v->getType())) {
+      seedRank = type.getRank();
+      *v = lowering::flatten(b, loc, *v);
+    }
+  int64_t rowsPerSeed = 1;
+  for (int64_t size : labelsType.getShape().drop_back().drop_front(seedRank))
+    rowsPerSeed *= size;
+  Value keys = generateTensor(
+      b, loc, {r, n}, i32, [&](OpBuilder &b, Location loc, ValueRange ivs) {
+        Value perSeed = constIndex(b, loc, rowsPerSeed);
+        Value p = arith::DivUIOp::create(b, loc, ivs[0], perSeed);
+        Value q = arith::RemUIOp::create(b, loc, ivs[0], perSeed);
+        auto rowValue = [&](Value v) -> Value {
+          if (isa<RankedTensorType>(v.getType()))
+            return tensor::ExtractOp::create(b, loc, v, ValueRange{p});
+          return v;
+        };
+        Value stream = arith::AddIOp::create(b, loc, rowValue(offset),
+                                             lowering::indexToI64(b, loc, q));
+        Value word = lowering::philoxWord(b, loc, rowValue(seed), stream,
+                                          lowering::indexToI64(b, loc, ivs[1]));
+        return arith::XOrIOp::create(
+                   b, loc, word,
+                   lowering::constInt(b, loc, i32,
+                                      std::numeric_limits<int32_t>::min()))
+            .getResult();
+      });
+  Value perm = ArgsortOp::create(b, loc, keys);
+  // The classes in key order, in one elementwise op: labels equal to
+  // negative_label are negatives, others not equal to ignore_label
+  // positives.
+  SmallVector<Value> classes = generateTensors(
+      b, loc, {r, n}, {i1, i1},
+      [&](OpBuilder &b, Location loc, ValueRange ivs) {
+        Value item = tensor::ExtractOp::create(b, loc, perm, ivs);
+        Value label = tensor::ExtractOp::create(
+            b, loc, labels,
+            ValueRange{ivs[0], lowering::i64ToIndex(b, loc, item)});
+        Value negative =
+            lowering::constInt(b, loc, labelType, op.getNegativeLabel());
+        Value ignore =
+            lowering::constInt(b, loc, labelType, op.getIgnoreLabel());
+        Value isNeg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            label, negative);
+        Value isPos = arith::AndIOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, label,
+                                  ignore),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, label,
+                                  negative));
+        return SmallVector<Value>{isPos, isNeg};
+      });
+  // The first K items of a class in key order and how many there are (none
+  // for K = 0).
+  auto firstOfClass = [&](bool positive, int64_t k) -> std::pair<Value, Value> {
+    if (k == 0)
+      return {};
+    auto compact = CompactOp::create(b, loc, RankedTensorType::get({r, k}, i64),
+                                     RankedTensorType::get({r}, i64),
+                                     classes[positive ? 0 : 1],
+                                     /*fill=*/-1);
+    return {compact.getIndices(), compact.getCount()};
+  };
+  Value posSlots, posCount, negSlots, negCount;
+  std::tie(posSlots, posCount) = firstOfClass(true, kPos);
+  std::tie(negSlots, negCount) = firstOfClass(false, kNeg);
+  // numPos and numNeg of row `row`.
+  auto numbers = [&](OpBuilder &b, Location loc,
+                     Value row) -> std::pair<Value, Value> {
+    Value zero = lowering::constInt(b, loc, i64, 0);
+    Value numPos =
+        posCount ? tensor::ExtractOp::create(b, loc, posCount, row).getResult()
+                 : zero;
+    Value numNeg = zero;
+    if (negCount)
+      numNeg = arith::MinSIOp::create(
+          b, loc, tensor::ExtractOp::create(b, loc, negCount, row),
+          arith::SubIOp::create(
+              b, loc, lowering::constInt(b, loc, i64, numSamples), numPos));
+    return {numPos, numNeg};
+  };
+  Value sampled;
+  if (numSamples == 0) {
+    sampled = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{r, 0}, i64);
+  } else {
+    sampled = generateTensor(
+        b, loc, {r, numSamples}, i64,
+        [&](OpBuilder &b, Location loc, ValueRange ivs) {
+          auto [numPos, numNeg] = numbers(b, loc, ivs[0]);
+          Value s = lowering::indexToI64(b, loc, ivs[1]);
+          // The item at slot `slot` of a class's compaction (clamped into
+          // its K lanes: a slot past them is not taken).
+          auto itemAt = [&](Value slots, int64_t k, Value slot) {
+            Value lane = arith::MinSIOp::create(
+                b, loc,
+                arith::MaxSIOp::create(b, loc, slot,
+                                       lowering::constInt(b, loc, i64, 0)),
+                lowering::constInt(b, loc, i64, k - 1));
+            Value at = tensor::ExtractOp::create(
+                b, loc, slots,
+                ValueRange{ivs[0], lowering::i64ToIndex(b, loc, lane)});
+            return tensor::ExtractOp::create(
+                       b, loc, perm, ValueRange{ivs[0], laneIndex(b, loc, at)})
+                .getResult();
+          };
+          Value result = lowering::constInt(b, loc, i64, -1);
+          Value t = arith::SubIOp::create(b, loc, s, numPos);
+          Value isNeg = arith::AndIOp::create(
+              b, loc,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, t,
+                                    lowering::constInt(b, loc, i64, 0)),
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, t,
+                                    numNeg));
+          result = arith::SelectOp::create(b, loc, isNeg,
+                                           itemAt(negSlots, kNeg, t), result);
+          if (posSlots) {
+            Value isPos = arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::slt, s, numPos);
+            result = arith::SelectOp::create(b, loc, isPos,
+                                             itemAt(posSlots, kPos, s), result);
+          }
+          return result;
+        });
+  }
+  Value counts = generateTensor(
+      b, loc, {r}, i64, [&](OpBuilder &b, Location loc, ValueRange ivs) {
+        auto [numPos, numNeg] = numbers(b, loc, ivs[0]);
+        return arith::AddIOp::create(b, loc, numPos, numNeg).getResult();
+      });
+  // [R, num_samples] and [R] as the op's [B..., num_samples] and [B...].
+  auto sampledType = cast<RankedTensorType>(op.getIndices().getType());
+  int64_t rank = labelsType.getRank();
+  if (rank == 1)
+    sampled = tensor::CollapseShapeOp::create(b, loc, sampledType, sampled,
+                                              rowsReassociation(1));
+  else if (rank > 2)
+    sampled = tensor::ExpandShapeOp::create(b, loc, sampledType, sampled,
+                                            rowsReassociation(rank));
+  op.getIndices().replaceAllUsesWith(
+      lowering::castTo(b, loc, sampled, sampledType));
+  op.getCount().replaceAllUsesWith(
+      reshapeCounts(b, loc, counts, op.getLabels(),
+                    cast<RankedTensorType>(op.getCount().getType())));
+  op.erase();
+  return success();
+}
+
 struct ConvertSiftToGpuPass
     : public sift::impl::ConvertSiftToGPUBase<ConvertSiftToGpuPass> {
   using ConvertSiftToGPUBase::ConvertSiftToGPUBase;
 
   void runOnOperation() override {
     // Ops directly in a function body: one nested in a loop (a --sift-fuse
-    // row kernel) is already part of a kernel. unique and randperm first
-    // become the ops below.
+    // row kernel) is already part of a kernel. unique, randperm, nonzero,
+    // masked_select and sample_balanced first become the ops below.
     SmallVector<Operation *> composed;
     getOperation()->walk([&](Operation *op) {
-      if (isa<UniqueOp, RandpermOp>(op) && isa<func::FuncOp>(op->getParentOp()))
+      if (isa<UniqueOp, RandpermOp, NonzeroOp, MaskedSelectOp,
+              SampleBalancedOp>(op) &&
+          isa<func::FuncOp>(op->getParentOp()))
         composed.push_back(op);
     });
     for (Operation *op : composed) {
       if (auto unique = dyn_cast<UniqueOp>(op))
         (void)decomposeUnique(unique);
+      else if (auto randperm = dyn_cast<RandpermOp>(op))
+        (void)decomposeRandperm(randperm);
+      else if (auto nonzero = dyn_cast<NonzeroOp>(op))
+        (void)decomposeNonzero(nonzero);
+      else if (auto select = dyn_cast<MaskedSelectOp>(op))
+        (void)decomposeMaskedSelect(select);
       else
-        (void)decomposeRandperm(cast<RandpermOp>(op));
+        (void)decomposeSampleBalanced(cast<SampleBalancedOp>(op));
     }
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
