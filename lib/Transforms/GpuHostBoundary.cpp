@@ -67,6 +67,7 @@ static void addBoundary(func::FuncOp fn) {
     Location rloc = ret.getLoc();
     SmallVector<Value> operands(ret.getOperands());
     SmallVector<Value> freed;
+    llvm::SetVector<Value> freedRoots;
     for (Value &operand : operands) {
       auto type = dyn_cast<MemRefType>(operand.getType());
       if (!type)
@@ -76,13 +77,23 @@ static void addBoundary(func::FuncOp fn) {
       host->setAttr("sift.host_result", rb.getUnitAttr());
       gpu::MemcpyOp::create(rb, rloc, TypeRange(), ValueRange(), host, operand);
       // A device buffer the function allocated is freed once, also when
-      // the result is a view of it (a compaction's valid prefix, a cast):
-      // the caller owns every result, and the host copy replaces it.
-      Value root = rootBuffer(operand);
-      if (root.getDefiningOp<gpu::AllocOp>() &&
-          !llvm::is_contained(deviceArgs, root) &&
-          !llvm::is_contained(freed, root))
-        freed.push_back(root);
+      // the result is a view of it (a compaction's valid prefix, a cast)
+      // or one of the buffers a branch yields: the caller owns every
+      // result, and the host copy replaces it.
+      llvm::SetVector<Value> roots;
+      collectRootBuffers(operand, roots);
+      bool allocated = llvm::all_of(roots, [&](Value root) {
+        return root.getDefiningOp<gpu::AllocOp>() &&
+               !llvm::is_contained(deviceArgs, root);
+      });
+      if (allocated && llvm::none_of(roots, [&](Value root) {
+            return freedRoots.contains(root);
+          })) {
+        freedRoots.insert_range(roots);
+        // The allocation the result views, or the branch result it comes
+        // through (the buffers a branch yields are defined inside it).
+        freed.push_back(rootBuffer(operand));
+      }
       operand = host;
     }
     for (Value device : deviceArgs)

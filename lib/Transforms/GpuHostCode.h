@@ -9,7 +9,9 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir {
 namespace sift {
@@ -35,6 +37,24 @@ inline Value rootBuffer(Value value) {
     break;
   }
   return value;
+}
+
+/// The buffers `value` may be a view of: through views, and through the
+/// branches of an `scf.if` or `scf.execute_region` that yields it. A loop's
+/// result (or an argument) is its own root, of unknown origin.
+inline void collectRootBuffers(Value value, llvm::SetVector<Value> &roots) {
+  value = rootBuffer(value);
+  auto result = dyn_cast<OpResult>(value);
+  Operation *def = result ? result.getOwner() : nullptr;
+  if (!def || !isa<scf::IfOp, scf::ExecuteRegionOp>(def)) {
+    roots.insert(value);
+    return;
+  }
+  // (The yielded values are defined inside the op: no cycle.)
+  for (Region &region : def->getRegions())
+    for (Block &block : region)
+      if (auto yield = dyn_cast<scf::YieldOp>(block.getTerminator()))
+        collectRootBuffers(yield.getOperand(result.getResultNumber()), roots);
 }
 
 } // namespace sift

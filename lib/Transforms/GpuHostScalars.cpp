@@ -82,28 +82,10 @@ static bool mayBeSame(Value x, Value y) {
   return true;
 }
 
-/// The buffers `value` may be a view of: through views, and through the
-/// branches of an `scf.if` or `scf.execute_region` that yields it. A loop's
-/// result (or an argument) is its own root, of unknown origin.
-static void collectRoots(Value value, llvm::SetVector<Value> &roots) {
-  value = rootBuffer(value);
-  auto result = dyn_cast<OpResult>(value);
-  Operation *def = result ? result.getOwner() : nullptr;
-  if (!def || !isa<scf::IfOp, scf::ExecuteRegionOp>(def)) {
-    roots.insert(value);
-    return;
-  }
-  // (The yielded values are defined inside the op: no cycle.)
-  for (Region &region : def->getRegions())
-    for (Block &block : region)
-      if (auto yield = dyn_cast<scf::YieldOp>(block.getTerminator()))
-        collectRoots(yield.getOperand(result.getResultNumber()), roots);
-}
-
 static bool mayAlias(Value a, Value b) {
   llvm::SetVector<Value> rootsA, rootsB;
-  collectRoots(a, rootsA);
-  collectRoots(b, rootsB);
+  collectRootBuffers(a, rootsA);
+  collectRootBuffers(b, rootsB);
   for (Value x : rootsA)
     for (Value y : rootsB)
       if (mayBeSame(x, y))

@@ -329,3 +329,31 @@ func.func @boundary_views(%a: memref<8xf32>, %n: index)
   return %v, %w, %x : memref<?xi64, strided<[1]>>,
       memref<4xi64, strided<[1], offset: 8>>, memref<4xf32, strided<[1]>>
 }
+
+// -----
+
+// A result one of two device buffers chosen by a branch, or yielded by an
+// scf.execute_region: the branch's result is freed once the host copy is
+// made (whichever buffer it is).
+// BOUNDARY-LABEL: func.func @boundary_branches
+// BOUNDARY: %[[SEL:.*]] = scf.if
+// BOUNDARY: %[[REG:.*]] = scf.execute_region
+// BOUNDARY: gpu.memcpy  %{{.*}}, %[[SEL]]
+// BOUNDARY: gpu.memcpy  %{{.*}}, %[[REG]]
+// BOUNDARY-NEXT: gpu.dealloc  %[[SEL]] : memref<4xf32>
+// BOUNDARY-NEXT: gpu.dealloc  %[[REG]] : memref<0xi64>
+// BOUNDARY-NEXT: return
+func.func @boundary_branches(%c: i1) -> (memref<4xf32>, memref<0xi64>) {
+  %sel = scf.if %c -> memref<4xf32> {
+    %a = gpu.alloc () : memref<4xf32>
+    scf.yield %a : memref<4xf32>
+  } else {
+    %b = gpu.alloc () : memref<4xf32>
+    scf.yield %b : memref<4xf32>
+  }
+  %reg = scf.execute_region -> memref<0xi64> no_inline {
+    %e = gpu.alloc () : memref<0xi64>
+    scf.yield %e : memref<0xi64>
+  }
+  return %sel, %reg : memref<4xf32>, memref<0xi64>
+}
