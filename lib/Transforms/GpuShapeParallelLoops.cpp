@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir {
 namespace sift {
@@ -112,6 +113,28 @@ static bool blockCodeIsPure(scf::ParallelOp op) {
   return true;
 }
 
+/// Tiles `op` into blocks of `threads` iterations along its last dimension.
+/// The loop of a block's iterations keeps only that dimension (the others
+/// have one iteration): loop mapping gives a loop's dimensions to thread
+/// x, y, z in order, and a device allows 64 threads along z, 1024 along x.
+static void tileIntoBlocks(scf::ParallelOp op, int64_t threads) {
+  SmallVector<int64_t> sizes(op.getNumLoops(), 1);
+  sizes.back() = threads;
+  scf::ParallelOp inner =
+      scf::tileParallelLoop(op, sizes, /*noMinMaxBounds=*/true).second;
+  // The bounds (step x tile size) fold to constants first.
+  SmallVector<Operation *> ops;
+  for (Value bound : inner.getUpperBound())
+    if (Operation *def = bound.getDefiningOp())
+      ops.push_back(def);
+  ops.push_back(inner);
+  RewritePatternSet patterns(op.getContext());
+  scf::ParallelOp::getCanonicalizationPatterns(patterns, op.getContext());
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+  (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
+}
+
 namespace {
 struct GpuShapeParallelLoopsPass
     : public sift::impl::SiftGpuShapeParallelLoopsBase<
@@ -131,9 +154,7 @@ struct GpuShapeParallelLoopsPass
     for (scf::ParallelOp op : outermost) {
       if (!hasNestedParallel(op)) {
         // Blocks of `threads` iterations along the last dimension.
-        SmallVector<int64_t> sizes(op.getNumLoops(), 1);
-        sizes.back() = threads;
-        scf::tileParallelLoop(op, sizes, /*noMinMaxBounds=*/true);
+        tileIntoBlocks(op, threads);
         continue;
       }
       // The parallel loops directly inside (not inside a further parallel
@@ -150,9 +171,7 @@ struct GpuShapeParallelLoopsPass
         // Innermost first (the walk is post-order).
         for (scf::ParallelOp inner : all)
           sequentialize(inner);
-        SmallVector<int64_t> sizes(op.getNumLoops(), 1);
-        sizes.back() = threads;
-        scf::tileParallelLoop(op, sizes, /*noMinMaxBounds=*/true);
+        tileIntoBlocks(op, threads);
         continue;
       }
       op.getBody()->walk([&](scf::ParallelOp inner) {

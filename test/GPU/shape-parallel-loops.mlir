@@ -6,10 +6,8 @@
 // A flat elementwise loop is tiled: tiles are blocks, a tile's iterations
 // threads (guarded where the last tile is partial).
 // CHECK-LABEL: func.func @flat
-// CHECK-DAG: %[[C128:.*]] = arith.constant 128 : index
 // CHECK-DAG: %[[C1000:.*]] = arith.constant 1000 : index
-// CHECK: %[[STEP:.*]] = arith.muli %{{.*}}, %[[C128]] : index
-// CHECK: scf.parallel (%[[B:.*]]) = (%{{.*}}) to (%[[C1000]]) step (%[[STEP]])
+// CHECK: scf.parallel (%[[B:.*]]) = (%{{.*}}) to (%[[C1000]]) step (%[[STEP:.*]])
 // CHECK: scf.parallel (%[[T:.*]]) = (%{{.*}}) to (%[[STEP]])
 // CHECK: scf.if
 // CHECK: memref.store
@@ -72,6 +70,28 @@ func.func @rows_with_sequential_work(%buf: memref<32x16xf32>) {
     }
     %x = memref.load %buf[%r, %c0] : memref<32x16xf32>
     memref.store %x, %buf[%r, %c1] : memref<32x16xf32>
+  }
+  return
+}
+
+// -----
+
+// A flat loop of three dimensions: blocks over all three, and a block's
+// threads one dimension (thread x, up to 1024), not three of which the
+// last would be thread z (a device allows 64 along z).
+// CHECK-LABEL: func.func @flat_3d
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}, %{{.*}}) = {{.*}} to (%{{.*}}, %{{.*}}, %{{.*}}) step (%{{.*}}, %{{.*}}, %[[STEP:.*]])
+// CHECK-NEXT: scf.parallel (%[[T:[^)]*]]) = (%{{.*}}) to (%[[STEP]]) step (%{{.*}})
+// CHECK: memref.store
+func.func @flat_3d(%buf: memref<2x3x24xi64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c24 = arith.constant 24 : index
+  %v = arith.constant 1 : i64
+  scf.parallel (%i, %j, %k) = (%c0, %c0, %c0) to (%c2, %c3, %c24) step (%c1, %c1, %c1) {
+    memref.store %v, %buf[%i, %j, %k] : memref<2x3x24xi64>
   }
   return
 }
