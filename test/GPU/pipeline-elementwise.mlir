@@ -24,7 +24,8 @@
 // SM90: .target sm_90
 // SM90: .address_size 64
 // SM90: .visible .entry exp_add_kernel(
-// SM90: .maxntid 1, 256, 1
+// A block's 256 threads along x (the tile loop keeps one dimension).
+// SM90: .maxntid 256, 1, 1
 // exp comes from libdevice, inlined: its ex2 approximation.
 // SM90: ex2.approx
 // SM90: ret;

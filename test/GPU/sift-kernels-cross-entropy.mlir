@@ -64,7 +64,7 @@
 // LAUNCH: arith.truncf {{.*}} : f64 to f32
 // LAUNCH: gpu.terminator
 // One copy of the error word to the host, and the report.
-// LAUNCH: %[[H:.*]] = memref.alloca() : memref<2xi64>
+// LAUNCH: %[[H:.*]] = memref.alloca() {sift.error_word} : memref<2xi64>
 // LAUNCH: gpu.memcpy  %[[H]], %{{.*}} : memref<2xi64>, memref<2xi64>
 // LAUNCH: %[[ROW:.*]] = memref.load %[[H]][%c0
 // LAUNCH: %[[TGT:.*]] = memref.load %[[H]][%c1
