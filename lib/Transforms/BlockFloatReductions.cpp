@@ -262,12 +262,8 @@ struct BlockFloatReductionsPass
     int64_t extent = ranges[dims[0]];
     if (!ShapedType::isDynamic(extent) && extent <= lanes)
       return std::nullopt;
-    for (unsigned i = 0; i < op.getNumDpsInits(); ++i) {
-      SmallVector<Operation *> combiners;
-      if (!matchReduction(op.getRegionOutputArgs(), i, combiners) ||
-          combiners.size() != 1 || !isa<arith::AddFOp>(combiners[0]))
-        return std::nullopt;
-    }
+    if (addCombiners(op).empty())
+      return std::nullopt;
     return dims[0];
   }
 

@@ -14,15 +14,31 @@
 
 #include "sift/Dialect/Sift/IR/SiftOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
 
 namespace mlir {
 namespace sift {
 namespace gpu_kernels {
+
+/// An index constant.
+inline Value constIndex(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// `if (cond) then()`, no else.
+inline void buildIf(OpBuilder &b, Location loc, Value cond,
+                    function_ref<void(OpBuilder &)> then) {
+  auto ifOp = scf::IfOp::create(b, loc, cond, /*withElse=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  then(b);
+}
 
 /// The attribute that marks a kernel call and names its kernel.
 constexpr llvm::StringLiteral kKernelAttr = "sift.gpu_kernel";

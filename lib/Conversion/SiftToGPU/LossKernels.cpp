@@ -77,10 +77,6 @@ constexpr int64_t kNoBadRow = std::numeric_limits<int64_t>::max();
 /// Rows of at most this many static classes get a warp (or less) each.
 constexpr int64_t kMaxWarpRowClasses = 1024;
 
-Value constIndex(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-
 Value constI64(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
 }
@@ -109,15 +105,6 @@ Value ifThenElse(OpBuilder &b, Location loc, Value cond,
         scf::YieldOp::create(b, loc, otherwise);
       });
   return ifOp.getResult(0);
-}
-
-/// `if (cond) then()`.
-void buildIf(OpBuilder &b, Location loc, Value cond,
-             function_ref<void(OpBuilder &)> then) {
-  auto ifOp = scf::IfOp::create(b, loc, cond, /*withElse=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  then(b);
 }
 
 /// The compute type of logits of `type`: f32 for half types.

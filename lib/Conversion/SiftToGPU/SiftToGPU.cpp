@@ -60,10 +60,6 @@ struct Rows {
   std::optional<int64_t> staticRows, staticLength;
 };
 
-static Value constIndex(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-
 static SmallVector<ReassociationIndices> rowsReassociation(int64_t rank) {
   if (rank == 1)
     return {{0, 1}};
@@ -502,14 +498,6 @@ static void forEachStrided(OpBuilder &b, Location loc, Value tid, Value begin,
 }
 
 /// `if (cond) body()`.
-static void buildIf(OpBuilder &b, Location loc, Value cond,
-                    function_ref<void(OpBuilder &)> body) {
-  auto ifOp = scf::IfOp::create(b, loc, cond, /*withElse=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  body(b);
-}
-
 static Value allOnes(OpBuilder &b, Location loc, Type type) {
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, -1));
 }
