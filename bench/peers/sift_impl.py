@@ -109,20 +109,24 @@ def _inputs(case, *names):
     return args
 
 
-def sampler_hand(case, repeat, budget):
+# Each job: (the module's text, tensor-run's arguments after the .mlir
+# file, the check of the results: a function of result(i) -> the i-th
+# result as a NumPy array, that returns None or what is wrong). bench/gpu
+# runs the same jobs with --target cuda.
+
+def sampler_hand_job(case):
     b, n, k, d = case["b"], case["n"], case["k"], case["d"]
 
     def problem(result):
         f, lab, total = result(0), result(1), result(2)
         return common.check_sampler(case, [(f[r], lab[r], total[r])
                                            for r in range(b)])
-    return _run_case(case, batched_static_sampler_mlir(b, n, k, d),
-                     _inputs(case, "features", "labels") +
-                     ["-e", "sampler", "--arg", "seed=1"],
-                     problem, repeat, budget)
+    return (batched_static_sampler_mlir(b, n, k, d),
+            _inputs(case, "features", "labels") +
+            ["-e", "sampler", "--arg", "seed=1"], problem)
 
 
-def sampler_auto(case, repeat, budget):
+def sampler_auto_job(case):
     b, n, k = case["b"], case["n"], case["k"]
 
     def problem(result):
@@ -132,20 +136,29 @@ def sampler_auto(case, repeat, budget):
             return "the two counts differ"
         return common.check_sampler(case, [(f[r], lab[r], total[r])
                                            for r in range(b)])
-    return _run_case(case, auto_sampler_mlir(n, k),
-                     _inputs(case, "features", "labels", "seeds") +
-                     ["-e", "sampler_batched",
-                      "--transforms=sift-staticize,"
-                      "sift-batch{func=sampler size=%d}" % b],
-                     problem, repeat, budget)
+    return (auto_sampler_mlir(n, k),
+            _inputs(case, "features", "labels", "seeds") +
+            ["-e", "sampler_batched",
+             "--transforms=sift-staticize,"
+             "sift-batch{func=sampler size=%d}" % b], problem)
+
+
+def cross_entropy_job(case):
+    return (CE_TEMPLATE.format(B=case["b"], C=case["c"]),
+            _inputs(case, "logits", "targets") + ["-e", "ce"],
+            lambda result: common.check_cross_entropy(case, result(0)))
+
+
+def sampler_hand(case, repeat, budget):
+    return _run_case(case, *sampler_hand_job(case), repeat, budget)
+
+
+def sampler_auto(case, repeat, budget):
+    return _run_case(case, *sampler_auto_job(case), repeat, budget)
 
 
 def cross_entropy(case, repeat, budget):
-    return _run_case(case, CE_TEMPLATE.format(B=case["b"], C=case["c"]),
-                     _inputs(case, "logits", "targets") + ["-e", "ce"],
-                     lambda result: common.check_cross_entropy(
-                         case, result(0)),
-                     repeat, budget)
+    return _run_case(case, *cross_entropy_job(case), repeat, budget)
 
 
 IMPLS = {
