@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# sift's checks on a machine with an NVIDIA GPU, from the bundle that
+# scripts/device-bundle.sh made (.device/: tensor-run, tensor-opt and their
+# libraries; no LLVM needed there). Each step writes its log into LOGDIR:
+#
+#   scripts/device-check.sh LOGDIR [smoke] [sampler] [conformance] [bench]
+#
+#   smoke        the driver, and an elementwise kernel against the CPU's
+#   sampler      examples/sampler.mlir made static and batched (B = 32,
+#                N = 1e4 and 1e6), run with --target cuda and --target cpu:
+#                every result must be bit-identical
+#   conformance  test/Conformance with --target cuda (every case on the GPU)
+#   bench        bench/gpu/run.py: sift next to PyTorch and JAX on the GPU
+#
+# Steps run in the order given, each under its own time limit
+# (SIFT_STEP_TIMEOUT, default 300 s); the exit status is the number of
+# steps that failed.
+set -uo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+LOG="${1:?usage: device-check.sh LOGDIR [steps]}"
+shift
+STEPS=("$@")
+((${#STEPS[@]})) || STEPS=(smoke sampler conformance bench)
+LIMIT="${SIFT_STEP_TIMEOUT:-300}"
+mkdir -p "$LOG"
+B="$ROOT/.device"
+[[ -x "$B/bin/tensor-run" ]] || "$B/unpack.sh" || exit 1
+# shellcheck disable=SC1091
+source "$B/env.sh"
+TR="$B/bin/tensor-run"
+TO="$B/bin/tensor-opt"
+WORK="$(mktemp -d)"
+JOBS="$(($(nproc) > 2 ? $(nproc) - 2 : 1))"
+
+same() { # a.npy b.npy...: bit-identical pairs (dir1 dir2)
+  python3 - "$@" <<'EOF'
+import glob, os, sys
+import numpy as np
+a, b = sys.argv[1], sys.argv[2]
+files = sorted(glob.glob(os.path.join(a, "result*.npy")))
+bad = 0
+for f in files:
+    x, y = np.load(f), np.load(os.path.join(b, os.path.basename(f)))
+    ok = x.dtype == y.dtype and x.shape == y.shape and (
+        np.array_equal(x, y, equal_nan=x.dtype.kind == "f"))
+    print("  %s %s %s %s" % (os.path.basename(f), x.dtype, x.shape,
+                             "identical" if ok else "DIFFERS"))
+    bad += not ok
+sys.exit(1 if bad or not files else 0)
+EOF
+}
+
+step_smoke() {
+  nvidia-smi -L
+  "$TR" "$ROOT/test/GPU/cuda-device.mlir" --target cuda --random --seed 3 \
+    --output-dir "$WORK/smoke.cuda" --repeat 5 || return 1
+  "$TR" "$ROOT/test/GPU/cuda-device.mlir" --random --seed 3 \
+    --output-dir "$WORK/smoke.cpu" >/dev/null || return 1
+  python3 -c "import numpy as n,sys; a=n.load('$WORK/smoke.cuda/result0.npy'); b=n.load('$WORK/smoke.cpu/result0.npy'); print('max abs diff', abs(a-b).max()); sys.exit(0 if n.allclose(a,b,rtol=1e-5) else 1)"
+}
+
+step_sampler() {
+  local rc=0
+  for n in 10000 1000000; do
+    local k=$((n / 10)) mlir="$WORK/sampler$n.mlir" in="$WORK/in$n"
+    python3 -c "import sys; sys.path.insert(0, '$ROOT/bench/sampler'); \
+from sift_sampler import auto_sampler_mlir; print(auto_sampler_mlir($n, $k))" \
+      >"$WORK/dyn$n.mlir"
+    "$TO" "$WORK/dyn$n.mlir" --sift-staticize --sift-batch="func=sampler size=32" \
+      --canonicalize --cse -o "$mlir" || { rc=1; continue; }
+    python3 "$ROOT/scripts/make_sampler_inputs.py" "$in" 32 "$n" >/dev/null
+    local args=(-e sampler_batched --input "$in/features.npy"
+      --input "$in/labels.npy" --input "$in/seeds.npy")
+    echo "== B = 32, N = $n, K = $k: --target cuda"
+    "$TR" "$mlir" "${args[@]}" --target cuda --repeat 10 --warmup 2 \
+      --output-dir "$WORK/s$n.cuda" | grep -v "^  \[" || { rc=1; continue; }
+    echo "== --target cpu"
+    "$TR" "$mlir" "${args[@]}" --repeat 5 --output-dir "$WORK/s$n.cpu" |
+      grep "time per call" || { rc=1; continue; }
+    same "$WORK/s$n.cuda" "$WORK/s$n.cpu" || rc=1
+  done
+  return $rc
+}
+
+step_conformance() {
+  python3 "$ROOT/test/Conformance/run_conformance.py" --tensor-run "$TR" \
+    --tensor-opt "$TO" --target cuda -j "$JOBS"
+}
+
+step_bench() {
+  python3 "$ROOT/bench/gpu/run.py" --tensor-run "$TR" --out "$LOG"
+}
+
+failed=0
+for s in "${STEPS[@]}"; do
+  echo "=== $s ($(date +%T))"
+  start=$SECONDS
+  PYTHONUNBUFFERED=1 timeout "$LIMIT" bash -c "set -o pipefail; $(declare -f same step_$s); \
+    TR='$TR' TO='$TO' ROOT='$ROOT' WORK='$WORK' JOBS='$JOBS' LOG='$LOG'; \
+    step_$s" >"$LOG/$s.log" 2>&1
+  rc=$?
+  echo "    rc $rc, $((SECONDS - start)) s; last lines:"
+  tail -n 6 "$LOG/$s.log" | cut -c1-300 | sed 's/^/    /'
+  ((rc)) && failed=$((failed + 1))
+done
+rm -rf "$WORK"
+exit $failed
