@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -109,15 +110,54 @@ static bool isHoisted(Value value,
   return false;
 }
 
+/// Whether each dynamic instance of `alloc`, inside `loop` (the innermost
+/// loop of the kernel around it), is used within the iteration that
+/// allocated it: every use of it or of a buffer aliasing it (views, casts,
+/// metadata extraction, the results of branches that yield it) is inside the
+/// loop's body, and none is carried to the next iteration or out of the loop
+/// (a loop's yield or condition). Then the iterations, sequential in a
+/// thread, can all use one slot.
+static bool usedInOneIteration(memref::AllocOp alloc, Operation *loop) {
+  SmallVector<Value> worklist{alloc.getResult()};
+  llvm::SmallPtrSet<Value, 8> seen;
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!seen.insert(value).second)
+      continue;
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (!loop->isProperAncestor(user))
+        return false;
+      if (user->hasTrait<OpTrait::IsTerminator>()) {
+        Operation *parent = user->getParentOp();
+        // A branch's yield: the branch's result aliases the buffer.
+        if (parent == loop || isa<LoopLikeOpInterface>(parent) ||
+            !isa<scf::IfOp, scf::ExecuteRegionOp, scf::IndexSwitchOp>(parent))
+          return false;
+        worklist.push_back(parent->getResult(use.getOperandNumber()));
+        continue;
+      }
+      for (Value result : user->getResults())
+        if (isa<BaseMemRefType>(result.getType()))
+          worklist.push_back(result);
+    }
+  }
+  return true;
+}
+
 static void hoistFrom(gpu::LaunchOp launch) {
   SmallVector<memref::AllocOp> allocs;
   SmallVector<int64_t> offsets;
   int64_t slot = 0;
   launch.getBody().walk([&](memref::AllocOp alloc) {
-    // Not inside a loop of the kernel: one slot per thread must be enough.
+    // One slot per thread must be enough: outside the kernel's loops, or
+    // freed in the iteration that allocated it.
     for (Operation *p = alloc->getParentOp(); p != launch; p = p->getParentOp())
-      if (isa<LoopLikeOpInterface>(p))
-        return;
+      if (isa<LoopLikeOpInterface>(p)) {
+        if (!usedInOneIteration(alloc, p))
+          return;
+        break;
+      }
     // A buffer of dynamic size gets a slot of its constant upper bound.
     std::optional<SmallVector<int64_t>> shape = boundingShape(alloc);
     if (!shape)

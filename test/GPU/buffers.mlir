@@ -4,17 +4,20 @@
 // RUN: tensor-opt %s --sift-gpu-device-buffers -split-input-file | FileCheck %s --check-prefix=DEVICE
 // RUN: tensor-opt %s --sift-gpu-host-boundary -split-input-file | FileCheck %s --check-prefix=BOUNDARY
 
-// --sift-gpu-hoist-kernel-allocs: the two static scratch buffers of the
-// kernel become views of one device buffer with a 64 + 128 byte slot per
-// thread (4 blocks x 8 threads), allocated before the launch and freed
-// after it; their deallocations go. The dynamic one and the one in a loop
-// stay.
+// --sift-gpu-hoist-kernel-allocs: the static scratch buffers of the kernel
+// become views of one device buffer with a slot per thread (4 blocks x 8
+// threads), allocated before the launch and freed after it; their
+// deallocations go. Slots: 10 x f32 (64 bytes), 2 x 8 x i64 (128), the one
+// allocated in a loop and used only in that iteration (64: every iteration
+// of the thread reuses it), the one outside the second loop (64): 320. The
+// dynamic one stays, and so does the one carried to the next iteration
+// (the loop yields it: two iterations' buffers are alive at once).
 // HOIST-LABEL: func.func @scratch
-// HOIST: %[[SLOT:.*]] = arith.constant 192 : index
+// HOIST: %[[SLOT:.*]] = arith.constant 320 : index
 // HOIST: %[[BYTES:.*]] = arith.muli %{{.*}}, %[[SLOT]] : index
 // HOIST: %[[BUF:.*]] = gpu.alloc  (%[[BYTES]]) : memref<?xi8>
 // HOIST: gpu.launch
-// HOIST: %[[PER_THREAD:c192.*]] = arith.constant 192 : index
+// HOIST: %[[PER_THREAD:c320.*]] = arith.constant 320 : index
 // HOIST: %[[BASE:[0-9]+]] = arith.muli %{{.*}}, %[[PER_THREAD]] : index
 // HOIST: %[[C0:.*]] = arith.constant 0 : index
 // HOIST: %[[S0:.*]] = arith.addi %[[BASE]], %[[C0]] : index
@@ -24,8 +27,13 @@
 // HOIST: memref.view %[[BUF]][%[[S1]]][] : memref<?xi8> to memref<2x8xi64>
 // HOIST: memref.alloc(%{{.*}}) : memref<?xf32>
 // HOIST: scf.for
+// HOIST: %[[C192:.*]] = arith.constant 192 : index
+// HOIST: %[[S2:.*]] = arith.addi %[[BASE]], %[[C192]] : index
+// HOIST: memref.view %[[BUF]][%[[S2]]][] : memref<?xi8> to memref<4xf32>
+// HOIST-NOT: memref.dealloc
+// HOIST: memref.view %[[BUF]][%{{.*}}][] : memref<?xi8> to memref<4xf32>
+// HOIST: scf.for
 // HOIST: memref.alloc() : memref<4xf32>
-// HOIST: memref.dealloc %{{.*}} : memref<4xf32>
 // HOIST-NOT: memref.dealloc %view
 // HOIST: memref.dealloc %{{.*}} : memref<?xf32>
 // HOIST-NOT: memref.dealloc
@@ -43,12 +51,59 @@ func.func @scratch(%n: index) {
     %d = memref.alloc(%n) : memref<?xf32>
     scf.for %i = %c0 to %c4 step %c1 {
       %l = memref.alloc() : memref<4xf32>
+      %v = arith.constant 1.0 : f32
+      memref.store %v, %l[%i] : memref<4xf32>
       memref.dealloc %l : memref<4xf32>
+    }
+    %e = memref.alloc() : memref<4xf32>
+    %k = scf.for %i = %c0 to %c4 step %c1 iter_args(%it = %e)
+        -> (memref<4xf32>) {
+      %c = memref.alloc() : memref<4xf32>
+      scf.yield %c : memref<4xf32>
     }
     memref.dealloc %a : memref<10xf32>
     %cast = memref.cast %b : memref<2x8xi64> to memref<?x8xi64>
     memref.dealloc %cast : memref<?x8xi64>
     memref.dealloc %d : memref<?xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// Scratch allocated in a loop and passed out of the iteration through a
+// branch (the ping-pong buffers of a sequential radix sort: an scf.if
+// yields either the new buffer or the old one), used and freed in the same
+// iteration: one slot each.
+// HOIST-LABEL: func.func @through_branches
+// HOIST: arith.constant 128 : index
+// HOIST: gpu.launch
+// HOIST: scf.for
+// HOIST: memref.view {{.*}} to memref<4xf32>
+// HOIST: scf.if
+// HOIST: memref.view {{.*}} to memref<4xf32>
+// HOIST-NOT: memref.alloc
+// HOIST-NOT: memref.dealloc
+// HOIST: gpu.terminator
+func.func @through_branches(%p: i1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %v = arith.constant 1.0 : f32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c4, %sy = %c1, %sz = %c1) {
+    scf.for %i = %c0 to %c4 step %c1 {
+      %x = memref.alloc() : memref<4xf32>
+      %y = scf.if %p -> (memref<4xf32>) {
+        %z = memref.alloc() : memref<4xf32>
+        scf.yield %z : memref<4xf32>
+      } else {
+        scf.yield %x : memref<4xf32>
+      }
+      memref.store %v, %y[%i] : memref<4xf32>
+      memref.dealloc %x : memref<4xf32>
+    }
     gpu.terminator
   }
   return
