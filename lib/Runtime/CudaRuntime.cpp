@@ -11,10 +11,16 @@
 
 #include "sift/Runtime/CudaRuntime.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <map>
 #include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
 
 namespace {
 // Driver types, as cuda.h declares them.
@@ -57,6 +63,7 @@ struct Driver {
   CUresult (*eventDestroy)(CUevent);
   CUresult (*eventSynchronize)(CUevent);
   CUresult (*eventRecord)(CUevent, CUstream);
+  CUresult (*eventElapsedTime)(float *, CUevent, CUevent);
   CUresult (*memAlloc)(CUdeviceptr *, size_t);
   CUresult (*memAllocManaged)(CUdeviceptr *, size_t, unsigned);
   CUresult (*memFree)(CUdeviceptr);
@@ -134,6 +141,7 @@ Driver &driver() {
     SIFT_RESOLVE(eventDestroy, "cuEventDestroy_v2")
     SIFT_RESOLVE(eventSynchronize, "cuEventSynchronize")
     SIFT_RESOLVE(eventRecord, "cuEventRecord")
+    SIFT_RESOLVE(eventElapsedTime, "cuEventElapsedTime")
     SIFT_RESOLVE(memAlloc, "cuMemAlloc_v2")
     SIFT_RESOLVE(memAllocManaged, "cuMemAllocManaged")
     SIFT_RESOLVE(memFree, "cuMemFree_v2")
@@ -215,7 +223,189 @@ private:
 };
 
 CUdeviceptr devicePtr(void *p) { return reinterpret_cast<CUdeviceptr>(p); }
+
+/// Device timing for benchmarks (sift_cuda_profile_*): while enabled, each
+/// stream's first launch is preceded by a timing event and every launch
+/// followed by one; when the stream is synchronized, the time between the
+/// first and the last is added to the total. Off by default: two event
+/// records per launch are not free.
+struct Profile {
+  struct Span {
+    CUevent first = nullptr, last = nullptr;
+    bool open = false;
+  };
+  std::mutex mutex;
+  bool enabled = false;
+  double totalMs = 0;
+  int64_t launches = 0;
+  std::unordered_map<CUstream, Span> spans;
+
+  /// SIFT_CUDA_PROFILE=kernels: every launch timed by its own events, the
+  /// totals per kernel printed to stderr at exit.
+  bool perKernel = false;
+  struct Pending {
+    CUstream stream;
+    CUfunction function;
+    CUevent start, stop;
+  };
+  std::vector<Pending> pending;
+  std::unordered_map<CUfunction, std::string> names;
+  struct Totals {
+    int64_t launches = 0;
+    double ms = 0;
+  };
+  std::map<std::string, Totals> perName;
+};
+
+void printKernelProfile();
+
+Profile &profile() {
+  static Profile *p = [] {
+    auto *p = new Profile();
+    const char *env = std::getenv("SIFT_CUDA_PROFILE");
+    p->perKernel = env && std::strcmp(env, "kernels") == 0;
+    if (p->perKernel)
+      std::atexit(printKernelProfile);
+    return p;
+  }();
+  return *p;
+}
+
+void printKernelProfile() {
+  Profile &p = profile();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  std::vector<std::pair<std::string, Profile::Totals>> rows(p.perName.begin(),
+                                                           p.perName.end());
+  std::sort(rows.begin(), rows.end(), [](const auto &a, const auto &b) {
+    return a.second.ms > b.second.ms;
+  });
+  double total = 0;
+  for (auto &row : rows)
+    total += row.second.ms;
+  std::fprintf(stderr, "sift CUDA kernel profile (SIFT_CUDA_PROFILE=kernels): "
+                       "%.3f ms in all\n%10s %9s %10s  %s\n",
+               total, "total ms", "launches", "mean us", "kernel");
+  for (auto &[name, t] : rows)
+    std::fprintf(stderr, "%10.3f %9lld %10.1f  %s\n", t.ms,
+                 static_cast<long long>(t.launches),
+                 1e3 * t.ms / static_cast<double>(t.launches), name.c_str());
+}
+
+/// Per-kernel timing around one launch (the context is current).
+void profileKernel(Driver &d, CUstream stream, CUfunction function,
+                   bool before) {
+  Profile &p = profile();
+  if (!p.perKernel)
+    return;
+  std::lock_guard<std::mutex> lock(p.mutex);
+  if (before) {
+    Profile::Pending e{stream, function, nullptr, nullptr};
+    if (d.eventCreate(&e.start, 0) != kSuccess)
+      return;
+    if (d.eventCreate(&e.stop, 0) != kSuccess) {
+      d.eventDestroy(e.start);
+      return;
+    }
+    d.eventRecord(e.start, stream);
+    p.pending.push_back(e);
+    return;
+  }
+  for (auto it = p.pending.rbegin(); it != p.pending.rend(); ++it)
+    if (it->stream == stream && it->function == function) {
+      d.eventRecord(it->stop, stream);
+      return;
+    }
+}
+
+/// After `stream` was synchronized: its launches' times are added up.
+void profileKernelsDone(Driver &d, CUstream stream) {
+  Profile &p = profile();
+  if (!p.perKernel)
+    return;
+  std::lock_guard<std::mutex> lock(p.mutex);
+  std::vector<Profile::Pending> rest;
+  for (Profile::Pending &e : p.pending) {
+    if (e.stream != stream) {
+      rest.push_back(e);
+      continue;
+    }
+    float ms = 0;
+    if (d.eventElapsedTime(&ms, e.start, e.stop) == kSuccess) {
+      auto name = p.names.find(e.function);
+      Profile::Totals &t =
+          p.perName[name == p.names.end() ? "?" : name->second];
+      ++t.launches;
+      t.ms += ms;
+    }
+    d.eventDestroy(e.start);
+    d.eventDestroy(e.stop);
+  }
+  p.pending = std::move(rest);
+}
+
+/// Around a launch on `stream` (the context is current).
+void profileLaunch(Driver &d, CUstream stream, bool before) {
+  Profile &p = profile();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  if (!p.enabled)
+    return;
+  Profile::Span &span = p.spans[stream];
+  if (!span.first && (d.eventCreate(&span.first, 0) != kSuccess ||
+                      d.eventCreate(&span.last, 0) != kSuccess))
+    return;
+  if (before) {
+    if (!span.open)
+      span.open = d.eventRecord(span.first, stream) == kSuccess;
+    return;
+  }
+  ++p.launches;
+  d.eventRecord(span.last, stream);
+}
+
+/// After `stream` was synchronized: closes its span.
+void profileSynchronized(Driver &d, CUstream stream) {
+  Profile &p = profile();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  auto it = p.spans.find(stream);
+  if (it == p.spans.end() || !it->second.open)
+    return;
+  float ms = 0;
+  if (d.eventElapsedTime(&ms, it->second.first, it->second.last) == kSuccess)
+    p.totalMs += ms;
+  it->second.open = false;
+}
+
+/// Before `stream` is destroyed: its events go too.
+void profileForget(Driver &d, CUstream stream) {
+  Profile &p = profile();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  auto it = p.spans.find(stream);
+  if (it == p.spans.end())
+    return;
+  if (it->second.first)
+    d.eventDestroy(it->second.first);
+  if (it->second.last)
+    d.eventDestroy(it->second.last);
+  p.spans.erase(it);
+}
 } // namespace
+
+extern "C" void sift_cuda_profile_enable(bool on) {
+  Profile &p = profile();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  p.enabled = on;
+}
+
+extern "C" double sift_cuda_profile_take(int64_t *launches) {
+  Profile &p = profile();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  double ms = p.totalMs;
+  if (launches)
+    *launches = p.launches;
+  p.totalMs = 0;
+  p.launches = 0;
+  return ms;
+}
 
 extern "C" int64_t sift_cuda_status(char *message, size_t size) {
   Driver &d = driver();
@@ -278,8 +468,10 @@ extern "C" void mgpuModuleUnload(void *module) {
   // unload.
   if (!module)
     return;
-  if (Driver *d = usableDriver(SIFT_CUDA_MODULE_UNLOAD))
+  if (Driver *d = usableDriver(SIFT_CUDA_MODULE_UNLOAD)) {
+    ScopedContext scope(*d);
     check(d->moduleUnload(module), SIFT_CUDA_MODULE_UNLOAD);
+  }
 }
 
 extern "C" void *mgpuModuleGetFunction(void *module, const char *name) {
@@ -287,8 +479,12 @@ extern "C" void *mgpuModuleGetFunction(void *module, const char *name) {
   if (!d || !module)
     return nullptr;
   CUfunction function = nullptr;
-  check(d->moduleGetFunction(&function, module, name),
-        SIFT_CUDA_MODULE_GET_FUNCTION);
+  if (check(d->moduleGetFunction(&function, module, name),
+            SIFT_CUDA_MODULE_GET_FUNCTION) &&
+      profile().perKernel) {
+    std::lock_guard<std::mutex> lock(profile().mutex);
+    profile().names[function] = name;
+  }
   return function;
 }
 
@@ -302,10 +498,20 @@ extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
   // is the call's error).
   if (!d || !function)
     return;
+  // A launch over nothing (an empty tensor's kernel: zero blocks) does
+  // nothing; the driver would reject it (CUDA_ERROR_INVALID_VALUE).
+  if (gridX <= 0 || gridY <= 0 || gridZ <= 0 || blockX <= 0 || blockY <= 0 ||
+      blockZ <= 0)
+    return;
   ScopedContext scope(*d);
-  check(d->launchKernel(function, gridX, gridY, gridZ, blockX, blockY, blockZ,
-                        smem, stream, params, extra),
-        SIFT_CUDA_LAUNCH_KERNEL);
+  profileLaunch(*d, stream, /*before=*/true);
+  profileKernel(*d, stream, function, /*before=*/true);
+  if (check(d->launchKernel(function, gridX, gridY, gridZ, blockX, blockY,
+                            blockZ, smem, stream, params, extra),
+            SIFT_CUDA_LAUNCH_KERNEL)) {
+    profileLaunch(*d, stream, /*before=*/false);
+    profileKernel(*d, stream, function, /*before=*/false);
+  }
 }
 
 extern "C" void *mgpuStreamCreate(void) {
@@ -319,19 +525,29 @@ extern "C" void *mgpuStreamCreate(void) {
 }
 
 extern "C" void mgpuStreamDestroy(void *stream) {
-  if (Driver *d = usableDriver(SIFT_CUDA_STREAM_DESTROY); d && stream)
+  if (Driver *d = usableDriver(SIFT_CUDA_STREAM_DESTROY); d && stream) {
+    ScopedContext scope(*d);
+    profileForget(*d, stream);
     check(d->streamDestroy(stream), SIFT_CUDA_STREAM_DESTROY);
+  }
 }
 
 extern "C" void mgpuStreamSynchronize(void *stream) {
-  if (Driver *d = usableDriver(SIFT_CUDA_STREAM_SYNCHRONIZE); d && stream)
-    check(d->streamSynchronize(stream), SIFT_CUDA_STREAM_SYNCHRONIZE);
+  if (Driver *d = usableDriver(SIFT_CUDA_STREAM_SYNCHRONIZE); d && stream) {
+    ScopedContext scope(*d);
+    if (check(d->streamSynchronize(stream), SIFT_CUDA_STREAM_SYNCHRONIZE)) {
+      profileSynchronized(*d, stream);
+      profileKernelsDone(*d, stream);
+    }
+  }
 }
 
 extern "C" void mgpuStreamWaitEvent(void *stream, void *event) {
   if (Driver *d = usableDriver(SIFT_CUDA_STREAM_WAIT_EVENT);
-      d && stream && event)
+      d && stream && event) {
+    ScopedContext scope(*d);
     check(d->streamWaitEvent(stream, event, 0), SIFT_CUDA_STREAM_WAIT_EVENT);
+  }
 }
 
 extern "C" void *mgpuEventCreate(void) {
@@ -345,18 +561,24 @@ extern "C" void *mgpuEventCreate(void) {
 }
 
 extern "C" void mgpuEventDestroy(void *event) {
-  if (Driver *d = usableDriver(SIFT_CUDA_EVENT_DESTROY); d && event)
+  if (Driver *d = usableDriver(SIFT_CUDA_EVENT_DESTROY); d && event) {
+    ScopedContext scope(*d);
     check(d->eventDestroy(event), SIFT_CUDA_EVENT_DESTROY);
+  }
 }
 
 extern "C" void mgpuEventSynchronize(void *event) {
-  if (Driver *d = usableDriver(SIFT_CUDA_EVENT_SYNCHRONIZE); d && event)
+  if (Driver *d = usableDriver(SIFT_CUDA_EVENT_SYNCHRONIZE); d && event) {
+    ScopedContext scope(*d);
     check(d->eventSynchronize(event), SIFT_CUDA_EVENT_SYNCHRONIZE);
+  }
 }
 
 extern "C" void mgpuEventRecord(void *event, void *stream) {
-  if (Driver *d = usableDriver(SIFT_CUDA_EVENT_RECORD); d && event)
+  if (Driver *d = usableDriver(SIFT_CUDA_EVENT_RECORD); d && event) {
+    ScopedContext scope(*d);
     check(d->eventRecord(event, stream), SIFT_CUDA_EVENT_RECORD);
+  }
 }
 
 extern "C" void *mgpuMemAlloc(uint64_t size, void * /*stream*/,

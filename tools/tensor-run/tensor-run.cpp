@@ -18,6 +18,7 @@
 #include "Npy.h"
 
 #include "sift/JIT/Engine.h"
+#include "sift/Runtime/CudaRuntime.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -541,6 +542,16 @@ int main(int argc, char **argv) {
       return fail(out.takeError());
   std::vector<Tensor> results;
   std::vector<double> times;
+  // On the GPU, the device's time of each call too: from its first kernel
+  // launch to the end of its last kernel (CUDA events), without the copies
+  // of the arguments and results.
+  bool deviceTiming = options.target == jit::Target::CUDA && repeat > 1;
+  std::vector<double> deviceTimes;
+  int64_t launches = 0;
+  if (deviceTiming) {
+    sift_cuda_profile_enable(true);
+    sift_cuda_profile_take(nullptr);
+  }
   for (unsigned r = 0; r < repeat; ++r) {
     auto start = std::chrono::steady_clock::now();
     auto out = fn->call(*args);
@@ -549,9 +560,13 @@ int main(int argc, char **argv) {
       return fail(out.takeError());
     times.push_back(
         std::chrono::duration<double, std::milli>(stop - start).count());
+    if (deviceTiming)
+      deviceTimes.push_back(sift_cuda_profile_take(&launches));
     if (r == 0)
       results = std::move(*out);
   }
+  if (deviceTiming)
+    sift_cuda_profile_enable(false);
 
   llvm::outs() << "@" << *name << ": " << sig.inputs.size() << " argument(s), "
                << results.size() << " result(s)\n";
@@ -562,5 +577,15 @@ int main(int argc, char **argv) {
       return fail(std::move(e));
   if (repeat > 1)
     printTimes(std::move(times), compileMs, (*engine)->loadedFromCache());
+  if (deviceTiming) {
+    std::sort(deviceTimes.begin(), deviceTimes.end());
+    size_t n = deviceTimes.size();
+    double median = n % 2 ? deviceTimes[n / 2]
+                          : (deviceTimes[n / 2 - 1] + deviceTimes[n / 2]) / 2;
+    llvm::outs() << llvm::format("device time per call: min %.3f ms, median "
+                                 "%.3f ms (%lld kernel launches per call)\n",
+                                 deviceTimes.front(), median,
+                                 static_cast<long long>(launches));
+  }
   return 0;
 }

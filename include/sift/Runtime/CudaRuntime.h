@@ -78,6 +78,17 @@ SIFT_RT_EXPORT size_t sift_cuda_format_error(int64_t code,
                                              const int64_t *values,
                                              char *buffer, size_t size);
 
+/// Device timing of the kernels, for benchmarks. While enabled, each
+/// stream's launches are bracketed by CUDA timing events, and when the host
+/// code synchronizes the stream (once per call, before it returns) the time
+/// from its first launch to the end of its last kernel is added to a total:
+/// the device's time of a call, without the copies of its arguments and
+/// results. Off by default (two event records per launch).
+SIFT_RT_EXPORT void sift_cuda_profile_enable(bool on);
+/// Returns the milliseconds added since the last take (or the enabling) and
+/// resets them; `launches` (may be null) gets the kernels launched.
+SIFT_RT_EXPORT double sift_cuda_profile_take(int64_t *launches);
+
 /// The entry points `gpu-to-llvm` and the GPU dialect's LLVM IR translation
 /// (gpu.binary, gpu.launch_func) call, with the C signatures they declare.
 /// Handles are the driver's (CUmodule, CUfunction, CUstream, CUevent, device
