@@ -37,6 +37,9 @@ for l in $(libs "$BUILD/bin/tensor-run" "$BUILD/bin/tensor-opt"); do
   [[ -f "$z" && ! "$real" -nt "$z" ]] || zstd -q -f -19 -T0 "$real" -o "$z"
 done
 
+# The OpenMP runtime that the CPU target's code loads (SIFT_OPENMP_RUNTIME).
+pack "$(readlink -f /usr/lib/llvm-22/lib/libomp.so)"
+
 # Stubs: every function the libraries import from libz3 / libxml2, with the
 # symbol versions they ask for.
 stub() { # soname, pattern of its symbols
@@ -82,7 +85,8 @@ cp "$D"/pack/*.so.* "$D/lib/" 2>/dev/null || true
 chmod +x "$D"/bin/*
 # The binaries look for libsift_runtime.so in ../lib (their RUNPATH); the
 # LLVM libraries through LD_LIBRARY_PATH.
-echo "export LD_LIBRARY_PATH=$D/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}" >"$D/env.sh"
+{ echo "export LD_LIBRARY_PATH=$D/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
+  echo "export SIFT_OPENMP_RUNTIME=$D/lib/libomp.so.5"; } >"$D/env.sh"
 EOF
 chmod +x "$OUT/unpack.sh"
 du -sh "$OUT/pack"

@@ -43,6 +43,7 @@
 #include "llvm/Transforms/Utils/SplitModule.h"
 
 #include <cstdlib>
+#include <cstdlib>
 #include <dlfcn.h>
 #include <mutex>
 #include <numeric>
@@ -352,8 +353,12 @@ llvm::Error CpuBackend::load(mlir::ModuleOp module, unsigned optLevel,
   if (needsRunnerUtils(module, SIFT_MLIR_RUNNER_UTILS))
     generated.sharedLibs.push_back(SIFT_MLIR_RUNNER_UTILS);
 #endif
-  // The OpenMP runtime that parallel loops call (__kmpc_*).
-  generated.sharedLibs.push_back(SIFT_OPENMP_RUNTIME);
+  // The OpenMP runtime that parallel loops call (__kmpc_*): the build's,
+  // or SIFT_OPENMP_RUNTIME's (the tools moved to a machine without LLVM,
+  // scripts/device-bundle.sh).
+  const char *openmp = std::getenv("SIFT_OPENMP_RUNTIME");
+  generated.sharedLibs.push_back(openmp && *openmp ? openmp
+                                                   : SIFT_OPENMP_RUNTIME);
 
   mlir::TimingScope loading = timing.nest("LLVM: link, load");
   if (llvm::Error e = loadObject(generated))
