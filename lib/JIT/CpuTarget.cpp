@@ -43,7 +43,6 @@
 #include "llvm/Transforms/Utils/SplitModule.h"
 
 #include <cstdlib>
-#include <cstdlib>
 #include <dlfcn.h>
 #include <mutex>
 #include <numeric>

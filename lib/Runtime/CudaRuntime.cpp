@@ -275,15 +275,16 @@ void printKernelProfile() {
   Profile &p = profile();
   std::lock_guard<std::mutex> lock(p.mutex);
   std::vector<std::pair<std::string, Profile::Totals>> rows(p.perName.begin(),
-                                                           p.perName.end());
+                                                            p.perName.end());
   std::sort(rows.begin(), rows.end(), [](const auto &a, const auto &b) {
     return a.second.ms > b.second.ms;
   });
   double total = 0;
   for (auto &row : rows)
     total += row.second.ms;
-  std::fprintf(stderr, "sift CUDA kernel profile (SIFT_CUDA_PROFILE=kernels): "
-                       "%.3f ms in all\n%10s %9s %10s  %s\n",
+  std::fprintf(stderr,
+               "sift CUDA kernel profile (SIFT_CUDA_PROFILE=kernels): "
+               "%.3f ms in all\n%10s %9s %10s  %s\n",
                total, "total ms", "launches", "mean us", "kernel");
   for (auto &[name, t] : rows)
     std::fprintf(stderr, "%10.3f %9lld %10.1f  %s\n", t.ms,
