@@ -32,6 +32,7 @@
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/StringSet.h"
 
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -186,8 +187,11 @@ struct Kernel {
 /// Forms the kernels of one function.
 class KernelFormer {
 public:
-  KernelFormer(func::FuncOp func, int64_t minRows, int64_t maxRowBytes)
+  KernelFormer(func::FuncOp func, int64_t minRows, int64_t maxRowBytes,
+               ArrayRef<std::string> keepOut)
       : func(func), rewriter(func.getContext()), maxRowBytes(maxRowBytes) {
+    for (const std::string &name : keepOut)
+      this->keepOut.insert(name);
     // The rows: the leading dimension that every result of the function
     // has (as --sift-batch makes them), if it has at least minRows.
     std::optional<int64_t> rows;
@@ -227,6 +231,8 @@ private:
   IRRewriter rewriter;
   std::optional<int64_t> rowCount;
   int64_t maxRowBytes;
+  /// The names of the ops that never join a kernel (keep-out).
+  llvm::StringSet<> keepOut;
   /// The ops of the input, numbered before any is erased.
   llvm::DenseMap<Operation *, unsigned> opIds;
   /// The ops that are, or depend on, a sift op: only their chains form
@@ -242,7 +248,8 @@ private:
 std::optional<int64_t> KernelFormer::rowsOf(Operation *op) {
   auto tileable = dyn_cast<TilingInterface>(op);
   if (!tileable || op->getNumResults() == 0 ||
-      !isa<SiftDialect, linalg::LinalgDialect>(op->getDialect()))
+      !isa<SiftDialect, linalg::LinalgDialect>(op->getDialect()) ||
+      keepOut.contains(op->getName().getStringRef()))
     return std::nullopt;
   for (Type type : op->getResultTypes()) {
     auto tensor = dyn_cast<RankedTensorType>(type);
@@ -308,7 +315,8 @@ KernelFormer::shouldFuse(tensor::ExtractSliceOp slice, OpResult producer) {
     return std::nullopt;
   Block &body = func.getBody().front();
   if (op->getBlock() != &body ||
-      llvm::is_contained(slice.getSourceType().getShape(), 0))
+      llvm::is_contained(slice.getSourceType().getShape(), 0) ||
+      keepOut.contains(op->getName().getStringRef()))
     return std::nullopt;
   llvm::DenseMap<Operation *, bool> memo;
   for (OpOperand &use : op->getUses()) {
@@ -595,7 +603,7 @@ struct FusePass : sift::impl::SiftFuseBase<FusePass> {
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    KernelFormer former(func, minRows, maxRowBytes);
+    KernelFormer former(func, minRows, maxRowBytes, keepOut);
     if (failed(former.run()))
       return signalPassFailure();
     if (report && former.rowTooLarge)

@@ -31,6 +31,12 @@ namespace sift {
 #define GEN_PASS_REGISTRATION
 #include "sift/Conversion/Passes.h.inc"
 
+/// The sift ops --convert-sift-to-gpu gives block-level kernels (or
+/// composes from them) when they sit directly in a function body: the GPU
+/// pipeline keeps them out of --sift-fuse's row kernels, where they would
+/// run with one thread per row.
+ArrayRef<StringRef> getOpsWithGpuBlockKernels();
+
 } // namespace sift
 } // namespace mlir
 

@@ -43,7 +43,8 @@ def SiftFuse : Pass<"sift-fuse", "func::FuncOp"> {
     items of an unbatched tensor would be too fine. A function whose rows
     move more than `max-row-bytes` each (the sum of its chain's operand
     and result sizes over the rows) forms no kernel: such a row does not
-    stay in cache, and the ops' own loops parallelize better. With `report`, a
+    stay in cache, and the ops' own loops parallelize better. Ops named in
+    `keep-out` are neither roots nor fused producers. With `report`, a
     remark at each kernel lists its ops, its loop and the bytes it reads
     and writes next to what its ops move when each runs as its own loop.
     See docs/Fuse.md.
@@ -58,7 +59,12 @@ def SiftFuse : Pass<"sift-fuse", "func::FuncOp"> {
            /*default=*/"8388608",
            "Most bytes one row of the chain may move unfused (its ops' "
            "operands and results) for kernels to form; larger rows do not "
-           "stay in cache (0: no limit)">
+           "stay in cache (0: no limit)">,
+    ListOption<"keepOut", "keep-out", "std::string",
+               "Ops (by name, e.g. sift.topk) that never join a kernel: "
+               "each stays its own op between kernels (the GPU pipeline's: "
+               "the ops sift has block-level kernels for, which a row "
+               "kernel would run with one thread per row)">
   ];
   let statistics = [
     Statistic<"numKernels", "kernels", "Kernels (scf.forall loops) formed">,

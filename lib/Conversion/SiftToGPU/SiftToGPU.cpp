@@ -2193,3 +2193,14 @@ struct ExpandKernelsPass
   }
 };
 } // namespace
+
+ArrayRef<StringRef> sift::getOpsWithGpuBlockKernels() {
+  static const StringRef names[] = {
+      CountOp::getOperationName(),        CumsumOp::getOperationName(),
+      CompactOp::getOperationName(),      SortOp::getOperationName(),
+      ArgsortOp::getOperationName(),      TopkOp::getOperationName(),
+      CrossEntropyOp::getOperationName(), UniqueOp::getOperationName(),
+      RandpermOp::getOperationName(),     NonzeroOp::getOperationName(),
+      MaskedSelectOp::getOperationName(), SampleBalancedOp::getOperationName()};
+  return names;
+}
