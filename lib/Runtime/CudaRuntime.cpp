@@ -250,6 +250,8 @@ struct Profile {
   };
   std::vector<Pending> pending;
   std::unordered_map<CUfunction, std::string> names;
+  /// The modules in load order (kernels of one name are told apart by it).
+  std::unordered_map<CUmodule, int> modules;
   struct Totals {
     int64_t launches = 0;
     double ms = 0;
@@ -483,8 +485,11 @@ extern "C" void *mgpuModuleGetFunction(void *module, const char *name) {
   if (check(d->moduleGetFunction(&function, module, name),
             SIFT_CUDA_MODULE_GET_FUNCTION) &&
       profile().perKernel) {
-    std::lock_guard<std::mutex> lock(profile().mutex);
-    profile().names[function] = name;
+    Profile &p = profile();
+    std::lock_guard<std::mutex> lock(p.mutex);
+    auto ordinal = p.modules.try_emplace(module, p.modules.size()).first;
+    p.names[function] =
+        std::string(name) + " (module " + std::to_string(ordinal->second) + ")";
   }
   return function;
 }
