@@ -14,6 +14,7 @@
 #include "sift/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -162,6 +163,59 @@ static void storesToKernels(func::FuncOp fn) {
   }
 }
 
+/// The host loads of device buffers left (a dynamic result's size, a branch
+/// condition, a launch or allocation size, a scalar result) read the scalar
+/// with one device-to-host copy into a host buffer marked `sift.host_read`
+/// (which --sift-verify-gpu accepts): a synchronization, as a dynamic
+/// shape needs, rather than a host access to device memory. A buffer of one
+/// element with the identity layout is copied whole; any other element is
+/// first copied into a one-element device buffer by a one-thread kernel
+/// (the copy's lowering needs the identity layout). Loads in host loops
+/// stay (the loop is the verifier's finding).
+static void loadsToHostReads(func::FuncOp fn) {
+  SmallVector<memref::LoadOp> loads;
+  fn.walk([&](memref::LoadOp load) {
+    if (isHostCode(load) && !inHostLoop(load) &&
+        rootBuffer(load.getMemRef()).getDefiningOp<gpu::AllocOp>())
+      loads.push_back(load);
+  });
+  for (memref::LoadOp load : loads) {
+    OpBuilder b(load);
+    Location loc = load.getLoc();
+    auto type = cast<MemRefType>(load.getMemRef().getType());
+    Type element = type.getElementType();
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value source = load.getMemRef();
+    auto hostType = MemRefType::get(type.getShape(), element);
+    if (type.getNumElements() != 1 || !type.getLayout().isIdentity() ||
+        !type.hasStaticShape()) {
+      // The element, into a device buffer of one.
+      hostType = MemRefType::get({1}, element);
+      Value one = gpu::AllocOp::create(b, loc, hostType, Type(), ValueRange(),
+                                       ValueRange(), ValueRange(),
+                                       /*hostShared=*/false)
+                      .getMemref();
+      Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+      auto launch = gpu::LaunchOp::create(b, loc, c1, c1, c1, c1, c1, c1);
+      OpBuilder kb = OpBuilder::atBlockBegin(&launch.getBody().front());
+      Value value =
+          memref::LoadOp::create(kb, loc, load.getMemRef(), load.getIndices());
+      memref::StoreOp::create(kb, loc, value, one, ValueRange{zero});
+      gpu::TerminatorOp::create(kb, loc);
+      source = one;
+    }
+    auto host = memref::AllocaOp::create(b, loc, hostType);
+    host->setAttr("sift.host_read", b.getUnitAttr());
+    gpu::MemcpyOp::create(b, loc, TypeRange(), ValueRange(), host, source);
+    if (source != load.getMemRef())
+      gpu::DeallocOp::create(b, loc, TypeRange(), ValueRange(), source);
+    SmallVector<Value> zeros(hostType.getRank(), zero);
+    Value value = memref::LoadOp::create(b, loc, host, zeros);
+    load.replaceAllUsesWith(value);
+    load.erase();
+  }
+}
+
 namespace {
 /// Recomputes, inside a kernel, the host scalars it uses that are read from
 /// device memory.
@@ -278,6 +332,7 @@ struct GpuHostScalarsPass
           }
         }
       }
+      loadsToHostReads(fn);
     }
   }
 };

@@ -57,15 +57,18 @@ static bool accessesMemory(Operation *op) {
   });
 }
 
-/// Whether `op` is the host buffer a kernel's error word is copied into
-/// (`sift.error_word`) or a load of it.
-static bool isErrorWordRead(Operation *op) {
-  if (op->hasAttr("sift.error_word"))
+/// Whether `op` is a host buffer a scalar is copied into from the device,
+/// or a load of one: a kernel's error word (`sift.error_word`), or a
+/// scalar the host needs (`sift.host_read`, --sift-gpu-host-scalars).
+static bool isHostRead(Operation *op) {
+  auto marked = [](Operation *op) {
+    return op &&
+           (op->hasAttr("sift.error_word") || op->hasAttr("sift.host_read"));
+  };
+  if (marked(op))
     return true;
   auto load = dyn_cast<memref::LoadOp>(op);
-  Operation *def =
-      load ? rootBuffer(load.getMemRef()).getDefiningOp() : nullptr;
-  return def && def->hasAttr("sift.error_word");
+  return load && marked(rootBuffer(load.getMemRef()).getDefiningOp());
 }
 
 /// The name of a called function, for calls of malloc & co.
@@ -165,11 +168,12 @@ void VerifyGpuPass::checkHostRegion(Region &region) {
       }
       return WalkResult::advance();
     }
-    // The host buffers --sift-gpu-host-boundary returns results in, and
-    // the host copy of a kernel's error word (cross_entropy's out-of-range
+    // The host buffers --sift-gpu-host-boundary returns results in, the
+    // host copy of a kernel's error word (cross_entropy's out-of-range
     // target: one small copy per call, the run-time error the CPU reports
-    // too) and its reads.
-    if (op->hasAttr("sift.host_result") || isErrorWordRead(op))
+    // too), and of the scalars the host needs (a dynamic result's size: one
+    // copy each, a synchronization), and their reads.
+    if (op->hasAttr("sift.host_result") || isHostRead(op))
       return WalkResult::advance();
     if (isa<memref::AllocOp, memref::AllocaOp, memref::ReallocOp>(op) ||
         isAllocatingCall(op)) {

@@ -462,9 +462,15 @@ def SiftGpuHostScalars : Pass<"sift-gpu-host-scalars", "ModuleOp"> {
       may write or free the buffer (or a view of it; buffers of unknown
       origin may alias any other). The host ops left without uses go.
 
-    What still needs the host value (a launch size, a branch condition, an
-    allocation size, a scalar result) keeps its load, and the verifier
-    reports it.
+    - What still needs the host value (a launch size, a branch condition,
+      an allocation size: a dynamic result's; a scalar result) reads it
+      with one device-to-host copy into a host buffer marked
+      `sift.host_read`, which `--sift-verify-gpu` accepts: a
+      synchronization, as a dynamic shape needs (`--sift-staticize`
+      removes it). A buffer of one element with the identity layout is
+      copied whole; another element goes through a one-element device
+      buffer that a one-thread kernel fills. Loads in host loops stay (the
+      loop is the verifier's finding).
   }];
   let dependentDialects = ["arith::ArithDialect", "gpu::GPUDialect"];
 }
@@ -483,7 +489,11 @@ def SiftVerifyGpu : Pass<"sift-verify-gpu", "ModuleOp"> {
       ops);
     - an op of host code outside such loops that reads or writes a buffer
       (memref.load/store, memref.copy, linalg ops ...);
-    - an allocation of host memory in host code (memref.alloc/alloca);
+    - an allocation of host memory in host code (memref.alloc/alloca),
+      except the host buffers a scalar is copied into from the device
+      (`sift.error_word`: a kernel's error word; `sift.host_read`: a scalar
+      the host needs, --sift-gpu-host-scalars), whose loads are accepted
+      too;
     - a constant buffer (memref.get_global) used by host code, which lives
       in host memory;
     - an allocation inside a kernel (memref.alloc, gpu.alloc, a call of
