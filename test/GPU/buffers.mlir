@@ -387,6 +387,34 @@ func.func @boundary_views(%a: memref<8xf32>, %n: index)
 
 // -----
 
+// A result of the identity layout that is a cast of a view of another (the
+// valid rows of a padded buffer: a dynamic result) is first copied on the
+// device into a buffer of the identity layout, by a kernel of a thread per
+// element: canonicalization would fold the cast into the copy to the host,
+// whose lowering needs the identity layout. That buffer is freed too.
+// BOUNDARY-LABEL: func.func @boundary_rows_view
+// BOUNDARY: %[[R:.*]] = gpu.alloc  () : memref<16x2xi64>
+// BOUNDARY: %[[V:.*]] = memref.subview %[[R]][0, 0] [%{{.*}}, 2] [1, 1]
+// BOUNDARY: %[[H:.*]] = memref.alloc(%{{.*}}) {sift.host_result} : memref<?x2xi64>
+// BOUNDARY: %[[C:.*]] = gpu.alloc  (%{{.*}}) : memref<?x2xi64>
+// BOUNDARY: gpu.launch
+// BOUNDARY: scf.if
+// BOUNDARY: arith.remui
+// BOUNDARY: %[[E:.*]] = memref.load %[[V]]
+// BOUNDARY: memref.store %[[E]], %[[C]]
+// BOUNDARY: gpu.memcpy  %[[H]], %[[C]] : memref<?x2xi64>, memref<?x2xi64>
+// BOUNDARY: gpu.dealloc  %[[R]] : memref<16x2xi64>
+// BOUNDARY: gpu.dealloc  %[[C]] : memref<?x2xi64>
+// BOUNDARY: return %[[H]] : memref<?x2xi64>
+func.func @boundary_rows_view(%n: index) -> memref<?x2xi64> {
+  %r = gpu.alloc () : memref<16x2xi64>
+  %v = memref.subview %r[0, 0] [%n, 2] [1, 1] : memref<16x2xi64> to memref<?x2xi64, strided<[2, 1]>>
+  %c = memref.cast %v : memref<?x2xi64, strided<[2, 1]>> to memref<?x2xi64>
+  return %c : memref<?x2xi64>
+}
+
+// -----
+
 // A result one of two device buffers chosen by a branch, or yielded by an
 // scf.execute_region: the branch's result is freed once the host copy is
 // made (whichever buffer it is).

@@ -436,8 +436,14 @@ def SiftGpuHostBoundary : Pass<"sift-gpu-host-boundary", "ModuleOp"> {
     `sift.host_result`, which `--sift-verify-gpu` accepts) that is returned
     instead, and the device copies of the arguments and the device results
     are freed. The results are the only device-to-host copies of a call.
+    A result that is a view of another layout (the valid rows of a padded
+    buffer: a dynamic result) is first copied on the device into a buffer
+    of the identity layout by a kernel of a thread per element, as the
+    copy to the host needs (the host boundary sees through `memref.cast`,
+    which later canonicalizations fold into the copy).
   }];
-  let dependentDialects = ["gpu::GPUDialect", "memref::MemRefDialect"];
+  let dependentDialects = ["arith::ArithDialect", "gpu::GPUDialect",
+                           "memref::MemRefDialect", "scf::SCFDialect"];
 }
 
 def SiftGpuHostScalars : Pass<"sift-gpu-host-scalars", "ModuleOp"> {
