@@ -1,4 +1,4 @@
-// --sift-gpu-pipeline on a batched chain (compare, compact, gather) and a
+// --sift-gpu-pipeline=fuse=1 on a batched chain (compare, compact, gather) and a
 // per-row count. The ops sift has block-level kernels for stay out of
 // --sift-fuse's row kernels (in one, each row would be one thread: on an
 // H100 the batched sampler at B = 32, N = 1e4 took 51 ms in one such
@@ -8,7 +8,7 @@
 // kernel. No kernel allocates (no malloc in the PTX) and --sift-verify-gpu
 // passes.
 //
-// RUN: tensor-opt %s --sift-gpu-pipeline -split-input-file -o %t.mlir
+// RUN: tensor-opt %s --sift-gpu-pipeline=fuse=1 -split-input-file -o %t.mlir
 // RUN: FileCheck %s --check-prefix=HOST < %t.mlir
 // RUN: %extract_ptx %t %t.mlir
 // RUN: cat %t/chain_kernel.ptx | FileCheck %s --check-prefix=COMPARE --implicit-check-not=__nv_ --implicit-check-not=malloc --implicit-check-not=vote.sync
