@@ -58,6 +58,7 @@ sys.path.insert(0, os.path.join(ROOT, "bench", "peers"))
 sys.path.insert(0, os.path.join(ROOT, "bench", "sampler"))
 import common  # noqa: E402
 import sift_impl  # noqa: E402
+from report import fmt_ms  # noqa: E402
 
 SAMPLER_IMPLS = ["sift-auto", "sift-hand", "torch-static", "torch-dynamic",
                  "torch-compile-static", "jax"]
@@ -459,17 +460,6 @@ def describe(rec):
             text += ", %d kernel launches" % rec["launches"]
         return text
     return "%s: %s" % (rec["status"], rec.get("reason", ""))
-
-
-def fmt_ms(seconds):
-    ms = seconds * 1e3
-    if ms >= 100:
-        return "%.0f" % ms
-    if ms >= 10:
-        return "%.1f" % ms
-    if ms >= 1:
-        return "%.2f" % ms
-    return "%.3f" % ms
 
 
 def runtimes(args, versions):

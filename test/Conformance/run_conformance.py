@@ -31,9 +31,10 @@ import os
 import re
 import shutil
 import subprocess
-import threading
 import sys
 import tempfile
+import threading
+import time
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -2321,9 +2322,10 @@ GENERATORS = [nonzero_cases, unique_cases, masked_select_cases,
 
 
 def run_one(case, tools):
+    start = time.monotonic()
     try:
         case.run(tools)
-        return "pass", ""
+        return "pass", "%.1f s" % (time.monotonic() - start)
     except Skip as e:
         return "skip", str(e)
     except Fail as e:
@@ -2393,7 +2395,7 @@ def main():
             counts[status] += 1
             if status == "pass":
                 if a.verbose:
-                    print("PASS %s" % case.name)
+                    print("PASS %s (%s)" % (case.name, msg))
             elif status == "skip":
                 print("SKIP %s: skipped: %s" % (case.name, msg))
                 skips_by_op.setdefault(case.op, set()).add(msg.split(" (")[0])
