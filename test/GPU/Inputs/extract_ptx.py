@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the PTX of every gpu.binary in MLIR text (from stdin or a file) to
-OUT_DIR/<binary name>.ptx, one file per kernel module, and prints their
-paths. The PTX is the `assembly = "..."` string of a format=isa object, with
+OUT_DIR/<binary name>.ptx, one file per kernel module (after removing the
+.ptx and .cubin files an earlier run left there), and prints their paths. The PTX is the `assembly = "..."` string of a format=isa object, with
 MLIR's string escapes (\\XX hex, \\\\, \\")."""
 import os
 import re
@@ -39,6 +39,10 @@ def main():
     out_dir = sys.argv[1]
     source = open(sys.argv[2]).read() if len(sys.argv) > 2 else sys.stdin.read()
     os.makedirs(out_dir, exist_ok=True)
+    # Files of an earlier run (other kernel names) must not be checked.
+    for stale in os.listdir(out_dir):
+        if stale.endswith((".ptx", ".cubin")):
+            os.remove(os.path.join(out_dir, stale))
     binaries = re.findall(
         r'gpu\.binary @(\w+).*?assembly = "((?:[^"\\]|\\.)*)"', source)
     if not binaries:
