@@ -135,10 +135,11 @@ static void addBoundary(func::FuncOp fn) {
       // of a view (which canonicalization would fold into the copy) is
       // first copied into one on the device.
       Value source = operand;
-      auto viewType = dyn_cast<MemRefType>(stripCasts(operand).getType());
+      Value view = stripCasts(operand);
+      auto viewType = dyn_cast<MemRefType>(view.getType());
       if (type.getLayout().isIdentity() && viewType &&
           !viewType.getLayout().isIdentity()) {
-        source = contiguousCopy(rb, rloc, stripCasts(operand), type);
+        source = contiguousCopy(rb, rloc, view, type);
         contiguous.push_back(source);
       }
       gpu::MemcpyOp::create(rb, rloc, TypeRange(), ValueRange(), host, source);

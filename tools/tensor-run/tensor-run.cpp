@@ -467,13 +467,16 @@ static llvm::Error writeResults(llvm::ArrayRef<Tensor> results) {
   return llvm::Error::success();
 }
 
+/// Sorts `times` (not empty) and returns their median.
+static double sortedMedian(std::vector<double> &times) {
+  std::sort(times.begin(), times.end());
+  size_t n = times.size();
+  return n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+}
+
 static void printTimes(std::vector<double> times, double compileMs,
                        bool fromCache) {
-  std::sort(times.begin(), times.end());
-  double median =
-      times.size() % 2
-          ? times[times.size() / 2]
-          : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
+  double median = sortedMedian(times);
   llvm::outs() << llvm::format("time per call: min %.3f ms, median %.3f ms "
                                "(%u calls)\n",
                                times.front(), median, repeat.getValue());
@@ -578,10 +581,7 @@ int main(int argc, char **argv) {
   if (repeat > 1)
     printTimes(std::move(times), compileMs, (*engine)->loadedFromCache());
   if (deviceTiming) {
-    std::sort(deviceTimes.begin(), deviceTimes.end());
-    size_t n = deviceTimes.size();
-    double median = n % 2 ? deviceTimes[n / 2]
-                          : (deviceTimes[n / 2 - 1] + deviceTimes[n / 2]) / 2;
+    double median = sortedMedian(deviceTimes);
     llvm::outs() << llvm::format("device time per call: min %.3f ms, median "
                                  "%.3f ms (%lld kernel launches per call)\n",
                                  deviceTimes.front(), median,
