@@ -127,3 +127,18 @@ TEST(CudaRuntimeTest, StatusNamesWhatIsMissing) {
     EXPECT_EQ(std::string(status).rfind("no CUDA driver/device: ", 0), 0u)
         << status;
 }
+
+// Device timing without a device: enabling it and taking the totals is
+// harmless, and nothing was timed (no launch reached a driver).
+TEST(CudaRuntimeTest, ProfileWithoutDriverTimesNothing) {
+  ::setenv("SIFT_CUDA_DISABLE", "1", /*overwrite=*/1);
+  sift_cuda_profile_enable(true);
+  int64_t args[1] = {0};
+  void *params[1] = {&args[0]};
+  mgpuLaunchKernel(nullptr, 1, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr, 1);
+  sift_rt_take_error(nullptr);
+  int64_t launches = -1;
+  EXPECT_EQ(sift_cuda_profile_take(&launches), 0.0);
+  EXPECT_EQ(launches, 0);
+  sift_cuda_profile_enable(false);
+}
