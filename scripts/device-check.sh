@@ -77,6 +77,10 @@ from sift_sampler import auto_sampler_mlir; print(auto_sampler_mlir($n, $k))" \
     echo "== --target cuda, time per kernel (SIFT_CUDA_PROFILE=kernels)"
     SIFT_CUDA_PROFILE=kernels "$TR" "$mlir" "${args[@]}" --target cuda \
       --repeat 3 2>&1 | grep -v "^  \[\|^result\|^@" | head -40
+    echo "== --target cuda, one block per row (split-blocks=0)"
+    "$TR" "$mlir" "${args[@]}" --target cuda --repeat 5 --warmup 1 \
+      --pipeline "builtin.module(sift-gpu-pipeline{chip=sm_80 format=isa split-blocks=0})" |
+      grep "time per call" || rc=1
     echo "== --target cpu"
     "$TR" "$mlir" "${args[@]}" --repeat 5 --output-dir "$WORK/s$n.cpu" |
       grep "time per call" || { rc=1; continue; }

@@ -159,8 +159,12 @@ void mlir::sift::buildGpuPipeline(OpPassManager &pm,
   // kernels; the calls become kernels after bufferization
   // (sift-gpu-expand-kernels below). Inside a row kernel (one thread per
   // row) they stay: fusion decides the kernels.
-  if (options.siftKernels)
-    pm.addPass(createConvertSiftToGPU());
+  if (options.siftKernels) {
+    ConvertSiftToGPUOptions kernels;
+    kernels.splitBlocks = options.splitBlocks;
+    kernels.splitMin = options.splitMin;
+    pm.addPass(createConvertSiftToGPU(kernels));
+  }
   addSiftToLinalgStage(pm);
   // Blocked float sums with the lanes outside: one kernel of a thread per
   // lane, the CPU's additions in the CPU's order.

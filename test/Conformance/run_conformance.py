@@ -544,6 +544,11 @@ def count_cases():
         "empty_batch": np.zeros((0, 4), np.int64),
         "n1": np.array([5], np.int64),
         "f64": r.integers(0, 2, (4, 6)).astype(np.float64),
+        # Rows long enough for the GPU kernels to split across blocks (with
+        # conformance-gpu-kernels-split's small segments).
+        "long_rows_nan": np.where(r.random((3, 3000)) < 0.2, NAN,
+                                  np.where(r.random((3, 3000)) < 0.5, -0.0,
+                                           2.0)).astype(np.float32),
     }
     for name, x in data.items():
         rt = ttype(x.shape[:-1], "i64")
@@ -569,6 +574,13 @@ def compact_cases():
         ("n1_false", np.array([False]), 2, None),
         ("k0", r.random(10) < 0.5, 0, None),
         ("empty", np.zeros(0, np.bool_), 4, None),
+        # Long rows (split across blocks on the GPU with small segments):
+        # K beyond the set ones (the fill), K reached early (the later
+        # segments write nothing), K = N.
+        ("long_k_gt_count", r.random((2, 700)) < 0.1, 300, None),
+        ("long_stops_early", r.random((3, 1000)) < 0.5, 100, 5),
+        ("long_k_eq_n", r.random(900) < 0.7, 900, None),
+        ("long_k_gt_n", r.random(200) < 0.9, 250, 3),
     ]
     for name, m, k, fill in cfgs:
         it = ttype(m.shape[:-1] + (k,), "i64")

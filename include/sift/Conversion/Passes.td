@@ -80,7 +80,7 @@ def ConvertSiftToGPU : Pass<"convert-sift-to-gpu", "ModuleOp"> {
       `k`, `smallest` and `unsorted` attributes of the call). When the
       kernel sorts in global memory (a row, or topk's K, past the bitonic
       sort's limit, or a dynamic row), two scratch buffers `[2, R, N]` (the
-      keys, i32 indices) are allocated here, on the host, and passed to the
+      keys, i32 indices; `[2, R, K]` for topk) are allocated here, on the host, and passed to the
       call. Topk of K = 0 or of a dynamic N, and statically empty rows,
       stay with the linalg lowering.
     - `sift.unique` of a static, non-empty input and `sift.randperm` first
@@ -98,7 +98,24 @@ def ConvertSiftToGPU : Pass<"convert-sift-to-gpu", "ModuleOp"> {
 
     Other ops, and cumsum, sort, argsort or topk along another axis, are
     left for the linalg lowering.
+
+    Long static rows are split across blocks, so that a few long rows
+    still fill the device: `count`, `compact` and topk's selection (0 < K <
+    N) of R rows of N elements get S = min(ceil(split-blocks / R),
+    N / split-min) segments per row (when S >= 2), whole warps each, marked
+    on the call (`segments`, `segment_length`). The blocks of a row then
+    share an i32 buffer allocated here with the call's other buffers
+    (compact: each segment's count; topk: the digits' histograms and each
+    segment's counts), and a split topk keeps the K it takes in the global
+    scratch `[2, R, K]`.
   }];
+  let options = [
+    Option<"splitBlocks", "split-blocks", "int64_t", /*default=*/"1024",
+           "Split the rows of count, compact and topk of static rows across "
+           "ceil(split-blocks / R) blocks each (0: one block per row)">,
+    Option<"splitMin", "split-min", "int64_t", /*default=*/"16384",
+           "The fewest elements of a row per block of a split row">,
+  ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",

@@ -115,6 +115,17 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "threads",
       llvm::cl::desc("Threads per block of the loops mapped to kernels"),
       llvm::cl::init(256)};
+  PassOptions::Option<int64_t> splitBlocks{
+      *this, "split-blocks",
+      llvm::cl::desc("sift's count, compact and topk kernels over static "
+                     "rows split each row across ceil(split-blocks / R) "
+                     "blocks, so that a few long rows fill the device "
+                     "(0: one block per row)"),
+      llvm::cl::init(1024)};
+  PassOptions::Option<int64_t> splitMin{
+      *this, "split-min",
+      llvm::cl::desc("The fewest elements of a row per block of a split row"),
+      llvm::cl::init(16384)};
   PassOptions::Option<unsigned> optLevel{
       *this, "opt-level",
       llvm::cl::desc("LLVM optimization level of the kernels (0-3)"),

@@ -252,48 +252,254 @@ static void storeFromThread0(OpBuilder &b, Location loc, Value tid, Value value,
   memref::StoreOp::create(b, loc, value, memref, ValueRange{row});
 }
 
+//===----------------------------------------------------------------------===//
+// Rows split across blocks
+//===----------------------------------------------------------------------===//
+
+/// The largest grid y extent (the rows of a split launch).
+static constexpr int64_t kMaxGridY = 65535;
+
+/// How the kernels split long rows: aim at `targetBlocks` blocks in all,
+/// none with fewer than `minSegment` elements of its row (0: never split).
+struct SplitOptions {
+  int64_t targetBlocks = 0;
+  int64_t minSegment = 0;
+};
+
+/// A row split across `segments` blocks, each over `length` consecutive
+/// elements (whole warps; the last segment has the rest).
+struct RowSplit {
+  int64_t segments;
+  int64_t length;
+};
+
+/// The split of static rows: ceil(targetBlocks / R) blocks per row, as long
+/// as each gets `minSegment` elements; none (std::nullopt) when that is
+/// fewer than 2, or for dynamic rows.
+static std::optional<RowSplit> rowSplit(const Rows &rows,
+                                        SplitOptions options) {
+  if (options.targetBlocks <= 0 || !rows.staticRows || !rows.staticLength ||
+      *rows.staticRows == 0 || *rows.staticRows > kMaxGridY)
+    return std::nullopt;
+  int64_t r = *rows.staticRows, n = *rows.staticLength;
+  int64_t minSegment = std::max<int64_t>(options.minSegment, kWarpSize);
+  int64_t segments = std::min<int64_t>(
+      llvm::divideCeil(options.targetBlocks, r), n / minSegment);
+  if (segments < 2)
+    return std::nullopt;
+  auto length = static_cast<int64_t>(
+      llvm::alignTo(llvm::divideCeil(n, segments), kWarpSize));
+  segments = static_cast<int64_t>(llvm::divideCeil(n, length));
+  if (segments < 2)
+    return std::nullopt;
+  return RowSplit{segments, length};
+}
+
+/// The attributes that carry a split on a kernel call.
+static SmallVector<NamedAttribute> splitAttrs(OpBuilder &b,
+                                              std::optional<RowSplit> split) {
+  if (!split)
+    return {};
+  return {b.getNamedAttr("segments", b.getI64IntegerAttr(split->segments)),
+          b.getNamedAttr("segment_length", b.getI64IntegerAttr(split->length))};
+}
+
+/// The split of a kernel call's rows, if it has one.
+static std::optional<RowSplit> splitOfCall(func::CallOp call) {
+  auto segments = call->getAttrOfType<IntegerAttr>("segments");
+  auto length = call->getAttrOfType<IntegerAttr>("segment_length");
+  if (!segments || !length)
+    return std::nullopt;
+  return RowSplit{segments.getInt(), length.getInt()};
+}
+
+/// A new static 1-D i32 buffer of `size` elements.
+static Value allocI32(OpBuilder &b, Location loc, int64_t size) {
+  return memref::AllocOp::create(b, loc,
+                                 MemRefType::get({size}, b.getI32Type()));
+}
+
+/// One block's part of a split row: elements [begin, begin + length).
+struct Segment {
+  Value row, index, begin, length;
+};
+
+/// A gpu.launch of a grid of (segments, R) blocks of `shape.threads`
+/// threads, with the workgroup buffers of `buildRowLaunch`; `body` builds
+/// the kernel from the block's segment.
+static void
+buildSegmentLaunch(OpBuilder &b, Location loc, const Rows &rows, RowSplit split,
+                   KernelShape shape, Type scratchType,
+                   ArrayRef<Type> extraWorkgroup,
+                   function_ref<void(OpBuilder &, const Segment &, Value tid,
+                                     Value scratch, ValueRange extra)>
+                       body) {
+  OpBuilder::InsertionGuard guard(b);
+  Value c1 = constIndex(b, loc, 1);
+  SmallVector<Type> workgroup = {workgroupBufferType({kWarpSize}, scratchType)};
+  llvm::append_range(workgroup, extraWorkgroup);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, constIndex(b, loc, split.segments), rows.numRows, c1,
+      constIndex(b, loc, shape.threads), c1, c1,
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/{},
+      /*workgroupAttributions=*/workgroup);
+  Block &block = launch.getBody().front();
+  b.setInsertionPointToStart(&block);
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPointToStart(&block);
+  Segment segment;
+  segment.row = launch.getBlockIds().y;
+  segment.index = launch.getBlockIds().x;
+  segment.begin = arith::MulIOp::create(b, loc, segment.index,
+                                        constIndex(b, loc, split.length));
+  segment.length = arith::MinUIOp::create(
+      b, loc, constIndex(b, loc, split.length),
+      arith::SubIOp::create(b, loc, rows.rowLength, segment.begin));
+  ValueRange buffers = launch.getWorkgroupAttributions();
+  body(b, segment, launch.getThreadIds().x, buffers.front(),
+       buffers.drop_front());
+}
+
+/// A launch that sets every element of the static 1-D `buffer` to zero
+/// (the totals that split blocks add to with atomics).
+static void buildClearLaunch(OpBuilder &b, Location loc, Value buffer,
+                             int64_t threads) {
+  OpBuilder::InsertionGuard guard(b);
+  auto type = cast<MemRefType>(buffer.getType());
+  int64_t n = type.getDimSize(0);
+  Value c1 = constIndex(b, loc, 1);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, constIndex(b, loc, llvm::divideCeil(n, threads)), c1, c1,
+      constIndex(b, loc, threads), c1, c1);
+  Block &block = launch.getBody().front();
+  b.setInsertionPointToStart(&block);
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPointToStart(&block);
+  Value i = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, launch.getBlockIds().x,
+                            constIndex(b, loc, threads)),
+      launch.getThreadIds().x);
+  buildIf(b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i,
+                                constIndex(b, loc, n)),
+          [&](OpBuilder &b) {
+            memref::StoreOp::create(
+                b, loc,
+                arith::ConstantOp::create(b, loc,
+                                          b.getZeroAttr(type.getElementType())),
+                buffer, ValueRange{i});
+          });
+}
+
+/// For each of the predicates `preds` gives an element (an i1 each; false
+/// past the range), how many elements of [begin, begin + length) of the
+/// row it holds for: per tile, `popc(ballot)` (the warp's count, in every
+/// lane) summed over the tiles, then a block reduction of the warps'
+/// counts. An i32 per predicate, in every thread.
+static SmallVector<Value> blockCountRange(
+    OpBuilder &b, Location loc, Value begin, Value length, Value tid,
+    Value scratch, KernelShape shape, unsigned numPreds,
+    function_ref<SmallVector<Value>(OpBuilder &, Value i, Value inRange)>
+        preds) {
+  Type i32 = b.getI32Type();
+  Value zero = arith::ConstantIntOp::create(b, loc, i32, 0);
+  SmallVector<Value> inits(numPreds, zero);
+  ValueRange warpCounts = buildTileLoop(
+      b, loc, length, shape.threads, tid, inits,
+      [&](OpBuilder &b, Value i, Value inRange, ValueRange carried) {
+        SmallVector<Value> sets =
+            preds(b, arith::AddIOp::create(b, loc, begin, i), inRange);
+        SmallVector<Value> next;
+        for (auto [set, count] : llvm::zip_equal(sets, carried))
+          next.push_back(arith::AddIOp::create(
+              b, loc, count, popCount(b, loc, warpBallot(b, loc, set))));
+        return next;
+      });
+  // One contribution per warp.
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, laneId(b, loc),
+                            arith::ConstantIntOp::create(b, loc, i32, 0));
+  SmallVector<Value> totals;
+  for (Value count : warpCounts)
+    totals.push_back(
+        blockReduce(b, loc, arith::SelectOp::create(b, loc, first, count, zero),
+                    gpu::AllReduceOperation::ADD, scratch, shape.numWarps()));
+  return totals;
+}
+
+/// The sum of `buffer[base + s]` over s in [0, end), in every thread (the
+/// totals of the segments before a block's own).
+static Value sumOfSlots(OpBuilder &b, Location loc, Value buffer, Value base,
+                        Value end) {
+  Type elt = cast<MemRefType>(buffer.getType()).getElementType();
+  auto loop = scf::ForOp::create(
+      b, loc, constIndex(b, loc, 0), end, constIndex(b, loc, 1),
+      ValueRange{arith::ConstantOp::create(b, loc, b.getZeroAttr(elt))},
+      [&](OpBuilder &b, Location loc, Value s, ValueRange carried) {
+        Value x = memref::LoadOp::create(
+            b, loc, buffer, ValueRange{arith::AddIOp::create(b, loc, base, s)});
+        scf::YieldOp::create(
+            b, loc, ValueRange{arith::AddIOp::create(b, loc, carried[0], x)});
+      });
+  return loop.getResult(0);
+}
+
 /// The count kernel: per tile, a ballot of the non-zero lanes and its
-/// popcount (each warp's count, the same in all its lanes), summed over the
-/// tiles; then the warps' counts are summed by a block reduction and thread
-/// 0 writes the row's count (i64) into `output` [R].
+/// popcount, summed over the tiles, then a block reduction of the warps'
+/// counts (`blockCountRange`); thread 0 writes the row's count (i64) into
+/// `output` [R]. A long row split across blocks: the output is cleared
+/// first, and each block adds its segment's count (an atomic add, exact in
+/// any order).
 static void buildCountKernel(OpBuilder &b, Location loc, Value input,
-                             Value output, int64_t maxThreads) {
+                             Value output, int64_t maxThreads,
+                             std::optional<RowSplit> split) {
   Rows rows = rowsOfBuffer(b, loc, input);
   KernelShape shape = kernelShape(rows, maxThreads);
   Type i64 = b.getI64Type(), i32 = b.getI32Type();
-  buildRowLaunch(
-      b, loc, rows, shape, i32,
-      [&](OpBuilder &b, Value row, Value tid, Value scratch) {
-        Value zero = arith::ConstantIntOp::create(b, loc, i32, 0);
-        Value warpCount =
-            buildTileLoop(
-                b, loc, rows.rowLength, shape.threads, tid, ValueRange{zero},
-                [&](OpBuilder &b, Value i, Value inRow, ValueRange carried) {
-                  Value set = loadIfInRow(
-                      b, loc, inRow,
-                      [&](OpBuilder &b) {
-                        return isNonZero(
-                            b, loc,
-                            memref::LoadOp::create(b, loc, input,
-                                                   ValueRange{row, i}));
-                      },
-                      arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0));
-                  Value mask = warpBallot(b, loc, set);
-                  return SmallVector<Value>{arith::AddIOp::create(
-                      b, loc, carried[0], popCount(b, loc, mask))};
-                })
-                .front();
-        // One contribution per warp.
-        Value first = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::eq, laneId(b, loc),
-            arith::ConstantIntOp::create(b, loc, i32, 0));
-        Value mine = arith::SelectOp::create(b, loc, first, warpCount, zero);
-        Value total = blockReduce(b, loc, mine, gpu::AllReduceOperation::ADD,
-                                  scratch, shape.numWarps());
-        storeFromThread0(b, loc, tid,
-                         arith::ExtUIOp::create(b, loc, i64, total), output,
-                         row);
-      });
+  auto nonZeroAt = [&](Value row) {
+    return [&, row](OpBuilder &b, Value i, Value inRange) {
+      return SmallVector<Value>{loadIfInRow(
+          b, loc, inRange,
+          [&](OpBuilder &b) {
+            return isNonZero(
+                b, loc,
+                memref::LoadOp::create(b, loc, input, ValueRange{row, i}));
+          },
+          arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0))};
+    };
+  };
+  if (split) {
+    buildClearLaunch(b, loc, output, shape.threads);
+    buildSegmentLaunch(
+        b, loc, rows, *split, shape, i32, {},
+        [&](OpBuilder &b, const Segment &seg, Value tid, Value scratch,
+            ValueRange) {
+          Value total = blockCountRange(b, loc, seg.begin, seg.length, tid,
+                                        scratch, shape, 1, nonZeroAt(seg.row))
+                            .front();
+          Value isThread0 = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::eq, tid, constIndex(b, loc, 0));
+          buildIf(b, loc, isThread0, [&](OpBuilder &b) {
+            memref::AtomicRMWOp::create(
+                b, loc, arith::AtomicRMWKind::addi,
+                arith::ExtUIOp::create(b, loc, i64, total), output,
+                ValueRange{seg.row});
+          });
+        });
+    return;
+  }
+  buildRowLaunch(b, loc, rows, shape, i32,
+                 [&](OpBuilder &b, Value row, Value tid, Value scratch) {
+                   Value total = blockCountRange(b, loc, constIndex(b, loc, 0),
+                                                 rows.rowLength, tid, scratch,
+                                                 shape, 1, nonZeroAt(row))
+                                     .front();
+                   storeFromThread0(b, loc, tid,
+                                    arith::ExtUIOp::create(b, loc, i64, total),
+                                    output, row);
+                 });
 }
 
 /// The cumsum kernel (along the rows): per tile, a block scan of the tile's
@@ -342,93 +548,187 @@ static void buildCumsumKernel(OpBuilder &b, Location loc, Value input,
       });
 }
 
-/// The compact kernel: per tile (while fewer than K are found), each set
+/// The compaction of elements [begin, begin + length) of the row, the
+/// first of them at position `start` (an i32, the set elements before the
+/// range): per tile, while fewer than K are found (the carry is the same in
+/// every thread, so the whole block takes the same branch), each set
 /// lane's stable position from a ballot scan; a lane whose position is
-/// below K writes its index; the tile's total joins the carry. Then the
-/// threads fill the slots past the count and thread 0 writes the count,
-/// min(count_nonzero, K).
+/// below K writes its index into `indices` [R, K]. Returns `start` plus the
+/// set elements found (at least K once K are found).
+static Value buildCompactRange(OpBuilder &b, Location loc, Value input,
+                               Value indices, Value row, Value tid,
+                               Value scratch, Value begin, Value length,
+                               Value start, int64_t k, KernelShape shape) {
+  Type i64 = b.getI64Type(), i32 = b.getI32Type();
+  Value kI32 = arith::ConstantIntOp::create(b, loc, i32, k);
+  return buildTileLoop(
+             b, loc, length, shape.threads, tid, ValueRange{start},
+             [&](OpBuilder &b, Value i, Value inRange, ValueRange carried) {
+               Value more = arith::CmpIOp::create(
+                   b, loc, arith::CmpIPredicate::slt, carried[0], kI32);
+               auto tile = scf::IfOp::create(
+                   b, loc, more,
+                   [&](OpBuilder &b, Location loc) {
+                     Value at = arith::AddIOp::create(b, loc, begin, i);
+                     Value set = loadIfInRow(
+                         b, loc, inRange,
+                         [&](OpBuilder &b) {
+                           return isNonZero(
+                               b, loc,
+                               memref::LoadOp::create(b, loc, input,
+                                                      ValueRange{row, at}));
+                         },
+                         arith::ConstantIntOp::create(b, loc, b.getI1Type(),
+                                                      0));
+                     BallotScan scan = blockBallotScan(b, loc, set, scratch,
+                                                       shape.numWarps());
+                     Value pos = arith::AddIOp::create(b, loc, carried[0],
+                                                       scan.position);
+                     Value write = arith::AndIOp::create(
+                         b, loc, set,
+                         arith::CmpIOp::create(
+                             b, loc, arith::CmpIPredicate::slt, pos, kI32));
+                     buildIf(b, loc, write, [&](OpBuilder &b) {
+                       Value slot = arith::IndexCastUIOp::create(
+                           b, loc, b.getIndexType(), pos);
+                       memref::StoreOp::create(
+                           b, loc,
+                           arith::IndexCastUIOp::create(b, loc, i64, at),
+                           indices, ValueRange{row, slot});
+                     });
+                     scf::YieldOp::create(b, loc,
+                                          ValueRange{arith::AddIOp::create(
+                                              b, loc, carried[0], scan.total)});
+                   },
+                   [&](OpBuilder &b, Location loc) {
+                     scf::YieldOp::create(b, loc, carried[0]);
+                   });
+               return SmallVector<Value>{tile.getResult(0)};
+             })
+      .front();
+}
+
+/// Slots [from, to) of the row of `indices` get `fill`, strided over the
+/// threads (none when to <= from).
+static void buildFillSlots(OpBuilder &b, Location loc, Value indices, Value row,
+                           Value tid, Value from, Value to, int64_t fill,
+                           KernelShape shape) {
+  Value fillValue = arith::ConstantIntOp::create(b, loc, b.getI64Type(), fill);
+  scf::ForOp::create(b, loc, arith::AddIOp::create(b, loc, from, tid), to,
+                     constIndex(b, loc, shape.threads), ValueRange{},
+                     [&](OpBuilder &b, Location loc, Value slot, ValueRange) {
+                       memref::StoreOp::create(b, loc, fillValue, indices,
+                                               ValueRange{row, slot});
+                       scf::YieldOp::create(b, loc);
+                     });
+}
+
+/// The compact kernel: the stable compaction of the row
+/// (`buildCompactRange`), stopping at K; then the threads fill the slots
+/// past the count and thread 0 writes the count, min(count_nonzero, K).
+/// A long row split across blocks: a first launch writes each segment's
+/// count of set elements; in a second, each block compacts its segment
+/// from the sum of the counts before it (none once that reaches K) and
+/// fills the slots of its own range of [count, K).
 static void buildCompactKernel(OpBuilder &b, Location loc, Value input,
                                Value indices, Value counts, int64_t fill,
-                               int64_t maxThreads) {
+                               int64_t maxThreads,
+                               std::optional<RowSplit> split,
+                               Value segmentCounts) {
   Rows rows = rowsOfBuffer(b, loc, input);
   KernelShape shape = kernelShape(rows, maxThreads);
   Type i64 = b.getI64Type(), i32 = b.getI32Type();
+  Type indexType = b.getIndexType();
   int64_t k = cast<MemRefType>(indices.getType()).getDimSize(1);
-  buildRowLaunch(
-      b, loc, rows, shape, i32,
-      [&](OpBuilder &b, Value row, Value tid, Value scratch) {
-        Value zero = arith::ConstantIntOp::create(b, loc, i32, 0);
-        Value kI32 = arith::ConstantIntOp::create(b, loc, i32, k);
-        Value found =
-            buildTileLoop(
-                b, loc, rows.rowLength, shape.threads, tid, ValueRange{zero},
-                [&](OpBuilder &b, Value i, Value inRow, ValueRange carried) {
-                  // Stop once K are found (the carry is the same in every
-                  // thread, so the whole block takes the same branch).
-                  Value more = arith::CmpIOp::create(
-                      b, loc, arith::CmpIPredicate::slt, carried[0], kI32);
-                  auto tile = scf::IfOp::create(
-                      b, loc, more,
-                      [&](OpBuilder &b, Location loc) {
-                        Value set = loadIfInRow(
-                            b, loc, inRow,
-                            [&](OpBuilder &b) {
-                              return isNonZero(
-                                  b, loc,
-                                  memref::LoadOp::create(b, loc, input,
-                                                         ValueRange{row, i}));
-                            },
-                            arith::ConstantIntOp::create(b, loc, b.getI1Type(),
-                                                         0));
-                        BallotScan scan = blockBallotScan(b, loc, set, scratch,
-                                                          shape.numWarps());
-                        Value pos = arith::AddIOp::create(b, loc, carried[0],
-                                                          scan.position);
-                        Value write = arith::AndIOp::create(
-                            b, loc, set,
-                            arith::CmpIOp::create(
-                                b, loc, arith::CmpIPredicate::slt, pos, kI32));
-                        auto ifOp = scf::IfOp::create(b, loc, write,
-                                                      /*withElse=*/false);
-                        {
-                          OpBuilder::InsertionGuard guard(b);
-                          b.setInsertionPointToStart(ifOp.thenBlock());
-                          Value slot = arith::IndexCastUIOp::create(
-                              b, loc, b.getIndexType(), pos);
-                          memref::StoreOp::create(
+  Value kI32 = arith::ConstantIntOp::create(b, loc, i32, k);
+  Value kIndex = constIndex(b, loc, k);
+  if (split) {
+    // `segmentCounts`: each segment's count of set elements, [R * segments].
+    Value numSegments = constIndex(b, loc, split->segments);
+    auto slotBase = [&](OpBuilder &b, Value row) -> Value {
+      return arith::MulIOp::create(b, loc, row, numSegments);
+    };
+    buildSegmentLaunch(
+        b, loc, rows, *split, shape, i32, {},
+        [&](OpBuilder &b, const Segment &seg, Value tid, Value scratch,
+            ValueRange) {
+          Value total =
+              blockCountRange(
+                  b, loc, seg.begin, seg.length, tid, scratch, shape, 1,
+                  [&](OpBuilder &b, Value i, Value inRange) {
+                    return SmallVector<Value>{loadIfInRow(
+                        b, loc, inRange,
+                        [&](OpBuilder &b) {
+                          return isNonZero(
                               b, loc,
-                              arith::IndexCastUIOp::create(b, loc, i64, i),
-                              indices, ValueRange{row, slot});
-                        }
-                        scf::YieldOp::create(
-                            b, loc,
-                            ValueRange{arith::AddIOp::create(b, loc, carried[0],
-                                                             scan.total)});
-                      },
-                      [&](OpBuilder &b, Location loc) {
-                        scf::YieldOp::create(b, loc, carried[0]);
-                      });
-                  return SmallVector<Value>{tile.getResult(0)};
-                })
-                .front();
-        Value count = arith::MinSIOp::create(b, loc, found, kI32);
-        // Slots count..K-1 get the fill, strided over the threads.
-        Value first = arith::AddIOp::create(
-            b, loc,
-            arith::IndexCastUIOp::create(b, loc, b.getIndexType(), count), tid);
-        Value fillValue = arith::ConstantIntOp::create(b, loc, i64, fill);
-        scf::ForOp::create(
-            b, loc, first, constIndex(b, loc, k),
-            constIndex(b, loc, shape.threads), ValueRange{},
-            [&](OpBuilder &b, Location loc, Value slot, ValueRange) {
-              memref::StoreOp::create(b, loc, fillValue, indices,
-                                      ValueRange{row, slot});
-              scf::YieldOp::create(b, loc);
-            });
-        storeFromThread0(b, loc, tid,
-                         arith::ExtUIOp::create(b, loc, i64, count), counts,
-                         row);
-      });
+                              memref::LoadOp::create(b, loc, input,
+                                                     ValueRange{seg.row, i}));
+                        },
+                        arith::ConstantIntOp::create(b, loc, b.getI1Type(),
+                                                     0))};
+                  })
+                  .front();
+          storeFromThread0(
+              b, loc, tid, total, segmentCounts,
+              arith::AddIOp::create(b, loc, slotBase(b, seg.row), seg.index));
+        });
+    buildSegmentLaunch(
+        b, loc, rows, *split, shape, i32, {},
+        [&](OpBuilder &b, const Segment &seg, Value tid, Value scratch,
+            ValueRange) {
+          Value base = slotBase(b, seg.row);
+          Value before = sumOfSlots(b, loc, segmentCounts, base, seg.index);
+          Value total = sumOfSlots(b, loc, segmentCounts, base, numSegments);
+          buildIf(b, loc,
+                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                        before, kI32),
+                  [&](OpBuilder &b) {
+                    buildCompactRange(b, loc, input, indices, seg.row, tid,
+                                      scratch, seg.begin, seg.length, before, k,
+                                      shape);
+                  });
+          Value count = arith::MinSIOp::create(b, loc, total, kI32);
+          Value countIndex =
+              arith::IndexCastUIOp::create(b, loc, indexType, count);
+          // The last segment's slots run on to K when K > N.
+          Value end = arith::SelectOp::create(
+              b, loc,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, seg.index,
+                                    constIndex(b, loc, split->segments - 1)),
+              constIndex(b, loc, std::max(*rows.staticLength, k)),
+              arith::AddIOp::create(b, loc, seg.begin, seg.length));
+          Value from = arith::MaxUIOp::create(b, loc, countIndex, seg.begin);
+          Value to = arith::MinUIOp::create(b, loc, end, kIndex);
+          buildFillSlots(b, loc, indices, seg.row, tid, from, to, fill, shape);
+          Value first = arith::AndIOp::create(
+              b, loc,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, seg.index,
+                                    constIndex(b, loc, 0)),
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                    constIndex(b, loc, 0)));
+          buildIf(b, loc, first, [&](OpBuilder &b) {
+            memref::StoreOp::create(b, loc,
+                                    arith::ExtUIOp::create(b, loc, i64, count),
+                                    counts, ValueRange{seg.row});
+          });
+        });
+    return;
+  }
+  buildRowLaunch(b, loc, rows, shape, i32,
+                 [&](OpBuilder &b, Value row, Value tid, Value scratch) {
+                   Value found = buildCompactRange(
+                       b, loc, input, indices, row, tid, scratch,
+                       constIndex(b, loc, 0), rows.rowLength,
+                       arith::ConstantIntOp::create(b, loc, i32, 0), k, shape);
+                   Value count = arith::MinSIOp::create(b, loc, found, kI32);
+                   buildFillSlots(
+                       b, loc, indices, row, tid,
+                       arith::IndexCastUIOp::create(b, loc, indexType, count),
+                       kIndex, fill, shape);
+                   storeFromThread0(b, loc, tid,
+                                    arith::ExtUIOp::create(b, loc, i64, count),
+                                    counts, row);
+                 });
 }
 
 //===----------------------------------------------------------------------===//
@@ -468,12 +768,17 @@ struct SortingKernel {
   bool unsorted = false;
   /// The outputs per row (K), or std::nullopt for the whole row.
   std::optional<int64_t> k;
+  /// A selection split across blocks (long static rows): the K taken go
+  /// through the global scratch, and the blocks of a row share an i32
+  /// buffer of `auxPerRow` elements per row.
+  std::optional<RowSplit> split;
 
   /// Whether the kernel sorts in global scratch (a radix sort) rather than
-  /// in workgroup memory (a bitonic sort), for a row length `n`.
+  /// in workgroup memory (a bitonic sort), for a row length `n`, or keeps
+  /// the K taken there (a split selection).
   bool needsScratch(std::optional<int64_t> n) const {
     if (select)
-      return !unsorted && !bitonicSize(k, info.keyBits);
+      return !unsorted && (split || !bitonicSize(k, info.keyBits));
     return !bitonicSize(n, info.keyBits);
   }
 };
@@ -814,6 +1119,64 @@ static Value buildRadixSortScratch(OpBuilder &b, Location loc, Value keysS,
 static constexpr int64_t kSelectDigitBits = 4;
 static constexpr int64_t kSelectBins = 1 << kSelectDigitBits;
 
+/// The shift of the selection's digit `pass` (an index, 0 for the top
+/// digit of `digits`) in a key of `keyType`, and the mask of the bits above
+/// that digit.
+static std::pair<Value, Value> selectDigitShift(OpBuilder &b, Location loc,
+                                                Type keyType, int64_t digits,
+                                                Value pass) {
+  // (digits - 1 - pass) * 4.
+  Value shiftIndex = arith::MulIOp::create(
+      b, loc,
+      arith::SubIOp::create(b, loc, constIndex(b, loc, digits - 1), pass),
+      constIndex(b, loc, kSelectDigitBits));
+  Value shift = arith::IndexCastUIOp::create(b, loc, keyType, shiftIndex);
+  // Two shifts: a shift by the width is poison.
+  Value above = arith::ShLIOp::create(
+      b, loc, arith::ShLIOp::create(b, loc, allOnes(b, loc, keyType), shift),
+      constOf(b, loc, keyType, kSelectDigitBits));
+  return {shift, above};
+}
+
+/// The first bin of a 16-bin histogram (`countAt(bin)`, i32 counts) whose
+/// running count reaches `need`, and what is left of `need` within it (both
+/// i32).
+static std::pair<Value, Value>
+pickSelectBin(OpBuilder &b, Location loc, Value need,
+              function_ref<Value(OpBuilder &, int64_t bin)> countAt) {
+  Type i32 = b.getI32Type();
+  Value found = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+  Value before = constOf(b, loc, i32, 0), digit = before, left = need;
+  for (int64_t d = 0; d < kSelectBins; ++d) {
+    Value through = arith::AddIOp::create(b, loc, before, countAt(b, d));
+    Value here = arith::AndIOp::create(
+        b, loc,
+        arith::XOrIOp::create(
+            b, loc, found,
+            arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1)),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, need,
+                              through));
+    digit =
+        arith::SelectOp::create(b, loc, here, constOf(b, loc, i32, d), digit);
+    left = arith::SelectOp::create(
+        b, loc, here, arith::SubIOp::create(b, loc, need, before), left);
+    found = arith::OrIOp::create(b, loc, found, here);
+    before = through;
+  }
+  return {digit, left};
+}
+
+/// `prefix | digit << shift` (digit an i32).
+static Value appendDigit(OpBuilder &b, Location loc, Value prefix, Value digit,
+                         Value shift) {
+  Type keyType = prefix.getType();
+  Value wide = keyType == digit.getType()
+                   ? digit
+                   : Value(arith::ExtUIOp::create(b, loc, keyType, digit));
+  return arith::OrIOp::create(b, loc, prefix,
+                              arith::ShLIOp::create(b, loc, wide, shift));
+}
+
 /// The k-th smallest key of the row (1-based `k`, an i32 in [1, N]) and how
 /// many of the keys equal to it are among the k smallest, in every thread:
 /// an MSD radix selection of 4-bit digits from the top of the `sortBits`.
@@ -834,17 +1197,7 @@ buildRadixSelect(OpBuilder &b, Location loc, Value n, Value k, Type keyType,
       ValueRange{constOf(b, loc, keyType, 0), k},
       [&](OpBuilder &b, Location loc, Value r, ValueRange carried) {
         Value prefix = carried[0], need = carried[1];
-        // The digit's shift: (digits - 1 - r) * 4.
-        Value shiftIndex = arith::MulIOp::create(
-            b, loc,
-            arith::SubIOp::create(b, loc, constIndex(b, loc, digits - 1), r),
-            constIndex(b, loc, kSelectDigitBits));
-        Value shift = arith::IndexCastUIOp::create(b, loc, keyType, shiftIndex);
-        // The bits above the digit (two shifts: by the width is poison).
-        Value above = arith::ShLIOp::create(
-            b, loc,
-            arith::ShLIOp::create(b, loc, allOnes(b, loc, keyType), shift),
-            constOf(b, loc, keyType, kSelectDigitBits));
+        auto [shift, above] = selectDigitShift(b, loc, keyType, digits, r);
         Value digitMask = constOf(b, loc, keyType, kSelectBins - 1);
         // An empty histogram.
         Value bins = constIndex(b, loc, kSelectBins);
@@ -877,40 +1230,58 @@ buildRadixSelect(OpBuilder &b, Location loc, Value n, Value k, Type keyType,
               return SmallVector<Value>{};
             });
         gpu::BarrierOp::create(b, loc);
-        // The first bin whose running count reaches `need`, and what is left
-        // of `need` within it.
-        Value found = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
-        Value before = zero32, digit = zero32, left = need;
-        for (int64_t d = 0; d < kSelectBins; ++d) {
-          Value count = memref::LoadOp::create(
-              b, loc, scratch, ValueRange{constIndex(b, loc, d)});
-          Value through = arith::AddIOp::create(b, loc, before, count);
-          Value here = arith::AndIOp::create(
-              b, loc,
-              arith::XOrIOp::create(
-                  b, loc, found,
-                  arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1)),
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, need,
-                                    through));
-          digit = arith::SelectOp::create(b, loc, here, constOf(b, loc, i32, d),
-                                          digit);
-          left = arith::SelectOp::create(
-              b, loc, here, arith::SubIOp::create(b, loc, need, before), left);
-          found = arith::OrIOp::create(b, loc, found, here);
-          before = through;
-        }
+        auto [digit, left] =
+            pickSelectBin(b, loc, need, [&](OpBuilder &b, int64_t d) -> Value {
+              return memref::LoadOp::create(b, loc, scratch,
+                                            ValueRange{constIndex(b, loc, d)});
+            });
         // The histogram is read before the next digit clears it.
         gpu::BarrierOp::create(b, loc);
-        Value wide =
-            keyType == i32
-                ? digit
-                : Value(arith::ExtUIOp::create(b, loc, keyType, digit));
-        Value digitKey = arith::ShLIOp::create(b, loc, wide, shift);
         scf::YieldOp::create(
             b, loc,
-            ValueRange{arith::OrIOp::create(b, loc, prefix, digitKey), left});
+            ValueRange{appendDigit(b, loc, prefix, digit, shift), left});
       });
   return {passes.getResult(0), passes.getResult(1)};
+}
+
+/// The i32 elements per row that the blocks of a split selection share: the
+/// histograms of the digits ([digits][16]), then each segment's counts of
+/// keys below and equal to the K-th ([segments][2]).
+static int64_t selectAuxPerRow(unsigned sortBits, int64_t segments) {
+  int64_t digits = (sortBits + kSelectDigitBits - 1) / kSelectDigitBits;
+  return digits * kSelectBins + 2 * segments;
+}
+
+/// The prefix of the k-th smallest key over the first `passes` digits of a
+/// selection split across blocks, and what is left of `k` within it, from
+/// the row's histograms in global memory (`hist[base + pass * 16 + bin]`,
+/// complete for those digits): the walk of `buildRadixSelect` over them, in
+/// every thread of every block of the row (the same result in each).
+static std::pair<Value, Value>
+walkSplitHistograms(OpBuilder &b, Location loc, Value hist, Value base,
+                    int64_t passes, Value k, Type keyType, int64_t digits) {
+  auto loop = scf::ForOp::create(
+      b, loc, constIndex(b, loc, 0), constIndex(b, loc, passes),
+      constIndex(b, loc, 1), ValueRange{constOf(b, loc, keyType, 0), k},
+      [&](OpBuilder &b, Location loc, Value pass, ValueRange carried) {
+        auto [shift, above] = selectDigitShift(b, loc, keyType, digits, pass);
+        (void)above;
+        Value passBase = arith::AddIOp::create(
+            b, loc, base,
+            arith::MulIOp::create(b, loc, pass,
+                                  constIndex(b, loc, kSelectBins)));
+        auto [digit, left] = pickSelectBin(
+            b, loc, carried[1], [&](OpBuilder &b, int64_t d) -> Value {
+              return memref::LoadOp::create(
+                  b, loc, hist,
+                  ValueRange{arith::AddIOp::create(b, loc, passBase,
+                                                   constIndex(b, loc, d))});
+            });
+        scf::YieldOp::create(
+            b, loc,
+            ValueRange{appendDigit(b, loc, carried[0], digit, shift), left});
+      });
+  return {loop.getResult(0), loop.getResult(1)};
 }
 
 /// The sorting kernel of `kernel` over the rows of `input` [R, N]: writes
@@ -919,7 +1290,8 @@ buildRadixSelect(OpBuilder &b, Location loc, Value n, Value k, Type keyType,
 /// scratch [2, R, N] of the radix sort when `kernel.needsScratch`.
 static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
                                Value values, Value indices, Value keysS,
-                               Value idxS, const SortingKernel &kernel,
+                               Value idxS, Value aux,
+                               const SortingKernel &kernel,
                                int64_t maxThreads) {
   Rows rows = rowsOfBuffer(b, loc, input);
   KernelShape shape = kernelShape(rows, maxThreads);
@@ -997,12 +1369,288 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
     });
   };
 
+  auto loadX = [&](OpBuilder &b, Value row, Value i) -> Value {
+    return memref::LoadOp::create(b, loc, input, ValueRange{row, i});
+  };
+  // topk, 0 < K < N, once the K-th key (`threshold`) and how many keys equal
+  // to it to take (`need`) are known: in index order over [begin, begin +
+  // length) of the row, the keys below the threshold and the first `need`
+  // of those equal to it (`tiesBefore` of these before the range); their
+  // stable positions from `takenBefore` on by ballot scans. `take` gets each
+  // taken element's position, key, value and index.
+  auto collectRange =
+      [&](OpBuilder &b, Value row, Value tid, Value scratch, Value begin,
+          Value length, Value takenBefore, Value tiesBefore, Value threshold,
+          Value need,
+          function_ref<void(OpBuilder &, Value at, Value key, Value x, Value i)>
+              take) {
+        buildTileLoop(
+            b, loc, length, shape.threads, tid,
+            ValueRange{takenBefore, tiesBefore},
+            [&](OpBuilder &b, Value j, Value inRange, ValueRange carried) {
+              Value i = arith::AddIOp::create(b, loc, begin, j);
+              Value x = loadIfInRow(
+                  b, loc, inRange,
+                  [&](OpBuilder &b) { return loadX(b, row, i); },
+                  arith::ConstantOp::create(
+                      b, loc, b.getZeroAttr(getElementTypeOrSelf(input))));
+              Value key = keyOf(b, x);
+              Value below = arith::AndIOp::create(
+                  b, loc, inRange,
+                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, key,
+                                        threshold));
+              Value equal = arith::AndIOp::create(
+                  b, loc, inRange,
+                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, key,
+                                        threshold));
+              BallotScan ties =
+                  blockBallotScan(b, loc, equal, scratch, shape.numWarps());
+              Value tieRank =
+                  arith::AddIOp::create(b, loc, carried[1], ties.position);
+              Value takeIt = arith::OrIOp::create(
+                  b, loc, below,
+                  arith::AndIOp::create(
+                      b, loc, equal,
+                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            tieRank, need)));
+              BallotScan taken =
+                  blockBallotScan(b, loc, takeIt, scratch, shape.numWarps());
+              Value pos =
+                  arith::AddIOp::create(b, loc, carried[0], taken.position);
+              buildIf(b, loc, takeIt, [&](OpBuilder &b) {
+                take(
+                    b,
+                    arith::IndexCastUIOp::create(b, loc, b.getIndexType(), pos),
+                    key, x, i);
+              });
+              return SmallVector<Value>{
+                  arith::AddIOp::create(b, loc, carried[0], taken.total),
+                  arith::AddIOp::create(b, loc, carried[1], ties.total)};
+            });
+      };
+  // The unsorted results of topk: the values and indices in index order.
+  auto takeUnsorted = [&](Value row) {
+    return [&, row](OpBuilder &b, Value at, Value, Value x, Value i) {
+      memref::StoreOp::create(b, loc, x, values, ValueRange{row, at});
+      memref::StoreOp::create(b, loc,
+                              arith::IndexCastUIOp::create(b, loc, i64, i),
+                              indices, ValueRange{row, at});
+    };
+  };
+  // The (key, i32 index) pairs of the taken, in slot 0 of [slots, R, K]
+  // global buffers.
+  auto takeInto = [&](Value keysBuf, Value idxBuf, Value row) {
+    return [&, keysBuf, idxBuf, row](OpBuilder &b, Value at, Value key, Value,
+                                     Value i) {
+      Value c0 = constIndex(b, loc, 0);
+      memref::StoreOp::create(b, loc, key, keysBuf, ValueRange{c0, row, at});
+      memref::StoreOp::create(b, loc,
+                              arith::IndexCastUIOp::create(b, loc, i32, i),
+                              idxBuf, ValueRange{c0, row, at});
+    };
+  };
+
+  if (std::optional<RowSplit> split = kernel.split) {
+    // topk of long rows, split across blocks. Per row, in one i32 buffer:
+    // the histograms of the selection's digits ([digits][16], added to by
+    // every block of the row) and each segment's counts of keys below and
+    // equal to the K-th ([segments][2]).
+    int64_t k = *kernel.k;
+    int64_t digits =
+        (kernel.info.sortBits + kSelectDigitBits - 1) / kSelectDigitBits;
+    int64_t countsAt = digits * kSelectBins;
+    int64_t perRow = selectAuxPerRow(kernel.info.sortBits, split->segments);
+    buildClearLaunch(b, loc, aux, shape.threads);
+    Value k32 = constOf(b, loc, i32, k);
+    auto rowBase = [&](OpBuilder &b, Value row) -> Value {
+      return arith::MulIOp::create(b, loc, row, constIndex(b, loc, perRow));
+    };
+    auto isThread0 = [&](OpBuilder &b, Value tid) -> Value {
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                   constIndex(b, loc, 0));
+    };
+    // One launch per digit: each block counts its segment's keys with the
+    // prefix so far into a histogram in workgroup memory (shared atomics),
+    // then adds it to the row's (global atomics).
+    for (int64_t d = 0; d < digits; ++d) {
+      buildSegmentLaunch(
+          b, loc, rows, *split, shape, i32, {},
+          [&](OpBuilder &b, const Segment &seg, Value tid, Value scratch,
+              ValueRange) {
+            Value base = rowBase(b, seg.row);
+            auto [prefix, need] =
+                walkSplitHistograms(b, loc, aux, base, d, k32, keyType, digits);
+            (void)need;
+            auto [shift, above] = selectDigitShift(b, loc, keyType, digits,
+                                                   constIndex(b, loc, d));
+            Value bins = constIndex(b, loc, kSelectBins);
+            Value binThread = arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::ult, tid, bins);
+            buildIf(b, loc, binThread, [&](OpBuilder &b) {
+              memref::StoreOp::create(b, loc, constOf(b, loc, i32, 0), scratch,
+                                      ValueRange{tid});
+            });
+            gpu::BarrierOp::create(b, loc);
+            Value digitMask = constOf(b, loc, keyType, kSelectBins - 1);
+            buildTileLoop(
+                b, loc, seg.length, shape.threads, tid, ValueRange{},
+                [&](OpBuilder &b, Value j, Value inRange, ValueRange) {
+                  buildIf(b, loc, inRange, [&](OpBuilder &b) {
+                    Value key = keyOf(
+                        b, loadX(b, seg.row,
+                                 arith::AddIOp::create(b, loc, seg.begin, j)));
+                    Value samePrefix = arith::CmpIOp::create(
+                        b, loc, arith::CmpIPredicate::eq,
+                        arith::AndIOp::create(b, loc, key, above), prefix);
+                    buildIf(b, loc, samePrefix, [&](OpBuilder &b) {
+                      Value bin = arith::IndexCastUIOp::create(
+                          b, loc, b.getIndexType(),
+                          arith::AndIOp::create(
+                              b, loc,
+                              arith::ShRUIOp::create(b, loc, key, shift),
+                              digitMask));
+                      memref::AtomicRMWOp::create(
+                          b, loc, arith::AtomicRMWKind::addi,
+                          constOf(b, loc, i32, 1), scratch, ValueRange{bin});
+                    });
+                  });
+                  return SmallVector<Value>{};
+                });
+            gpu::BarrierOp::create(b, loc);
+            buildIf(b, loc, binThread, [&](OpBuilder &b) {
+              Value count =
+                  memref::LoadOp::create(b, loc, scratch, ValueRange{tid});
+              Value any =
+                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, count,
+                                        constOf(b, loc, i32, 0));
+              buildIf(b, loc, any, [&](OpBuilder &b) {
+                Value at = arith::AddIOp::create(
+                    b, loc, base,
+                    arith::AddIOp::create(
+                        b, loc, constIndex(b, loc, d * kSelectBins), tid));
+                memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi,
+                                            count, aux, ValueRange{at});
+              });
+            });
+          });
+    }
+    // Each segment's keys below and equal to the K-th.
+    auto segmentSlot = [&](OpBuilder &b, Value base, Value segIndex,
+                           int64_t which) -> Value {
+      return arith::AddIOp::create(
+          b, loc, base,
+          arith::AddIOp::create(
+              b, loc, constIndex(b, loc, countsAt + which),
+              arith::MulIOp::create(b, loc, segIndex, constIndex(b, loc, 2))));
+    };
+    buildSegmentLaunch(
+        b, loc, rows, *split, shape, i32, {},
+        [&](OpBuilder &b, const Segment &seg, Value tid, Value scratch,
+            ValueRange) {
+          Value base = rowBase(b, seg.row);
+          auto [threshold, need] = walkSplitHistograms(
+              b, loc, aux, base, digits, k32, keyType, digits);
+          (void)need;
+          SmallVector<Value> counts = blockCountRange(
+              b, loc, seg.begin, seg.length, tid, scratch, shape, 2,
+              [&](OpBuilder &b, Value i, Value inRange) {
+                Value x = loadIfInRow(
+                    b, loc, inRange,
+                    [&](OpBuilder &b) { return loadX(b, seg.row, i); },
+                    arith::ConstantOp::create(
+                        b, loc, b.getZeroAttr(getElementTypeOrSelf(input))));
+                Value key = keyOf(b, x);
+                return SmallVector<Value>{
+                    arith::AndIOp::create(
+                        b, loc, inRange,
+                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                              key, threshold)),
+                    arith::AndIOp::create(
+                        b, loc, inRange,
+                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                              key, threshold))};
+              });
+          buildIf(b, loc, isThread0(b, tid), [&](OpBuilder &b) {
+            for (int64_t which = 0; which < 2; ++which)
+              memref::StoreOp::create(
+                  b, loc, counts[which], aux,
+                  ValueRange{segmentSlot(b, base, seg.index, which)});
+          });
+        });
+    // The taken of each segment, from the counts of the segments before.
+    // (The taken go to slot 0 of the scratch, then to the sort.)
+    Value stageKeys = keysS, stageIdx = idxS;
+    buildSegmentLaunch(
+        b, loc, rows, *split, shape, i32, {},
+        [&](OpBuilder &b, const Segment &seg, Value tid, Value scratch,
+            ValueRange) {
+          Value base = rowBase(b, seg.row);
+          auto [threshold, need] = walkSplitHistograms(
+              b, loc, aux, base, digits, k32, keyType, digits);
+          auto loop = scf::ForOp::create(
+              b, loc, constIndex(b, loc, 0), seg.index, constIndex(b, loc, 1),
+              ValueRange{constOf(b, loc, i32, 0), constOf(b, loc, i32, 0)},
+              [&](OpBuilder &b, Location loc, Value s, ValueRange carried) {
+                SmallVector<Value> next;
+                for (int64_t which = 0; which < 2; ++which)
+                  next.push_back(arith::AddIOp::create(
+                      b, loc, carried[which],
+                      memref::LoadOp::create(
+                          b, loc, aux,
+                          ValueRange{segmentSlot(b, base, s, which)})));
+                scf::YieldOp::create(b, loc, next);
+              });
+          Value belowBefore = loop.getResult(0), tiesBefore = loop.getResult(1);
+          Value takenBefore = arith::AddIOp::create(
+              b, loc, belowBefore,
+              arith::MinUIOp::create(b, loc, tiesBefore, need));
+          if (kernel.unsorted)
+            collectRange(b, seg.row, tid, scratch, seg.begin, seg.length,
+                         takenBefore, tiesBefore, threshold, need,
+                         takeUnsorted(seg.row));
+          else
+            collectRange(b, seg.row, tid, scratch, seg.begin, seg.length,
+                         takenBefore, tiesBefore, threshold, need,
+                         takeInto(stageKeys, stageIdx, seg.row));
+        });
+    // The K taken, in index order, sorted stably: a block per row.
+    if (!kernel.unsorted) {
+      buildRowLaunch(
+          b, loc, rows, shape, i32, workgroup,
+          [&](OpBuilder &b, Value row, Value tid, Value, ValueRange shared) {
+            Value kIndex = constIndex(b, loc, k);
+            if (padded) {
+              Value c0 = constIndex(b, loc, 0);
+              forEachStrided(
+                  b, loc, tid, c0, kIndex, shape.threads,
+                  [&](OpBuilder &b, Value s) {
+                    memref::StoreOp::create(
+                        b, loc,
+                        memref::LoadOp::create(b, loc, stageKeys,
+                                               ValueRange{c0, row, s}),
+                        shared[0], ValueRange{s});
+                    memref::StoreOp::create(
+                        b, loc,
+                        memref::LoadOp::create(b, loc, stageIdx,
+                                               ValueRange{c0, row, s}),
+                        shared[1], ValueRange{s});
+                  });
+              padShared(b, tid, kIndex, shared);
+              sortedFromShared(b, row, tid, shared);
+            } else {
+              sortedFromScratch(b, row, tid, kIndex, shared);
+            }
+          });
+    }
+    return;
+  }
+
   buildRowLaunch(
       b, loc, rows, shape, i32, workgroup,
       [&](OpBuilder &b, Value row, Value tid, Value scratch,
           ValueRange shared) {
-        auto loadX = [&](OpBuilder &b, Value i) -> Value {
-          return memref::LoadOp::create(b, loc, input, ValueRange{row, i});
+        auto loadRow = [&](OpBuilder &b, Value i) -> Value {
+          return loadX(b, row, i);
         };
         if (!kernel.select) {
           // The whole row: its pairs into the sort's buffers, then the sort.
@@ -1010,7 +1658,7 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
             forEachStrided(
                 b, loc, tid, constIndex(b, loc, 0), rows.rowLength,
                 shape.threads, [&](OpBuilder &b, Value s) {
-                  memref::StoreOp::create(b, loc, keyOf(b, loadX(b, s)),
+                  memref::StoreOp::create(b, loc, keyOf(b, loadRow(b, s)),
                                           shared[0], ValueRange{s});
                   memref::StoreOp::create(
                       b, loc, arith::IndexCastUIOp::create(b, loc, i32, s),
@@ -1023,8 +1671,8 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
             forEachStrided(
                 b, loc, tid, c0, rows.rowLength, shape.threads,
                 [&](OpBuilder &b, Value s) {
-                  memref::StoreOp::create(b, loc, keyOf(b, loadX(b, s)), keysS,
-                                          ValueRange{c0, row, s});
+                  memref::StoreOp::create(b, loc, keyOf(b, loadRow(b, s)),
+                                          keysS, ValueRange{c0, row, s});
                   memref::StoreOp::create(
                       b, loc, arith::IndexCastUIOp::create(b, loc, i32, s),
                       idxS, ValueRange{c0, row, s});
@@ -1033,83 +1681,37 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
           }
           return;
         }
-        // topk, 0 < K < N: the K-th key T and how many keys equal to T to
-        // take...
+        // topk, 0 < K < N: the K-th key and how many keys equal to it to
+        // take, then the taken in index order.
         int64_t k = *kernel.k;
         Value k32 = constOf(b, loc, i32, k);
         auto [threshold, need] = buildRadixSelect(
             b, loc, rows.rowLength, k32, keyType, kernel.info.sortBits, tid,
             scratch, shape,
-            [&](OpBuilder &b, Value i) { return keyOf(b, loadX(b, i)); });
-        // ...then, in index order, the keys below T and the first `need`
-        // of those equal to T: their stable positions by ballot scans.
+            [&](OpBuilder &b, Value i) { return keyOf(b, loadRow(b, i)); });
         Value zero32 = constOf(b, loc, i32, 0);
         Value c0 = constIndex(b, loc, 0);
-        buildTileLoop(
-            b, loc, rows.rowLength, shape.threads, tid,
-            ValueRange{zero32, zero32},
-            [&](OpBuilder &b, Value i, Value inRow, ValueRange carried) {
-              Value x = loadIfInRow(
-                  b, loc, inRow, [&](OpBuilder &b) { return loadX(b, i); },
-                  arith::ConstantOp::create(
-                      b, loc, b.getZeroAttr(getElementTypeOrSelf(input))));
-              Value key = keyOf(b, x);
-              Value below = arith::AndIOp::create(
-                  b, loc, inRow,
-                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, key,
-                                        threshold));
-              Value equal = arith::AndIOp::create(
-                  b, loc, inRow,
-                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, key,
-                                        threshold));
-              BallotScan ties =
-                  blockBallotScan(b, loc, equal, scratch, shape.numWarps());
-              Value tieRank =
-                  arith::AddIOp::create(b, loc, carried[1], ties.position);
-              Value take = arith::OrIOp::create(
-                  b, loc, below,
-                  arith::AndIOp::create(
-                      b, loc, equal,
-                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                            tieRank, need)));
-              BallotScan taken =
-                  blockBallotScan(b, loc, take, scratch, shape.numWarps());
-              Value pos =
-                  arith::AddIOp::create(b, loc, carried[0], taken.position);
-              buildIf(b, loc, take, [&](OpBuilder &b) {
-                Value at =
-                    arith::IndexCastUIOp::create(b, loc, b.getIndexType(), pos);
-                Value i32i = arith::IndexCastUIOp::create(b, loc, i32, i);
-                if (kernel.unsorted) {
-                  memref::StoreOp::create(b, loc, x, values,
-                                          ValueRange{row, at});
-                  memref::StoreOp::create(
-                      b, loc, arith::IndexCastUIOp::create(b, loc, i64, i),
-                      indices, ValueRange{row, at});
-                } else if (padded) {
-                  memref::StoreOp::create(b, loc, key, shared[0],
-                                          ValueRange{at});
-                  memref::StoreOp::create(b, loc, i32i, shared[1],
-                                          ValueRange{at});
-                } else {
-                  memref::StoreOp::create(b, loc, key, keysS,
-                                          ValueRange{c0, row, at});
-                  memref::StoreOp::create(b, loc, i32i, idxS,
-                                          ValueRange{c0, row, at});
-                }
-              });
-              return SmallVector<Value>{
-                  arith::AddIOp::create(b, loc, carried[0], taken.total),
-                  arith::AddIOp::create(b, loc, carried[1], ties.total)};
-            });
-        if (kernel.unsorted)
+        if (kernel.unsorted) {
+          collectRange(b, row, tid, scratch, c0, rows.rowLength, zero32, zero32,
+                       threshold, need, takeUnsorted(row));
           return;
-        // The K taken, in index order, sorted stably.
+        }
         Value kIndex = constIndex(b, loc, k);
         if (padded) {
+          collectRange(
+              b, row, tid, scratch, c0, rows.rowLength, zero32, zero32,
+              threshold, need,
+              [&](OpBuilder &b, Value at, Value key, Value, Value i) {
+                memref::StoreOp::create(b, loc, key, shared[0], ValueRange{at});
+                memref::StoreOp::create(
+                    b, loc, arith::IndexCastUIOp::create(b, loc, i32, i),
+                    shared[1], ValueRange{at});
+              });
           padShared(b, tid, kIndex, shared);
           sortedFromShared(b, row, tid, shared);
         } else {
+          collectRange(b, row, tid, scratch, c0, rows.rowLength, zero32, zero32,
+                       threshold, need, takeInto(keysS, idxS, row));
           sortedFromScratch(b, row, tid, kIndex, shared);
         }
       });
@@ -1138,7 +1740,7 @@ static Value reshapeCounts(OpBuilder &b, Location loc, Value counts,
 
 /// sift.count: the [R, N] input buffer, an [R] i64 result buffer, the
 /// count kernel's call.
-static LogicalResult convertCount(CountOp op) {
+static LogicalResult convertCount(CountOp op, SplitOptions splitOptions) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   Rows rows = asRows(b, loc, op.getInput());
@@ -1152,7 +1754,8 @@ static LogicalResult convertCount(CountOp op) {
                     {rows.staticRows ? *rows.staticRows : ShapedType::kDynamic},
                     b.getI64Type()),
                 dynamicRows);
-  createKernelCall(b, loc, op, "count", {input, output}, {});
+  createKernelCall(b, loc, op, "count", {input, output},
+                   splitAttrs(b, rowSplit(rows, splitOptions)));
   Value result =
       reshapeCounts(b, loc, toTensor(b, loc, output), op.getInput(),
                     cast<RankedTensorType>(op.getResult().getType()));
@@ -1213,7 +1816,7 @@ static LogicalResult convertCumsum(CumsumOp op) {
 
 /// sift.compact: the [R, N] mask, [R, K] indices and [R] counts, the
 /// compact kernel's call.
-static LogicalResult convertCompact(CompactOp op) {
+static LogicalResult convertCompact(CompactOp op, SplitOptions splitOptions) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   auto indicesType = cast<RankedTensorType>(op.getIndices().getType());
@@ -1230,8 +1833,14 @@ static LogicalResult convertCompact(CompactOp op) {
       allocLike(b, loc, RankedTensorType::get({r, k}, i64), dynamicRows);
   Value counts =
       allocLike(b, loc, RankedTensorType::get({r}, i64), dynamicRows);
-  createKernelCall(b, loc, op, "compact", {input, indices, counts},
-                   {b.getNamedAttr("fill", b.getI64IntegerAttr(op.getFill()))});
+  SmallVector<Value> operands = {input, indices, counts};
+  std::optional<RowSplit> split = rowSplit(rows, splitOptions);
+  SmallVector<NamedAttribute> attrs = splitAttrs(b, split);
+  attrs.push_back(b.getNamedAttr("fill", b.getI64IntegerAttr(op.getFill())));
+  // Each segment's count of set elements.
+  if (split)
+    operands.push_back(allocI32(b, loc, *rows.staticRows * split->segments));
+  createKernelCall(b, loc, op, "compact", operands, attrs);
   Value indicesResult = toTensor(b, loc, indices);
   int64_t rank = indicesType.getRank();
   if (rank == 1) {
@@ -1291,6 +1900,8 @@ static FailureOr<SortingKernel> sortingKernelOf(func::CallOp call) {
   kernel.k = k.getInt();
   kernel.select = k.getInt() < inputType.getDimSize(1);
   kernel.unsorted = kernel.select && call->hasAttr("unsorted");
+  if (kernel.select && !inputType.isDynamicDim(0))
+    kernel.split = splitOfCall(call);
   return kernel;
 }
 
@@ -1305,7 +1916,7 @@ static size_t sortingKernelArgs(func::CallOp call, StringRef kind) {
   std::optional<int64_t> n;
   if (!inputType.isDynamicDim(1))
     n = inputType.getDimSize(1);
-  return base + (kernel->needsScratch(n) ? 2 : 0);
+  return base + (kernel->needsScratch(n) ? 2 : 0) + (kernel->split ? 1 : 0);
 }
 
 /// The [R, M] tensor of a sorting kernel's output as the op's `resultType`:
@@ -1346,7 +1957,8 @@ static Value sortedRowsAsResult(OpBuilder &b, Location loc, Value rowsTensor,
 static LogicalResult convertSorting(Operation *op, StringRef kind, Value input,
                                     int64_t axis, Value valuesResult,
                                     Value indicesResult,
-                                    ArrayRef<NamedAttribute> attrs) {
+                                    ArrayRef<NamedAttribute> attrs,
+                                    SplitOptions splitOptions = {}) {
   auto inputType = cast<RankedTensorType>(input.getType());
   if (axis != inputType.getRank() - 1 || inputType.getShape().back() == 0)
     return failure();
@@ -1381,7 +1993,10 @@ static LogicalResult convertSorting(Operation *op, StringRef kind, Value input,
   Value indices =
       allocLike(b, loc, RankedTensorType::get({r, m}, i64), dynamicOut);
   operands.push_back(indices);
-  func::CallOp call = createKernelCall(b, loc, op, kind, operands, attrs);
+  SmallVector<NamedAttribute> callAttrs(attrs);
+  if (kind == "topk" && m < *rows.staticLength)
+    llvm::append_range(callAttrs, splitAttrs(b, rowSplit(rows, splitOptions)));
+  func::CallOp call = createKernelCall(b, loc, op, kind, operands, callAttrs);
   // The scratch, from the call's own view of the kernel.
   FailureOr<SortingKernel> kernel = sortingKernelOf(call);
   if (succeeded(kernel) && kernel->needsScratch(rows.staticLength)) {
@@ -1389,9 +2004,12 @@ static LogicalResult convertSorting(Operation *op, StringRef kind, Value input,
     SmallVector<Value> dynamicScratch;
     if (!rows.staticRows)
       dynamicScratch.push_back(rows.numRows);
-    if (!rows.staticLength)
+    // A selection sorts the K it takes; a sort, the whole row.
+    int64_t n = kernel->select      ? *kernel->k
+                : rows.staticLength ? *rows.staticLength
+                                    : ShapedType::kDynamic;
+    if (ShapedType::isDynamic(n))
       dynamicScratch.push_back(rows.rowLength);
-    int64_t n = rows.staticLength ? *rows.staticLength : ShapedType::kDynamic;
     Value keys = allocLike(
         b, loc,
         RankedTensorType::get({2, r, n}, b.getIntegerType(info->keyBits)),
@@ -1405,6 +2023,17 @@ static LogicalResult convertSorting(Operation *op, StringRef kind, Value input,
     decl.setType(b.getFunctionType(call->getOperandTypes(), {}));
     // Freed by buffer deallocation (which rejects deallocations written
     // before it), as the outputs are.
+  }
+  if (succeeded(kernel) && kernel->split) {
+    b.setInsertionPoint(call);
+    call->insertOperands(
+        call->getNumOperands(),
+        allocI32(b, loc,
+                 *rows.staticRows * selectAuxPerRow(kernel->info.sortBits,
+                                                    kernel->split->segments)));
+    auto decl = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        call, call.getCalleeAttr());
+    decl.setType(b.getFunctionType(call->getOperandTypes(), {}));
   }
   b.setInsertionPointAfter(call);
   if (valuesResult)
@@ -1435,7 +2064,7 @@ static LogicalResult convertArgsort(ArgsortOp op) {
                         op.getResult(), attrs);
 }
 
-static LogicalResult convertTopk(TopkOp op) {
+static LogicalResult convertTopk(TopkOp op, SplitOptions splitOptions) {
   OpBuilder b(op);
   SmallVector<NamedAttribute> attrs = {
       b.getNamedAttr("k", b.getI64IntegerAttr(op.getK()))};
@@ -1444,7 +2073,7 @@ static LogicalResult convertTopk(TopkOp op) {
   if (op.getUnsorted())
     attrs.push_back(b.getNamedAttr("unsorted", b.getUnitAttr()));
   return convertSorting(op, "topk", op.getInput(), op.getAxis(), op.getValues(),
-                        op.getIndices(), attrs);
+                        op.getIndices(), attrs, splitOptions);
 }
 
 /// Expands a sort, argsort or topk call into its kernel.
@@ -1460,10 +2089,19 @@ static LogicalResult expandSortingCall(OpBuilder &b, func::CallOp call,
   size_t i = 1;
   Value values = kind == "argsort" ? Value() : args[i++];
   Value indices = args[i++];
-  Value keysS = i < args.size() ? args[i++] : Value();
-  Value idxS = i < args.size() ? args[i++] : Value();
+  auto inputType = cast<MemRefType>(args[0].getType());
+  std::optional<int64_t> n;
+  if (!inputType.isDynamicDim(1))
+    n = inputType.getDimSize(1);
+  Value keysS, idxS, aux;
+  if (kernel->needsScratch(n)) {
+    keysS = args[i++];
+    idxS = args[i++];
+  }
+  if (kernel->split)
+    aux = args[i++];
   buildSortingKernel(b, call.getLoc(), args[0], values, indices, keysS, idxS,
-                     *kernel, threads);
+                     aux, *kernel, threads);
   return success();
 }
 
@@ -2098,6 +2736,7 @@ struct ConvertSiftToGpuPass
       else
         (void)decomposeSampleBalanced(cast<SampleBalancedOp>(op));
     }
+    SplitOptions split{splitBlocks, splitMin};
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
       if (isa<CountOp, CumsumOp, CompactOp, SortOp, ArgsortOp, TopkOp,
@@ -2107,17 +2746,17 @@ struct ConvertSiftToGpuPass
     });
     for (Operation *op : ops) {
       if (auto count = dyn_cast<CountOp>(op))
-        (void)convertCount(count);
+        (void)convertCount(count, split);
       else if (auto cumsum = dyn_cast<CumsumOp>(op))
         (void)convertCumsum(cumsum);
       else if (auto compact = dyn_cast<CompactOp>(op))
-        (void)convertCompact(compact);
+        (void)convertCompact(compact, split);
       else if (auto sort = dyn_cast<SortOp>(op))
         (void)convertSort(sort);
       else if (auto argsort = dyn_cast<ArgsortOp>(op))
         (void)convertArgsort(argsort);
       else if (auto topk = dyn_cast<TopkOp>(op))
-        (void)convertTopk(topk);
+        (void)convertTopk(topk, split);
       else if (auto loss = dyn_cast<CrossEntropyOp>(op))
         (void)convertCrossEntropy(loss);
     }
@@ -2154,8 +2793,9 @@ struct ExpandKernelsPass
         continue;
       }
       ValueRange args = call.getOperands();
+      std::optional<RowSplit> split = splitOfCall(call);
       size_t numArgs = isSortingKernel(kind) ? sortingKernelArgs(call, kind)
-                       : kind == "compact"   ? 3
+                       : kind == "compact"   ? (split ? 4 : 3)
                                              : 2;
       if (args.size() != numArgs ||
           !llvm::all_of(args.getTypes(), llvm::IsaPred<MemRefType>)) {
@@ -2164,11 +2804,12 @@ struct ExpandKernelsPass
         return signalPassFailure();
       }
       if (kind == "count") {
-        buildCountKernel(b, loc, args[0], args[1], threads);
+        buildCountKernel(b, loc, args[0], args[1], threads, split);
       } else if (kind == "compact") {
         auto fill = call->getAttrOfType<IntegerAttr>("fill");
         buildCompactKernel(b, loc, args[0], args[1], args[2],
-                           fill ? fill.getInt() : -1, threads);
+                           fill ? fill.getInt() : -1, threads, split,
+                           split ? args[3] : Value());
       } else if (kind == "cumsum") {
         buildCumsumKernel(b, loc, args[0], args[1], call->hasAttr("exclusive"),
                           threads);

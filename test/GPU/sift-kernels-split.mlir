@@ -1,0 +1,94 @@
+// Long static rows split across blocks (--convert-sift-to-gpu's
+// split-blocks, split-min): count, compact and topk's selection of R rows
+// of N elements run S = min(ceil(split-blocks / R), N / split-min) blocks
+// per row (here 6 segments of 16672 elements), a grid of (S, R) blocks.
+// count: its [R] result cleared, then each block adds its segment's count
+// (an i64 atomic add). compact: a launch writes each segment's count into
+// an [R * S] i32 buffer; in the next, each block compacts its segment from
+// the sum of the counts before it. topk: the per-row histograms of the
+// selection's digits (cleared, then one launch per 4-bit digit: each block
+// counts its segment in workgroup memory and adds it to its row's with
+// global atomics), a launch of each segment's counts below and equal to the
+// K-th key, the collection of the taken into the scratch, then one block
+// per row sorts the K. ctest conformance-gpu-kernels-split runs them on the
+// CPU against NumPy with small segments.
+//
+// RUN: tensor-opt %s --convert-sift-to-gpu | FileCheck %s --check-prefix=CALLS
+// RUN: tensor-opt %s --convert-sift-to-gpu="split-blocks=0" | FileCheck %s --check-prefix=WHOLE
+// RUN: tensor-opt %s --convert-sift-to-gpu="split-min=60000" | FileCheck %s --check-prefix=WHOLE
+// RUN: tensor-opt %s --convert-sift-to-gpu --sift-gpu-expand-kernels | FileCheck %s --check-prefix=LAUNCH
+
+// CALLS-LABEL: func.func @count_long
+// CALLS: call @__sift_gpu_count(%{{.*}}, %{{.*}}) {segment_length = 16672 : i64, segments = 6 : i64, sift.gpu_kernel = "count"}
+// CALLS-LABEL: func.func @compact_long
+// The segments' counts: 2 rows x 6.
+// CALLS: %[[COUNTS:.*]] = memref.alloc() : memref<12xi32>
+// CALLS: call @__sift_gpu_compact(%{{.*}}, %{{.*}}, %{{.*}}, %[[COUNTS]]) {fill = -1 : i64, segment_length = 16672 : i64, segments = 6 : i64, sift.gpu_kernel = "compact"}
+// CALLS-LABEL: func.func @topk_long
+// The K taken in the scratch, then per row 8 digits x 16 bins and 6 x 2
+// segment counts: 2 x 140.
+// CALLS: memref.alloc() : memref<2x2x100xi32>
+// CALLS: memref.alloc() : memref<2x2x100xi32>
+// CALLS: memref.alloc() : memref<280xi32>
+// CALLS: {k = 100 : i64, segment_length = 16672 : i64, segments = 6 : i64, sift.gpu_kernel = "topk"}
+// CALLS-LABEL: func.func @topk_dynamic_rows
+// CALLS-NOT: segments
+// CALLS: sift.gpu_kernel = "topk"
+
+// WHOLE-NOT: segments
+// WHOLE-NOT: memref<12xi32>
+// WHOLE-NOT: memref<280xi32>
+
+// LAUNCH-LABEL: func.func @count_long
+// LAUNCH: %[[OUT:.*]] = memref.alloc() : memref<4xi64>
+// LAUNCH: gpu.launch blocks(%{{.*}}) in (%{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%{{.*}}) in (%{{.*}} = %c256
+// LAUNCH: memref.store %c0_i64, %[[OUT]]
+// LAUNCH: gpu.launch blocks(%{{.*}}, %[[ROW:.*]], %{{.*}}) in (%{{.*}} = %c6, %{{.*}} = %{{.*}}, %{{.*}} = %c1{{.*}}) threads
+// LAUNCH: gpu.shuffle
+// LAUNCH: memref.atomic_rmw addi %{{.*}}, %[[OUT]][%[[ROW]]] : (i64, memref<4xi64>) -> i64
+// LAUNCH-LABEL: func.func @compact_long
+// LAUNCH: gpu.launch blocks(%[[SEG:.*]], %[[ROW:.*]], %{{.*}}) in (%{{.*}} = %c6
+// LAUNCH: memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<12xi32>
+// LAUNCH: gpu.launch blocks(%{{.*}}) in (%{{.*}} = %c6
+// The counts of the segments before, and of all.
+// LAUNCH: scf.for
+// LAUNCH: memref.load %{{.*}} : memref<12xi32>
+// LAUNCH: scf.for
+// LAUNCH: memref.load %{{.*}} : memref<12xi32>
+// LAUNCH-NOT: gpu.launch
+// LAUNCH-LABEL: func.func @topk_long
+// LAUNCH: gpu.launch blocks(%{{.*}}) in (%{{.*}} = %c2
+// LAUNCH: memref.store %c0_i32, %{{.*}} : memref<280xi32>
+// LAUNCH-COUNT-8: memref.atomic_rmw addi %{{.*}} : (i32, memref<280xi32>) -> i32
+// LAUNCH: gpu.launch blocks(%{{.*}}) in (%{{.*}} = %c6
+// LAUNCH: gpu.launch blocks(%{{.*}}) in (%{{.*}} = %c6
+// LAUNCH: memref.store %{{.*}} : memref<2x2x100xi32>
+// The sort of the K, a block per row.
+// LAUNCH: gpu.launch blocks(%{{.*}}) in (%{{.*}} = %{{.*}}, %{{.*}} = %c1
+// LAUNCH: memref.load %{{.*}} : memref<2x2x100xi32>
+// LAUNCH-NOT: gpu.launch
+// LAUNCH-LABEL: func.func @topk_dynamic_rows
+
+func.func @count_long(%x: tensor<4x100000xf32>) -> tensor<4xi64> {
+  %c = sift.count %x : tensor<4x100000xf32> -> tensor<4xi64>
+  return %c : tensor<4xi64>
+}
+
+func.func @compact_long(%m: tensor<2x100000xi1>)
+    -> (tensor<2x1000xi64>, tensor<2xi64>) {
+  %i, %n = sift.compact %m : tensor<2x100000xi1> -> tensor<2x1000xi64>, tensor<2xi64>
+  return %i, %n : tensor<2x1000xi64>, tensor<2xi64>
+}
+
+func.func @topk_long(%x: tensor<2x100000xf32>)
+    -> (tensor<2x100xf32>, tensor<2x100xi64>) {
+  %v, %i = sift.topk %x k(100) : tensor<2x100000xf32> -> tensor<2x100xf32>, tensor<2x100xi64>
+  return %v, %i : tensor<2x100xf32>, tensor<2x100xi64>
+}
+
+// Dynamic rows are not split (the launch is sized at compile time).
+func.func @topk_dynamic_rows(%x: tensor<?x100000xf32>)
+    -> (tensor<?x100xf32>, tensor<?x100xi64>) {
+  %v, %i = sift.topk %x k(100) : tensor<?x100000xf32> -> tensor<?x100xf32>, tensor<?x100xi64>
+  return %v, %i : tensor<?x100xf32>, tensor<?x100xi64>
+}
