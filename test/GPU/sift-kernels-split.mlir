@@ -15,7 +15,7 @@
 //
 // RUN: tensor-opt %s --convert-sift-to-gpu | FileCheck %s --check-prefix=CALLS
 // RUN: tensor-opt %s --convert-sift-to-gpu="split-blocks=0" | FileCheck %s --check-prefix=WHOLE
-// RUN: tensor-opt %s --convert-sift-to-gpu="split-min=60000" | FileCheck %s --check-prefix=WHOLE
+// RUN: tensor-opt %s --convert-sift-to-gpu="split-min=300000" | FileCheck %s --check-prefix=WHOLE
 // RUN: tensor-opt %s --convert-sift-to-gpu --sift-gpu-expand-kernels | FileCheck %s --check-prefix=LAUNCH
 
 // CALLS-LABEL: func.func @count_long
@@ -31,9 +31,30 @@
 // CALLS: memref.alloc() : memref<2x2x100xi32>
 // CALLS: memref.alloc() : memref<280xi32>
 // CALLS: {k = 100 : i64, segment_length = 16672 : i64, segments = 6 : i64, sift.gpu_kernel = "topk"}
+// CALLS-LABEL: func.func @argsort_long
+// A radix sort past the bitonic limit: its scratch, and per row every
+// digit's histogram and each segment's histogram of a digit: (8 + 3) x 16.
+// CALLS: memref.alloc() : memref<2x3x50000xi32>
+// CALLS: memref.alloc() : memref<2x3x50000xi32>
+// CALLS: memref.alloc() : memref<528xi32>
+// CALLS: {sift.gpu_kernel = "argsort", sort_segment_length = 16672 : i64, sort_segments = 3 : i64}
+// CALLS-LABEL: func.func @topk_big_k
+// Both the selection (of 200000) and the sort of the K = 40000 taken
+// split: per row 16 digits x 16 bins + 12 x 2 counts, then (16 + 2) x 16.
+// CALLS: memref.alloc() : memref<2x2x40000xi64>
+// CALLS: memref.alloc() : memref<2x2x40000xi32>
+// CALLS: memref.alloc() : memref<1136xi32>
+// CALLS: {k = 40000 : i64, segment_length = 16672 : i64, segments = 12 : i64, sift.gpu_kernel = "topk", sort_segment_length = 20000 : i64, sort_segments = 2 : i64}
 // CALLS-LABEL: func.func @topk_dynamic_rows
 // CALLS-NOT: segments
 // CALLS: sift.gpu_kernel = "topk"
+// An op whose results are unused becomes no kernel (as sift-staticize
+// leaves a randperm's argsort when a top-k takes its place).
+// CALLS-LABEL: func.func @dead_argsort
+// CALLS-NOT: argsort
+// CALLS: sift.gpu_kernel = "topk"
+// CALLS-NOT: argsort
+// CALLS: return
 
 // WHOLE-NOT: segments
 // WHOLE-NOT: memref<12xi32>
@@ -67,7 +88,21 @@
 // LAUNCH: gpu.launch blocks(%{{.*}}) in (%{{.*}} = %{{.*}}, %{{.*}} = %c1
 // LAUNCH: memref.load %{{.*}} : memref<2x2x100xi32>
 // LAUNCH-NOT: gpu.launch
-// LAUNCH-LABEL: func.func @topk_dynamic_rows
+// LAUNCH-LABEL: func.func @argsort_long
+// Cleared, every digit's histogram (slot 0 filled from the input), then a
+// host loop over the digits of two launches: each segment's histogram of
+// the digit, and the scatter; then the outputs.
+// LAUNCH: gpu.launch
+// LAUNCH: gpu.launch blocks(%{{.*}}) in (%{{.*}} = %c3
+// LAUNCH: memref.store %{{.*}} : memref<2x3x50000xi32>
+// LAUNCH: scf.for %[[D:.*]] = %c0{{.*}} to %c8{{.*}} step %c1
+// LAUNCH: gpu.launch blocks(%{{.*}}) in (%{{.*}} = %c3
+// LAUNCH: gpu.launch blocks(%{{.*}}) in (%{{.*}} = %c3
+// LAUNCH: gpu.shuffle
+// LAUNCH: gpu.launch blocks(%{{.*}}) in (%{{.*}} = %c3
+// LAUNCH: memref.store %{{.*}} : memref<3x50000xi64>
+// LAUNCH-NOT: gpu.launch
+// LAUNCH-LABEL: func.func @topk_big_k
 
 func.func @count_long(%x: tensor<4x100000xf32>) -> tensor<4xi64> {
   %c = sift.count %x : tensor<4x100000xf32> -> tensor<4xi64>
@@ -87,8 +122,25 @@ func.func @topk_long(%x: tensor<2x100000xf32>)
 }
 
 // Dynamic rows are not split (the launch is sized at compile time).
+func.func @argsort_long(%x: tensor<3x50000xf32>) -> tensor<3x50000xi64> {
+  %i = sift.argsort %x : tensor<3x50000xf32> -> tensor<3x50000xi64>
+  return %i : tensor<3x50000xi64>
+}
+
+func.func @topk_big_k(%x: tensor<2x200000xi64>)
+    -> (tensor<2x40000xi64>, tensor<2x40000xi64>) {
+  %v, %i = sift.topk %x k(40000) : tensor<2x200000xi64> -> tensor<2x40000xi64>, tensor<2x40000xi64>
+  return %v, %i : tensor<2x40000xi64>, tensor<2x40000xi64>
+}
+
 func.func @topk_dynamic_rows(%x: tensor<?x100000xf32>)
     -> (tensor<?x100xf32>, tensor<?x100xi64>) {
   %v, %i = sift.topk %x k(100) : tensor<?x100000xf32> -> tensor<?x100xf32>, tensor<?x100xi64>
   return %v, %i : tensor<?x100xf32>, tensor<?x100xi64>
+}
+
+func.func @dead_argsort(%x: tensor<2x100000xi32>) -> tensor<2x100xi64> {
+  %unused = sift.argsort %x : tensor<2x100000xi32> -> tensor<2x100000xi64>
+  %v, %i = sift.topk %x k(100) smallest : tensor<2x100000xi32> -> tensor<2x100xi32>, tensor<2x100xi64>
+  return %i : tensor<2x100xi64>
 }

@@ -296,18 +296,22 @@ static std::optional<RowSplit> rowSplit(const Rows &rows,
 }
 
 /// The attributes that carry a split on a kernel call.
-static SmallVector<NamedAttribute> splitAttrs(OpBuilder &b,
-                                              std::optional<RowSplit> split) {
+static SmallVector<NamedAttribute>
+splitAttrs(OpBuilder &b, std::optional<RowSplit> split, StringRef prefix = "") {
   if (!split)
     return {};
-  return {b.getNamedAttr("segments", b.getI64IntegerAttr(split->segments)),
-          b.getNamedAttr("segment_length", b.getI64IntegerAttr(split->length))};
+  return {b.getNamedAttr((prefix + "segments").str(),
+                         b.getI64IntegerAttr(split->segments)),
+          b.getNamedAttr((prefix + "segment_length").str(),
+                         b.getI64IntegerAttr(split->length))};
 }
 
 /// The split of a kernel call's rows, if it has one.
-static std::optional<RowSplit> splitOfCall(func::CallOp call) {
-  auto segments = call->getAttrOfType<IntegerAttr>("segments");
-  auto length = call->getAttrOfType<IntegerAttr>("segment_length");
+static std::optional<RowSplit> splitOfCall(func::CallOp call,
+                                           StringRef prefix = "") {
+  auto segments = call->getAttrOfType<IntegerAttr>((prefix + "segments").str());
+  auto length =
+      call->getAttrOfType<IntegerAttr>((prefix + "segment_length").str());
   if (!segments || !length)
     return std::nullopt;
   return RowSplit{segments.getInt(), length.getInt()};
@@ -755,6 +759,9 @@ static std::optional<int64_t> bitonicSize(std::optional<int64_t> n,
   return p;
 }
 
+static int64_t selectAuxPerRow(unsigned sortBits, int64_t segments);
+static int64_t sortAuxPerRow(unsigned sortBits, int64_t segments);
+
 /// What a sorting kernel computes for each row of N elements.
 struct SortingKernel {
   lowering::SortKeyInfo info;
@@ -772,6 +779,9 @@ struct SortingKernel {
   /// through the global scratch, and the blocks of a row share an i32
   /// buffer of `auxPerRow` elements per row.
   std::optional<RowSplit> split;
+  /// A radix sort in global scratch split across blocks (of the row, or of
+  /// the K taken): see `buildSplitRadixSort`.
+  std::optional<RowSplit> sortSplit;
 
   /// Whether the kernel sorts in global scratch (a radix sort) rather than
   /// in workgroup memory (a bitonic sort), for a row length `n`, or keeps
@@ -780,6 +790,14 @@ struct SortingKernel {
     if (select)
       return !unsorted && (split || !bitonicSize(k, info.keyBits));
     return !bitonicSize(n, info.keyBits);
+  }
+  /// The i32 elements per row of the buffer that the blocks of split rows
+  /// share: the selection's part, then the sort's.
+  int64_t selectAux() const {
+    return split ? selectAuxPerRow(info.sortBits, split->segments) : 0;
+  }
+  int64_t sortAux() const {
+    return sortSplit ? sortAuxPerRow(info.sortBits, sortSplit->segments) : 0;
   }
 };
 
@@ -894,6 +912,174 @@ static int64_t radixSortSharedSize(unsigned sortBits, KernelShape shape) {
   return (digits + 1 + shape.numWarps()) * kSortBins;
 }
 
+/// Where one pass of the radix scatter finds its counts in the i32
+/// workgroup buffer `shared`: the 16 bins of the row's histogram of the
+/// pass's digit (from `histAt`), the running count of each bin over the
+/// pairs before the tile (from `runAt`, set by the caller before the first
+/// tile), and each warp's count of each bin in a tile (from `warpsAt`).
+struct RadixScatterLayout {
+  Value histAt;
+  int64_t runAt, warpsAt;
+};
+
+/// One stable pass of the radix sort over pairs [begin, begin + length) of
+/// the row, from slot `cur` of the global scratch `keysS` / `idxS` to slot
+/// `dst`, by the digit at `shift`: per tile, a ballot per bin gives each
+/// pair its rank among the lanes of its warp with its digit and each warp's
+/// count of the bin; after a barrier a pair goes to its bin's start (the
+/// histogram's exclusive scan) plus the bin's running count and the counts
+/// of the warps before, plus its rank.
+static void buildRadixScatterTiles(OpBuilder &b, Location loc, Value keysS,
+                                   Value idxS, Value row, Value cur, Value dst,
+                                   Value begin, Value length, Value shift,
+                                   RadixScatterLayout layout, Value shared,
+                                   Value tid, KernelShape shape) {
+  Type keyType = cast<MemRefType>(keysS.getType()).getElementType();
+  Type i32 = b.getI32Type(), indexType = b.getIndexType();
+  Value zero32 = constOf(b, loc, i32, 0), one32 = constOf(b, loc, i32, 1);
+  Value bins = constIndex(b, loc, kSortBins);
+  Value digitMask = constOf(b, loc, keyType, kSortBins - 1);
+  Value histAt = layout.histAt;
+  int64_t runAt = layout.runAt, warpsAt = layout.warpsAt;
+  auto at = [&](OpBuilder &b, Value base, Value offset) -> Value {
+    return arith::AddIOp::create(b, loc, base, offset);
+  };
+  auto toIndex = [&](OpBuilder &b, Value v) -> Value {
+    return arith::IndexCastUIOp::create(b, loc, indexType, v);
+  };
+  auto isThreadBelow = [&](OpBuilder &b, Value bound) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid, bound);
+  };
+  Value lane = laneId(b, loc);
+  Value warp = warpId(b, loc);
+  // (1 << lane) - 1: the lanes below this one.
+  Value below = arith::SubIOp::create(
+      b, loc, arith::ShLIOp::create(b, loc, one32, lane), one32);
+  buildTileLoop(
+      b, loc, length, shape.threads, tid, ValueRange{},
+      [&](OpBuilder &b, Value j, Value inRow, ValueRange) {
+        Value i = at(b, begin, j);
+        auto pair = scf::IfOp::create(
+            b, loc, inRow,
+            [&](OpBuilder &b, Location loc) {
+              scf::YieldOp::create(
+                  b, loc,
+                  ValueRange{memref::LoadOp::create(b, loc, keysS,
+                                                    ValueRange{cur, row, i}),
+                             memref::LoadOp::create(b, loc, idxS,
+                                                    ValueRange{cur, row, i})});
+            },
+            [&](OpBuilder &b, Location loc) {
+              scf::YieldOp::create(
+                  b, loc, ValueRange{constOf(b, loc, keyType, 0), zero32});
+            });
+        Value key = pair.getResult(0), index = pair.getResult(1);
+        Value digitKey = arith::AndIOp::create(
+            b, loc, arith::ShRUIOp::create(b, loc, key, shift), digitMask);
+        Value digit =
+            keyType == i32
+                ? digitKey
+                : Value(arith::TruncIOp::create(b, loc, i32, digitKey));
+        // Per bin, the ballot of the warp's lanes with that digit:
+        // this lane keeps the ballot of its own digit, lane v the
+        // warp's count of bin v.
+        Value mine = zero32, warpCount = zero32;
+        for (int64_t v = 0; v < kSortBins; ++v) {
+          Value vv = constOf(b, loc, i32, v);
+          Value isV = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            digit, vv);
+          Value ballot =
+              warpBallot(b, loc, arith::AndIOp::create(b, loc, inRow, isV));
+          mine = arith::SelectOp::create(b, loc, isV, ballot, mine);
+          warpCount = arith::SelectOp::create(
+              b, loc,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, vv),
+              popCount(b, loc, ballot), warpCount);
+        }
+        Value warpBase =
+            arith::AddIOp::create(b, loc, constIndex(b, loc, warpsAt),
+                                  arith::MulIOp::create(b, loc, warp, bins));
+        buildIf(b, loc,
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane,
+                                      constOf(b, loc, i32, kSortBins)),
+                [&](OpBuilder &b) {
+                  memref::StoreOp::create(
+                      b, loc, warpCount, shared,
+                      ValueRange{at(b, warpBase, toIndex(b, lane))});
+                });
+        gpu::BarrierOp::create(b, loc);
+        // The bin's start, its count in the tiles before and in the
+        // warps before; threads below 16 also sum bin `tid` of the
+        // tile for the next tile's counts.
+        Value bin = toIndex(b, digit);
+        Value start = zero32;
+        for (int64_t v = 0; v < kSortBins; ++v) {
+          Value count = memref::LoadOp::create(
+              b, loc, shared, ValueRange{at(b, histAt, constIndex(b, loc, v))});
+          Value before =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                    constOf(b, loc, i32, v), digit);
+          start = arith::AddIOp::create(
+              b, loc, start,
+              arith::SelectOp::create(b, loc, before, count, zero32));
+        }
+        Value ownBin = arith::MinUIOp::create(
+            b, loc, tid, constIndex(b, loc, kSortBins - 1));
+        Value runAtIndex = constIndex(b, loc, runAt);
+        Value pos = arith::AddIOp::create(
+            b, loc, start,
+            memref::LoadOp::create(b, loc, shared,
+                                   ValueRange{at(b, runAtIndex, bin)}));
+        Value tileOfOwn = memref::LoadOp::create(
+            b, loc, shared, ValueRange{at(b, runAtIndex, ownBin)});
+        for (int64_t w = 0; w < shape.numWarps(); ++w) {
+          Value base = constIndex(b, loc, warpsAt + w * kSortBins);
+          Value count = memref::LoadOp::create(b, loc, shared,
+                                               ValueRange{at(b, base, bin)});
+          Value earlier = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::ult, constIndex(b, loc, w), warp);
+          pos = arith::AddIOp::create(
+              b, loc, pos,
+              arith::SelectOp::create(b, loc, earlier, count, zero32));
+          tileOfOwn = arith::AddIOp::create(
+              b, loc, tileOfOwn,
+              memref::LoadOp::create(b, loc, shared,
+                                     ValueRange{at(b, base, ownBin)}));
+        }
+        pos = arith::AddIOp::create(
+            b, loc, pos,
+            popCount(b, loc, arith::AndIOp::create(b, loc, mine, below)));
+        buildIf(b, loc, inRow, [&](OpBuilder &b) {
+          Value to = toIndex(b, pos);
+          memref::StoreOp::create(b, loc, key, keysS, ValueRange{dst, row, to});
+          memref::StoreOp::create(b, loc, index, idxS,
+                                  ValueRange{dst, row, to});
+        });
+        // The counts are read before they change.
+        gpu::BarrierOp::create(b, loc);
+        buildIf(b, loc, isThreadBelow(b, bins), [&](OpBuilder &b) {
+          memref::StoreOp::create(b, loc, tileOfOwn, shared,
+                                  ValueRange{at(b, runAtIndex, tid)});
+        });
+        return SmallVector<Value>{};
+      });
+}
+
+/// Whether a digit's 16 bins (`countAt(v)`, i32) do not hold all `m32`
+/// pairs in one: a pass whose digit is the same in every key would only
+/// copy them.
+static Value digitVaries(OpBuilder &b, Location loc, Value m32,
+                         function_ref<Value(OpBuilder &, int64_t v)> countAt) {
+  Value constant = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+  for (int64_t v = 0; v < kSortBins; ++v)
+    constant = arith::OrIOp::create(
+        b, loc, constant,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, countAt(b, v),
+                              m32));
+  return arith::XOrIOp::create(
+      b, loc, constant, arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
+}
+
 /// Stable LSD radix sort, 4-bit digits, of the first `m` (key, index) pairs
 /// of the row in slot 0 of the global scratch `keysS` / `idxS` ([2, R, N]),
 /// with the i32 workgroup buffer `shared` of `radixSortSharedSize`. One
@@ -910,7 +1096,7 @@ static Value buildRadixSortScratch(OpBuilder &b, Location loc, Value keysS,
                                    unsigned sortBits, Value tid, Value shared,
                                    KernelShape shape) {
   Type keyType = cast<MemRefType>(keysS.getType()).getElementType();
-  Type i32 = b.getI32Type(), i1 = b.getI1Type();
+  Type i32 = b.getI32Type();
   Type indexType = b.getIndexType();
   Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
   Value zero32 = constOf(b, loc, i32, 0), one32 = constOf(b, loc, i32, 1);
@@ -954,11 +1140,6 @@ static Value buildRadixSortScratch(OpBuilder &b, Location loc, Value keysS,
   gpu::BarrierOp::create(b, loc);
 
   Value m32 = arith::IndexCastUIOp::create(b, loc, i32, m);
-  Value lane = laneId(b, loc);
-  Value warp = warpId(b, loc);
-  // (1 << lane) - 1: the lanes below this one.
-  Value below = arith::SubIOp::create(
-      b, loc, arith::ShLIOp::create(b, loc, one32, lane), one32);
   auto passes = scf::ForOp::create(
       b, loc, c0, constIndex(b, loc, digits), c1, ValueRange{c0},
       [&](OpBuilder &b, Location loc, Value d, ValueRange carried) {
@@ -969,17 +1150,10 @@ static Value buildRadixSortScratch(OpBuilder &b, Location loc, Value keysS,
             arith::MulIOp::create(b, loc, d,
                                   constIndex(b, loc, kSortDigitBits)));
         // A pass whose digit is the same in all keys would copy them.
-        Value constant = arith::ConstantIntOp::create(b, loc, i1, 0);
-        for (int64_t v = 0; v < kSortBins; ++v) {
-          Value count = memref::LoadOp::create(
+        Value split = digitVaries(b, loc, m32, [&](OpBuilder &b, int64_t v) {
+          return memref::LoadOp::create(
               b, loc, shared, ValueRange{at(b, histAt, constIndex(b, loc, v))});
-          constant = arith::OrIOp::create(
-              b, loc, constant,
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count,
-                                    m32));
-        }
-        Value split = arith::XOrIOp::create(
-            b, loc, constant, arith::ConstantIntOp::create(b, loc, i1, 1));
+        });
         Value dst = arith::SubIOp::create(b, loc, c1, cur);
         scf::IfOp::create(b, loc, split, [&](OpBuilder &b, Location loc) {
           // No pair of the tiles before.
@@ -988,122 +1162,9 @@ static Value buildRadixSortScratch(OpBuilder &b, Location loc, Value keysS,
                 b, loc, zero32, shared,
                 ValueRange{at(b, constIndex(b, loc, runAt), tid)});
           });
-          buildTileLoop(
-              b, loc, m, shape.threads, tid, ValueRange{},
-              [&](OpBuilder &b, Value i, Value inRow, ValueRange) {
-                auto pair = scf::IfOp::create(
-                    b, loc, inRow,
-                    [&](OpBuilder &b, Location loc) {
-                      scf::YieldOp::create(
-                          b, loc,
-                          ValueRange{
-                              memref::LoadOp::create(b, loc, keysS,
-                                                     ValueRange{cur, row, i}),
-                              memref::LoadOp::create(b, loc, idxS,
-                                                     ValueRange{cur, row, i})});
-                    },
-                    [&](OpBuilder &b, Location loc) {
-                      scf::YieldOp::create(
-                          b, loc,
-                          ValueRange{constOf(b, loc, keyType, 0), zero32});
-                    });
-                Value key = pair.getResult(0), index = pair.getResult(1);
-                Value digitKey = arith::AndIOp::create(
-                    b, loc, arith::ShRUIOp::create(b, loc, key, shift),
-                    digitMask);
-                Value digit =
-                    keyType == i32
-                        ? digitKey
-                        : Value(arith::TruncIOp::create(b, loc, i32, digitKey));
-                // Per bin, the ballot of the warp's lanes with that digit:
-                // this lane keeps the ballot of its own digit, lane v the
-                // warp's count of bin v.
-                Value mine = zero32, warpCount = zero32;
-                for (int64_t v = 0; v < kSortBins; ++v) {
-                  Value vv = constOf(b, loc, i32, v);
-                  Value isV = arith::CmpIOp::create(
-                      b, loc, arith::CmpIPredicate::eq, digit, vv);
-                  Value ballot = warpBallot(
-                      b, loc, arith::AndIOp::create(b, loc, inRow, isV));
-                  mine = arith::SelectOp::create(b, loc, isV, ballot, mine);
-                  warpCount = arith::SelectOp::create(
-                      b, loc,
-                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                            lane, vv),
-                      popCount(b, loc, ballot), warpCount);
-                }
-                Value warpBase = arith::AddIOp::create(
-                    b, loc, constIndex(b, loc, warpsAt),
-                    arith::MulIOp::create(b, loc, warp, bins));
-                buildIf(b, loc,
-                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                              lane,
-                                              constOf(b, loc, i32, kSortBins)),
-                        [&](OpBuilder &b) {
-                          memref::StoreOp::create(
-                              b, loc, warpCount, shared,
-                              ValueRange{at(b, warpBase, toIndex(b, lane))});
-                        });
-                gpu::BarrierOp::create(b, loc);
-                // The bin's start, its count in the tiles before and in the
-                // warps before; threads below 16 also sum bin `tid` of the
-                // tile for the next tile's counts.
-                Value bin = toIndex(b, digit);
-                Value start = zero32;
-                for (int64_t v = 0; v < kSortBins; ++v) {
-                  Value count = memref::LoadOp::create(
-                      b, loc, shared,
-                      ValueRange{at(b, histAt, constIndex(b, loc, v))});
-                  Value before =
-                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                            constOf(b, loc, i32, v), digit);
-                  start = arith::AddIOp::create(
-                      b, loc, start,
-                      arith::SelectOp::create(b, loc, before, count, zero32));
-                }
-                Value ownBin = arith::MinUIOp::create(
-                    b, loc, tid, constIndex(b, loc, kSortBins - 1));
-                Value runAtIndex = constIndex(b, loc, runAt);
-                Value pos = arith::AddIOp::create(
-                    b, loc, start,
-                    memref::LoadOp::create(b, loc, shared,
-                                           ValueRange{at(b, runAtIndex, bin)}));
-                Value tileOfOwn = memref::LoadOp::create(
-                    b, loc, shared, ValueRange{at(b, runAtIndex, ownBin)});
-                for (int64_t w = 0; w < shape.numWarps(); ++w) {
-                  Value base = constIndex(b, loc, warpsAt + w * kSortBins);
-                  Value count = memref::LoadOp::create(
-                      b, loc, shared, ValueRange{at(b, base, bin)});
-                  Value earlier =
-                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                            constIndex(b, loc, w), warp);
-                  pos = arith::AddIOp::create(
-                      b, loc, pos,
-                      arith::SelectOp::create(b, loc, earlier, count, zero32));
-                  tileOfOwn = arith::AddIOp::create(
-                      b, loc, tileOfOwn,
-                      memref::LoadOp::create(b, loc, shared,
-                                             ValueRange{at(b, base, ownBin)}));
-                }
-                pos = arith::AddIOp::create(
-                    b, loc, pos,
-                    popCount(b, loc,
-                             arith::AndIOp::create(b, loc, mine, below)));
-                buildIf(b, loc, inRow, [&](OpBuilder &b) {
-                  Value to = toIndex(b, pos);
-                  memref::StoreOp::create(b, loc, key, keysS,
-                                          ValueRange{dst, row, to});
-                  memref::StoreOp::create(b, loc, index, idxS,
-                                          ValueRange{dst, row, to});
-                });
-                // The counts are read before they change.
-                gpu::BarrierOp::create(b, loc);
-                buildIf(b, loc, isThreadBelow(b, bins), [&](OpBuilder &b) {
-                  memref::StoreOp::create(b, loc, tileOfOwn, shared,
-                                          ValueRange{at(b, runAtIndex, tid)});
-                });
-                return SmallVector<Value>{};
-              });
+          buildRadixScatterTiles(b, loc, keysS, idxS, row, cur, dst, c0, m,
+                                 shift, {histAt, runAt, warpsAt}, shared, tid,
+                                 shape);
           // The next pass reads what other threads wrote.
           gpu::BarrierOp::create(b, loc);
           scf::YieldOp::create(b, loc);
@@ -1113,6 +1174,269 @@ static Value buildRadixSortScratch(OpBuilder &b, Location loc, Value keysS,
             ValueRange{arith::SelectOp::create(b, loc, split, dst, cur)});
       });
   return passes.getResult(0);
+}
+
+/// The i32 elements per row of a radix sort split across blocks: the
+/// histograms of every digit over the row ([digits][16], summed by the
+/// blocks with atomics) and each segment's histogram of the digit being
+/// sorted ([segments][16]).
+static int64_t sortAuxPerRow(unsigned sortBits, int64_t segments) {
+  int64_t digits = (sortBits + kSortDigitBits - 1) / kSortDigitBits;
+  return (digits + segments) * kSortBins;
+}
+
+/// Stable LSD radix sort, 4-bit digits, of the first `m` pairs of each of
+/// the R static rows in the global scratch `keysS` / `idxS` ([2, R, >= m]),
+/// split across a grid of (segments, R) blocks: each row's part of `aux`,
+/// [R][sortAuxPerRow] i32 from `auxAt` on, must be zero. A first launch
+/// counts the histograms of every digit (each block its segment's, in
+/// workgroup memory, then added to its row's with atomics); when `fill` is
+/// set it also writes slot 0 (the pair of element s of the row), else the
+/// pairs are there already. Then per digit, two launches: each block
+/// counts its segment's histogram of the digit, then scatters its segment
+/// (`buildRadixScatterTiles`) from each bin's start in the row plus the
+/// bin's counts in the segments before. A digit the same in every key is
+/// skipped (its blocks return at once), so the slot of a pass is the parity
+/// of the digits before it that vary, which every block computes from the
+/// row's histograms. A last launch gives `writeOut` each sorted position s
+/// of the row and the i32 index there.
+static void buildSplitRadixSort(
+    OpBuilder &b, Location loc, Value numRows, int64_t m, RowSplit split,
+    Value keysS, Value idxS, Value aux, int64_t auxAt, unsigned sortBits,
+    KernelShape shape,
+    function_ref<std::pair<Value, Value>(OpBuilder &, Value row, Value s)> fill,
+    function_ref<void(OpBuilder &, Value row, Value s, Value index)> writeOut) {
+  Type keyType = cast<MemRefType>(keysS.getType()).getElementType();
+  Type i32 = b.getI32Type(), indexType = b.getIndexType();
+  int64_t digits = (sortBits + kSortDigitBits - 1) / kSortDigitBits;
+  int64_t perRow = sortAuxPerRow(sortBits, split.segments);
+  int64_t segHistAt = digits * kSortBins;
+  Rows rows;
+  rows.numRows = numRows;
+  rows.rowLength = constIndex(b, loc, m);
+  rows.staticLength = m;
+  Value m32 = constOf(b, loc, i32, m);
+  Value bins = constIndex(b, loc, kSortBins);
+  Value digitMask = constOf(b, loc, keyType, kSortBins - 1);
+  Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+  auto at = [&](OpBuilder &b, Value base, int64_t offset) -> Value {
+    return arith::AddIOp::create(b, loc, base, constIndex(b, loc, offset));
+  };
+  auto rowBase = [&](OpBuilder &b, Value row) -> Value {
+    return at(b, arith::MulIOp::create(b, loc, row, constIndex(b, loc, perRow)),
+              auxAt);
+  };
+  // The shift of digit d (an index).
+  auto shiftOf = [&](OpBuilder &b, Value d) -> Value {
+    return arith::IndexCastUIOp::create(
+        b, loc, keyType,
+        arith::MulIOp::create(b, loc, d, constIndex(b, loc, kSortDigitBits)));
+  };
+  auto digitOf = [&](OpBuilder &b, Value key, Value d) -> Value {
+    return arith::IndexCastUIOp::create(
+        b, loc, indexType,
+        arith::AndIOp::create(
+            b, loc, arith::ShRUIOp::create(b, loc, key, shiftOf(b, d)),
+            digitMask));
+  };
+  auto histOf = [&](OpBuilder &b, Value base, Value d) -> Value {
+    return arith::AddIOp::create(b, loc, base,
+                                 arith::MulIOp::create(b, loc, d, bins));
+  };
+  auto binThread = [&](OpBuilder &b, Value tid) -> Value {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid, bins);
+  };
+  // Whether digit d varies in the row.
+  auto varies = [&](OpBuilder &b, Value base, Value d) {
+    Value hist = histOf(b, base, d);
+    return digitVaries(b, loc, m32, [&](OpBuilder &b, int64_t v) -> Value {
+      return memref::LoadOp::create(b, loc, aux, ValueRange{at(b, hist, v)});
+    });
+  };
+  // The slot holding the pairs before pass d: the parity of the digits
+  // before it that vary.
+  auto slotBefore = [&](OpBuilder &b, Value base, Value d) -> Value {
+    auto loop = scf::ForOp::create(
+        b, loc, c0, d, c1,
+        ValueRange{arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0)},
+        [&](OpBuilder &b, Location loc, Value v, ValueRange carried) {
+          scf::YieldOp::create(b, loc,
+                               ValueRange{arith::XOrIOp::create(
+                                   b, loc, carried[0], varies(b, base, v))});
+        });
+    return arith::SelectOp::create(b, loc, loop.getResult(0), c1, c0);
+  };
+
+  // Every digit's histogram.
+  buildSegmentLaunch(
+      b, loc, rows, split, shape, i32,
+      {workgroupBufferType({digits * kSortBins}, i32)},
+      [&](OpBuilder &b, const Segment &seg, Value tid, Value,
+          ValueRange extra) {
+        Value hist = extra.front();
+        forEachStrided(b, loc, tid, c0, constIndex(b, loc, digits * kSortBins),
+                       shape.threads, [&](OpBuilder &b, Value v) {
+                         memref::StoreOp::create(b, loc,
+                                                 constOf(b, loc, i32, 0), hist,
+                                                 ValueRange{v});
+                       });
+        gpu::BarrierOp::create(b, loc);
+        forEachStrided(b, loc, tid, seg.begin,
+                       arith::AddIOp::create(b, loc, seg.begin, seg.length),
+                       shape.threads, [&](OpBuilder &b, Value s) {
+                         Value key;
+                         if (fill) {
+                           auto [k, index] = fill(b, seg.row, s);
+                           memref::StoreOp::create(b, loc, k, keysS,
+                                                   ValueRange{c0, seg.row, s});
+                           memref::StoreOp::create(b, loc, index, idxS,
+                                                   ValueRange{c0, seg.row, s});
+                           key = k;
+                         } else {
+                           key = memref::LoadOp::create(
+                               b, loc, keysS, ValueRange{c0, seg.row, s});
+                         }
+                         for (int64_t d = 0; d < digits; ++d)
+                           memref::AtomicRMWOp::create(
+                               b, loc, arith::AtomicRMWKind::addi,
+                               constOf(b, loc, i32, 1), hist,
+                               ValueRange{arith::AddIOp::create(
+                                   b, loc, constIndex(b, loc, d * kSortBins),
+                                   digitOf(b, key, constIndex(b, loc, d)))});
+                       });
+        gpu::BarrierOp::create(b, loc);
+        Value base = rowBase(b, seg.row);
+        forEachStrided(
+            b, loc, tid, c0, constIndex(b, loc, digits * kSortBins),
+            shape.threads, [&](OpBuilder &b, Value v) {
+              Value count = memref::LoadOp::create(b, loc, hist, ValueRange{v});
+              buildIf(b, loc,
+                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                            count, constOf(b, loc, i32, 0)),
+                      [&](OpBuilder &b) {
+                        memref::AtomicRMWOp::create(
+                            b, loc, arith::AtomicRMWKind::addi, count, aux,
+                            ValueRange{arith::AddIOp::create(b, loc, base, v)});
+                      });
+            });
+      });
+
+  // The digits' passes: a host loop of two launches (one kernel each,
+  // launched once per digit with the digit as a parameter).
+  scf::ForOp::create(
+      b, loc, c0, constIndex(b, loc, digits), c1, ValueRange{},
+      [&](OpBuilder &b, Location loc, Value d, ValueRange) {
+        // Each segment's histogram of digit d.
+        buildSegmentLaunch(
+            b, loc, rows, split, shape, i32, {},
+            [&](OpBuilder &b, const Segment &seg, Value tid, Value scratch,
+                ValueRange) {
+              Value base = rowBase(b, seg.row);
+              scf::IfOp::create(
+                  b, loc, varies(b, base, d), [&](OpBuilder &b, Location loc) {
+                    Value cur = slotBefore(b, base, d);
+                    buildIf(b, loc, binThread(b, tid), [&](OpBuilder &b) {
+                      memref::StoreOp::create(b, loc, constOf(b, loc, i32, 0),
+                                              scratch, ValueRange{tid});
+                    });
+                    gpu::BarrierOp::create(b, loc);
+                    forEachStrided(
+                        b, loc, tid, seg.begin,
+                        arith::AddIOp::create(b, loc, seg.begin, seg.length),
+                        shape.threads, [&](OpBuilder &b, Value s) {
+                          Value key = memref::LoadOp::create(
+                              b, loc, keysS, ValueRange{cur, seg.row, s});
+                          memref::AtomicRMWOp::create(
+                              b, loc, arith::AtomicRMWKind::addi,
+                              constOf(b, loc, i32, 1), scratch,
+                              ValueRange{digitOf(b, key, d)});
+                        });
+                    gpu::BarrierOp::create(b, loc);
+                    buildIf(b, loc, binThread(b, tid), [&](OpBuilder &b) {
+                      Value slot = arith::AddIOp::create(
+                          b, loc, at(b, base, segHistAt),
+                          arith::AddIOp::create(
+                              b, loc,
+                              arith::MulIOp::create(b, loc, seg.index, bins),
+                              tid));
+                      memref::StoreOp::create(
+                          b, loc,
+                          memref::LoadOp::create(b, loc, scratch,
+                                                 ValueRange{tid}),
+                          aux, ValueRange{slot});
+                    });
+                    scf::YieldOp::create(b, loc);
+                  });
+            });
+        // The scatter of each segment: the row's histogram of the digit and
+        // the bins' counts in the segments before, then the tiles.
+        int64_t runAt = kSortBins, warpsAt = 2 * kSortBins;
+        buildSegmentLaunch(
+            b, loc, rows, split, shape, i32,
+            {workgroupBufferType({(2 + shape.numWarps()) * kSortBins}, i32)},
+            [&](OpBuilder &b, const Segment &seg, Value tid, Value,
+                ValueRange extra) {
+              Value shared = extra.front();
+              Value base = rowBase(b, seg.row);
+              scf::IfOp::create(
+                  b, loc, varies(b, base, d), [&](OpBuilder &b, Location loc) {
+                    Value cur = slotBefore(b, base, d);
+                    Value dst = arith::SubIOp::create(b, loc, c1, cur);
+                    buildIf(b, loc, binThread(b, tid), [&](OpBuilder &b) {
+                      memref::StoreOp::create(
+                          b, loc,
+                          memref::LoadOp::create(
+                              b, loc, aux,
+                              ValueRange{arith::AddIOp::create(
+                                  b, loc, histOf(b, base, d), tid)}),
+                          shared, ValueRange{tid});
+                      Value column = arith::AddIOp::create(
+                          b, loc, at(b, base, segHistAt), tid);
+                      auto before = scf::ForOp::create(
+                          b, loc, c0, seg.index, c1,
+                          ValueRange{constOf(b, loc, i32, 0)},
+                          [&](OpBuilder &b, Location loc, Value s,
+                              ValueRange carried) {
+                            Value count = memref::LoadOp::create(
+                                b, loc, aux,
+                                ValueRange{arith::AddIOp::create(
+                                    b, loc, column,
+                                    arith::MulIOp::create(b, loc, s, bins))});
+                            scf::YieldOp::create(
+                                b, loc,
+                                ValueRange{arith::AddIOp::create(
+                                    b, loc, carried[0], count)});
+                          });
+                      memref::StoreOp::create(
+                          b, loc, before.getResult(0), shared,
+                          ValueRange{arith::AddIOp::create(
+                              b, loc, constIndex(b, loc, runAt), tid)});
+                    });
+                    buildRadixScatterTiles(b, loc, keysS, idxS, seg.row, cur,
+                                           dst, seg.begin, seg.length,
+                                           shiftOf(b, d), {c0, runAt, warpsAt},
+                                           shared, tid, shape);
+                    scf::YieldOp::create(b, loc);
+                  });
+            });
+        scf::YieldOp::create(b, loc);
+      });
+
+  // The sorted indices, from the slot of the last pass.
+  buildSegmentLaunch(
+      b, loc, rows, split, shape, i32, {},
+      [&](OpBuilder &b, const Segment &seg, Value tid, Value, ValueRange) {
+        Value slot =
+            slotBefore(b, rowBase(b, seg.row), constIndex(b, loc, digits));
+        forEachStrided(
+            b, loc, tid, seg.begin,
+            arith::AddIOp::create(b, loc, seg.begin, seg.length), shape.threads,
+            [&](OpBuilder &b, Value s) {
+              writeOut(b, seg.row, s,
+                       memref::LoadOp::create(b, loc, idxS,
+                                              ValueRange{slot, seg.row, s}));
+            });
+      });
 }
 
 /// The digits of the radix selection: 4 bits, 16 bins.
@@ -1450,6 +1774,38 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
     };
   };
 
+  // The radix sort of the first m pairs of each row split across blocks
+  // (`fill` gives slot 0's pairs, or they are there), then the outputs.
+  auto splitSort =
+      [&](OpBuilder &b, int64_t m,
+          function_ref<std::pair<Value, Value>(OpBuilder &, Value, Value)>
+              fill) {
+        buildSplitRadixSort(
+            b, loc, rows.numRows, m, *kernel.sortSplit, keysS, idxS, aux,
+            *rows.staticRows * kernel.selectAux(), kernel.info.sortBits, shape,
+            fill, [&](OpBuilder &b, Value row, Value s, Value index) {
+              memref::StoreOp::create(
+                  b, loc, arith::ExtUIOp::create(b, loc, i64, index), indices,
+                  ValueRange{row, s});
+              if (values)
+                memref::StoreOp::create(
+                    b, loc,
+                    loadX(b, row,
+                          arith::IndexCastUIOp::create(b, loc, b.getIndexType(),
+                                                       index)),
+                    values, ValueRange{row, s});
+            });
+      };
+  if (!kernel.select && kernel.sortSplit) {
+    buildClearLaunch(b, loc, aux, shape.threads);
+    splitSort(b, *rows.staticLength,
+              [&](OpBuilder &b, Value row, Value s) -> std::pair<Value, Value> {
+                return {keyOf(b, loadX(b, row, s)),
+                        arith::IndexCastUIOp::create(b, loc, i32, s)};
+              });
+    return;
+  }
+
   if (std::optional<RowSplit> split = kernel.split) {
     // topk of long rows, split across blocks. Per row, in one i32 buffer:
     // the histograms of the selection's digits ([digits][16], added to by
@@ -1613,8 +1969,11 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
                          takenBefore, tiesBefore, threshold, need,
                          takeInto(stageKeys, stageIdx, seg.row));
         });
-    // The K taken, in index order, sorted stably: a block per row.
-    if (!kernel.unsorted) {
+    // The K taken, in index order, sorted stably: a block per row, or
+    // split across blocks.
+    if (!kernel.unsorted && kernel.sortSplit) {
+      splitSort(b, k, nullptr);
+    } else if (!kernel.unsorted) {
       buildRowLaunch(
           b, loc, rows, shape, i32, workgroup,
           [&](OpBuilder &b, Value row, Value tid, Value, ValueRange shared) {
@@ -1712,9 +2071,15 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
         } else {
           collectRange(b, row, tid, scratch, c0, rows.rowLength, zero32, zero32,
                        threshold, need, takeInto(keysS, idxS, row));
-          sortedFromScratch(b, row, tid, kIndex, shared);
+          if (!kernel.sortSplit)
+            sortedFromScratch(b, row, tid, kIndex, shared);
         }
       });
+  // The sort of the K taken, split across blocks.
+  if (kernel.select && !kernel.unsorted && kernel.sortSplit) {
+    buildClearLaunch(b, loc, aux, shape.threads);
+    splitSort(b, *kernel.k, nullptr);
+  }
 }
 
 /// The [R] count of rows as the op's `[B...]` result type.
@@ -1888,6 +2253,8 @@ static FailureOr<SortingKernel> sortingKernelOf(func::CallOp call) {
   SortingKernel kernel;
   kernel.info = *info;
   StringRef kind = call->getAttrOfType<StringAttr>(kKernelAttr).getValue();
+  if (!inputType.isDynamicDim(0))
+    kernel.sortSplit = splitOfCall(call, "sort_");
   if (kind != "topk") {
     kernel.descending = call->hasAttr("descending");
     return kernel;
@@ -1916,7 +2283,8 @@ static size_t sortingKernelArgs(func::CallOp call, StringRef kind) {
   std::optional<int64_t> n;
   if (!inputType.isDynamicDim(1))
     n = inputType.getDimSize(1);
-  return base + (kernel->needsScratch(n) ? 2 : 0) + (kernel->split ? 1 : 0);
+  return base + (kernel->needsScratch(n) ? 2 : 0) +
+         (kernel->split || kernel->sortSplit ? 1 : 0);
 }
 
 /// The [R, M] tensor of a sorting kernel's output as the op's `resultType`:
@@ -1958,7 +2326,7 @@ static LogicalResult convertSorting(Operation *op, StringRef kind, Value input,
                                     int64_t axis, Value valuesResult,
                                     Value indicesResult,
                                     ArrayRef<NamedAttribute> attrs,
-                                    SplitOptions splitOptions = {}) {
+                                    SplitOptions splitOptions) {
   auto inputType = cast<RankedTensorType>(input.getType());
   if (axis != inputType.getRank() - 1 || inputType.getShape().back() == 0)
     return failure();
@@ -1994,8 +2362,22 @@ static LogicalResult convertSorting(Operation *op, StringRef kind, Value input,
       allocLike(b, loc, RankedTensorType::get({r, m}, i64), dynamicOut);
   operands.push_back(indices);
   SmallVector<NamedAttribute> callAttrs(attrs);
-  if (kind == "topk" && m < *rows.staticLength)
+  bool select = kind == "topk" && m < *rows.staticLength;
+  if (select)
     llvm::append_range(callAttrs, splitAttrs(b, rowSplit(rows, splitOptions)));
+  // A radix sort (of the row, or of topk's K) of a static length past the
+  // bitonic limit, split across blocks.
+  bool unsortedSelect = select && llvm::any_of(attrs, [](NamedAttribute a) {
+                          return a.getName() == "unsorted";
+                        });
+  std::optional<int64_t> sorted =
+      select ? std::optional<int64_t>(m) : rows.staticLength;
+  if (sorted && !unsortedSelect && !bitonicSize(sorted, info->keyBits)) {
+    Rows sortedRows = rows;
+    sortedRows.staticLength = sorted;
+    llvm::append_range(
+        callAttrs, splitAttrs(b, rowSplit(sortedRows, splitOptions), "sort_"));
+  }
   func::CallOp call = createKernelCall(b, loc, op, kind, operands, callAttrs);
   // The scratch, from the call's own view of the kernel.
   FailureOr<SortingKernel> kernel = sortingKernelOf(call);
@@ -2024,13 +2406,12 @@ static LogicalResult convertSorting(Operation *op, StringRef kind, Value input,
     // Freed by buffer deallocation (which rejects deallocations written
     // before it), as the outputs are.
   }
-  if (succeeded(kernel) && kernel->split) {
+  if (succeeded(kernel) && (kernel->split || kernel->sortSplit)) {
     b.setInsertionPoint(call);
     call->insertOperands(
         call->getNumOperands(),
         allocI32(b, loc,
-                 *rows.staticRows * selectAuxPerRow(kernel->info.sortBits,
-                                                    kernel->split->segments)));
+                 *rows.staticRows * (kernel->selectAux() + kernel->sortAux())));
     auto decl = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
         call, call.getCalleeAttr());
     decl.setType(b.getFunctionType(call->getOperandTypes(), {}));
@@ -2046,22 +2427,22 @@ static LogicalResult convertSorting(Operation *op, StringRef kind, Value input,
   return success();
 }
 
-static LogicalResult convertSort(SortOp op) {
+static LogicalResult convertSort(SortOp op, SplitOptions splitOptions) {
   OpBuilder b(op);
   SmallVector<NamedAttribute> attrs;
   if (op.getDescending())
     attrs.push_back(b.getNamedAttr("descending", b.getUnitAttr()));
   return convertSorting(op, "sort", op.getInput(), op.getAxis(), op.getValues(),
-                        op.getIndices(), attrs);
+                        op.getIndices(), attrs, splitOptions);
 }
 
-static LogicalResult convertArgsort(ArgsortOp op) {
+static LogicalResult convertArgsort(ArgsortOp op, SplitOptions splitOptions) {
   OpBuilder b(op);
   SmallVector<NamedAttribute> attrs;
   if (op.getDescending())
     attrs.push_back(b.getNamedAttr("descending", b.getUnitAttr()));
   return convertSorting(op, "argsort", op.getInput(), op.getAxis(), Value(),
-                        op.getResult(), attrs);
+                        op.getResult(), attrs, splitOptions);
 }
 
 static LogicalResult convertTopk(TopkOp op, SplitOptions splitOptions) {
@@ -2098,7 +2479,7 @@ static LogicalResult expandSortingCall(OpBuilder &b, func::CallOp call,
     keysS = args[i++];
     idxS = args[i++];
   }
-  if (kernel->split)
+  if (kernel->split || kernel->sortSplit)
     aux = args[i++];
   buildSortingKernel(b, call.getLoc(), args[0], values, indices, keysS, idxS,
                      aux, *kernel, threads);
@@ -2714,6 +3095,16 @@ struct ConvertSiftToGpuPass
   using ConvertSiftToGPUBase::ConvertSiftToGPUBase;
 
   void runOnOperation() override {
+    // An op whose results are unused goes first: its kernel call would
+    // stay (a call has effects), and run (e.g. a sort that a top-k made
+    // redundant, when no canonicalization ran before).
+    SmallVector<Operation *> dead;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<SiftDialect>(op->getDialect()) && isOpTriviallyDead(op))
+        dead.push_back(op);
+    });
+    for (Operation *op : llvm::reverse(dead))
+      op->erase();
     // Ops directly in a function body: one nested in a loop (a --sift-fuse
     // row kernel) is already part of a kernel. unique, randperm, nonzero,
     // masked_select and sample_balanced first become the ops below.
@@ -2752,9 +3143,9 @@ struct ConvertSiftToGpuPass
       else if (auto compact = dyn_cast<CompactOp>(op))
         (void)convertCompact(compact, split);
       else if (auto sort = dyn_cast<SortOp>(op))
-        (void)convertSort(sort);
+        (void)convertSort(sort, split);
       else if (auto argsort = dyn_cast<ArgsortOp>(op))
-        (void)convertArgsort(argsort);
+        (void)convertArgsort(argsort, split);
       else if (auto topk = dyn_cast<TopkOp>(op))
         (void)convertTopk(topk, split);
       else if (auto loss = dyn_cast<CrossEntropyOp>(op))
