@@ -34,11 +34,13 @@ void pipelines::addCleanup(OpPassManager &pm) {
   addPasses(pm, "canonicalize,empty-tensor-to-alloc-tensor,cse");
 }
 
-void pipelines::addSiftToLinalgStage(OpPassManager &pm) {
+void pipelines::addSiftToLinalgStage(OpPassManager &pm, bool gatherRows) {
   // Every sift op becomes linalg/scf/arith/math/tensor code on tensors
   // (sorts, scans and selections as real algorithms), so the rest of the
   // pipeline only sees upstream dialects.
-  pm.addPass(createConvertSiftToLinalg());
+  ConvertSiftToLinalgOptions options;
+  options.gatherRows = gatherRows;
+  pm.addPass(createConvertSiftToLinalg(options));
   // Element-wise arith/math ops on tensors become linalg.generic, which
   // bufferizes (arith on tensors does not).
   addPasses(pm, "func.func(convert-elementwise-to-linalg)");

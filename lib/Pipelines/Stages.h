@@ -29,7 +29,7 @@ void addCleanup(OpPassManager &pm);
 
 /// Every sift op becomes linalg/scf/arith/math/tensor code on tensors, and
 /// operand extents that must agree are checked at run time.
-void addSiftToLinalgStage(OpPassManager &pm);
+void addSiftToLinalgStage(OpPassManager &pm, bool gatherRows = true);
 
 /// Elementwise producers fused into their consumers; float sums in blocked
 /// order with `reductionLanes` lanes (0: in sequence), the lanes outside

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -135,6 +136,43 @@ static void tileIntoBlocks(scf::ParallelOp op, int64_t threads) {
   (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
 }
 
+/// The static trip count of dimension `d` of `op`, if it has one.
+static std::optional<int64_t> tripCount(scf::ParallelOp op, unsigned d) {
+  std::optional<int64_t> lb = getConstantIntValue(op.getLowerBound()[d]);
+  std::optional<int64_t> ub = getConstantIntValue(op.getUpperBound()[d]);
+  std::optional<int64_t> step = getConstantIntValue(op.getStep()[d]);
+  if (!lb || !ub || !step || *step <= 0)
+    return std::nullopt;
+  return std::max<int64_t>(0, (*ub - *lb + *step - 1) / *step);
+}
+
+/// When the last dimension of `op` has a static trip count below
+/// `threads` (the 16 features of a gathered row, say), merges it with the
+/// one before, so that a block's threads cover adjacent elements of several
+/// rows instead of idling past a short last dimension. Returns the loop.
+static scf::ParallelOp mergeShortLastDim(scf::ParallelOp op, int64_t threads) {
+  unsigned rank = op.getNumLoops();
+  if (rank < 2)
+    return op;
+  std::optional<int64_t> count = tripCount(op, rank - 1);
+  if (!count || *count >= threads)
+    return op;
+  std::vector<std::vector<unsigned>> dims;
+  for (unsigned d = 0; d + 2 < rank; ++d)
+    dims.push_back({d});
+  dims.push_back({rank - 2, rank - 1});
+  Block *block = op->getBlock();
+  Operation *before = op->getPrevNode();
+  IRRewriter rewriter(op.getContext());
+  rewriter.setInsertionPoint(op);
+  collapseParallelLoops(rewriter, op, dims);
+  // The new loop follows the bound computations it inserted.
+  Operation *next = before ? before->getNextNode() : &block->front();
+  while (!isa<scf::ParallelOp>(next))
+    next = next->getNextNode();
+  return cast<scf::ParallelOp>(next);
+}
+
 namespace {
 struct GpuShapeParallelLoopsPass
     : public sift::impl::SiftGpuShapeParallelLoopsBase<
@@ -153,8 +191,9 @@ struct GpuShapeParallelLoopsPass
     });
     for (scf::ParallelOp op : outermost) {
       if (!hasNestedParallel(op)) {
-        // Blocks of `threads` iterations along the last dimension.
-        tileIntoBlocks(op, threads);
+        // Blocks of `threads` iterations along the last dimension (merged
+        // with the one before when it is short).
+        tileIntoBlocks(mergeShortLastDim(op, threads), threads);
         continue;
       }
       // The parallel loops directly inside (not inside a further parallel

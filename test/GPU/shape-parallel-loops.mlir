@@ -83,7 +83,33 @@ func.func @rows_with_sequential_work(%buf: memref<32x16xf32>) {
 // CHECK: scf.parallel (%{{.*}}, %{{.*}}, %{{.*}}) = {{.*}} to (%{{.*}}, %{{.*}}, %{{.*}}) step (%{{.*}}, %{{.*}}, %[[STEP:.*]])
 // CHECK-NEXT: scf.parallel (%[[T:[^)]*]]) = (%{{.*}}) to (%[[STEP]]) step (%{{.*}})
 // CHECK: memref.store
-func.func @flat_3d(%buf: memref<2x3x24xi64>) {
+func.func @flat_3d(%buf: memref<2x3x200xi64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c200 = arith.constant 200 : index
+  %v = arith.constant 1 : i64
+  scf.parallel (%i, %j, %k) = (%c0, %c0, %c0) to (%c2, %c3, %c200) step (%c1, %c1, %c1) {
+    memref.store %v, %buf[%i, %j, %k] : memref<2x3x200xi64>
+  }
+  return
+}
+
+// -----
+
+// A last dimension shorter than a block (24 < 128) is merged with the one
+// before (3 x 24 = 72 iterations, delinearized in the body), so that the
+// threads of a block take adjacent elements of several rows instead of
+// idling past the 24th.
+// CHECK-LABEL: func.func @flat_short_rows
+// CHECK: scf.parallel (%[[I:.*]], %[[JK:.*]]) = {{.*}} step (%{{.*}}, %[[STEP:.*]])
+// CHECK-NEXT: scf.parallel (%[[T:[^)]*]]) = (%{{.*}}) to (%[[STEP]]) step (%{{.*}})
+// CHECK: %[[L:.*]] = arith.addi %[[T]], %[[JK]]
+// CHECK: %[[K:.*]] = arith.remsi %[[L]], %c24
+// CHECK: %[[J:.*]] = arith.divsi %[[L]], %c24
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[I]], %[[J]], %[[K]]]
+func.func @flat_short_rows(%buf: memref<2x3x24xi64>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index

@@ -43,7 +43,17 @@ def ConvertSiftToLinalg : Pass<"convert-sift-to-linalg", "ModuleOp"> {
     dynamic operands.
 
     An op (or element type) that has no lowering is reported as an error.
+
+    `gather-rows` (on by default, the CPU's choice): a gather of rows (a
+    source of rank above batch_dims + 1) copies each selected row (an
+    `scf.forall` over the indices, a `memref.copy` per row); off, it is one
+    element-wise `linalg.generic` over every output element, which the GPU
+    pipeline maps to threads that read and write adjacent elements.
   }];
+  let options = [
+    Option<"gatherRows", "gather-rows", "bool", /*default=*/"true",
+           "Gather rows as a copy per row (else element-wise)">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::func::FuncDialect",

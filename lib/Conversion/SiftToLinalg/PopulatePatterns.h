@@ -24,7 +24,7 @@ namespace lowering {
 
 void populateRandomPatterns(RewritePatternSet &patterns);
 void populateSortPatterns(RewritePatternSet &patterns);
-void populateSelectionPatterns(RewritePatternSet &patterns);
+void populateSelectionPatterns(RewritePatternSet &patterns, bool gatherRows);
 void populateLossPatterns(RewritePatternSet &patterns);
 void populateScatterPatterns(RewritePatternSet &patterns);
 

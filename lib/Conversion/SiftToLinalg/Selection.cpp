@@ -300,7 +300,11 @@ static Value gatherRows(OpBuilder &b, Location loc, Value source, Value indices,
 }
 
 struct GatherLowering : OpRewritePattern<GatherOp> {
-  using OpRewritePattern::OpRewritePattern;
+  GatherLowering(MLIRContext *context, bool gatherRows)
+      : OpRewritePattern(context), copyRows(gatherRows) {}
+  /// Rows copied one by one (else every element by itself).
+  bool copyRows;
+
   LogicalResult matchAndRewrite(GatherOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -332,7 +336,7 @@ struct GatherLowering : OpRewritePattern<GatherOp> {
     Value init = emptyTensor(b, loc, sizes, elementType);
     Value n = indexToI64(b, loc, dimValue(b, loc, source, batch));
     Value fillValue = arith::ConstantOp::create(b, loc, fillAttr);
-    if (sourceRank > batch + 1 && indicesRank > 0) {
+    if (copyRows && sourceRank > batch + 1 && indicesRank > 0) {
       replaceOpWithCasts(
           rewriter, op,
           gatherRows(b, loc, source, indices, init, batch, n, fillValue));
@@ -640,8 +644,10 @@ struct SampleBalancedLowering : OpRewritePattern<SampleBalancedOp> {
 
 } // namespace
 
-void lowering::populateSelectionPatterns(RewritePatternSet &patterns) {
-  patterns.add<CountLowering, CompactLowering, CumsumLowering, GatherLowering,
-               NonzeroLowering, MaskedSelectLowering, SampleBalancedLowering>(
+void lowering::populateSelectionPatterns(RewritePatternSet &patterns,
+                                         bool gatherRows) {
+  patterns.add<CountLowering, CompactLowering, CumsumLowering, NonzeroLowering,
+               MaskedSelectLowering, SampleBalancedLowering>(
       patterns.getContext());
+  patterns.add<GatherLowering>(patterns.getContext(), gatherRows);
 }

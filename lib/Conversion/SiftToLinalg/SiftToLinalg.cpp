@@ -30,10 +30,11 @@ namespace sift {
 using namespace mlir;
 using namespace mlir::sift;
 
-void mlir::sift::populateSiftToLinalgPatterns(RewritePatternSet &patterns) {
+void mlir::sift::populateSiftToLinalgPatterns(RewritePatternSet &patterns,
+                                              bool gatherRows) {
   lowering::populateRandomPatterns(patterns);
   lowering::populateSortPatterns(patterns);
-  lowering::populateSelectionPatterns(patterns);
+  lowering::populateSelectionPatterns(patterns, gatherRows);
   lowering::populateLossPatterns(patterns);
   lowering::populateScatterPatterns(patterns);
 }
@@ -91,6 +92,8 @@ private:
 
 struct ConvertSiftToLinalgPass
     : public sift::impl::ConvertSiftToLinalgBase<ConvertSiftToLinalgPass> {
+  using ConvertSiftToLinalgBase::ConvertSiftToLinalgBase;
+
   void getDependentDialects(DialectRegistry &registry) const override {
     ConvertSiftToLinalgBase::getDependentDialects(registry);
     // The random ops write their blocks through memref views (Random.cpp).
@@ -100,7 +103,7 @@ struct ConvertSiftToLinalgPass
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
-    populateSiftToLinalgPatterns(patterns);
+    populateSiftToLinalgPatterns(patterns, gatherRows);
     // The patterns build nested regions (loops, `scf.forall` bodies) with the
     // rewriter; the greedy driver handles that robustly. A pattern that does
     // not apply says why (`notifyMatchFailure`); whatever is left afterwards

@@ -2,6 +2,7 @@
 // cumsum, gather, nonzero, masked_select, sample_balanced.
 //
 // RUN: tensor-opt %s --convert-sift-to-linalg -split-input-file | FileCheck %s
+// RUN: tensor-opt %s --convert-sift-to-linalg="gather-rows=0" -split-input-file | FileCheck %s --check-prefix=ELEMENTS
 
 // count is a reduction over the last axis.
 // CHECK-LABEL: func.func @count
@@ -28,6 +29,17 @@ func.func @count(%x: tensor<4x8xf32>) -> tensor<4xi64> {
 // CHECK: } else {
 // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[ROW]] : tensor<16xf32>)
 // CHECK: tensor.parallel_insert_slice
+// With gather-rows=0 (the GPU pipeline's choice), every element of the
+// result is its own iteration: the index read per element, the row's
+// element at the clamped index, the fill selected when out of range.
+// ELEMENTS-LABEL: func.func @gather_rows
+// ELEMENTS-NOT: scf.forall
+// ELEMENTS: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel"]} ins(%{{.*}} : tensor<2x5xi64>) outs(%{{.*}} : tensor<2x5x16xf32>)
+// ELEMENTS: %[[B:.*]] = linalg.index 0
+// ELEMENTS: %[[F:.*]] = linalg.index 2
+// ELEMENTS: tensor.extract %{{.*}}[%[[B]], %{{.*}}, %[[F]]] : tensor<2x7x16xf32>
+// ELEMENTS: arith.select
+// ELEMENTS-LABEL: func.func @gather_elements
 func.func @gather_rows(%s: tensor<2x7x16xf32>, %i: tensor<2x5xi64>) -> tensor<2x5x16xf32> {
   %r = sift.gather %s[%i] {batch_dims = 1 : i64} : tensor<2x7x16xf32>, tensor<2x5xi64> -> tensor<2x5x16xf32>
   return %r : tensor<2x5x16xf32>

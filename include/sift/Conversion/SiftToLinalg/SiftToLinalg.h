@@ -25,7 +25,8 @@ namespace sift {
 /// whose operands the lowering does not support (for instance a sort of an
 /// `i128`) fails to match, giving the reason with `notifyMatchFailure`;
 /// `--convert-sift-to-linalg` reports it as one error at the op.
-void populateSiftToLinalgPatterns(RewritePatternSet &patterns);
+void populateSiftToLinalgPatterns(RewritePatternSet &patterns,
+                                  bool gatherRows = true);
 
 /// `if (dim(x, dx) != dim(y, dy)) sift_rt_fail(EXTENT_MISMATCH, both extents,
 /// line of loc)`: two extents an op requires equal, checked at run time. The
