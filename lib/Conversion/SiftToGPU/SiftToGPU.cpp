@@ -219,6 +219,19 @@ static Value loadIfInRow(OpBuilder &b, Location loc, Value inRow,
   return ifOp.getResult(0);
 }
 
+/// Whether element `i` of the row of `input` is non-zero (`isNonZero`),
+/// false past the range (`inRange` false: nothing is read).
+static Value nonZeroInRange(OpBuilder &b, Location loc, Value input, Value row,
+                            Value i, Value inRange) {
+  return loadIfInRow(
+      b, loc, inRange,
+      [&](OpBuilder &b) {
+        return isNonZero(
+            b, loc, memref::LoadOp::create(b, loc, input, ValueRange{row, i}));
+      },
+      arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0));
+}
+
 /// A new buffer of `type` (dynamic sizes from `sizes`) and its tensor.
 static Value allocLike(OpBuilder &b, Location loc, RankedTensorType type,
                        ArrayRef<Value> dynamicSizes) {
@@ -433,17 +446,19 @@ static SmallVector<Value> blockCountRange(
   return totals;
 }
 
-/// The sum of `buffer[base + s]` over s in [0, end), in every thread (the
-/// totals of the segments before a block's own).
+/// The sum of `buffer[base + s * stride]` over s in [0, end), in every
+/// thread (the totals of the segments before a block's own).
 static Value sumOfSlots(OpBuilder &b, Location loc, Value buffer, Value base,
-                        Value end) {
+                        Value end, int64_t stride = 1) {
   Type elt = cast<MemRefType>(buffer.getType()).getElementType();
   auto loop = scf::ForOp::create(
       b, loc, constIndex(b, loc, 0), end, constIndex(b, loc, 1),
       ValueRange{arith::ConstantOp::create(b, loc, b.getZeroAttr(elt))},
       [&](OpBuilder &b, Location loc, Value s, ValueRange carried) {
-        Value x = memref::LoadOp::create(
-            b, loc, buffer, ValueRange{arith::AddIOp::create(b, loc, base, s)});
+        Value at = arith::AddIOp::create(
+            b, loc, base,
+            arith::MulIOp::create(b, loc, s, constIndex(b, loc, stride)));
+        Value x = memref::LoadOp::create(b, loc, buffer, ValueRange{at});
         scf::YieldOp::create(
             b, loc, ValueRange{arith::AddIOp::create(b, loc, carried[0], x)});
       });
@@ -464,14 +479,7 @@ static void buildCountKernel(OpBuilder &b, Location loc, Value input,
   Type i64 = b.getI64Type(), i32 = b.getI32Type();
   auto nonZeroAt = [&](Value row) {
     return [&, row](OpBuilder &b, Value i, Value inRange) {
-      return SmallVector<Value>{loadIfInRow(
-          b, loc, inRange,
-          [&](OpBuilder &b) {
-            return isNonZero(
-                b, loc,
-                memref::LoadOp::create(b, loc, input, ValueRange{row, i}));
-          },
-          arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0))};
+      return SmallVector<Value>{nonZeroInRange(b, loc, input, row, i, inRange)};
     };
   };
   if (split) {
@@ -574,16 +582,8 @@ static Value buildCompactRange(OpBuilder &b, Location loc, Value input,
                    b, loc, more,
                    [&](OpBuilder &b, Location loc) {
                      Value at = arith::AddIOp::create(b, loc, begin, i);
-                     Value set = loadIfInRow(
-                         b, loc, inRange,
-                         [&](OpBuilder &b) {
-                           return isNonZero(
-                               b, loc,
-                               memref::LoadOp::create(b, loc, input,
-                                                      ValueRange{row, at}));
-                         },
-                         arith::ConstantIntOp::create(b, loc, b.getI1Type(),
-                                                      0));
+                     Value set =
+                         nonZeroInRange(b, loc, input, row, at, inRange);
                      BallotScan scan = blockBallotScan(b, loc, set, scratch,
                                                        shape.numWarps());
                      Value pos = arith::AddIOp::create(b, loc, carried[0],
@@ -657,20 +657,12 @@ static void buildCompactKernel(OpBuilder &b, Location loc, Value input,
         [&](OpBuilder &b, const Segment &seg, Value tid, Value scratch,
             ValueRange) {
           Value total =
-              blockCountRange(
-                  b, loc, seg.begin, seg.length, tid, scratch, shape, 1,
-                  [&](OpBuilder &b, Value i, Value inRange) {
-                    return SmallVector<Value>{loadIfInRow(
-                        b, loc, inRange,
-                        [&](OpBuilder &b) {
-                          return isNonZero(
-                              b, loc,
-                              memref::LoadOp::create(b, loc, input,
-                                                     ValueRange{seg.row, i}));
-                        },
-                        arith::ConstantIntOp::create(b, loc, b.getI1Type(),
-                                                     0))};
-                  })
+              blockCountRange(b, loc, seg.begin, seg.length, tid, scratch,
+                              shape, 1,
+                              [&](OpBuilder &b, Value i, Value inRange) {
+                                return SmallVector<Value>{nonZeroInRange(
+                                    b, loc, input, seg.row, i, inRange)};
+                              })
                   .front();
           storeFromThread0(
               b, loc, tid, total, segmentCounts,
@@ -912,6 +904,18 @@ static int64_t radixSortSharedSize(unsigned sortBits, KernelShape shape) {
   return (digits + 1 + shape.numWarps()) * kSortBins;
 }
 
+/// The radix sorts' index arithmetic: `base + offset`, an i32 as an index,
+/// and `tid < bound`.
+static Value addIndex(OpBuilder &b, Location loc, Value base, Value offset) {
+  return arith::AddIOp::create(b, loc, base, offset);
+}
+static Value asIndex(OpBuilder &b, Location loc, Value v) {
+  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
+}
+static Value threadBelow(OpBuilder &b, Location loc, Value tid, Value bound) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid, bound);
+}
+
 /// Where one pass of the radix scatter finds its counts in the i32
 /// workgroup buffer `shared`: the 16 bins of the row's histogram of the
 /// pass's digit (from `histAt`), the running count of each bin over the
@@ -935,21 +939,12 @@ static void buildRadixScatterTiles(OpBuilder &b, Location loc, Value keysS,
                                    RadixScatterLayout layout, Value shared,
                                    Value tid, KernelShape shape) {
   Type keyType = cast<MemRefType>(keysS.getType()).getElementType();
-  Type i32 = b.getI32Type(), indexType = b.getIndexType();
+  Type i32 = b.getI32Type();
   Value zero32 = constOf(b, loc, i32, 0), one32 = constOf(b, loc, i32, 1);
   Value bins = constIndex(b, loc, kSortBins);
   Value digitMask = constOf(b, loc, keyType, kSortBins - 1);
   Value histAt = layout.histAt;
   int64_t runAt = layout.runAt, warpsAt = layout.warpsAt;
-  auto at = [&](OpBuilder &b, Value base, Value offset) -> Value {
-    return arith::AddIOp::create(b, loc, base, offset);
-  };
-  auto toIndex = [&](OpBuilder &b, Value v) -> Value {
-    return arith::IndexCastUIOp::create(b, loc, indexType, v);
-  };
-  auto isThreadBelow = [&](OpBuilder &b, Value bound) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid, bound);
-  };
   Value lane = laneId(b, loc);
   Value warp = warpId(b, loc);
   // (1 << lane) - 1: the lanes below this one.
@@ -958,7 +953,7 @@ static void buildRadixScatterTiles(OpBuilder &b, Location loc, Value keysS,
   buildTileLoop(
       b, loc, length, shape.threads, tid, ValueRange{},
       [&](OpBuilder &b, Value j, Value inRow, ValueRange) {
-        Value i = at(b, begin, j);
+        Value i = addIndex(b, loc, begin, j);
         auto pair = scf::IfOp::create(
             b, loc, inRow,
             [&](OpBuilder &b, Location loc) {
@@ -1005,17 +1000,19 @@ static void buildRadixScatterTiles(OpBuilder &b, Location loc, Value keysS,
                 [&](OpBuilder &b) {
                   memref::StoreOp::create(
                       b, loc, warpCount, shared,
-                      ValueRange{at(b, warpBase, toIndex(b, lane))});
+                      ValueRange{
+                          addIndex(b, loc, warpBase, asIndex(b, loc, lane))});
                 });
         gpu::BarrierOp::create(b, loc);
         // The bin's start, its count in the tiles before and in the
         // warps before; threads below 16 also sum bin `tid` of the
         // tile for the next tile's counts.
-        Value bin = toIndex(b, digit);
+        Value bin = asIndex(b, loc, digit);
         Value start = zero32;
         for (int64_t v = 0; v < kSortBins; ++v) {
           Value count = memref::LoadOp::create(
-              b, loc, shared, ValueRange{at(b, histAt, constIndex(b, loc, v))});
+              b, loc, shared,
+              ValueRange{addIndex(b, loc, histAt, constIndex(b, loc, v))});
           Value before =
               arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                     constOf(b, loc, i32, v), digit);
@@ -1028,14 +1025,14 @@ static void buildRadixScatterTiles(OpBuilder &b, Location loc, Value keysS,
         Value runAtIndex = constIndex(b, loc, runAt);
         Value pos = arith::AddIOp::create(
             b, loc, start,
-            memref::LoadOp::create(b, loc, shared,
-                                   ValueRange{at(b, runAtIndex, bin)}));
+            memref::LoadOp::create(
+                b, loc, shared, ValueRange{addIndex(b, loc, runAtIndex, bin)}));
         Value tileOfOwn = memref::LoadOp::create(
-            b, loc, shared, ValueRange{at(b, runAtIndex, ownBin)});
+            b, loc, shared, ValueRange{addIndex(b, loc, runAtIndex, ownBin)});
         for (int64_t w = 0; w < shape.numWarps(); ++w) {
           Value base = constIndex(b, loc, warpsAt + w * kSortBins);
-          Value count = memref::LoadOp::create(b, loc, shared,
-                                               ValueRange{at(b, base, bin)});
+          Value count = memref::LoadOp::create(
+              b, loc, shared, ValueRange{addIndex(b, loc, base, bin)});
           Value earlier = arith::CmpIOp::create(
               b, loc, arith::CmpIPredicate::ult, constIndex(b, loc, w), warp);
           pos = arith::AddIOp::create(
@@ -1043,23 +1040,24 @@ static void buildRadixScatterTiles(OpBuilder &b, Location loc, Value keysS,
               arith::SelectOp::create(b, loc, earlier, count, zero32));
           tileOfOwn = arith::AddIOp::create(
               b, loc, tileOfOwn,
-              memref::LoadOp::create(b, loc, shared,
-                                     ValueRange{at(b, base, ownBin)}));
+              memref::LoadOp::create(
+                  b, loc, shared, ValueRange{addIndex(b, loc, base, ownBin)}));
         }
         pos = arith::AddIOp::create(
             b, loc, pos,
             popCount(b, loc, arith::AndIOp::create(b, loc, mine, below)));
         buildIf(b, loc, inRow, [&](OpBuilder &b) {
-          Value to = toIndex(b, pos);
+          Value to = asIndex(b, loc, pos);
           memref::StoreOp::create(b, loc, key, keysS, ValueRange{dst, row, to});
           memref::StoreOp::create(b, loc, index, idxS,
                                   ValueRange{dst, row, to});
         });
         // The counts are read before they change.
         gpu::BarrierOp::create(b, loc);
-        buildIf(b, loc, isThreadBelow(b, bins), [&](OpBuilder &b) {
-          memref::StoreOp::create(b, loc, tileOfOwn, shared,
-                                  ValueRange{at(b, runAtIndex, tid)});
+        buildIf(b, loc, threadBelow(b, loc, tid, bins), [&](OpBuilder &b) {
+          memref::StoreOp::create(
+              b, loc, tileOfOwn, shared,
+              ValueRange{addIndex(b, loc, runAtIndex, tid)});
         });
         return SmallVector<Value>{};
       });
@@ -1097,7 +1095,6 @@ static Value buildRadixSortScratch(OpBuilder &b, Location loc, Value keysS,
                                    KernelShape shape) {
   Type keyType = cast<MemRefType>(keysS.getType()).getElementType();
   Type i32 = b.getI32Type();
-  Type indexType = b.getIndexType();
   Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
   Value zero32 = constOf(b, loc, i32, 0), one32 = constOf(b, loc, i32, 1);
   int64_t digits = (sortBits + kSortDigitBits - 1) / kSortDigitBits;
@@ -1111,15 +1108,6 @@ static Value buildRadixSortScratch(OpBuilder &b, Location loc, Value keysS,
                                constOf(b, loc, keyType, d * kSortDigitBits)),
         digitMask);
   };
-  auto at = [&](OpBuilder &b, Value base, Value offset) -> Value {
-    return arith::AddIOp::create(b, loc, base, offset);
-  };
-  auto toIndex = [&](OpBuilder &b, Value v) -> Value {
-    return arith::IndexCastUIOp::create(b, loc, indexType, v);
-  };
-  auto isThreadBelow = [&](OpBuilder &b, Value bound) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid, bound);
-  };
 
   // Every digit's histogram.
   forEachStrided(b, loc, tid, c0, constIndex(b, loc, runAt), shape.threads,
@@ -1131,8 +1119,8 @@ static Value buildRadixSortScratch(OpBuilder &b, Location loc, Value keysS,
   forEachStrided(b, loc, tid, c0, m, shape.threads, [&](OpBuilder &b, Value s) {
     Value key = memref::LoadOp::create(b, loc, keysS, ValueRange{c0, row, s});
     for (int64_t d = 0; d < digits; ++d) {
-      Value bin = at(b, constIndex(b, loc, d * kSortBins),
-                     toIndex(b, digitOf(b, key, d)));
+      Value bin = addIndex(b, loc, constIndex(b, loc, d * kSortBins),
+                           asIndex(b, loc, digitOf(b, key, d)));
       memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi, one32,
                                   shared, ValueRange{bin});
     }
@@ -1152,15 +1140,16 @@ static Value buildRadixSortScratch(OpBuilder &b, Location loc, Value keysS,
         // A pass whose digit is the same in all keys would copy them.
         Value split = digitVaries(b, loc, m32, [&](OpBuilder &b, int64_t v) {
           return memref::LoadOp::create(
-              b, loc, shared, ValueRange{at(b, histAt, constIndex(b, loc, v))});
+              b, loc, shared,
+              ValueRange{addIndex(b, loc, histAt, constIndex(b, loc, v))});
         });
         Value dst = arith::SubIOp::create(b, loc, c1, cur);
         scf::IfOp::create(b, loc, split, [&](OpBuilder &b, Location loc) {
           // No pair of the tiles before.
-          buildIf(b, loc, isThreadBelow(b, bins), [&](OpBuilder &b) {
+          buildIf(b, loc, threadBelow(b, loc, tid, bins), [&](OpBuilder &b) {
             memref::StoreOp::create(
                 b, loc, zero32, shared,
-                ValueRange{at(b, constIndex(b, loc, runAt), tid)});
+                ValueRange{addIndex(b, loc, constIndex(b, loc, runAt), tid)});
           });
           buildRadixScatterTiles(b, loc, keysS, idxS, row, cur, dst, c0, m,
                                  shift, {histAt, runAt, warpsAt}, shared, tid,
@@ -1392,23 +1381,10 @@ static void buildSplitRadixSort(
                           shared, ValueRange{tid});
                       Value column = arith::AddIOp::create(
                           b, loc, at(b, base, segHistAt), tid);
-                      auto before = scf::ForOp::create(
-                          b, loc, c0, seg.index, c1,
-                          ValueRange{constOf(b, loc, i32, 0)},
-                          [&](OpBuilder &b, Location loc, Value s,
-                              ValueRange carried) {
-                            Value count = memref::LoadOp::create(
-                                b, loc, aux,
-                                ValueRange{arith::AddIOp::create(
-                                    b, loc, column,
-                                    arith::MulIOp::create(b, loc, s, bins))});
-                            scf::YieldOp::create(
-                                b, loc,
-                                ValueRange{arith::AddIOp::create(
-                                    b, loc, carried[0], count)});
-                          });
+                      Value before =
+                          sumOfSlots(b, loc, aux, column, seg.index, kSortBins);
                       memref::StoreOp::create(
-                          b, loc, before.getResult(0), shared,
+                          b, loc, before, shared,
                           ValueRange{arith::AddIOp::create(
                               b, loc, constIndex(b, loc, runAt), tid)});
                     });
@@ -1943,20 +1919,12 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
           Value base = rowBase(b, seg.row);
           auto [threshold, need] = walkSplitHistograms(
               b, loc, aux, base, digits, k32, keyType, digits);
-          auto loop = scf::ForOp::create(
-              b, loc, constIndex(b, loc, 0), seg.index, constIndex(b, loc, 1),
-              ValueRange{constOf(b, loc, i32, 0), constOf(b, loc, i32, 0)},
-              [&](OpBuilder &b, Location loc, Value s, ValueRange carried) {
-                SmallVector<Value> next;
-                for (int64_t which = 0; which < 2; ++which)
-                  next.push_back(arith::AddIOp::create(
-                      b, loc, carried[which],
-                      memref::LoadOp::create(
-                          b, loc, aux,
-                          ValueRange{segmentSlot(b, base, s, which)})));
-                scf::YieldOp::create(b, loc, next);
-              });
-          Value belowBefore = loop.getResult(0), tiesBefore = loop.getResult(1);
+          Value belowBefore = sumOfSlots(
+              b, loc, aux, segmentSlot(b, base, constIndex(b, loc, 0), 0),
+              seg.index, 2);
+          Value tiesBefore = sumOfSlots(
+              b, loc, aux, segmentSlot(b, base, constIndex(b, loc, 0), 1),
+              seg.index, 2);
           Value takenBefore = arith::AddIOp::create(
               b, loc, belowBefore,
               arith::MinUIOp::create(b, loc, tiesBefore, need));
