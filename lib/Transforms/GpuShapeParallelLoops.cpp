@@ -52,6 +52,16 @@ static void sequentialize(scf::ParallelOp loop) {
   loop.erase();
 }
 
+/// The static trip count of dimension `d` of `op`, if it has one.
+static std::optional<int64_t> tripCount(scf::ParallelOp op, unsigned d) {
+  std::optional<int64_t> lb = getConstantIntValue(op.getLowerBound()[d]);
+  std::optional<int64_t> ub = getConstantIntValue(op.getUpperBound()[d]);
+  std::optional<int64_t> step = getConstantIntValue(op.getStep()[d]);
+  if (!lb || !ub || !step || *step <= 0)
+    return std::nullopt;
+  return std::max<int64_t>(0, (*ub - *lb + *step - 1) / *step);
+}
+
 /// Rewrites `loop` (dimensions d0..dn-1) into a loop over `t` in
 /// [0, threads') whose body runs, in sequence, every iteration with
 /// d_{n-1} = lb + (t + k * threads') * step (all k) for every d0..dn-2:
@@ -65,12 +75,8 @@ static void strideOverThreads(scf::ParallelOp loop, int64_t threads) {
   Value lastUb = loop.getUpperBound()[rank - 1];
   Value lastStep = loop.getStep()[rank - 1];
   int64_t used = threads;
-  std::optional<int64_t> lb = getConstantIntValue(lastLb);
-  std::optional<int64_t> ub = getConstantIntValue(lastUb);
-  std::optional<int64_t> step = getConstantIntValue(lastStep);
-  if (lb && ub && step && *step > 0)
-    used = std::max<int64_t>(
-        1, std::min<int64_t>(threads, (*ub - *lb + *step - 1) / *step));
+  if (std::optional<int64_t> count = tripCount(loop, rank - 1))
+    used = std::max<int64_t>(1, std::min<int64_t>(threads, *count));
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value count = arith::ConstantIndexOp::create(b, loc, used);
@@ -134,16 +140,6 @@ static void tileIntoBlocks(scf::ParallelOp op, int64_t threads) {
   GreedyRewriteConfig config;
   config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
   (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
-}
-
-/// The static trip count of dimension `d` of `op`, if it has one.
-static std::optional<int64_t> tripCount(scf::ParallelOp op, unsigned d) {
-  std::optional<int64_t> lb = getConstantIntValue(op.getLowerBound()[d]);
-  std::optional<int64_t> ub = getConstantIntValue(op.getUpperBound()[d]);
-  std::optional<int64_t> step = getConstantIntValue(op.getStep()[d]);
-  if (!lb || !ub || !step || *step <= 0)
-    return std::nullopt;
-  return std::max<int64_t>(0, (*ub - *lb + *step - 1) / *step);
 }
 
 /// When the last dimension of `op` has a static trip count below

@@ -1909,9 +1909,8 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
                   ValueRange{segmentSlot(b, base, seg.index, which)});
           });
         });
-    // The taken of each segment, from the counts of the segments before.
-    // (The taken go to slot 0 of the scratch, then to the sort.)
-    Value stageKeys = keysS, stageIdx = idxS;
+    // The taken of each segment, from the counts of the segments before,
+    // into slot 0 of the scratch (then the sort).
     buildSegmentLaunch(
         b, loc, rows, *split, shape, i32, {},
         [&](OpBuilder &b, const Segment &seg, Value tid, Value scratch,
@@ -1935,7 +1934,7 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
           else
             collectRange(b, seg.row, tid, scratch, seg.begin, seg.length,
                          takenBefore, tiesBefore, threshold, need,
-                         takeInto(stageKeys, stageIdx, seg.row));
+                         takeInto(keysS, idxS, seg.row));
         });
     // The K taken, in index order, sorted stably: a block per row, or
     // split across blocks.
@@ -1948,20 +1947,19 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
             Value kIndex = constIndex(b, loc, k);
             if (padded) {
               Value c0 = constIndex(b, loc, 0);
-              forEachStrided(
-                  b, loc, tid, c0, kIndex, shape.threads,
-                  [&](OpBuilder &b, Value s) {
-                    memref::StoreOp::create(
-                        b, loc,
-                        memref::LoadOp::create(b, loc, stageKeys,
-                                               ValueRange{c0, row, s}),
-                        shared[0], ValueRange{s});
-                    memref::StoreOp::create(
-                        b, loc,
-                        memref::LoadOp::create(b, loc, stageIdx,
-                                               ValueRange{c0, row, s}),
-                        shared[1], ValueRange{s});
-                  });
+              forEachStrided(b, loc, tid, c0, kIndex, shape.threads,
+                             [&](OpBuilder &b, Value s) {
+                               memref::StoreOp::create(
+                                   b, loc,
+                                   memref::LoadOp::create(
+                                       b, loc, keysS, ValueRange{c0, row, s}),
+                                   shared[0], ValueRange{s});
+                               memref::StoreOp::create(
+                                   b, loc,
+                                   memref::LoadOp::create(
+                                       b, loc, idxS, ValueRange{c0, row, s}),
+                                   shared[1], ValueRange{s});
+                             });
               padShared(b, tid, kIndex, shared);
               sortedFromShared(b, row, tid, shared);
             } else {
