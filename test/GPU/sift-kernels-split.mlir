@@ -17,6 +17,25 @@
 // RUN: tensor-opt %s --convert-sift-to-gpu="split-blocks=0" | FileCheck %s --check-prefix=WHOLE
 // RUN: tensor-opt %s --convert-sift-to-gpu="split-min=300000" | FileCheck %s --check-prefix=WHOLE
 // RUN: tensor-opt %s --convert-sift-to-gpu --sift-gpu-expand-kernels | FileCheck %s --check-prefix=LAUNCH
+// The GPU pipeline's options of the same names reach the pass: split by
+// default (count and compact: two launches each), one launch each with
+// split-blocks=0.
+// RUN: tensor-opt %s --symbol-privatize=exclude=count_long,compact_long --symbol-dce -o %t.two.mlir
+// RUN: tensor-opt %t.two.mlir --sift-gpu-pipeline="chip=sm_90 format=isa" | FileCheck %s --check-prefix=PIPE
+// RUN: tensor-opt %t.two.mlir --sift-gpu-pipeline="chip=sm_90 format=isa split-blocks=0" | FileCheck %s --check-prefix=PIPE-WHOLE
+
+// PIPE-LABEL: llvm.func @count_long
+// PIPE-COUNT-2: gpu.launch_func
+// PIPE-NOT: gpu.launch_func
+// PIPE-LABEL: llvm.func @compact_long
+// PIPE-COUNT-2: gpu.launch_func
+// PIPE-NOT: gpu.launch_func
+// PIPE-WHOLE-LABEL: llvm.func @count_long
+// PIPE-WHOLE-COUNT-1: gpu.launch_func
+// PIPE-WHOLE-NOT: gpu.launch_func
+// PIPE-WHOLE-LABEL: llvm.func @compact_long
+// PIPE-WHOLE-COUNT-1: gpu.launch_func
+// PIPE-WHOLE-NOT: gpu.launch_func
 
 // CALLS-LABEL: func.func @count_long
 // CALLS: call @__sift_gpu_count(%{{.*}}, %{{.*}}) {segment_length = 16672 : i64, segments = 6 : i64, sift.gpu_kernel = "count"}
