@@ -1177,6 +1177,11 @@ def cross_entropy_wide_rows_cases():
             special[2, c - 1] = -INF          # -inf: a finite loss
             t[2] = 0
             special[3, :] = -INF              # all -inf: NaN
+        if c >= 3 and n > 5:
+            special[4, 0] = NAN               # NaN in the first step: NaN
+            # Logits down to 100 below the maximum: exps that underflow
+            # (below -88 they are 0) next to ones that do not.
+            special[5] = np.linspace(-100.0, 0.0, c, dtype=np.float32)
         for red in ("none", "mean"):
             x = special if red == "none" else clean
             rt = ttype(t.shape if red == "none" else (), x.dtype)

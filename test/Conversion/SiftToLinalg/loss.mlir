@@ -25,17 +25,29 @@ func.func @cross_entropy(%x: tensor<4x3xf32>, %t: tensor<4xi64>) -> tensor<f32> 
 // one pass of vector steps (19 logits: one masked step of 32 lanes reading
 // -inf past the end). Each lane keeps a running maximum M (from the lowest
 // finite value) and sum S: above M, S' = S exp(M - x) + 1, else S' = S +
-// exp(x - M), one exp of -|x - M| per logit (afn: it may be a polynomial);
-// the first step only loads (M = x, S = 1; S = 0 for -inf): one step here,
-// so no exp before the lanes combine. Then m = max M and s = sum S
-// exp(M - m) (reassociable). A NaN or +inf logit (`uge +inf`) or a row of -inf (s = 0) gives NaN. The loss is
+// exp(x - M), one exp of -|x - M| per logit; the first step only loads
+// (M = x, S = 1; S = 0 for -inf, NaN for NaN): one step here, so no exp
+// before the lanes combine. Then m = max M and s = sum S exp(M - m)
+// (reassociable). Each exp of a value at most 0 is a polynomial in f32:
+// the value raised to -88 by a select that keeps NaN, k = round(x log2 e)
+// by adding 1.5 * 2^23, r = x - k ln 2 in two parts, a degree 6
+// polynomial, 2^k made in the exponent bits. A NaN logit (S is NaN), a
+// +inf one (m = +inf) or a row of -inf (s = 0) gives NaN. The loss is
 // lse - x[t], NaN for an invalid target and 0 for ignore_index (-100). Half
 // types compute in f32 and round the result once.
 // CHECK-LABEL: func.func @cross_entropy_lse
 // CHECK-DAG: %[[LOWEST:.*]] = arith.constant dense<-3.40282347E+38> : vector<32xf32>
 // CHECK-DAG: %[[VZERO:.*]] = arith.constant dense<0.000000e+00> : vector<32xf32>
 // CHECK-DAG: %[[VONE:.*]] = arith.constant dense<1.000000e+00> : vector<32xf32>
-// CHECK-DAG: %[[VINF:.*]] = arith.constant dense<0x7F800000> : vector<32xf32>
+// CHECK-DAG: %[[INF:.*]] = arith.constant 0x7F800000 : f32
+// CHECK-DAG: %[[FLOOR:.*]] = arith.constant dense<-8.800000e+01> : vector<32xf32>
+// CHECK-DAG: %[[LOG2E:.*]] = arith.constant dense<1.44269502> : vector<32xf32>
+// CHECK-DAG: %[[MAGIC:.*]] = arith.constant dense<0x4B400000> : vector<32xf32>
+// CHECK-DAG: %[[LN2HI:.*]] = arith.constant dense<-0.693359375> : vector<32xf32>
+// CHECK-DAG: %[[LN2LO:.*]] = arith.constant dense<2.12194442E-4> : vector<32xf32>
+// CHECK-DAG: %[[C6:.*]] = arith.constant dense<0.00138888892> : vector<32xf32>
+// CHECK-DAG: %[[BIAS:.*]] = arith.constant dense<1262485377> : vector<32xi32>
+// CHECK-DAG: %[[C23:.*]] = arith.constant dense<23> : vector<32xi32>
 // CHECK-DAG: %[[PAD:.*]] = arith.constant 0xFC00 : f16
 // CHECK-DAG: %[[NAN:.*]] = arith.constant 0x7FC00000 : f32
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
@@ -51,21 +63,36 @@ func.func @cross_entropy(%x: tensor<4x3xf32>, %t: tensor<4xi64>) -> tensor<f32> 
 // CHECK: %[[X:.*]] = arith.extf %[[XH]] : vector<32xf16> to vector<32xf32>
 // CHECK: %[[FINITE:.*]] = arith.cmpf oge, %[[X]], %[[LOWEST]]
 // CHECK: %[[ABOVE:.*]] = arith.cmpf ogt, %[[X]], %[[LOWEST]]
+// CHECK: %[[ISNAN:.*]] = arith.cmpf uno, %[[X]], %[[X]]
+// CHECK: %[[S0:.*]] = arith.select %[[FINITE]], %[[VONE]], %[[VZERO]]
+// CHECK: %[[S:.*]] = arith.select %[[ISNAN]], %[[X]], %[[S0]]
 // CHECK: %[[M:.*]] = arith.select %[[ABOVE]], %[[X]], %[[LOWEST]]
-// CHECK: %[[S:.*]] = arith.select %[[FINITE]], %[[VONE]], %[[VZERO]]
-// CHECK: %[[BAD:.*]] = arith.cmpf uge, %[[X]], %[[VINF]]
+// CHECK-NOT: math.exp
 // CHECK: %[[MAX:.*]] = vector.reduction <maxnumf>, %[[M]] fastmath<nnan> : vector<32xf32> into f32
 // CHECK: %[[MAXV:.*]] = vector.broadcast %[[MAX]]
 // CHECK: %[[SHIFT:.*]] = arith.subf %[[M]], %[[MAXV]]
-// CHECK: %[[SCALE:.*]] = math.exp %[[SHIFT]] fastmath<afn>
+// CHECK: %[[LOW:.*]] = arith.cmpf olt, %[[SHIFT]], %[[FLOOR]]
+// CHECK: %[[E:.*]] = arith.select %[[LOW]], %[[FLOOR]], %[[SHIFT]]
+// CHECK: %[[ROUNDED:.*]] = math.fma %[[E]], %[[LOG2E]], %[[MAGIC]]
+// CHECK: %[[K:.*]] = arith.subf %[[ROUNDED]], %[[MAGIC]]
+// CHECK: %[[R0:.*]] = math.fma %[[K]], %[[LN2HI]], %[[E]]
+// CHECK: %[[R:.*]] = math.fma %[[K]], %[[LN2LO]], %[[R0]]
+// CHECK: math.fma %[[C6]], %[[R]],
+// CHECK-COUNT-4: math.fma %{{.*}}, %[[R]],
+// CHECK: %[[P:.*]] = math.fma %{{.*}}, %[[R]], %[[VONE]]
+// CHECK: %[[BITS:.*]] = arith.bitcast %[[ROUNDED]] : vector<32xf32> to vector<32xi32>
+// CHECK: %[[BIASED:.*]] = arith.subi %[[BITS]], %[[BIAS]]
+// CHECK: %[[EXPONENT:.*]] = arith.shli %[[BIASED]], %[[C23]]
+// CHECK: %[[POW2:.*]] = arith.bitcast %[[EXPONENT]] : vector<32xi32> to vector<32xf32>
+// CHECK: %[[SCALE:.*]] = arith.mulf %[[P]], %[[POW2]]
 // CHECK: %[[SCALED:.*]] = arith.mulf %[[S]], %[[SCALE]]
 // CHECK: %[[SUM:.*]] = vector.reduction <add>, %[[SCALED]] fastmath<reassoc>
-// CHECK: %[[ANYBAD:.*]] = vector.reduction <or>, %[[BAD]]
 // CHECK: %[[LOG:.*]] = math.log %[[SUM]] fastmath<afn>
 // CHECK: %[[SHIFTED_LSE:.*]] = arith.addf %[[MAX]], %[[LOG]]
 // CHECK: %[[POSITIVE:.*]] = arith.cmpf ogt, %[[SUM]], %[[ZERO]]
+// CHECK: %[[INFINITE:.*]] = arith.cmpf oeq, %[[MAX]], %[[INF]]
 // CHECK: %[[LSE0:.*]] = arith.select %[[POSITIVE]], %[[SHIFTED_LSE]], %[[NAN]]
-// CHECK: %[[LSE:.*]] = arith.select %[[ANYBAD]], %[[NAN]], %[[LSE0]]
+// CHECK: %[[LSE:.*]] = arith.select %[[INFINITE]], %[[NAN]], %[[LSE0]]
 // CHECK: %[[XT:.*]] = scf.if %[[VALID:.*]] -> (f32)
 // CHECK: } else {
 // CHECK-NEXT: scf.yield %[[NAN]]
@@ -125,8 +152,8 @@ func.func @cross_entropy_sum_per_item(%x: tensor<2x5x3xf32>, %t: tensor<2x5xi64>
 // CHECK-DAG: %[[WHOLE:.*]] = arith.constant 992 : index
 // CHECK: linalg.generic
 // CHECK: vector.transfer_read %{{.*}}[%[[C0]]], %{{.*}} {in_bounds = [true]} : tensor<1000xf32>, vector<32xf32>
-// CHECK-NOT: math.exp
-// CHECK: %[[STEPS:.*]]:3 = scf.for %[[C:.*]] = %[[C32]] to %[[WHOLE]] step %[[C32]] iter_args({{.*}}) -> (vector<32xf32>, vector<32xf32>, vector<32xi1>)
+// CHECK-NOT: math.fma
+// CHECK: %[[STEPS:.*]]:2 = scf.for %[[C:.*]] = %[[C32]] to %[[WHOLE]] step %[[C32]] iter_args({{.*}}) -> (vector<32xf32>, vector<32xf32>)
 // CHECK: vector.transfer_read %{{.*}}[%[[C]]], %{{.*}} {in_bounds = [true]} : tensor<1000xf32>, vector<32xf32>
 // CHECK: scf.yield
 // CHECK: vector.transfer_read %{{.*}}[%[[WHOLE]]], %{{.*}} : tensor<1000xf32>, vector<32xf32>
@@ -137,7 +164,7 @@ func.func @cross_entropy_long_rows(%x: tensor<8x1000xf32>, %t: tensor<8xi64>) ->
 }
 
 // CHECK-LABEL: func.func @cross_entropy_multiple_of_lanes
-// CHECK: scf.for {{.*}} -> (vector<32xf32>, vector<32xf32>, vector<32xi1>)
+// CHECK: scf.for {{.*}} -> (vector<32xf32>, vector<32xf32>)
 // CHECK: scf.yield
 // CHECK-NOT: vector.transfer_read
 // CHECK: vector.reduction <maxnumf>, %{{.*}} fastmath<nnan>
@@ -167,10 +194,10 @@ func.func @cross_entropy_multiple_of_lanes(%x: tensor<8x64xf32>, %t: tensor<8xi6
 // CHECK: %[[MASK:.*]] = vector.create_mask %{{.*}} : vector<16xi1>
 // CHECK: %[[BASE:.*]] = arith.muli %[[FIRST]], %[[C10]]
 // CHECK: vector.gather %[[FLAT]][%{{.*}}] [%[[OFFSETS]]], %[[MASK]], %{{.*}} : tensor<?xf32>, vector<16xi32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
-// CHECK-NOT: math.exp
-// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C10]] {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xi1>)
+// CHECK-NOT: math.fma
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C10]] {{.*}} -> (vector<16xf32>, vector<16xf32>)
 // CHECK: vector.gather %[[FLAT]]
-// CHECK: math.exp %{{.*}} fastmath<afn> : vector<16xf32>
+// CHECK: math.fma %{{.*}} : vector<16xf32>
 // CHECK: scf.yield
 // CHECK-NOT: vector.reduction
 // CHECK: math.log %{{.*}} fastmath<afn> : vector<16xf32>
