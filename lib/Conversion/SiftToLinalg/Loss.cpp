@@ -225,16 +225,17 @@ static Value i32Like(OpBuilder &b, Location loc, Type type, int32_t value) {
 
 /// exp(x) for x <= 0, NaN or -inf (each exponent of the log-sum-exp is x - M
 /// with M at least x, or -|x - M|). f32 (scalars or vectors): e^x = 2^k e^r
-/// with k = round(x log2(e)), r = x - k ln(2) in [-ln(2)/2, ln(2)/2] (ln(2)
-/// in two parts), e^r by its Taylor polynomial of degree 6 (relative error
-/// below 2e-7), 2^k made in the exponent bits. x is first raised to -88,
-/// where k = -127 and 2^k is exactly 0: -inf and every x whose e^x
-/// is not a normal float give 0; NaN gives NaN. The rounding
-/// is the add of 1.5 * 2^23 (the float's unit there is 1), whose bits then
-/// hold k + 127 above a constant. About 14 instructions a vector, no
-/// branch, no upper clamp: upstream's general approximation (what `afn`
-/// gives other types via --sift-approximate-math) clamps both sides and
-/// costs half as much again, and exp is most of the log-sum-exp's work.
+/// with k = round(x log2(e)), r = x - k ln(2) in [-ln(2)/2, ln(2)/2], e^r
+/// by a polynomial of degree 5 (1 + r + r^2 q(r), q fitted for the least
+/// largest relative error), 2^k made in the exponent bits: within 4e-7 of
+/// e^x (ln(2) rounded to f32 adds up to 127 * 2e-9). x is first raised to
+/// -88, where k = -127 and 2^k is exactly 0: -inf and every x whose e^x is
+/// not a normal float give 0; NaN gives NaN. The rounding is the add of
+/// 1.5 * 2^23 (the float's unit there is 1), whose bits then hold k + 127
+/// above a constant. 12 instructions a vector, no branch, no upper clamp:
+/// upstream's general approximation (what `afn` gives other types via
+/// --sift-approximate-math) clamps both sides, reduces in two steps and
+/// costs 1.6 times as much, and exp is most of the log-sum-exp's work.
 /// Other types take math.exp with `afn`.
 static Value expOfNonPositive(OpBuilder &b, Location loc, Value x) {
   Type type = x.getType();
@@ -252,10 +253,10 @@ static Value expOfNonPositive(OpBuilder &b, Location loc, Value x) {
   Value magic = f(12582912.0); // 1.5 * 2^23
   Value shifted = math::FmaOp::create(b, loc, x, f(1.4426950408889634), magic);
   Value k = arith::SubFOp::create(b, loc, shifted, magic);
-  Value r = math::FmaOp::create(b, loc, k, f(-0.693359375), x);
-  r = math::FmaOp::create(b, loc, k, f(2.12194440e-4), r);
-  Value p = f(1.0 / 720.0);
-  for (double c : {1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0})
+  Value r = math::FmaOp::create(b, loc, k, f(-0.6931471824645996), x);
+  Value p = f(0.008312520571053028);
+  for (double c :
+       {0.04189015552401543, 0.16667114198207855, 0.499992311000824, 1.0, 1.0})
     p = math::FmaOp::create(b, loc, p, r, f(c));
   // bits(shifted) = 0x4B400000 + k: the exponent field of 2^k is
   // (bits - 0x4B400000 + 127) << 23.
