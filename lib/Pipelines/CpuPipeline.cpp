@@ -39,6 +39,12 @@ static void addCpuLoopStage(OpPassManager &pm,
       createSiftSequentializeInnerParallelDims(outer));
   // A reduction's accumulator stays in a register across its loop.
   pm.addNestedPass<func::FuncOp>(createSiftPromoteAccumulators());
+  // Vector loops that stream through rows of memory (cross_entropy's
+  // log-sum-exp) prefetch ahead, across the page and row ends where the
+  // hardware prefetchers stop.
+  SiftPrefetchStreamsOptions prefetch;
+  prefetch.distance = options.prefetchDistance;
+  pm.addNestedPass<func::FuncOp>(createSiftPrefetchStreams(prefetch));
   addPasses(pm, "lower-affine");
   // scf.parallel runs on OpenMP threads (one team over the machine's cores
   // unless num-threads says otherwise); without OpenMP it becomes a

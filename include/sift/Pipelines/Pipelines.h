@@ -73,6 +73,12 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("Partial sums of a blocked float sum (accuracy; see "
                      "--sift-block-float-reductions); 0 sums in sequence"),
       llvm::cl::init(256)};
+  PassOptions::Option<int64_t> prefetchDistance{
+      *this, "prefetch-distance",
+      llvm::cl::desc("Bytes ahead that vector loops streaming through memory "
+                     "prefetch (--sift-prefetch-streams); 0 inserts no "
+                     "prefetches"),
+      llvm::cl::init(4096)};
 };
 
 /// Lowers a module of sift and upstream tensor ops to the LLVM dialect for the

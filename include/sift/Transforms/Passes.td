@@ -251,6 +251,34 @@ def SiftPromoteAccumulators
   let dependentDialects = ["scf::SCFDialect", "memref::MemRefDialect"];
 }
 
+def SiftPrefetchStreams : Pass<"sift-prefetch-streams", "func::FuncOp"> {
+  let summary = "Prefetch ahead of vector loops that stream through memory";
+  let description = [{
+    A loop that reads a vector per iteration at consecutive addresses (an
+    `scf.for` whose induction variable is the last index of a
+    `vector.transfer_read` of a buffer contiguous in its last dimension)
+    gets, before each read, a `memref.prefetch` of the address `distance`
+    bytes further on in the same allocation, one per cache line the vector
+    covers. The prefetched address is computed in the allocation the read's
+    buffer is a view of (through subviews and casts, to a function argument
+    or an allocation with the identity layout) and clamped to its last
+    element, so it crosses row ends: a loop over a row of a matrix,
+    repeated row after row, has the next row in cache when it starts.
+
+    The hardware's own prefetchers stop at 4 KB page boundaries, so a
+    computation that reads each row of 4 KB once (cross_entropy's
+    log-sum-exp) waits for memory at the start of every row. With the
+    prefetches, cross_entropy over 256 MB of f32 logits at C = 1000 went
+    from 21 to 15 ms on the 2-core machine (from 55% to 90% of its read
+    bandwidth). A `distance` of 0 inserts nothing.
+  }];
+  let options = [
+    Option<"distance", "distance", "int64_t", /*default=*/"4096",
+           "How far ahead to prefetch, in bytes (0: no prefetches)">,
+  ];
+  let dependentDialects = ["memref::MemRefDialect", "arith::ArithDialect"];
+}
+
 def SiftStridedCopiesToLinalg
     : Pass<"sift-strided-copies-to-linalg", "func::FuncOp"> {
   let summary = "Turn memref.copy between non-contiguous buffers into "

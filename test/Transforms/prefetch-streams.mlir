@@ -1,0 +1,94 @@
+// --sift-prefetch-streams: a vector loop that streams through memory
+// prefetches `distance` bytes ahead in the allocation its buffer views,
+// one prefetch per cache line of the vector, clamped to the last element.
+//
+// RUN: tensor-opt %s -split-input-file --sift-prefetch-streams | FileCheck %s
+// RUN: tensor-opt %s -split-input-file --sift-prefetch-streams=distance=0 | FileCheck %s --check-prefix=OFF
+
+// A loop over the rows of a matrix, each row read in vectors of 32 f32
+// (128 bytes: two lines) by an inner loop, as cross_entropy's log-sum-exp
+// is after bufferization. The prefetched index is in the whole matrix seen
+// flat (made once, at the function's entry): the read's offset in it (the
+// row's view offset plus the column) plus 4096 bytes = 1024 elements, and
+// 1040 for the second line, at most the last element (so the rows after
+// the current one are prefetched, and nothing past the matrix).
+// CHECK-LABEL: func.func @rows
+// CHECK: %[[FLAT:.*]] = memref.collapse_shape %arg0 {{\[\[}}0, 1]] : memref<64x1000xf32> into memref<64000xf32>
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[N:.*]] = memref.dim %[[FLAT]], %{{.*}}
+// CHECK: %[[LAST:.*]] = arith.subi %[[N]], %[[C1]]
+// CHECK: scf.for %[[R:[a-z0-9_]+]] =
+// CHECK: %[[ROW:.*]] = memref.subview %arg0[%[[R]], 0] [1, 1000] [1, 1]
+// CHECK: scf.for %[[C:[a-z0-9_]+]] =
+// CHECK: %{{[a-z_0-9]+}}, %[[OFFSET:[a-z_0-9]+]], %{{[a-z_0-9]+}}, %[[STRIDE:[a-z_0-9]+]] = memref.extract_strided_metadata %[[ROW]]
+// CHECK: %[[SCALED:.*]] = arith.muli %[[C]], %[[STRIDE]]
+// CHECK: %[[AT:.*]] = arith.addi %[[OFFSET]], %[[SCALED]]
+// CHECK: %[[C1024:.*]] = arith.constant 1024 : index
+// CHECK: %[[AHEAD:.*]] = arith.addi %[[AT]], %[[C1024]]
+// CHECK: %[[CLAMPED:.*]] = arith.minui %[[AHEAD]], %[[LAST]]
+// CHECK: memref.prefetch %[[FLAT]][%[[CLAMPED]]], read, locality<3>, data
+// CHECK: %[[C1040:.*]] = arith.constant 1040 : index
+// CHECK: %[[AHEAD2:.*]] = arith.addi %[[AT]], %[[C1040]]
+// CHECK: %[[CLAMPED2:.*]] = arith.minui %[[AHEAD2]], %[[LAST]]
+// CHECK: memref.prefetch %[[FLAT]][%[[CLAMPED2]]], read, locality<3>, data
+// CHECK-NOT: memref.prefetch
+// CHECK: vector.transfer_read %[[ROW]][%[[C]]]
+// OFF-LABEL: func.func @rows
+// OFF-NOT: memref.prefetch
+func.func @rows(%x: memref<64x1000xf32>, %out: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %c992 = arith.constant 992 : index
+  %pad = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<32xf32>
+  scf.for %r = %c0 to %c64 step %c1 {
+    %row = memref.subview %x[%r, 0] [1, 1000] [1, 1]
+        : memref<64x1000xf32> to memref<1000xf32, strided<[1], offset: ?>>
+    %sum = scf.for %c = %c0 to %c992 step %c32 iter_args(%acc = %zero) -> (vector<32xf32>) {
+      %v = vector.transfer_read %row[%c], %pad {in_bounds = [true]}
+          : memref<1000xf32, strided<[1], offset: ?>>, vector<32xf32>
+      %s = arith.addf %acc, %v : vector<32xf32>
+      scf.yield %s : vector<32xf32>
+    }
+    %t = vector.reduction <add>, %sum : vector<32xf32> into f32
+    memref.store %t, %out[%r] : memref<64xf32>
+  }
+  return
+}
+
+// -----
+
+// A vector of 8 f32 covers one line: one prefetch, in the buffer itself
+// (a fresh allocation). Reads that do not stream are left alone: one at a
+// loop-invariant index, one outside any loop, one along a strided (not
+// contiguous) dimension.
+// CHECK-LABEL: func.func @one_line_and_not_streaming
+// CHECK: %[[BUF:.*]] = memref.alloc() : memref<4096xf32>
+// CHECK-NOT: memref.collapse_shape
+// CHECK: scf.for
+// CHECK: memref.prefetch %[[BUF]]
+// CHECK-NOT: memref.prefetch
+// CHECK: return
+func.func @one_line_and_not_streaming(%i: index,
+    %cols: memref<100x100xf32, strided<[1, 100]>>) -> vector<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c4096 = arith.constant 4096 : index
+  %pad = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<8xf32>
+  %buf = memref.alloc() : memref<4096xf32>
+  %a = scf.for %c = %c0 to %c4096 step %c8 iter_args(%acc = %zero) -> (vector<8xf32>) {
+    %v = vector.transfer_read %buf[%c], %pad {in_bounds = [true]} : memref<4096xf32>, vector<8xf32>
+    %w = vector.transfer_read %buf[%i], %pad {in_bounds = [true]} : memref<4096xf32>, vector<8xf32>
+    %x = vector.transfer_read %cols[%i, %c], %pad {in_bounds = [true]} : memref<100x100xf32, strided<[1, 100]>>, vector<8xf32>
+    %s = arith.addf %acc, %v : vector<8xf32>
+    %t = arith.addf %s, %w : vector<8xf32>
+    %u = arith.addf %t, %x : vector<8xf32>
+    scf.yield %u : vector<8xf32>
+  }
+  %once = vector.transfer_read %buf[%c0], %pad {in_bounds = [true]} : memref<4096xf32>, vector<8xf32>
+  %r = arith.addf %a, %once : vector<8xf32>
+  return %r : vector<8xf32>
+}
