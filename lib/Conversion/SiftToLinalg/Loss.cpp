@@ -13,14 +13,14 @@
 // Speed: the rows are one parallel linalg.generic that writes each row's
 // loss and weight in place (no buffer per row), and the log-sum-exp reads
 // its row once, in vector steps with a running maximum and sum per lane
-// (`logSumExp`). Short rows (at
-// most 16 static classes) compute their log-sum-exps first, 16 rows at a
-// time with a row per lane (`rowLanesLse`), so that no row pays a
-// combination across lanes for a few logits. The f32 exps are a polynomial
-// for exponents at most 0 (`expOfNonPositive`); log carries `afn`, which
-// the CPU pipeline's --sift-approximate-math turns into a vectorizable f32
-// polynomial. The per-element loss stays within 1e-5 + 1e-5 |loss| of a
-// float64 reference (test/Conformance: cross_entropy/wide_*).
+// (`logSumExp`). Short rows (at most 16 static classes) compute their
+// log-sum-exps first, 16 rows at a time with a row per lane
+// (`rowLanesLse`), so that no row pays a combination across lanes for a
+// few logits. The f32 exps are a polynomial for exponents at most 0
+// (`expOfNonPositive`); log carries `afn`, which the CPU pipeline's
+// --sift-approximate-math turns into a vectorizable f32 polynomial. The
+// per-element loss stays within 1e-5 + 1e-5 |loss| of a float64 reference
+// (test/Conformance: cross_entropy/wide_*).
 //
 //===----------------------------------------------------------------------===//
 
