@@ -167,3 +167,29 @@ func.func @unique(%x: tensor<4x4xf32>) -> (tensor<?xf32>, tensor<4x4xi64>, tenso
   %u, %inv, %c = sift.unique %x inverse counts : tensor<4x4xf32> -> tensor<?xf32>, tensor<4x4xi64>, tensor<?xi64>
   return %u, %inv, %c : tensor<?xf32>, tensor<4x4xi64>, tensor<?xi64>
 }
+
+// -----
+
+// The positions travel through the passes as i32 when a static length
+// below 2^31 lets them (each scatter writes i32 keys and i32 positions)
+// and widen to i64 once, after the last pass; a dynamic length keeps i64
+// positions throughout.
+// CHECK-LABEL: func.func @argsort_positions
+// CHECK: arith.index_castui %{{.*}} : index to i32
+// CHECK-COUNT-4: scf.for %{{.*}} -> (tensor<100xi32>, tensor<100xi32>, tensor<256xi64>)
+// CHECK: %[[WIDE:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<100xi32>) outs(%{{.*}} : tensor<100xi64>)
+// CHECK: arith.extui %{{.*}} : i32 to i64
+// CHECK: scf.yield %{{.*}}, %[[WIDE]] : tensor<100xi32>, tensor<100xi64>
+// CHECK-LABEL: func.func @argsort_dynamic_positions
+// CHECK-NOT: arith.extui
+// CHECK: scf.for %{{.*}} -> (tensor<?xi32>, tensor<?xi64>, tensor<256xi64>)
+// CHECK-NOT: arith.extui
+// CHECK: return
+func.func @argsort_positions(%x: tensor<100xi32>) -> tensor<100xi64> {
+  %i = sift.argsort %x : tensor<100xi32> -> tensor<100xi64>
+  return %i : tensor<100xi64>
+}
+func.func @argsort_dynamic_positions(%x: tensor<?xi32>) -> tensor<?xi64> {
+  %i = sift.argsort %x : tensor<?xi32> -> tensor<?xi64>
+  return %i : tensor<?xi64>
+}

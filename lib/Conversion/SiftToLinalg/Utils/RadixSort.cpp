@@ -10,6 +10,8 @@
 
 #include "llvm/ADT/APFloat.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::sift;
 using namespace mlir::sift::lowering;
@@ -216,9 +218,16 @@ static std::pair<Value, Value> radixArgsortBody(OpBuilder &b, Location loc,
   Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
   Value c256 = constIndex(b, loc, 256);
   Value zero64 = constInt(b, loc, i64, 0), one64 = constInt(b, loc, i64, 1);
-  Value iota =
-      generateLine(b, loc, n, i64, [](OpBuilder &b, Location loc, Value i) {
-        return indexToI64(b, loc, i);
+  // The positions travel through the passes as i32 when every one fits
+  // (a static length below 2^31): each pass then moves 16 bytes an element
+  // instead of 24. They widen to i64 once, after the last pass.
+  int64_t staticN = cast<RankedTensorType>(keys.getType()).getDimSize(0);
+  bool narrow = !ShapedType::isDynamic(staticN) &&
+                staticN <= std::numeric_limits<int32_t>::max();
+  Type idxType = narrow ? Type(b.getI32Type()) : i64;
+  Value iota = generateLine(
+      b, loc, n, idxType, [&](OpBuilder &b, Location loc, Value i) {
+        return arith::IndexCastUIOp::create(b, loc, idxType, i).getResult();
       });
   // The bits that vary among the keys: a digit in which every key agrees
   // would be an identity pass, so it is skipped.
@@ -256,7 +265,7 @@ static std::pair<Value, Value> radixArgsortBody(OpBuilder &b, Location loc,
 
           // Stable scatter in input order.
           Value outKeys0 = emptyTensor(b, loc, {getAsOpFoldResult(n)}, keyType);
-          Value outIdx0 = emptyTensor(b, loc, {getAsOpFoldResult(n)}, i64);
+          Value outIdx0 = emptyTensor(b, loc, {getAsOpFoldResult(n)}, idxType);
           auto scatter = scf::ForOp::create(
               b, loc, c0, n, c1,
               ValueRange{outKeys0, outIdx0, starts.getResult(0)},
@@ -284,6 +293,11 @@ static std::pair<Value, Value> radixArgsortBody(OpBuilder &b, Location loc,
     inKeys = pass.getResult(0);
     inIdx = pass.getResult(1);
   }
+  if (narrow)
+    inIdx = mapLine(b, loc, inIdx, i64,
+                    [](OpBuilder &b, Location loc, Value x, Value) -> Value {
+                      return arith::ExtUIOp::create(b, loc, b.getI64Type(), x);
+                    });
   return {inKeys, inIdx};
 }
 
