@@ -41,9 +41,10 @@ static void addCpuLoopStage(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createSiftPromoteAccumulators());
   // Vector loops that stream through rows of memory (cross_entropy's
   // log-sum-exp) prefetch ahead, across the page and row ends where the
-  // hardware prefetchers stop.
+  // hardware prefetchers stop; gathers prefetch the rows they will read.
   SiftPrefetchStreamsOptions prefetch;
   prefetch.distance = options.prefetchDistance;
+  prefetch.indirectDistance = options.indirectPrefetchDistance;
   pm.addNestedPass<func::FuncOp>(createSiftPrefetchStreams(prefetch));
   addPasses(pm, "lower-affine");
   // scf.parallel runs on OpenMP threads (one team over the machine's cores

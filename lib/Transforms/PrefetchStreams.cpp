@@ -7,9 +7,12 @@
 #include "sift/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir {
@@ -117,17 +120,153 @@ static void prefetchAhead(OpBuilder &b, vector::TransferReadOp read, Value root,
   }
 }
 
+/// Whether `iv` is the induction variable of a unit-step loop (an scf.for,
+/// or one dimension of an scf.parallel).
+static bool isUnitStepInductionVar(Value iv) {
+  auto arg = dyn_cast<BlockArgument>(iv);
+  if (!arg)
+    return false;
+  Operation *owner = arg.getOwner()->getParentOp();
+  auto isOne = [](Value v) {
+    std::optional<int64_t> c = getConstantIntValue(v);
+    return c && *c == 1;
+  };
+  if (auto loop = dyn_cast<scf::ForOp>(owner))
+    return loop.getInductionVar() == iv && isOne(loop.getStep());
+  if (auto loop = dyn_cast<scf::ParallelOp>(owner))
+    return isOne(loop.getStep()[arg.getArgNumber()]);
+  return false;
+}
+
+/// An access of another buffer at a position read from an index buffer: a
+/// gather's read, `src[..., idx[..., j], ...]`.
+struct IndirectAccess {
+  /// The buffer read through the index.
+  Value source;
+  /// Its indices (mixed, as a subview's offsets), one of them `position`.
+  SmallVector<OpFoldResult> indices;
+  /// Which of `indices` is the index read from the index buffer.
+  unsigned position;
+  /// Bytes read there (a row of a subview, or one element).
+  int64_t bytes;
+};
+
+/// The access through the value `load` read, if one uses it (directly or
+/// through an index cast) as an index of a memref.load or the offset of a
+/// memref.subview whose sizes are static.
+static std::optional<IndirectAccess> indirectAccessOf(memref::LoadOp load) {
+  SmallVector<Value> values{load.getResult()};
+  for (Operation *user : load->getUsers())
+    if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(user))
+      values.push_back(user->getResult(0));
+  for (Value v : values) {
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto next = dyn_cast<memref::LoadOp>(user)) {
+        if (next.getMemRef() == load.getMemRef() || use.getOperandNumber() == 0)
+          continue;
+        IndirectAccess access;
+        access.source = next.getMemRef();
+        access.indices = getAsOpFoldResult(next.getIndices());
+        access.position = use.getOperandNumber() - 1;
+        access.bytes = std::max<int64_t>(
+            1, next.getMemRefType().getElementTypeBitWidth() / 8);
+        return access;
+      }
+      if (auto view = dyn_cast<memref::SubViewOp>(user)) {
+        auto offsets = view.getMixedOffsets();
+        auto it = llvm::find_if(
+            offsets, [&](OpFoldResult o) { return dyn_cast<Value>(o) == v; });
+        if (it == offsets.end() || !view.getType().hasStaticShape())
+          continue;
+        IndirectAccess access;
+        access.source = view.getSource();
+        access.indices = offsets;
+        access.position = it - offsets.begin();
+        access.bytes =
+            view.getType().getNumElements() *
+            std::max<int64_t>(1, view.getType().getElementTypeBitWidth() / 8);
+        return access;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+/// At most this many cache lines of a gathered row are prefetched.
+constexpr int64_t kMaxIndirectLines = 4;
+
+/// Inserts, after `load` (which reads idx[..., j] in a unit-step loop over
+/// j), the prefetch of what the loop will gather `ahead` iterations later:
+/// idx[..., j + ahead] read too (clamped to the index buffer's last
+/// element), clamped to the source's extent (a padding index of -1 or one
+/// out of range prefetches the last row), and the source row it names.
+static void prefetchIndirect(OpBuilder &b, memref::LoadOp load,
+                             const IndirectAccess &access, int64_t ahead,
+                             DominanceInfo &dominance) {
+  Location loc = load.getLoc();
+  b.setInsertionPointAfter(load);
+  // Every other index of the access must be available here.
+  for (auto [i, ofr] : llvm::enumerate(access.indices)) {
+    auto v = dyn_cast<Value>(ofr);
+    if (i != access.position && v &&
+        !dominance.properlyDominates(v, load.getOperation()->getNextNode()))
+      return;
+  }
+  if (!dominance.properlyDominates(access.source,
+                                   load.getOperation()->getNextNode()))
+    return;
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  // idx[..., j + ahead] within the index buffer (j itself is: it was just
+  // read), whatever guards the loop's reads of it.
+  SmallVector<Value> idxIndices = load.getIndices();
+  Value j = idxIndices.back();
+  Value last = arith::SubIOp::create(
+      b, loc,
+      memref::DimOp::create(b, loc, load.getMemRef(), idxIndices.size() - 1),
+      index(1));
+  idxIndices.back() = arith::MinUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, j, index(ahead)), last);
+  Value next = memref::LoadOp::create(b, loc, load.getMemRef(), idxIndices);
+  if (!next.getType().isIndex())
+    next = arith::IndexCastOp::create(b, loc, b.getIndexType(), next);
+  Value extent = memref::DimOp::create(b, loc, access.source, access.position);
+  Value at = arith::MinUIOp::create(
+      b, loc, next, arith::SubIOp::create(b, loc, extent, index(1)));
+  SmallVector<Value> indices;
+  for (auto [i, ofr] : llvm::enumerate(access.indices))
+    indices.push_back(i == access.position
+                          ? at
+                          : getValueOrCreateConstantIndexOp(b, loc, ofr));
+  auto sourceType = cast<MemRefType>(access.source.getType());
+  int64_t elementBytes =
+      std::max<int64_t>(1, sourceType.getElementTypeBitWidth() / 8);
+  int64_t lines =
+      std::min(kMaxIndirectLines,
+               (access.bytes + kCacheLineBytes - 1) / kCacheLineBytes);
+  for (int64_t line = 0; line < lines; ++line) {
+    SmallVector<Value> lineIndices = indices;
+    if (line > 0)
+      lineIndices.back() =
+          arith::AddIOp::create(b, loc, lineIndices.back(),
+                                index(line * kCacheLineBytes / elementBytes));
+    memref::PrefetchOp::create(b, loc, access.source, lineIndices,
+                               /*isWrite=*/false, /*localityHint=*/3,
+                               /*isDataCache=*/true);
+  }
+}
+
 /// See SiftPrefetchStreams in Passes.td.
 struct PrefetchStreamsPass
     : sift::impl::SiftPrefetchStreamsBase<PrefetchStreamsPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    if (distance <= 0)
-      return;
     SmallVector<std::pair<vector::TransferReadOp, Value>> reads;
     getOperation().walk([&](vector::TransferReadOp read) {
-      if (!streamingLoop(read))
+      if (distance <= 0 || !streamingLoop(read))
         return;
       if (Value root = rootBuffer(read.getBase()))
         reads.push_back({read, root});
@@ -136,6 +275,21 @@ struct PrefetchStreamsPass
     DenseMap<Value, FlatBuffer> flats;
     for (auto [read, root] : reads)
       prefetchAhead(b, read, root, distance, flats);
+
+    if (indirectDistance <= 0)
+      return;
+    SmallVector<std::pair<memref::LoadOp, IndirectAccess>> gathers;
+    getOperation().walk([&](memref::LoadOp load) {
+      if (load.getIndices().empty() ||
+          !isa<IntegerType, IndexType>(load.getMemRefType().getElementType()) ||
+          !isUnitStepInductionVar(load.getIndices().back()))
+        return;
+      if (std::optional<IndirectAccess> access = indirectAccessOf(load))
+        gathers.push_back({load, *access});
+    });
+    DominanceInfo dominance(getOperation());
+    for (auto &[load, access] : gathers)
+      prefetchIndirect(b, load, access, indirectDistance, dominance);
   }
 };
 

@@ -3,7 +3,7 @@
 // one prefetch per cache line of the vector, clamped to the last element.
 //
 // RUN: tensor-opt %s -split-input-file --sift-prefetch-streams | FileCheck %s
-// RUN: tensor-opt %s -split-input-file --sift-prefetch-streams=distance=0 | FileCheck %s --check-prefix=OFF
+// RUN: tensor-opt %s -split-input-file '--sift-prefetch-streams=distance=0 indirect-distance=0' | FileCheck %s --check-prefix=OFF
 
 // A loop over the rows of a matrix, each row read in vectors of 32 f32
 // (128 bytes: two lines) by an inner loop, as cross_entropy's log-sum-exp
@@ -91,4 +91,96 @@ func.func @one_line_and_not_streaming(%i: index,
   %once = vector.transfer_read %buf[%c0], %pad {in_bounds = [true]} : memref<4096xf32>, vector<8xf32>
   %r = arith.addf %a, %once : vector<8xf32>
   return %r : vector<8xf32>
+}
+
+// -----
+
+// A gather of rows, as sift.gather's lowering is after bufferization: a
+// parallel loop over (row, j) loads idx[row, j] and copies the source row
+// it names when it is in range. After the load, the loop also loads
+// idx[row, min(j + 32, 99)] (the index buffer's last element) and
+// prefetches the source row that index names, clamped to the source's
+// rows (a padding index such as -1 prefetches the last row): one line for
+// a row of 16 f32.
+// CHECK-LABEL: func.func @gather_rows
+// CHECK: scf.parallel (%[[B:[a-z0-9_]+]], %[[J:[a-z0-9_]+]]) =
+// CHECK: %[[I:.*]] = memref.load %arg1[%[[B]], %[[J]]] : memref<4x100xi64>
+// CHECK: %[[C1:.*]] = arith.constant 1 : index
+// CHECK: %[[N:.*]] = memref.dim %arg1, %{{.*}} : memref<4x100xi64>
+// CHECK: %[[LASTJ:.*]] = arith.subi %[[N]], %[[C1]]
+// CHECK: %[[C32:.*]] = arith.constant 32 : index
+// CHECK: %[[J32:.*]] = arith.addi %[[J]], %[[C32]]
+// CHECK: %[[JN:.*]] = arith.minui %[[J32]], %[[LASTJ]]
+// CHECK: %[[NEXT:.*]] = memref.load %arg1[%[[B]], %[[JN]]] : memref<4x100xi64>
+// CHECK: %[[NEXTI:.*]] = arith.index_cast %[[NEXT]] : i64 to index
+// CHECK: %[[ROWS:.*]] = memref.dim %arg0, %{{.*}} : memref<4x1000x16xf32>
+// CHECK: %[[LASTROW:.*]] = arith.subi %[[ROWS]], %{{.*}}
+// CHECK: %[[ROW:.*]] = arith.minui %[[NEXTI]], %[[LASTROW]]
+// CHECK: memref.prefetch %arg0[%[[B]], %[[ROW]], %{{.*}}], read, locality<3>, data : memref<4x1000x16xf32>
+// CHECK-NOT: memref.prefetch
+// CHECK: memref.copy
+// OFF-LABEL: func.func @gather_rows
+// OFF-NOT: memref.prefetch
+func.func @gather_rows(%src: memref<4x1000x16xf32>, %idx: memref<4x100xi64>,
+                       %out: memref<4x100x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c100 = arith.constant 100 : index
+  %n = arith.constant 1000 : i64
+  %zero = arith.constant 0 : i64
+  scf.parallel (%b, %j) = (%c0, %c0) to (%c4, %c100) step (%c1, %c1) {
+    %i = memref.load %idx[%b, %j] : memref<4x100xi64>
+    %lo = arith.cmpi sge, %i, %zero : i64
+    %hi = arith.cmpi slt, %i, %n : i64
+    %ok = arith.andi %lo, %hi : i1
+    %dst = memref.subview %out[%b, %j, 0] [1, 1, 16] [1, 1, 1]
+        : memref<4x100x16xf32> to memref<16xf32, strided<[1], offset: ?>>
+    scf.if %ok {
+      %r = arith.index_cast %i : i64 to index
+      %row = memref.subview %src[%b, %r, 0] [1, 1, 16] [1, 1, 1]
+          : memref<4x1000x16xf32> to memref<16xf32, strided<[1], offset: ?>>
+      memref.copy %row, %dst : memref<16xf32, strided<[1], offset: ?>> to memref<16xf32, strided<[1], offset: ?>>
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A gather of scalars in an scf.for prefetches one element; a loop of
+// step 2 and a load whose value is not an index of another buffer get
+// nothing.
+// CHECK-LABEL: func.func @gather_scalars
+// CHECK: scf.for %[[J:[a-z0-9_]+]] =
+// CHECK: memref.load %arg1[%[[J]]]
+// CHECK: %[[NEXT:.*]] = memref.load %arg1[%{{.*}}] : memref<64xindex>
+// CHECK: %[[AT:.*]] = arith.minui %[[NEXT]], %{{.*}}
+// CHECK: memref.prefetch %arg0[%[[AT]]], read, locality<3>, data : memref<1000xf32>
+// CHECK: memref.load %arg0
+// CHECK-NOT: memref.prefetch
+// CHECK: return
+func.func @gather_scalars(%src: memref<1000xf32>, %idx: memref<64xindex>,
+                          %out: memref<64xf32>, %plain: memref<64xi64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  scf.for %j = %c0 to %c64 step %c1 {
+    %i = memref.load %idx[%j] : memref<64xindex>
+    %v = memref.load %src[%i] : memref<1000xf32>
+    memref.store %v, %out[%j] : memref<64xf32>
+  }
+  scf.for %j = %c0 to %c64 step %c2 {
+    %i = memref.load %idx[%j] : memref<64xindex>
+    %v = memref.load %src[%i] : memref<1000xf32>
+    memref.store %v, %out[%j] : memref<64xf32>
+  }
+  scf.for %j = %c0 to %c64 step %c1 {
+    %p = memref.load %plain[%j] : memref<64xi64>
+    %q = arith.addi %p, %p : i64
+    memref.store %q, %plain[%j] : memref<64xi64>
+  }
+  return
 }

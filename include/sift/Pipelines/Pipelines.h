@@ -79,6 +79,12 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
                      "prefetch (--sift-prefetch-streams); 0 inserts no "
                      "prefetches"),
       llvm::cl::init(4096)};
+  PassOptions::Option<int64_t> indirectPrefetchDistance{
+      *this, "indirect-prefetch-distance",
+      llvm::cl::desc("Iterations ahead that a gather's loop prefetches the "
+                     "source rows it will read (--sift-prefetch-streams); 0 "
+                     "inserts no prefetches"),
+      llvm::cl::init(32)};
 };
 
 /// Lowers a module of sift and upstream tensor ops to the LLVM dialect for the

@@ -271,10 +271,23 @@ def SiftPrefetchStreams : Pass<"sift-prefetch-streams", "func::FuncOp"> {
     prefetches, cross_entropy over 256 MB of f32 logits at C = 1000 went
     from 21 to 15 ms on the 2-core machine (from 55% to 90% of its read
     bandwidth). A `distance` of 0 inserts nothing.
+
+    Gathers get the same for their random reads: a loop over j (unit step,
+    an `scf.for` or a dimension of an `scf.parallel`) that loads
+    `idx[..., j]` and uses it as an index of another buffer (a
+    `memref.load`, or the offset of a `memref.subview` of static size: a
+    gathered row) also loads `idx[..., min(j + indirect-distance, ub - 1)]`
+    and prefetches what it names (clamped to the source's extent; up to
+    four cache lines of a row). A gather of 8 x 1e5 rows of 64 bytes from
+    8 x 1e6 went from 24 to 14 ms on the 2-core machine.
   }];
   let options = [
     Option<"distance", "distance", "int64_t", /*default=*/"4096",
            "How far ahead to prefetch, in bytes (0: no prefetches)">,
+    Option<"indirectDistance", "indirect-distance", "int64_t",
+           /*default=*/"32",
+           "How many iterations ahead a gather prefetches its source rows "
+           "(0: none)">,
   ];
   let dependentDialects = ["memref::MemRefDialect", "arith::ArithDialect"];
 }
