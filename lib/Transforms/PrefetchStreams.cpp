@@ -66,6 +66,14 @@ static scf::ForOp streamingLoop(vector::TransferReadOp read) {
   return loop;
 }
 
+/// The last index of dimension `dim` of `memref` (its extent minus one),
+/// built in a fixed order.
+static Value lastIndex(OpBuilder &b, Location loc, Value memref, int64_t dim) {
+  Value extent = memref::DimOp::create(b, loc, memref, dim);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  return arith::SubIOp::create(b, loc, extent, one);
+}
+
 /// A root buffer seen flat, and its last element's index.
 struct FlatBuffer {
   Value flat, last;
@@ -91,8 +99,7 @@ static void prefetchAhead(OpBuilder &b, vector::TransferReadOp read, Value root,
         all[0].push_back(d);
       it->second.flat = memref::CollapseShapeOp::create(b, loc, root, all);
     }
-    it->second.last = arith::SubIOp::create(
-        b, loc, memref::DimOp::create(b, loc, it->second.flat, 0), index(1));
+    it->second.last = lastIndex(b, loc, it->second.flat, 0);
   }
   FlatBuffer buffer = it->second;
 
@@ -223,18 +230,14 @@ static void prefetchIndirect(OpBuilder &b, memref::LoadOp load,
   // read), whatever guards the loop's reads of it.
   SmallVector<Value> idxIndices = load.getIndices();
   Value j = idxIndices.back();
-  Value last = arith::SubIOp::create(
-      b, loc,
-      memref::DimOp::create(b, loc, load.getMemRef(), idxIndices.size() - 1),
-      index(1));
+  Value last = lastIndex(b, loc, load.getMemRef(), idxIndices.size() - 1);
   idxIndices.back() = arith::MinUIOp::create(
       b, loc, arith::AddIOp::create(b, loc, j, index(ahead)), last);
   Value next = memref::LoadOp::create(b, loc, load.getMemRef(), idxIndices);
   if (!next.getType().isIndex())
     next = arith::IndexCastOp::create(b, loc, b.getIndexType(), next);
-  Value extent = memref::DimOp::create(b, loc, access.source, access.position);
   Value at = arith::MinUIOp::create(
-      b, loc, next, arith::SubIOp::create(b, loc, extent, index(1)));
+      b, loc, next, lastIndex(b, loc, access.source, access.position));
   SmallVector<Value> indices;
   for (auto [i, ofr] : llvm::enumerate(access.indices))
     indices.push_back(i == access.position
