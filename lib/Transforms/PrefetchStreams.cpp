@@ -48,22 +48,25 @@ static Value rootBuffer(Value memref) {
   return memref;
 }
 
+/// Bytes of an element of `type` (at least 1).
+static int64_t elementBytes(ShapedType type) {
+  return std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+}
+
 /// Whether `read` streams through memory in its loop: a 1-D vector along
 /// the last dimension of a buffer whose last stride is 1, the last index
 /// being the induction variable of the closest enclosing scf.for.
-static scf::ForOp streamingLoop(vector::TransferReadOp read) {
+static bool streams(vector::TransferReadOp read) {
   auto type = dyn_cast<MemRefType>(read.getBase().getType());
   if (!type || read.getVectorType().getRank() != 1 ||
       !read.getPermutationMap().isMinorIdentity() || read.getIndices().empty())
-    return {};
+    return false;
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1)
-    return {};
+    return false;
   auto loop = read->getParentOfType<scf::ForOp>();
-  if (!loop || read.getIndices().back() != loop.getInductionVar())
-    return {};
-  return loop;
+  return loop && read.getIndices().back() == loop.getInductionVar();
 }
 
 /// The last index of dimension `dim` of `memref` (its extent minus one),
@@ -112,14 +115,12 @@ static void prefetchAhead(OpBuilder &b, vector::TransferReadOp read, Value root,
     linear = arith::AddIOp::create(
         b, loc, linear,
         arith::MulIOp::create(b, loc, idx, meta.getStrides()[i]));
-  int64_t elementBytes =
-      std::max<int64_t>(1, rootType.getElementTypeBitWidth() / 8);
-  int64_t vectorBytes = read.getVectorType().getNumElements() * elementBytes;
+  int64_t bytes = elementBytes(rootType);
+  int64_t vectorBytes = read.getVectorType().getNumElements() * bytes;
   for (int64_t ahead = distance; ahead < distance + vectorBytes;
        ahead += kCacheLineBytes) {
     Value at = arith::MinUIOp::create(
-        b, loc,
-        arith::AddIOp::create(b, loc, linear, index(ahead / elementBytes)),
+        b, loc, arith::AddIOp::create(b, loc, linear, index(ahead / bytes)),
         buffer.last);
     memref::PrefetchOp::create(b, loc, buffer.flat, ValueRange{at},
                                /*isWrite=*/false, /*localityHint=*/3,
@@ -176,8 +177,7 @@ static std::optional<IndirectAccess> indirectAccessOf(memref::LoadOp load) {
         access.source = next.getMemRef();
         access.indices = getAsOpFoldResult(next.getIndices());
         access.position = use.getOperandNumber() - 1;
-        access.bytes = std::max<int64_t>(
-            1, next.getMemRefType().getElementTypeBitWidth() / 8);
+        access.bytes = elementBytes(next.getMemRefType());
         return access;
       }
       if (auto view = dyn_cast<memref::SubViewOp>(user)) {
@@ -191,8 +191,7 @@ static std::optional<IndirectAccess> indirectAccessOf(memref::LoadOp load) {
         access.indices = offsets;
         access.position = it - offsets.begin();
         access.bytes =
-            view.getType().getNumElements() *
-            std::max<int64_t>(1, view.getType().getElementTypeBitWidth() / 8);
+            view.getType().getNumElements() * elementBytes(view.getType());
         return access;
       }
     }
@@ -243,18 +242,15 @@ static void prefetchIndirect(OpBuilder &b, memref::LoadOp load,
     indices.push_back(i == access.position
                           ? at
                           : getValueOrCreateConstantIndexOp(b, loc, ofr));
-  auto sourceType = cast<MemRefType>(access.source.getType());
-  int64_t elementBytes =
-      std::max<int64_t>(1, sourceType.getElementTypeBitWidth() / 8);
+  int64_t bytes = elementBytes(cast<MemRefType>(access.source.getType()));
   int64_t lines =
       std::min(kMaxIndirectLines,
                (access.bytes + kCacheLineBytes - 1) / kCacheLineBytes);
   for (int64_t line = 0; line < lines; ++line) {
     SmallVector<Value> lineIndices = indices;
     if (line > 0)
-      lineIndices.back() =
-          arith::AddIOp::create(b, loc, lineIndices.back(),
-                                index(line * kCacheLineBytes / elementBytes));
+      lineIndices.back() = arith::AddIOp::create(
+          b, loc, lineIndices.back(), index(line * kCacheLineBytes / bytes));
     memref::PrefetchOp::create(b, loc, access.source, lineIndices,
                                /*isWrite=*/false, /*localityHint=*/3,
                                /*isDataCache=*/true);
@@ -269,7 +265,7 @@ struct PrefetchStreamsPass
   void runOnOperation() override {
     SmallVector<std::pair<vector::TransferReadOp, Value>> reads;
     getOperation().walk([&](vector::TransferReadOp read) {
-      if (distance <= 0 || !streamingLoop(read))
+      if (distance <= 0 || !streams(read))
         return;
       if (Value root = rootBuffer(read.getBase()))
         reads.push_back({read, root});
