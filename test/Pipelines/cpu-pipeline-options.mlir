@@ -57,3 +57,23 @@ func.func @tiny(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
   %c = arith.addf %a, %b : tensor<4xf32>
   return %c : tensor<4xf32>
 }
+
+// -----
+
+// A gather of rows prefetches the row it will read indirect-prefetch-distance
+// iterations later (32 by default); 0 leaves the prefetch out.
+// RUN: tensor-opt %s -split-input-file --sift-cpu-pipeline | FileCheck %s --check-prefix=GATHER
+// RUN: tensor-opt %s -split-input-file '--sift-cpu-pipeline=indirect-prefetch-distance=7' | FileCheck %s --check-prefix=GATHER7
+// RUN: tensor-opt %s -split-input-file '--sift-cpu-pipeline=indirect-prefetch-distance=0' | FileCheck %s --check-prefix=NOGATHER
+// GATHER-LABEL: llvm.func @gather_rows
+// GATHER: llvm.mlir.constant(32 : index)
+// GATHER: "llvm.intr.prefetch"
+// GATHER7-LABEL: llvm.func @gather_rows
+// GATHER7: llvm.mlir.constant(7 : index)
+// GATHER7: "llvm.intr.prefetch"
+// NOGATHER-LABEL: llvm.func @gather_rows
+// NOGATHER-NOT: llvm.intr.prefetch
+func.func @gather_rows(%f: tensor<4x1000x16xf32>, %i: tensor<4x100xi64>) -> tensor<4x100x16xf32> {
+  %o = sift.gather %f[%i] {batch_dims = 1 : i64} : tensor<4x1000x16xf32>, tensor<4x100xi64> -> tensor<4x100x16xf32>
+  return %o : tensor<4x100x16xf32>
+}
