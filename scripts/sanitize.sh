@@ -65,6 +65,10 @@ export ASAN_OPTIONS="$common:detect_leaks=1:strict_string_checks=1:check_initial
 export UBSAN_OPTIONS="$common:print_stacktrace=1:suppressions=$root/scripts/ubsan.supp"
 export LSAN_OPTIONS="$common"
 export OMP_NUM_THREADS=1
+# The JIT verifies the module after each pass of its lowering here (a
+# release build verifies it once, at the end): a pass that breaks the IR is
+# found at that pass.
+export SIFT_VERIFY_EACH=1
 
 # The tests that run an uninstrumented program which loads sift's libraries.
 preload_tests='^(lit-Integration|install-host-example)$'

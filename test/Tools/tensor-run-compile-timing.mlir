@@ -4,6 +4,9 @@
 // @main calls @twice and @offset, which may be compiled apart from it.
 // RUN: tensor-run %s -e main --no-compile-cache --compile-timing 2> %t.timing | FileCheck %s
 // RUN: FileCheck %s --check-prefix=TIMING < %t.timing
+// The same with the module verified after each pass of the lowering (what
+// the sanitizer stage of the tests asks for): the same result.
+// RUN: env SIFT_VERIFY_EACH=1 tensor-run %s -e main --no-compile-cache | FileCheck %s
 
 // CHECK: result 0: f32 [4] min 3 max 9 mean 6
 // CHECK-NEXT: [3, 5, 7, 9]
@@ -12,6 +15,7 @@
 // TIMING-DAG: parse
 // TIMING-DAG: lowering to the LLVM dialect
 // TIMING-DAG: OneShotBufferize
+// TIMING-DAG: verify the lowered module
 // TIMING-DAG: LLVM: translate, split
 // TIMING-DAG: LLVM: optimize, generate code ({{[1-9][0-9]*}} partitions, {{[1-9][0-9]*}} threads)
 // TIMING-DAG: LLVM: link, load
