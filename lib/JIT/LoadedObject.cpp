@@ -104,22 +104,31 @@ jit::LoadedObject::create(llvm::ArrayRef<std::string> objects,
     if (llvm::Error e = result->jit->addObjectFile(
             llvm::MemoryBuffer::getMemBufferCopy(object, "sift-jit")))
       return std::move(e);
-  result->registerSymbols([&](llvm::orc::MangleAndInterner mangle) {
-    llvm::orc::SymbolMap map;
-    for (auto &symbol : exported)
-      map[mangle(symbol.getKey())] = {
-          llvm::orc::ExecutorAddr::fromPtr(symbol.getValue()),
-          llvm::JITSymbolFlags::Exported};
-    return map;
-  });
+  if (llvm::Error e =
+          result->registerSymbols([&](llvm::orc::MangleAndInterner mangle) {
+            llvm::orc::SymbolMap map;
+            for (auto &symbol : exported)
+              map[mangle(symbol.getKey())] = {
+                  llvm::orc::ExecutorAddr::fromPtr(symbol.getValue()),
+                  llvm::JITSymbolFlags::Exported};
+            return map;
+          }))
+    return std::move(e);
   return result;
 }
 
-void jit::LoadedObject::registerSymbols(SymbolsFn symbols) {
+llvm::Error jit::LoadedObject::registerSymbols(SymbolsFn symbols) {
   llvm::orc::JITDylib &main = jit->getMainJITDylib();
-  llvm::cantFail(main.define(
-      llvm::orc::absoluteSymbols(symbols(llvm::orc::MangleAndInterner(
-          main.getExecutionSession(), jit->getDataLayout())))));
+  // A function of the module with the name of one of them (a public
+  // `func.func @memrefCopy`) is a duplicate definition: an error, not an
+  // abort.
+  if (llvm::Error e = main.define(
+          llvm::orc::absoluteSymbols(symbols(llvm::orc::MangleAndInterner(
+              main.getExecutionSession(), jit->getDataLayout())))))
+    return llvm::createStringError(
+        "the module defines a symbol that the sift runtime provides (" +
+        llvm::toString(std::move(e)) + "): rename the function");
+  return llvm::Error::success();
 }
 
 llvm::Error jit::LoadedObject::initialize() {

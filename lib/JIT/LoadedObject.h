@@ -51,8 +51,9 @@ public:
   create(llvm::ArrayRef<std::string> objects,
          const std::vector<std::string> &sharedLibs, bool perfListener);
 
-  /// Defines absolute symbols, as ExecutionEngine::registerSymbols.
-  void registerSymbols(SymbolsFn symbols);
+  /// Defines absolute symbols, as ExecutionEngine::registerSymbols; fails
+  /// where the objects define one of them already.
+  llvm::Error registerSymbols(SymbolsFn symbols);
 
   /// Links the object and runs its initializers (global constructors).
   llvm::Error initialize();
