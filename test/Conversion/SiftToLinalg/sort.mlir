@@ -1,16 +1,21 @@
 // The structure of the lowering of the ops in Sort.cpp: sort, argsort, topk,
 // unique. Every element becomes an order-preserving unsigned key; a stable
-// LSD radix argsort (one pass of 8-bit digits per key byte: a histogram, a
-// prefix sum over 256 buckets, a stable scatter) sorts it.
+// LSD radix argsort (the histograms of every 8-bit digit in one pass, then
+// one pass per key byte: a prefix sum over 256 buckets, a stable scatter)
+// sorts it.
 //
 // RUN: tensor-opt %s --convert-sift-to-linalg -split-input-file | FileCheck %s
 
-// An f32 sort is four 8-bit LSD radix passes, each a histogram, a prefix sum
-// over 256 buckets and a stable scatter; the independent lines are an
-// scf.forall (parallel threads on the CPU).
+// An f32 sort is one pass over the keys that counts every digit (four
+// histograms of 4 x 256 counts, and the OR and AND of the keys), then four
+// 8-bit LSD radix passes, each a prefix sum over 256 buckets and a stable
+// scatter; the independent lines are an scf.forall (parallel threads on
+// the CPU).
 // CHECK-LABEL: func.func @sort_f32
 // CHECK: scf.forall
 // CHECK: tensor.extract_slice
+// CHECK: scf.for %{{.*}} = %c0 to %c100 {{.*}} -> (tensor<4096xi64>, i32, i32)
+// CHECK-NOT: scf.for %{{.*}} = %c0 to %c100 {{.*}} -> (tensor<{{[0-9]+}}xi64>)
 // CHECK-COUNT-4: scf.for %{{.*}} = %{{.*}} to %c256
 // CHECK-NOT: to %c256
 // CHECK: scf.forall.in_parallel
@@ -22,11 +27,13 @@ func.func @sort_f32(%x: tensor<8x100xf32>) -> (tensor<8x100xf32>, tensor<8x100xi
 
 // -----
 
-// An i1 key needs one pass, an i64 key eight.
+// An i1 key needs one pass, an i64 key eight (and eight histograms).
 // CHECK-LABEL: func.func @argsort_i1
+// CHECK: -> (tensor<1024xi64>, i32, i32)
 // CHECK-COUNT-1: to %c256
 // CHECK-NOT: to %c256
 // CHECK-LABEL: func.func @argsort_i64
+// CHECK: -> (tensor<8192xi64>, i64, i64)
 // CHECK-COUNT-8: to %c256
 // CHECK-NOT: to %c256
 func.func @argsort_i1(%x: tensor<10xi1>) -> tensor<10xi64> {
@@ -72,7 +79,8 @@ func.func @argsort_f32_key(%x: tensor<10xf32>) -> tensor<10xi64> {
 // radix split on the most significant digit that varies, one partition pass
 // into k + 1 result slots and the candidates (n + 1 slots: their count is
 // known only at run time, at most n), an MSD radix selection among the
-// candidates (one step per key byte, compacting them into n slots), then a
+// candidates (a loop of one step per key byte, most significant first,
+// compacting them into n slots; the step's code is written once), then a
 // stable radix sort of the k selected keys alone. Every buffer has a static
 // size.
 // CHECK-LABEL: func.func @topk
@@ -80,7 +88,11 @@ func.func @argsort_f32_key(%x: tensor<10xf32>) -> tensor<10xi64> {
 // CHECK: tensor.extract_slice %arg0[%{{.*}}, 0] [1, 100] [1, 1] : tensor<4x100xf32> to tensor<100xf32>
 // CHECK: scf.for %{{.*}} = %c0 to %c256 {{.*}} -> (i64, index, i64)
 // CHECK: scf.for %{{.*}} = %c0 to %c100 {{.*}} -> (tensor<6xi32>, tensor<6xi64>, tensor<101xi32>, tensor<101xi64>, index, index)
-// CHECK-COUNT-4: scf.if %{{.*}} -> (tensor<100xi32>, index, i64, i32, i32, i32)
+// CHECK: scf.for %[[STEP:.*]] = %c0 to %c4 step %c1 iter_args({{.*}}) -> (tensor<100xi32>, index, i64, i32, i32, i32)
+// CHECK: %[[DIGIT:.*]] = arith.subi %c3, %[[STEP]] : index
+// CHECK: arith.muli %[[DIGIT]], %c8 : index
+// CHECK: scf.if %{{.*}} -> (tensor<100xi32>, index, i64, i32, i32, i32)
+// CHECK-NOT: scf.if %{{.*}} -> (tensor<100xi32>, index, i64, i32, i32, i32)
 // CHECK: %[[KEYS:.*]] = tensor.extract_slice %{{.*}}[0] [5] [1] : tensor<6xi32> to tensor<5xi32>
 // CHECK-COUNT-4: scf.for %{{.*}} = %c0 to %c256 {{.*}} -> (tensor<256xi64>, i64)
 // CHECK-NOT: to %c256
@@ -101,7 +113,9 @@ func.func @topk(%x: tensor<4x100xf32>) -> (tensor<4x5xf32>, tensor<4x5xi64>) {
 // CHECK-LABEL: func.func @topk_unsorted
 // CHECK-NOT: scf.forall
 // CHECK: %[[R:.*]]:2 = scf.execute_region -> (tensor<5xi32>, tensor<5xi64>) no_inline {
-// CHECK-COUNT-4: scf.if %{{.*}} -> (tensor<100xi32>, index, i64, i32, i32, i32)
+// CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args({{.*}}) -> (tensor<100xi32>, index, i64, i32, i32, i32)
+// CHECK: scf.if %{{.*}} -> (tensor<100xi32>, index, i64, i32, i32, i32)
+// CHECK-NOT: scf.if %{{.*}} -> (tensor<100xi32>, index, i64, i32, i32, i32)
 // CHECK: %[[PICK:.*]]:4 = scf.for %{{.*}} = %c0 to %c100 {{.*}} -> (tensor<6xi64>, tensor<6xi32>, index, i64)
 // CHECK: %[[V:.*]] = tensor.extract_slice %[[PICK]]#1[0] [5] [1] : tensor<6xi32> to tensor<5xi32>
 // CHECK: %[[I:.*]] = tensor.extract_slice %[[PICK]]#0[0] [5] [1] : tensor<6xi64> to tensor<5xi64>

@@ -111,17 +111,20 @@ static std::pair<Value, Value> orAndOf(OpBuilder &b, Location loc, Type keyType,
   return {loop.getResult(0), loop.getResult(1)};
 }
 
-/// Whether the 8-bit digit at `shift` of `bits` (a key-typed value) is not
-/// zero.
-static Value digitNonZero(OpBuilder &b, Location loc, Value bits,
-                          unsigned shift) {
+/// Whether the 8-bit digit at `shift` (a value of the key type) of `bits`
+/// (a key-typed value) is not zero.
+static Value digitNonZero(OpBuilder &b, Location loc, Value bits, Value shift) {
   Type keyType = bits.getType();
-  Value d = arith::AndIOp::create(
-      b, loc,
-      arith::ShRUIOp::create(b, loc, bits, constInt(b, loc, keyType, shift)),
-      constInt(b, loc, keyType, 255));
+  Value d =
+      arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, bits, shift),
+                            constInt(b, loc, keyType, 255));
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, d,
                                constInt(b, loc, keyType, 0));
+}
+
+static Value digitNonZero(OpBuilder &b, Location loc, Value bits,
+                          unsigned shift) {
+  return digitNonZero(b, loc, bits, constInt(b, loc, bits.getType(), shift));
 }
 
 /// Sub-histograms that a histogram loop spreads its counts over (element i
@@ -156,8 +159,59 @@ histogramOf(OpBuilder &b, Location loc, Value n, KeyFn keyAt,
   return hist.getResult(0);
 }
 
-/// The count of digit `d` (an index) in a `histogramOf` result.
-static Value countOf(OpBuilder &b, Location loc, Value hist, Value d) {
+/// The histograms of every 8-bit digit of the `numDigits` low digits of the
+/// keys of elements [0, n) (read with `keyAt`), in one pass over them: a
+/// flat tensor of `numDigits` histograms (as `histogramOf`'s, digit `p` at
+/// offset 256 * kHistCopies * p); and the bitwise OR and AND of the keys
+/// (`orAndOf`'s).
+static std::tuple<Value, Value, Value>
+digitHistogramsOf(OpBuilder &b, Location loc, Type keyType, Value n,
+                  unsigned numDigits, KeyFn keyAt) {
+  Type i64 = b.getI64Type();
+  Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+  Value hist0 =
+      emptyTensor(b, loc, {b.getIndexAttr(256 * kHistCopies * numDigits)}, i64,
+                  constInt(b, loc, i64, 0));
+  auto loop = scf::ForOp::create(
+      b, loc, c0, n, c1,
+      ValueRange{hist0, constInt(b, loc, keyType, 0),
+                 constInt(b, loc, keyType, -1)},
+      [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
+        Value key = keyAt(b, loc, i);
+        Value copy = arith::AndIOp::create(b, loc, i,
+                                           constIndex(b, loc, kHistCopies - 1));
+        Value base =
+            arith::MulIOp::create(b, loc, copy, constIndex(b, loc, 256));
+        Value hist = it[0];
+        for (unsigned p = 0; p < numDigits; ++p) {
+          Value d = arith::AndIOp::create(
+              b, loc,
+              arith::ShRUIOp::create(b, loc, key,
+                                     constInt(b, loc, keyType, 8 * p)),
+              constInt(b, loc, keyType, 255));
+          Value at = arith::AddIOp::create(
+              b, loc,
+              arith::AddIOp::create(b, loc, base,
+                                    constIndex(b, loc, 256 * kHistCopies * p)),
+              arith::IndexCastUIOp::create(b, loc, b.getIndexType(), d));
+          Value c = tensor::ExtractOp::create(b, loc, hist, at);
+          c = arith::AddIOp::create(b, loc, c, constInt(b, loc, i64, 1));
+          hist = tensor::InsertOp::create(b, loc, c, hist, at);
+        }
+        scf::YieldOp::create(
+            b, loc,
+            ValueRange{hist, arith::OrIOp::create(b, loc, it[1], key),
+                       arith::AndIOp::create(b, loc, it[2], key)});
+      });
+  return {loop.getResult(0), loop.getResult(1), loop.getResult(2)};
+}
+
+/// The count of digit `d` (an index) in a `histogramOf` result, or in the
+/// histogram at `offset` (an index) of a `digitHistogramsOf` result.
+static Value countOf(OpBuilder &b, Location loc, Value hist, Value d,
+                     Value offset = {}) {
+  if (offset)
+    d = arith::AddIOp::create(b, loc, d, offset);
   Value sum;
   for (int64_t copy = 0; copy < kHistCopies; ++copy) {
     Value at = arith::AddIOp::create(b, loc, d, constIndex(b, loc, 256 * copy));
@@ -229,15 +283,21 @@ static std::pair<Value, Value> radixArgsortBody(OpBuilder &b, Location loc,
       b, loc, n, idxType, [&](OpBuilder &b, Location loc, Value i) {
         return arith::IndexCastUIOp::create(b, loc, idxType, i).getResult();
       });
-  // The bits that vary among the keys: a digit in which every key agrees
-  // would be an identity pass, so it is skipped.
-  auto [orAll, andAll] = orAndOf(b, loc, keyType, n, readKeys(keys));
+  // Every digit's histogram in one pass over the keys (a digit's counts do
+  // not depend on the order the passes leave the keys in), with the bits
+  // that vary among the keys: a digit in which every key agrees would be an
+  // identity pass, so it is skipped.
+  unsigned numPasses = (sortBits + 7) / 8;
+  auto [hists, orAll, andAll] =
+      digitHistogramsOf(b, loc, keyType, n, numPasses, readKeys(keys));
   Value varying = arith::XOrIOp::create(b, loc, orAll, andAll);
   // One stable counting-sort pass per 8-bit digit, least significant first.
   // The passes are unrolled: each reads the previous pass's tensors and
   // writes fresh ones, so bufferization needs no loop-carried buffer swap.
   Value inKeys = keys, inIdx = iota;
   for (unsigned shiftBits = 0; shiftBits < sortBits; shiftBits += 8) {
+    Value histOffset =
+        constIndex(b, loc, 256 * kHistCopies * int64_t(shiftBits / 8));
     Value shift = constInt(b, loc, keyType, shiftBits);
     Value digitMask = constInt(b, loc, keyType, 255);
     auto digitOf = [&](OpBuilder &b, Location loc, Value key) -> Value {
@@ -249,15 +309,13 @@ static std::pair<Value, Value> radixArgsortBody(OpBuilder &b, Location loc,
     auto pass = scf::IfOp::create(
         b, loc, digitNonZero(b, loc, varying, shiftBits),
         [&](OpBuilder &b, Location loc) {
-          // Histogram of the digit.
-          Value hist = histogramOf(b, loc, n, readKeys(curKeys), digitOf);
-
-          // Exclusive prefix sum: where each digit's run starts.
+          // Exclusive prefix sum of the digit's histogram: where each
+          // digit's run starts.
           Value starts0 = emptyTensor(b, loc, {b.getIndexAttr(256)}, i64);
           auto starts = scf::ForOp::create(
               b, loc, c0, c256, c1, ValueRange{starts0, zero64},
               [&](OpBuilder &b, Location loc, Value d, ValueRange it) {
-                Value c = countOf(b, loc, hist, d);
+                Value c = countOf(b, loc, hists, d, histOffset);
                 Value s = tensor::InsertOp::create(b, loc, it[1], it[0], d);
                 Value acc = arith::AddIOp::create(b, loc, it[1], c);
                 scf::YieldOp::create(b, loc, ValueRange{s, acc});
@@ -312,110 +370,127 @@ std::pair<Value, Value> lowering::radixSelect(OpBuilder &b, Location loc,
   // The candidates are the keys that agree with the k-th key on the digits
   // found so far: all n keys (read with `keyAt`) until a digit that varies
   // among them is found; from then on, the `m` keys compacted at the front
-  // of `cand`. `orC` and `andC` tell which bits still vary among them.
+  // of `cand`. The OR and AND of the candidates tell which bits still vary
+  // among them.
   auto [orAll, andAll] = orAndOf(b, loc, keyType, n, keyAt);
   if (!capacity)
     capacity = getAsOpFoldResult(n);
   Value cand = emptyTensor(b, loc, {capacity}, keyType, /*fillValue=*/{});
-  Value m = n, need = k;
-  Value orC = orAll, andC = andAll;
-  Value threshold = zeroKey;
+  // One step per 8-bit digit, most significant first, as a loop: the
+  // step's code (a histogram and a filter, each in two versions) is written
+  // once rather than once per digit, which made the top-k routine the
+  // largest function LLVM compiled.
   unsigned numDigits = (sortBits + 7) / 8;
-  for (int digit = numDigits - 1; digit >= 0; --digit) {
-    unsigned shiftBits = 8 * digit;
-    Value shift = constInt(b, loc, keyType, shiftBits);
-    Value digitMask = constInt(b, loc, keyType, 255);
-    auto digitOf = [&](OpBuilder &b, Location loc, Value key) -> Value {
-      return arith::AndIOp::create(
-          b, loc, arith::ShRUIOp::create(b, loc, key, shift), digitMask);
-    };
-    Value varies = digitNonZero(
-        b, loc, arith::XOrIOp::create(b, loc, orC, andC), shiftBits);
-    Value curCand = cand, curM = m, curNeed = need, curOr = orC, curAnd = andC;
-    // `build(fromKeys)` in two versions: reading the candidates with `keyAt`
-    // (none compacted yet: m == n) or from `cand`.
-    auto bothWays =
-        [&](OpBuilder &b, Location loc,
-            function_ref<SmallVector<Value>(OpBuilder &, Location, bool)> build)
-        -> SmallVector<Value> {
-      Value fromKeys =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, curM, n);
-      auto twoWays = scf::IfOp::create(
-          b, loc, fromKeys,
-          [&](OpBuilder &b, Location loc) {
-            scf::YieldOp::create(b, loc, build(b, loc, true));
-          },
-          [&](OpBuilder &b, Location loc) {
-            scf::YieldOp::create(b, loc, build(b, loc, false));
-          });
-      return llvm::to_vector_of<Value>(twoWays.getResults());
-    };
-    auto step = scf::IfOp::create(
-        b, loc, varies,
-        [&](OpBuilder &b, Location loc) {
-          // Histogram of the digit among the candidates.
-          Value hist =
-              bothWays(b, loc, [&](OpBuilder &b, Location loc, bool fromKeys) {
-                auto read = readKeys(curCand);
-                return SmallVector<Value>{
-                    histogramOf(b, loc, curM, fromKeys ? keyAt : KeyFn(read),
-                                [&](OpBuilder &b, Location loc, Value key) {
-                                  return Value(arith::IndexCastUIOp::create(
-                                      b, loc, indexType, digitOf(b, loc, key)));
-                                })};
-              })[0];
-          auto [found, before] = findDigit(b, loc, hist, curNeed);
-          Value selDigit = arith::IndexCastUIOp::create(b, loc, keyType, found);
-          Value newNeed = arith::SubIOp::create(b, loc, curNeed, before);
-          // Keep the candidates with that digit, compacted in place (the
-          // write index never passes the read index).
-          SmallVector<Value> kept =
-              bothWays(b, loc, [&](OpBuilder &b, Location loc, bool fromKeys) {
-                auto filter = scf::ForOp::create(
-                    b, loc, c0, curM, c1,
-                    ValueRange{curCand, c0, zeroKey, onesKey},
-                    [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
-                      Value key = fromKeys ? keyAt(b, loc, i)
-                                           : Value(tensor::ExtractOp::create(
-                                                 b, loc, it[0], i));
-                      Value match = arith::CmpIOp::create(
-                          b, loc, arith::CmpIPredicate::eq,
-                          digitOf(b, loc, key), selDigit);
-                      Value out =
-                          tensor::InsertOp::create(b, loc, key, it[0], it[1]);
-                      Value j = arith::AddIOp::create(
-                          b, loc, it[1],
-                          arith::SelectOp::create(b, loc, match, c1, c0));
-                      Value o = arith::OrIOp::create(
-                          b, loc, it[2],
-                          arith::SelectOp::create(b, loc, match, key, zeroKey));
-                      Value a = arith::AndIOp::create(
-                          b, loc, it[3],
-                          arith::SelectOp::create(b, loc, match, key, onesKey));
-                      scf::YieldOp::create(b, loc, ValueRange{out, j, o, a});
-                    });
-                return llvm::to_vector_of<Value>(filter.getResults());
+  Value lastDigit = constIndex(b, loc, numDigits - 1);
+  auto digits = scf::ForOp::create(
+      b, loc, c0, constIndex(b, loc, numDigits), c1,
+      ValueRange{cand, n, k, zeroKey, orAll, andAll},
+      [&](OpBuilder &b, Location loc, Value step, ValueRange it) {
+        Value curCand = it[0], curM = it[1], curNeed = it[2];
+        Value curOr = it[4], curAnd = it[5];
+        Value shift = arith::IndexCastUIOp::create(
+            b, loc, keyType,
+            arith::MulIOp::create(
+                b, loc, arith::SubIOp::create(b, loc, lastDigit, step),
+                constIndex(b, loc, 8)));
+        Value digitMask = constInt(b, loc, keyType, 255);
+        auto digitOf = [&](OpBuilder &b, Location loc, Value key) -> Value {
+          return arith::AndIOp::create(
+              b, loc, arith::ShRUIOp::create(b, loc, key, shift), digitMask);
+        };
+        Value varies = digitNonZero(
+            b, loc, arith::XOrIOp::create(b, loc, curOr, curAnd), shift);
+        // `build(fromKeys)` in two versions: reading the candidates with
+        // `keyAt` (none compacted yet: m == n) or from `cand`.
+        auto bothWays =
+            [&](OpBuilder &b, Location loc,
+                function_ref<SmallVector<Value>(OpBuilder &, Location, bool)>
+                    build) -> SmallVector<Value> {
+          Value fromKeys =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, curM, n);
+          auto twoWays = scf::IfOp::create(
+              b, loc, fromKeys,
+              [&](OpBuilder &b, Location loc) {
+                scf::YieldOp::create(b, loc, build(b, loc, true));
+              },
+              [&](OpBuilder &b, Location loc) {
+                scf::YieldOp::create(b, loc, build(b, loc, false));
               });
-          scf::YieldOp::create(b, loc,
-                               ValueRange{kept[0], kept[1], newNeed, selDigit,
-                                          kept[2], kept[3]});
-        },
-        [&](OpBuilder &b, Location loc) {
-          // Every candidate has this digit.
-          scf::YieldOp::create(b, loc,
-                               ValueRange{curCand, curM, curNeed,
-                                          digitOf(b, loc, curAnd), curOr,
-                                          curAnd});
-        });
-    cand = step.getResult(0);
-    m = step.getResult(1);
-    need = step.getResult(2);
-    threshold = arith::OrIOp::create(
-        b, loc, threshold,
-        arith::ShLIOp::create(b, loc, step.getResult(3), shift));
-    orC = step.getResult(4);
-    andC = step.getResult(5);
-  }
+          return llvm::to_vector_of<Value>(twoWays.getResults());
+        };
+        auto found = scf::IfOp::create(
+            b, loc, varies,
+            [&](OpBuilder &b, Location loc) {
+              // Histogram of the digit among the candidates.
+              Value hist = bothWays(
+                  b, loc, [&](OpBuilder &b, Location loc, bool fromKeys) {
+                    auto read = readKeys(curCand);
+                    return SmallVector<Value>{histogramOf(
+                        b, loc, curM, fromKeys ? keyAt : KeyFn(read),
+                        [&](OpBuilder &b, Location loc, Value key) {
+                          return Value(arith::IndexCastUIOp::create(
+                              b, loc, indexType, digitOf(b, loc, key)));
+                        })};
+                  })[0];
+              auto [digit, before] = findDigit(b, loc, hist, curNeed);
+              Value selDigit =
+                  arith::IndexCastUIOp::create(b, loc, keyType, digit);
+              Value newNeed = arith::SubIOp::create(b, loc, curNeed, before);
+              // Keep the candidates with that digit, compacted in place (the
+              // write index never passes the read index).
+              SmallVector<Value> kept = bothWays(
+                  b, loc, [&](OpBuilder &b, Location loc, bool fromKeys) {
+                    auto filter = scf::ForOp::create(
+                        b, loc, c0, curM, c1,
+                        ValueRange{curCand, c0, zeroKey, onesKey},
+                        [&](OpBuilder &b, Location loc, Value i,
+                            ValueRange it) {
+                          Value key = fromKeys
+                                          ? keyAt(b, loc, i)
+                                          : Value(tensor::ExtractOp::create(
+                                                b, loc, it[0], i));
+                          Value match = arith::CmpIOp::create(
+                              b, loc, arith::CmpIPredicate::eq,
+                              digitOf(b, loc, key), selDigit);
+                          Value out = tensor::InsertOp::create(b, loc, key,
+                                                               it[0], it[1]);
+                          Value j = arith::AddIOp::create(
+                              b, loc, it[1],
+                              arith::SelectOp::create(b, loc, match, c1, c0));
+                          Value o = arith::OrIOp::create(
+                              b, loc, it[2],
+                              arith::SelectOp::create(b, loc, match, key,
+                                                      zeroKey));
+                          Value a = arith::AndIOp::create(
+                              b, loc, it[3],
+                              arith::SelectOp::create(b, loc, match, key,
+                                                      onesKey));
+                          scf::YieldOp::create(b, loc,
+                                               ValueRange{out, j, o, a});
+                        });
+                    return llvm::to_vector_of<Value>(filter.getResults());
+                  });
+              scf::YieldOp::create(b, loc,
+                                   ValueRange{kept[0], kept[1], newNeed,
+                                              selDigit, kept[2], kept[3]});
+            },
+            [&](OpBuilder &b, Location loc) {
+              // Every candidate has this digit.
+              scf::YieldOp::create(b, loc,
+                                   ValueRange{curCand, curM, curNeed,
+                                              digitOf(b, loc, curAnd), curOr,
+                                              curAnd});
+            });
+        Value threshold = arith::OrIOp::create(
+            b, loc, it[3],
+            arith::ShLIOp::create(b, loc, found.getResult(3), shift));
+        scf::YieldOp::create(b, loc,
+                             ValueRange{found.getResult(0), found.getResult(1),
+                                        found.getResult(2), threshold,
+                                        found.getResult(4),
+                                        found.getResult(5)});
+      });
+  Value threshold = digits.getResult(3), need = digits.getResult(2);
   return {threshold, need};
 }
 
