@@ -754,6 +754,99 @@ def topk_cases():
     return out
 
 
+def topk_valid_ref(x, k, axis, smallest, valid):
+    """sift.topk with `valid`: per line, the top-k of its first `valid`
+    elements (clamped to [0, n]), then, when fewer than k, the positions
+    from `valid` on in index order, with the input's values there."""
+    xl = np.moveaxis(x, axis, -1)
+    n = xl.shape[-1]
+    lines = xl.reshape(-1, n)
+    counts = np.broadcast_to(np.asarray(valid, np.int64).reshape(-1),
+                             (lines.shape[0],))
+    vals = np.empty((lines.shape[0], k), x.dtype)
+    idxs = np.empty((lines.shape[0], k), np.int64)
+    for r, line in enumerate(lines):
+        v = int(min(max(counts[r], 0), n))
+        take = min(k, v)
+        if take:
+            _, i = ops.topk(line[:v], take, -1, smallest=smallest)
+        else:
+            i = np.zeros(0, np.int64)
+        i = np.concatenate([i, np.arange(v, v + k - take, dtype=np.int64)])
+        idxs[r] = i
+        vals[r] = line[i]
+    shape = xl.shape[:-1] + (k,)
+    return (np.moveaxis(vals.reshape(shape), -1, axis),
+            np.moveaxis(idxs.reshape(shape), -1, axis))
+
+
+def topk_valid_cases():
+    """`valid`: only a prefix of each line ranks by value; the rest ranks
+    last in index order with its own values (not the extreme the CPU and
+    GPU lowerings rank it as). A scalar length (a run-time argument) or
+    one per line (a tensor argument): shorter than k, zero, negative, past
+    the line's end; lines along the last axis and along the first (moved
+    last by --sift-layout); a row longer than the GPU's bitonic limit."""
+    out = []
+    r = rng_for("topk_valid")
+    ties = r.integers(0, 6, 50).astype(np.float32)
+    ties[ties == 5] = NAN
+    ints = r.integers(-(1 << 31), 1 << 31, 6000, dtype=np.int64)
+    ints = ints.astype(np.int32)
+    scalar_cfgs = [
+        ("prefix20_k5", ties, 5, 20),
+        ("shorter_than_k", ties, 10, 4),
+        ("zero", ties, 3, 0),
+        ("negative", ties, 3, -7),
+        ("past_the_end", ties, 5, 80),
+        ("whole_line_k_eq_n", ties, 50, 30),
+        ("long_i32_k100", ints, 100, 3000),
+        ("long_i32_k3000", ints, 3000, 2500),
+    ]
+    for name, x, k, valid in scalar_cfgs:
+        vt, it = ttype([k], x.dtype), ttype([k], "i64")
+        for mode in ("largest", "smallest", "unsorted"):
+            kw = {"largest": "", "smallest": " smallest",
+                  "unsorted": " unsorted"}[mode]
+            v, i = topk_valid_ref(x, k, 0, mode == "smallest", valid)
+            mlir = func("f", [("x", tt(x)), ("n", "index")],
+                        [("%v", vt), ("%i", it)],
+                        ["%%v, %%i = sift.topk %%x k(%d) valid(%%n : index)%s"
+                         " : %s -> %s, %s" % (k, kw, tt(x), vt, it)])
+            cname = "%s_%s" % (name, mode)
+            if mode == "unsorted":
+                out.append(Case("topk_valid", cname, mlir, [x],
+                                args={"n": valid},
+                                check=unsorted_check(x, 0, v, i)))
+            else:
+                out.append(Case("topk_valid", cname, mlir, [x],
+                                args={"n": valid}, expect=[v, i]))
+    line_cfgs = [
+        ("rows_dim1", r.integers(0, 4, (8, 64)).astype(np.float32), 5, 1,
+         np.array([0, 3, 64, 10, 5, 70, 1, 32], np.int64)),
+        ("cols_dim0", r.integers(-3, 3, (10, 6)).astype(np.int64), 3, 0,
+         np.array([10, 2, 0, 7, -1, 3], np.int64)),
+    ]
+    for name, x, k, dim, valid in line_cfgs:
+        kshape = list(x.shape)
+        kshape[dim] = k
+        vt, it = ttype(kshape, x.dtype), ttype(kshape, "i64")
+        lt = ttype(valid.shape, "i64")
+        ltx = ttype(valid.shape, "index")
+        for mode in ("largest", "smallest"):
+            kw = " smallest" if mode == "smallest" else ""
+            v, i = topk_valid_ref(x, k, dim, mode == "smallest", valid)
+            mlir = func("f", [("x", tt(x)), ("n", lt)],
+                        [("%v", vt), ("%i", it)],
+                        ["%%m = arith.index_cast %%n : %s to %s" % (lt, ltx),
+                         "%%v, %%i = sift.topk %%x k(%d) valid(%%m : %s)%s "
+                         "{dim = %d : i64} : %s -> %s, %s"
+                         % (k, ltx, kw, dim, tt(x), vt, it)])
+            out.append(Case("topk_valid", "%s_%s" % (name, mode), mlir,
+                            [x, valid], expect=[v, i]))
+    return out
+
+
 def unsorted_check(x, axis, want_v, want_i):
     """`unsorted`: per row the same set of indices as the sorted form, each
     value paired with its index (values[j] == input[indices[j]])."""
@@ -2334,7 +2427,7 @@ func.func @mean(%x: tensor<Nxf32>, %m: tensor<Nxi1>) -> tensor<f32> {
 
 GENERATORS = [nonzero_cases, unique_cases, masked_select_cases,
               randperm_cases, count_cases, compact_cases, cumsum_cases,
-              sort_cases, topk_cases, gather_cases, scatter_cases,
+              sort_cases, topk_cases, topk_valid_cases, gather_cases, scatter_cases,
               random_cases, sample_balanced_cases, cross_entropy_cases, staticize_cases,
               numerics_cases]
 

@@ -2412,6 +2412,9 @@ static LogicalResult convertArgsort(ArgsortOp op, SplitOptions splitOptions) {
 }
 
 static LogicalResult convertTopk(TopkOp op, SplitOptions splitOptions) {
+  // `valid` was decomposed where it could be (decomposeTopkValid).
+  if (op.getValid())
+    return failure();
   OpBuilder b(op);
   SmallVector<NamedAttribute> attrs = {
       b.getNamedAttr("k", b.getI64IntegerAttr(op.getK()))};
@@ -2868,6 +2871,89 @@ static LogicalResult decomposeMaskedSelect(MaskedSelectOp op) {
   return success();
 }
 
+/// The value that ranks after every other one of `type` in a top-k of the
+/// smallest elements (`smallest`) or of the largest, in sift's order
+/// (false < true, signed integers, NaN the largest float).
+static TypedAttr lastInOrder(Type type, bool smallest) {
+  Builder b(type.getContext());
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
+    return b.getFloatAttr(type, smallest ? APFloat::getNaN(semantics)
+                                         : APFloat::getInf(semantics, true));
+  }
+  unsigned width = type.getIntOrFloatBitWidth();
+  if (width == 1)
+    return b.getIntegerAttr(type, smallest ? 1 : 0);
+  return b.getIntegerAttr(type, smallest ? APInt::getSignedMaxValue(width)
+                                         : APInt::getSignedMinValue(width));
+}
+
+/// sift.topk with `valid`, of a static input, as the top-k of keys whose
+/// elements at and past their line's valid length are the value that
+/// ranks last (the top-k is stable: a valid element of that value stays
+/// ahead of them, and they keep their index order), and its values read
+/// back from the input:
+///   key[..., j, ...] = j < valid[line] ? x[..., j, ...] : last   elementwise
+///   _, i = topk(key)                                             topk kernel
+///   v[..., t, ...] = x[..., i[..., t, ...], ...]                 elementwise
+static LogicalResult decomposeTopkValid(TopkOp op) {
+  auto type = cast<RankedTensorType>(op.getInput().getType());
+  Value valid = op.getValid();
+  if (!valid || !type.hasStaticShape())
+    return failure();
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  int64_t axis = op.getAxis();
+  Type elementType = type.getElementType();
+  Value input = op.getInput();
+  Value last = arith::ConstantOp::create(
+      b, loc, lastInOrder(elementType, op.getSmallest()));
+  // The input and the lengths as operands (the lengths along the lines):
+  // the masking fuses into the input's producer, often the same masking.
+  int64_t rank = type.getRank();
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  SmallVector<Value> operands = {input};
+  SmallVector<AffineMap> maps = {identity};
+  bool perLine = isa<RankedTensorType>(valid.getType());
+  if (perLine) {
+    operands.push_back(valid);
+    maps.push_back(identity.dropResult(axis));
+  }
+  maps.push_back(identity);
+  Value init = tensor::EmptyOp::create(b, loc, type.getShape(), elementType);
+  Value keys =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{type}, operands, ValueRange{init}, maps,
+          SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+          [&](OpBuilder &b, Location loc, ValueRange args) {
+            Value inPrefix =
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                      linalg::IndexOp::create(b, loc, axis),
+                                      perLine ? args[1] : valid);
+            linalg::YieldOp::create(b, loc,
+                                    ValueRange{arith::SelectOp::create(
+                                        b, loc, inPrefix, args[0], last)});
+          })
+          .getResult(0);
+  auto topk = TopkOp::create(b, loc, op.getValues().getType(),
+                             op.getIndices().getType(), keys, op.getK(),
+                             op.getDim(), op.getSmallest(), op.getUnsorted(),
+                             /*valid=*/Value());
+  Value indices = topk.getIndices();
+  Value values = generateTensor(
+      b, loc, cast<RankedTensorType>(indices.getType()).getShape(), elementType,
+      [&](OpBuilder &b, Location loc, ValueRange ivs) {
+        SmallVector<Value> at(ivs);
+        at[axis] = lowering::i64ToIndex(
+            b, loc, tensor::ExtractOp::create(b, loc, indices, ivs));
+        return tensor::ExtractOp::create(b, loc, input, at).getResult();
+      });
+  op.getValues().replaceAllUsesWith(values);
+  op.getIndices().replaceAllUsesWith(indices);
+  op.erase();
+  return success();
+}
+
 /// sift.sample_balanced of static, non-empty labels `[B..., N]` as rows
 /// `[R, N]`, as kernels:
 ///   key[r, j] = philox(seed, stream of row r, j) ^ 2^31    elementwise
@@ -3093,6 +3179,14 @@ struct ConvertSiftToGpuPass
       else
         (void)decomposeSampleBalanced(cast<SampleBalancedOp>(op));
     }
+    // A top-k with `valid` is a top-k of masked keys.
+    SmallVector<TopkOp> validTopks;
+    getOperation()->walk([&](TopkOp op) {
+      if (op.getValid() && isa<func::FuncOp>(op->getParentOp()))
+        validTopks.push_back(op);
+    });
+    for (TopkOp op : validTopks)
+      (void)decomposeTopkValid(op);
     SplitOptions split{splitBlocks, splitMin};
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {

@@ -26,15 +26,45 @@ using namespace mlir::sift::lowering;
 
 namespace {
 
-/// The stable permutation that sorts a 1-D `line`, as i64 indices.
+/// The key of element `i` of a line, `x`: its sort key, or, at and past
+/// `valid` (an index; null: every element is valid), the largest key, which
+/// ranks it after every valid element (the sorts are stable, so after a
+/// valid element with the largest key too).
+static Value lineKey(OpBuilder &b, Location loc, Value x, Value i,
+                     const SortKeyInfo &info, bool descending, Value valid) {
+  Value key = toSortKey(b, loc, x, info, descending);
+  if (!valid)
+    return key;
+  Value inPrefix =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i, valid);
+  Value last = constInt(
+      b, loc, key.getType(),
+      static_cast<int64_t>(llvm::maskTrailingOnes<uint64_t>(info.sortBits)));
+  return arith::SelectOp::create(b, loc, inPrefix, key, last);
+}
+
+/// The stable permutation that sorts a 1-D `line`, as i64 indices; the
+/// elements at and past `valid` (when given) rank last, in index order.
 static Value argsortLine(OpBuilder &b, Location loc, Value line,
-                         const SortKeyInfo &info, bool descending) {
+                         const SortKeyInfo &info, bool descending,
+                         Value valid = {}) {
   Value n = dimValue(b, loc, line, 0);
   Value keys = mapLine(b, loc, line, b.getIntegerType(info.keyBits),
-                       [&](OpBuilder &b, Location loc, Value x, Value) {
-                         return toSortKey(b, loc, x, info, descending);
+                       [&](OpBuilder &b, Location loc, Value x, Value i) {
+                         return lineKey(b, loc, x, i, info, descending, valid);
                        });
   return radixArgsort(b, loc, keys, n, info.sortBits).second;
+}
+
+/// How many elements of a line of length `n` a selection of `k` of them
+/// reads when only the first `valid` rank by value: all of them without
+/// `valid`; else the valid prefix, or the first k when it is shorter (the
+/// rest of the line never ranks among the k).
+static Value selectionLength(OpBuilder &b, Location loc, Value n, int64_t k,
+                             Value valid) {
+  if (!valid)
+    return n;
+  return arith::MaxUIOp::create(b, loc, valid, constIndex(b, loc, k));
 }
 
 /// Whether a collection pass over keys in index order takes `key`, given the
@@ -77,13 +107,13 @@ static Value permuteLine(OpBuilder &b, Location loc, Value line, Value perm);
 /// and the first of those equal to T in index order.
 static std::pair<Value, Value>
 selectLineInIndexOrder(OpBuilder &b, Location loc, Value line, int64_t k,
-                       const SortKeyInfo &info, bool descending) {
+                       const SortKeyInfo &info, bool descending, Value valid) {
   Type keyType = b.getIntegerType(info.keyBits), i64 = b.getI64Type();
   Type elementType = cast<RankedTensorType>(line.getType()).getElementType();
-  Value n = dimValue(b, loc, line, 0);
+  Value n = selectionLength(b, loc, dimValue(b, loc, line, 0), k, valid);
   auto keyAt = [&](OpBuilder &b, Location loc, Value i) -> Value {
     Value x = tensor::ExtractOp::create(b, loc, line, i);
-    return toSortKey(b, loc, x, info, descending);
+    return lineKey(b, loc, x, i, info, descending, valid);
   };
   auto [threshold, need] = radixSelect(
       b, loc, keyType, n, constInt(b, loc, i64, k), info.sortBits, keyAt);
@@ -99,7 +129,7 @@ selectLineInIndexOrder(OpBuilder &b, Location loc, Value line, int64_t k,
       b, loc, c0, n, c1, ValueRange{idx0, vals0, c0, zero64},
       [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
         Value x = tensor::ExtractOp::create(b, loc, line, i);
-        Value key = toSortKey(b, loc, x, info, descending);
+        Value key = lineKey(b, loc, x, i, info, descending, valid);
         auto [take, equal] = takeKey(b, loc, key, threshold, it[3], need);
         Value at = it[2];
         Value oi =
@@ -124,12 +154,15 @@ selectLineInIndexOrder(OpBuilder &b, Location loc, Value line, int64_t k,
 static std::pair<Value, Value> selectSortedLine(OpBuilder &b, Location loc,
                                                 Value line, int64_t k,
                                                 const SortKeyInfo &info,
-                                                bool descending) {
+                                                bool descending, Value valid) {
   Type keyType = b.getIntegerType(info.keyBits), i64 = b.getI64Type();
-  Value n = dimValue(b, loc, line, 0);
+  // The buffers are sized by the line (`lineLength`); the passes read the
+  // first `n` elements.
+  Value lineLength = dimValue(b, loc, line, 0);
+  Value n = selectionLength(b, loc, lineLength, k, valid);
   auto keyAt = [&](OpBuilder &b, Location loc, Value i) -> Value {
     Value x = tensor::ExtractOp::create(b, loc, line, i);
-    return toSortKey(b, loc, x, info, descending);
+    return lineKey(b, loc, x, i, info, descending, valid);
   };
   Value kValue = constInt(b, loc, i64, k);
   RadixSplit split =
@@ -146,9 +179,9 @@ static std::pair<Value, Value> selectSortedLine(OpBuilder &b, Location loc,
   Value digitMask = constInt(b, loc, keyType, 255);
   OpFoldResult slots = b.getIndexAttr(k + 1);
   Value m = i64ToIndex(b, loc, split.count);
-  OpFoldResult nSize = getAsOpFoldResult(n);
-  OpFoldResult candSlots =
-      getAsOpFoldResult(arith::AddIOp::create(b, loc, n, c1).getResult());
+  OpFoldResult nSize = getAsOpFoldResult(lineLength);
+  OpFoldResult candSlots = getAsOpFoldResult(
+      arith::AddIOp::create(b, loc, lineLength, c1).getResult());
   if (std::optional<int64_t> staticN = getConstantIntValue(nSize))
     candSlots = b.getIndexAttr(*staticN + 1);
   auto partition = scf::ForOp::create(
@@ -390,10 +423,25 @@ struct TopkLowering : OpRewritePattern<TopkOp> {
                                              size),
                        SIFT_RT_ERROR_TOPK_K_EXCEEDS_SIZE, {kValue, size});
     }
+    // `valid`: one length for every line, or the lines' lengths flattened
+    // in the line loop's order.
+    Value valid = op.getValid();
+    if (valid && isa<RankedTensorType>(valid.getType()))
+      valid = flatten(rewriter, loc, valid);
     SmallVector<Value> results = lines->forEachLine(
         rewriter, loc,
         {{lines->elementType(), kSize}, {rewriter.getI64Type(), kSize}},
-        [&](OpBuilder &b, Location loc, ValueRange line, Value) {
+        [&](OpBuilder &b, Location loc, ValueRange line, Value lineNumber) {
+          // This line's valid length, clamped to [0, n].
+          Value lineValid = valid;
+          if (valid) {
+            if (isa<RankedTensorType>(valid.getType()))
+              lineValid = tensor::ExtractOp::create(b, loc, valid, lineNumber);
+            lineValid = arith::MaxSIOp::create(b, loc, lineValid,
+                                               constIndex(b, loc, 0));
+            lineValid = arith::MinSIOp::create(b, loc, lineValid,
+                                               dimValue(b, loc, line[0], 0));
+          }
           if (select) {
             // One routine per input type, k and order, shared by every
             // top-k of them.
@@ -402,13 +450,14 @@ struct TopkLowering : OpRewritePattern<TopkOp> {
                   auto [values, indices] =
                       op.getUnsorted()
                           ? selectLineInIndexOrder(b, loc, line[0], k, info,
-                                                   descending)
+                                                   descending, lineValid)
                           : selectSortedLine(b, loc, line[0], k, info,
-                                             descending);
+                                             descending, lineValid);
                   return SmallVector<Value>{values, indices};
                 });
           }
-          Value perm = argsortLine(b, loc, line[0], info, descending);
+          Value perm =
+              argsortLine(b, loc, line[0], info, descending, lineValid);
           if (guard)
             return firstOfShortLine(b, loc, line[0], perm, k);
           Value best = firstElements(b, loc, perm, k);

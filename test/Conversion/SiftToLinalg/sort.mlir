@@ -106,6 +106,30 @@ func.func @topk(%x: tensor<4x100xf32>) -> (tensor<4x5xf32>, tensor<4x5xi64>) {
 
 // -----
 
+// `valid`, one per line: the line's length, clamped to [0, n], and the
+// selection's passes read max(valid, k) elements, not the whole line; an
+// element at or past the valid length has the largest key (0xFFFFFFFF:
+// sorted after every valid one, in index order), so a line shorter than k
+// ends with the positions past it.
+// CHECK-LABEL: func.func @topk_valid
+// CHECK: scf.forall (%[[LINE:.*]]) in (%c4)
+// CHECK: %[[N:.*]] = tensor.extract %arg1[%[[LINE]]] : tensor<4xindex>
+// CHECK: %[[LOW:.*]] = arith.maxsi %[[N]], %c0 : index
+// CHECK: %[[VALID:.*]] = arith.minsi %[[LOW]], %c100 : index
+// CHECK: scf.execute_region -> (tensor<5xi32>, tensor<5xi64>) no_inline {
+// CHECK: %[[READ:.*]] = arith.maxui %[[VALID]], %c5 : index
+// CHECK: scf.for %[[J:.*]] = %c0 to %[[READ]] step %c1
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[J]], %[[VALID]] : index
+// CHECK: arith.select %[[IN]], %{{.*}}, %c-1_i32 : i32
+// CHECK: scf.for %{{.*}} = %c0 to %c256
+// CHECK: scf.for %{{.*}} = %c0 to %[[READ]] step %c1 iter_args({{.*}}) -> (tensor<6xi32>, tensor<6xi64>, tensor<101xi32>, tensor<101xi64>, index, index)
+func.func @topk_valid(%x: tensor<4x100xi32>, %n: tensor<4xindex>) -> (tensor<4x5xi32>, tensor<4x5xi64>) {
+  %v, %i = sift.topk %x k(5) valid(%n : tensor<4xindex>) smallest : tensor<4x100xi32> -> tensor<4x5xi32>, tensor<4x5xi64>
+  return %v, %i : tensor<4x5xi32>, tensor<4x5xi64>
+}
+
+// -----
+
 // unsorted: the MSD radix selection of the k-th key, then one pass in index
 // order collecting the keys below it and the first of those equal to it,
 // into k + 1 slots; no sort afterwards. The selection is a routine (an

@@ -297,6 +297,22 @@ func.func @topk_dim(%x: tensor<8xf32>) {
 
 // -----
 
+func.func @topk_valid_shape(%x: tensor<8x64xf32>, %n: tensor<64xindex>) {
+  // expected-error @+1 {{expects `valid` to be an index or a tensor of one index per line, 'tensor<8xindex>' (the input's shape without dimension 1), got 'tensor<64xindex>'}}
+  %0:2 = sift.topk %x k(2) valid(%n : tensor<64xindex>) : tensor<8x64xf32> -> tensor<8x2xf32>, tensor<8x2xi64>
+  return
+}
+
+// -----
+
+func.func @topk_valid_type(%x: tensor<8xf32>, %n: i64) {
+  // expected-error @+1 {{operand #1 must be index or ranked tensor of index values}}
+  %0:2 = sift.topk %x k(2) valid(%n : i64) : tensor<8xf32> -> tensor<2xf32>, tensor<2xi64>
+  return
+}
+
+// -----
+
 func.func @topk_result(%x: tensor<8xf32>) {
   // expected-error @+2 {{failed to infer returned types}}
   // expected-error @+1 {{inferred type(s) 'tensor<2xf32>', 'tensor<2xi64>' are incompatible}}

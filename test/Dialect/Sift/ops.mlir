@@ -122,6 +122,22 @@ func.func @topk(%x: tensor<1000xf32>, %y: tensor<8x64xf32>, %d: tensor<?xf32>) {
   return
 }
 
+// `valid`: one index for every line, or one per line.
+// CHECK-LABEL: func @topk_valid
+func.func @topk_valid(%x: tensor<1000xf32>, %y: tensor<8x64xf32>, %n: index,
+                      %rows: tensor<8xindex>, %cols: tensor<64xindex>) {
+  // CHECK: sift.topk %{{.*}} k(100) valid(%{{.*}} : index) smallest : tensor<1000xf32> -> tensor<100xf32>, tensor<100xi64>
+  %0:2 = sift.topk %x k(100) valid(%n : index) smallest
+      : tensor<1000xf32> -> tensor<100xf32>, tensor<100xi64>
+  // CHECK: sift.topk %{{.*}} k(5) valid(%{{.*}} : tensor<8xindex>) unsorted {dim = 1 : i64} : tensor<8x64xf32> -> tensor<8x5xf32>, tensor<8x5xi64>
+  %1:2 = sift.topk %y k(5) valid(%rows : tensor<8xindex>) unsorted {dim = 1 : i64}
+      : tensor<8x64xf32> -> tensor<8x5xf32>, tensor<8x5xi64>
+  // CHECK: sift.topk %{{.*}} k(2) valid(%{{.*}} : tensor<64xindex>) {dim = 0 : i64} : tensor<8x64xf32> -> tensor<2x64xf32>, tensor<2x64xi64>
+  %2:2 = sift.topk %y k(2) valid(%cols : tensor<64xindex>) {dim = 0 : i64}
+      : tensor<8x64xf32> -> tensor<2x64xf32>, tensor<2x64xi64>
+  return
+}
+
 // CHECK-LABEL: func @gather
 func.func @gather(%feats: tensor<10000x16xf32>, %idx: tensor<1000xi64>,
                   %labels: tensor<32x10000xi64>, %bidx: tensor<32x1000xi64>) {

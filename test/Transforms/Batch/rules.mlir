@@ -215,3 +215,26 @@ func.func @f(%x: tensor<6xf32>, %k: index, %d: i64) -> (f32, i64) {
   }
   return %v, %q : f32, i64
 }
+
+// -----
+
+// A top-k's `valid`: a per-row index becomes one per line of the batched
+// input; a shared index stays one index; a per-line tensor of a shared
+// argument is broadcast over the rows.
+// CHECK-LABEL: func.func @f_batched
+// CHECK-SAME: (%[[X:.*]]: tensor<8x100xi32>, %[[N:.*]]: tensor<8xindex>, %[[M:.*]]: index, %[[Y:.*]]: tensor<8x4x100xi32>, %[[L:.*]]: tensor<4xindex>)
+// CHECK: sift.topk %[[X]] k(5) valid(%[[N]] : tensor<8xindex>) smallest : tensor<8x100xi32> -> tensor<8x5xi32>, tensor<8x5xi64>
+// CHECK: sift.topk %[[X]] k(5) valid(%[[M]] : index) smallest :
+// CHECK: %[[LB:.*]] = linalg.generic {{.*}} ins(%[[L]] : tensor<4xindex>) outs(%{{.*}} : tensor<8x4xindex>)
+// CHECK: sift.topk %[[Y]] k(3) valid(%[[LB]] : tensor<8x4xindex>) {dim = 2 : i64} : tensor<8x4x100xi32> -> tensor<8x4x3xi32>, tensor<8x4x3xi64>
+func.func @f(%x: tensor<100xi32>, %n: index, %m: index {sift.unbatched},
+             %y: tensor<4x100xi32>, %l: tensor<4xindex> {sift.unbatched})
+    -> (tensor<5xi64>, tensor<5xi64>, tensor<4x3xi64>) {
+  %v, %i = sift.topk %x k(5) valid(%n : index) smallest
+      : tensor<100xi32> -> tensor<5xi32>, tensor<5xi64>
+  %w, %j = sift.topk %x k(5) valid(%m : index) smallest
+      : tensor<100xi32> -> tensor<5xi32>, tensor<5xi64>
+  %u, %h = sift.topk %y k(3) valid(%l : tensor<4xindex>) {dim = 1 : i64}
+      : tensor<4x100xi32> -> tensor<4x3xi32>, tensor<4x3xi64>
+  return %i, %j, %h : tensor<5xi64>, tensor<5xi64>, tensor<4x3xi64>
+}

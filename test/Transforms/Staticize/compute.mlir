@@ -50,6 +50,7 @@ func.func @sum_and_max(%m: tensor<32xi1>, %x: tensor<32xf32>) -> (tensor<f32>, t
 // Descending sort: padding rows get -inf (and stay behind a real -inf,
 // the sort being stable); ascending argsort of integers: the largest value.
 // CHECK-LABEL: func @sorts
+// CHECK: %[[COUNT:.*]] = arith.index_cast %{{.*}} : i64 to index
 func.func @sorts(%m: tensor<16xi1>, %x: tensor<16xf32>, %l: tensor<16xi64>)
     -> (tensor<?xf32>, tensor<?xi64>, tensor<3xf32>, tensor<?xi64>) {
   %v = sift.masked_select %x, %m : tensor<16xf32>, tensor<16xi1> -> tensor<?xf32>
@@ -62,9 +63,10 @@ func.func @sorts(%m: tensor<16xi1>, %x: tensor<16xf32>, %l: tensor<16xi64>)
   // CHECK: %[[K2:.*]] = arith.select %{{.*}}, %{{.*}}, %[[IMAX]]
   // CHECK: sift.argsort %[[K2]] : tensor<16xi64> -> tensor<16xi64>
   %o = sift.argsort %w : tensor<?xi64> -> tensor<?xi64>
-  // topk largest: padding is the smallest value.
+  // topk largest: padding is the smallest value, and only the valid rows
+  // are ranked (`valid`, the selection's count).
   // CHECK: %[[K3:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<16xi1>, tensor<16xf32>
-  // CHECK: sift.topk %[[K3]] k(3) : tensor<16xf32> -> tensor<3xf32>, tensor<3xi64>
+  // CHECK: sift.topk %[[K3]] k(3) valid(%[[COUNT]] : index) : tensor<16xf32> -> tensor<3xf32>, tensor<3xi64>
   %t:2 = sift.topk %v k(3) : tensor<?xf32> -> tensor<3xf32>, tensor<3xi64>
   // A scan needs no reset: the valid prefix does not see the padding.
   // CHECK: sift.cumsum %{{.*}} : tensor<16xi64> -> tensor<16xi64>

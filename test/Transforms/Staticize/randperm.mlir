@@ -37,10 +37,14 @@ func.func @randperm_annotated(%n: index {sift.bound = 64 : i64}, %seed: i64)
 // randperm(n)[:k] with k bounded by 8 is the sorted top-8 of the same keys:
 // no full argsort (ties by the lower index, as the stable argsort breaks
 // them; the argsort left without uses goes at the next canonicalization). A
-// slice that does not start at 0 stays a gather of the argsort.
+// slice that does not start at 0 stays a gather of the argsort. The top-k
+// ranks only the first n keys (`valid`, n the count of the nonzero): its
+// selection reads no padding.
 // CHECK-LABEL: func @randperm_prefix
+// CHECK: %{{.*}}, %[[COUNT:.*]] = sift.compact
+// CHECK: %[[N:.*]] = arith.index_cast %{{.*}} : i64 to index
 // CHECK: %[[MASKED:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<50xi1>, tensor<50xi32>
-// CHECK: %{{.*}}, %[[FIRST:.*]] = sift.topk %[[MASKED]] k(8) smallest {dim = 0 : i64} : tensor<50xi32> -> tensor<8xi32>, tensor<8xi64>
+// CHECK: %{{.*}}, %[[FIRST:.*]] = sift.topk %[[MASKED]] k(8) valid(%[[N]] : index) smallest {dim = 0 : i64} : tensor<50xi32> -> tensor<8xi32>, tensor<8xi64>
 // CHECK: arith.select %{{.*}}, %[[FIRST]], %{{.*}} : tensor<8xi1>, tensor<8xi64>
 // CHECK: sift.argsort
 // CHECK: sift.gather

@@ -69,12 +69,15 @@ std::optional<DimMap> seedMap(Value seed) {
   return identityMap(rankOf(seed));
 }
 
-/// Ops along an axis: every other dimension is independent.
+/// Ops along an axis: every other dimension is independent. A top-k's
+/// `valid` lengths, one per line, lie over the lines (an index: shared).
 template <typename AxisOp> RowModel axisModel(AxisOp op) {
   int64_t rank = rankOf(op.getInput());
   RowModel m;
   m.numDims = rank - 1;
   m.operands.push_back(allButAxis(rank, op.getAxis()));
+  for (Value operand : op->getOperands().drop_front())
+    m.operands.push_back(seedMap(operand));
   for (unsigned i = 0; i < op->getNumResults(); ++i)
     m.results.push_back(allButAxis(rank, op.getAxis()));
   return m;

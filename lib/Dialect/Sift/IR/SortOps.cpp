@@ -13,6 +13,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace mlir::sift;
@@ -180,6 +181,24 @@ LogicalResult TopkOp::inferReturnTypes(MLIRContext *ctx,
   shape[*axis] = k;
   inferred.push_back(RankedTensorType::get(shape, type.getElementType()));
   inferred.push_back(i64Tensor(ctx, shape));
+  return success();
+}
+
+LogicalResult TopkOp::verify() {
+  auto validType = dyn_cast_if_present<RankedTensorType>(
+      getValid() ? getValid().getType() : Type());
+  if (!validType)
+    return success();
+  // One valid length per line: the input's shape without the axis.
+  auto type = cast<RankedTensorType>(getInput().getType());
+  SmallVector<int64_t> lines(type.getShape());
+  lines.erase(lines.begin() + getAxis());
+  if (failed(verifyCompatibleShape(validType.getShape(), lines)))
+    return emitOpError("expects `valid` to be an index or a tensor of one "
+                       "index per line, ")
+           << RankedTensorType::get(lines, validType.getElementType())
+           << " (the input's shape without dimension " << getAxis() << "), got "
+           << validType;
   return success();
 }
 

@@ -341,6 +341,16 @@ def Sift_TopkOp : Sift_AxisOp<"topk",
     order the implementation chooses. NaN is larger than every number. `k`
     must not exceed the size of the axis; `k = 0` gives empty results.
 
+    `valid(%v)` says that only the first `%v` elements of each line are
+    ranked by value: the elements at and past position `%v` rank after
+    every element before it, among themselves in index order, whatever
+    their values (the result still holds their values). It is the top-k
+    of a line whose tail is padding, as a data-dependent prefix is once
+    `--sift-staticize` has given it a static bound: the selection reads
+    the prefix only. `%v` is an `index` for every line, or a tensor of
+    `index` with one per line (the input's shape without the axis); it is
+    clamped to [0, size of the axis].
+
     Example:
 
     ```mlir
@@ -348,18 +358,24 @@ def Sift_TopkOp : Sift_AxisOp<"topk",
         : tensor<1000xf32> -> tensor<100xf32>, tensor<100xi64>
     %lv, %li = sift.topk %costs k(5) smallest {dim = 1 : i64}
         : tensor<8x64xf32> -> tensor<8x5xf32>, tensor<8x5xi64>
+    // Rows of 64 whose first %n[r] elements are real.
+    %pv, %pi = sift.topk %keys k(5) valid(%n : tensor<8xindex>) smallest
+        : tensor<8x64xi32> -> tensor<8x5xi32>, tensor<8x5xi64>
     ```
   }];
   let arguments = (ins Sift_NumericTensor:$input,
                        I64Attr:$k,
                        DefaultValuedAttr<I64Attr, "-1">:$dim,
                        UnitAttr:$smallest,
-                       UnitAttr:$unsorted);
+                       UnitAttr:$unsorted,
+                       Optional<AnyTypeOf<[Index, RankedTensorOf<[Index]>]>>:$valid);
   let results = (outs Sift_NumericTensor:$values, Sift_I64Tensor:$indices);
   let assemblyFormat = [{
-    $input `k` `(` $k `)` (`smallest` $smallest^)? (`unsorted` $unsorted^)?
+    $input `k` `(` $k `)` (`valid` `(` $valid^ `:` type($valid) `)`)?
+    (`smallest` $smallest^)? (`unsorted` $unsorted^)?
     attr-dict `:` type($input) `->` type($values) `,` type($indices)
   }];
+  let hasVerifier = 1;
 }
 
 def Sift_GatherOp : Sift_Op<"gather",

@@ -48,8 +48,12 @@ LogicalResult Batcher::batchCountOrCompact(OpBuilder &b, Operation *op) {
 }
 
 LogicalResult Batcher::batchAlongDim(OpBuilder &b, Operation *op) {
-  shiftDim(
-      cloneBatched(b, op, batchedValue(b, op->getLoc(), op->getOperand(0))));
+  // A top-k's `valid` (one per line) is per row like a seed: an index of
+  // the row, or a tensor of the lines of every row.
+  SmallVector<Value> operands{batchedValue(b, op->getLoc(), op->getOperand(0))};
+  for (Value operand : op->getOperands().drop_front())
+    operands.push_back(perRowSeed(b, op->getLoc(), operand));
+  shiftDim(cloneBatched(b, op, operands));
   return success();
 }
 

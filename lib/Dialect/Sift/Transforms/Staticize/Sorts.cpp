@@ -67,6 +67,11 @@ LogicalResult Staticizer::rewriteSortLike(ImplicitLocOpBuilder &b,
   IRMapping mapping;
   mapping.map(input, key);
   Operation *clone = b.clone(*op, mapping);
+  // A top-k along the rows ranks only the valid ones (the padding already
+  // ranks last): its selection reads no padding row.
+  if (auto topk = dyn_cast<TopkOp>(clone);
+      topk && axis == 0 && !topk.getValid())
+    topk.getValidMutable().assign(p.count);
   for (auto [orig, repl] : llvm::zip(op->getResults(), clone->getResults())) {
     auto rt = cast<RankedTensorType>(orig.getType());
     repl.setType(rt.hasStaticShape() ? rt : withLeading(rt, p.bound));

@@ -95,8 +95,9 @@ LogicalResult Staticizer::rewriteExtractSlice(ImplicitLocOpBuilder &b,
   };
   // A prefix of a stable argsort (as randperm(n)[:k] becomes) is a top-k
   // selection of its keys: sorted, ties by the lower index, so the rows
-  // are the same, in O(n) instead of a full sort. Rows past the source's
-  // count are padding as below.
+  // are the same, in O(n) instead of a full sort. Only the source's first
+  // `count` keys are real (`valid`): the selection reads no padding. Rows
+  // past the source's count are padding as below.
   auto argsort = src.padded.getDefiningOp<ArgsortOp>();
   if (argsort && srcType.getRank() == 1 && !trailing &&
       isConstantIntValue(slice.getMixedOffsets()[0], 0) &&
@@ -108,7 +109,7 @@ LogicalResult Staticizer::rewriteExtractSlice(ImplicitLocOpBuilder &b,
         TopkOp::create(b, RankedTensorType::get({n}, keysType.getElementType()),
                        RankedTensorType::get({n}, b.getI64Type()), keys, n,
                        /*dim=*/0, /*smallest=*/!argsort.getDescending(),
-                       /*unsorted=*/false);
+                       /*unsorted=*/false, /*valid=*/src.count);
     Value inRange =
         arith::CmpIOp::create(b, arith::CmpIPredicate::slt, iota(b, n),
                               splat(b, toI64(b, src.count), n));
