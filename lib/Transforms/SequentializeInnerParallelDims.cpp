@@ -125,10 +125,10 @@ struct SequentializeInnerParallelDimsPass
 
   void rewrite(scf::ParallelOp loop) {
     // Nested in another parallel loop, or in a routine of the lowering
-    // that only runs inside parallel loops (--sift-outline-lines).
+    // (one line's work, --sift-outline-lines).
     auto func = loop->getParentOfType<FunctionOpInterface>();
     bool nested = loop->getParentOfType<scf::ParallelOp>() != nullptr ||
-                  (func && func->hasAttr(kCalledInParallelAttrName));
+                  (func && func->hasAttr(kLineRoutineAttrName));
     // A loop nest whose whole work is known and small runs on the calling
     // thread: forking a team would cost more than the loop.
     // (A nested loop runs sequentially anyway: no need to weigh it.)

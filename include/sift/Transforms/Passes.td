@@ -201,9 +201,8 @@ def SiftSequentializeInnerParallelDims
     Keeps only the leading dimensions of each outermost `scf.parallel` that
     give `min-parallel-iterations` parallel iterations (unit dimensions
     dropped) and runs the others, and every `scf.parallel` nested in
-    another (or in a function marked `sift.called_in_parallel`: a routine
-    that `--sift-outline-lines` found only called inside parallel loops), as
-    sequential `scf.for` loops. OpenMP collapses a
+    another (or in a function marked `sift.line_routine`: a routine of one
+    line that `--sift-outline-lines` made), as sequential `scf.for` loops. OpenMP collapses a
     multi-dimensional loop into one and recovers each index with a division
     per iteration, which keeps LLVM from vectorizing the inner loop; a
     nested parallel loop would fork (serially) once per outer iteration.
@@ -339,10 +338,12 @@ def SiftOutlineLines : Pass<"sift-outline-lines", "ModuleOp"> {
     program is compiled once per distinct routine rather than once per op,
     which cuts the code LLVM compiles. A region result that is a buffer
     from outside the region (a line written in place) is not returned: the
-    call writes it. A function whose every call is inside a parallel loop
-    (`scf.forall`, `scf.parallel`, or such a function) is marked
-    `sift.called_in_parallel`: its own loops run sequentially, as when it
-    was inline (`--sift-sequentialize-inner-parallel-dims`). Run it after
+    call writes it. Every routine is marked `sift.line_routine`: it is one
+    line's work, and its own loops run on the calling thread
+    (`--sift-sequentialize-inner-parallel-dims`), whether it is called from
+    the parallel loop over the lines or for a single line: forking threads
+    for its light elementwise passes (keys, permutations, fills) costs more
+    than it gains on lines below about 1e6 elements. Run it after
     one-shot bufferization and before the deallocation pipeline, which
     then sees plain calls.
   }];

@@ -6,7 +6,7 @@
 // compaction of a line as a routine (an `scf.execute_region no_inline`,
 // see lowering::buildOutlinable), --sift-outline-lines, which makes each
 // distinct routine a function, and --sift-sequentialize-inner-parallel-dims,
-// which runs the loops of a routine called from parallel loops in sequence.
+// which runs the loops of a routine in sequence.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,10 +23,10 @@ namespace sift {
 /// attributes).
 inline constexpr llvm::StringLiteral kRoutineLocPrefix = "sift.routine.";
 
-/// The unit attribute of an outlined routine whose every call runs inside a
-/// parallel loop.
-inline constexpr llvm::StringLiteral kCalledInParallelAttrName =
-    "sift.called_in_parallel";
+/// The unit attribute of an outlined routine: the work of one line, whose
+/// loops run on the calling thread (lines run in parallel, in the loop over
+/// them that calls the routine).
+inline constexpr llvm::StringLiteral kLineRoutineAttrName = "sift.line_routine";
 
 } // namespace sift
 } // namespace mlir
