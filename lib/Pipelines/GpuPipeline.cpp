@@ -168,8 +168,8 @@ void mlir::sift::buildGpuPipeline(OpPassManager &pm,
   // A gather of rows is element-wise: a thread per element of the result
   // (adjacent threads, adjacent elements), not a thread per row copying
   // it (on an H100, the sampler's 16-float features: 4.7 ms per call at
-  // B = 32, N = 1e6).
-  addSiftToLinalgStage(pm, /*gatherRows=*/false);
+  // B = 32, N = 1e6); the random ops' Philox blocks are a thread each.
+  addSiftToLinalgStage(pm, /*cpuForms=*/false);
   // Blocked float sums with the lanes outside: one kernel of a thread per
   // lane, the CPU's additions in the CPU's order.
   addTensorFusionStage(pm, options.reductionLanes, /*lanesOuter=*/true);

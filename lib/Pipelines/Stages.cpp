@@ -34,12 +34,13 @@ void pipelines::addCleanup(OpPassManager &pm) {
   addPasses(pm, "canonicalize,empty-tensor-to-alloc-tensor,cse");
 }
 
-void pipelines::addSiftToLinalgStage(OpPassManager &pm, bool gatherRows) {
+void pipelines::addSiftToLinalgStage(OpPassManager &pm, bool cpuForms) {
   // Every sift op becomes linalg/scf/arith/math/tensor code on tensors
   // (sorts, scans and selections as real algorithms), so the rest of the
   // pipeline only sees upstream dialects.
   ConvertSiftToLinalgOptions options;
-  options.gatherRows = gatherRows;
+  options.gatherRows = cpuForms;
+  options.vectorLoops = cpuForms;
   pm.addPass(createConvertSiftToLinalg(options));
   // Element-wise arith/math ops on tensors become linalg.generic, which
   // bufferizes (arith on tensors does not).

@@ -29,7 +29,9 @@ void addCleanup(OpPassManager &pm);
 
 /// Every sift op becomes linalg/scf/arith/math/tensor code on tensors, and
 /// operand extents that must agree are checked at run time.
-void addSiftToLinalgStage(OpPassManager &pm, bool gatherRows = true);
+/// `cpuForms`: the CPU's forms (rows gathered a copy per row, random words
+/// in vectorized loops); off, the element-wise forms a GPU maps to threads.
+void addSiftToLinalgStage(OpPassManager &pm, bool cpuForms = true);
 
 /// Elementwise producers fused into their consumers; float sums in blocked
 /// order with `reductionLanes` lanes (0: in sequence), the lanes outside

@@ -49,10 +49,22 @@ def ConvertSiftToLinalg : Pass<"convert-sift-to-linalg", "ModuleOp"> {
     `scf.forall` over the indices, a `memref.copy` per row); off, it is one
     element-wise `linalg.generic` over every output element, which the GPU
     pipeline maps to threads that read and write adjacent elements.
+
+    `vector-loops` (on by default, the CPU's choice): the Philox blocks of
+    the random ops are computed in loops over chunks of 1024 blocks (in
+    parallel over the chunks and rows) that carry
+    `llvm.loop_annotation<vectorize = <disable = false, width = 8>>`:
+    LLVM's cost model does not vectorize the 32 x 32 -> 64-bit multiplies
+    and four interleaved stores of a block on its own. Off, the blocks are
+    one element-wise `linalg.generic`, which the GPU pipeline maps to a
+    thread per block.
   }];
   let options = [
     Option<"gatherRows", "gather-rows", "bool", /*default=*/"true",
            "Gather rows as a copy per row (else element-wise)">,
+    Option<"vectorLoops", "vector-loops", "bool", /*default=*/"true",
+           "Random words in loops annotated for LLVM's vectorizer (else "
+           "one element-wise linalg.generic over the Philox blocks)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

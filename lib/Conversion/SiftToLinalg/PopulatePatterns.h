@@ -22,7 +22,7 @@ class RewritePatternSet;
 namespace sift {
 namespace lowering {
 
-void populateRandomPatterns(RewritePatternSet &patterns);
+void populateRandomPatterns(RewritePatternSet &patterns, bool vectorLoops);
 void populateSortPatterns(RewritePatternSet &patterns);
 void populateSelectionPatterns(RewritePatternSet &patterns, bool gatherRows);
 void populateLossPatterns(RewritePatternSet &patterns);

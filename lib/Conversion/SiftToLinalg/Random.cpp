@@ -23,6 +23,7 @@
 #include "sift/Dialect/Sift/IR/SiftOps.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 using namespace mlir;
@@ -98,10 +99,33 @@ private:
 /// plane per lane and an interleaving copy, or copies of aliasing slices),
 /// then the last, partial block of each row is stored element by element.
 /// The buffer becomes the result tensor with `bufferization.to_tensor
-/// restrict writable`: nothing else refers to it.
+/// restrict writable`: nothing else refers to it. With `vectorLoops` (the
+/// CPU), the full blocks are instead an `scf.parallel` over the rows and
+/// chunks of `kBlocksPerChunk` blocks whose body is an `scf.for` over the
+/// chunk's blocks, annotated for LLVM's loop vectorizer (a vector of 8
+/// blocks per step: `vpmuludq` on 64-bit lanes), which its cost model
+/// does not choose for the multiplies and interleaved stores on its own
+/// (the loop ran scalar: 2.8 ms for 32 x 1e5 words, 0.9 ns a word).
+static constexpr int64_t kBlocksPerChunk = 1024;
+
+/// `llvm.loop_annotation` that asks LLVM to vectorize a loop 8 wide.
+static Attribute vectorizeAnnotation(MLIRContext *ctx) {
+  auto vectorize = LLVM::LoopVectorizeAttr::get(
+      ctx, /*disable=*/BoolAttr::get(ctx, false), /*predicateEnable=*/{},
+      /*scalableEnable=*/{},
+      /*width=*/IntegerAttr::get(IntegerType::get(ctx, 32), 8),
+      /*followupVectorized=*/{}, /*followupEpilogue=*/{}, /*followupAll=*/{});
+  return LLVM::LoopAnnotationAttr::get(
+      ctx, /*disableNonforced=*/{}, vectorize, /*interleave=*/{},
+      /*unroll=*/{}, /*unrollAndJam=*/{}, /*licm=*/{}, /*distribute=*/{},
+      /*pipeline=*/{}, /*peeled=*/{}, /*unswitch=*/{}, /*mustProgress=*/{},
+      /*isVectorized=*/{}, /*startLoc=*/{}, /*endLoc=*/{},
+      /*parallelAccesses=*/{});
+}
+
 static Value generateFromBlocks(
     OpBuilder &b, Location loc, RankedTensorType type, const Streams &streams,
-    unsigned wordsPerElement,
+    unsigned wordsPerElement, bool vectorLoops,
     function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> fn) {
   int64_t rows = streams.numRows;
   int64_t total = type.getNumElements();
@@ -129,7 +153,59 @@ static Value generateFromBlocks(
     return values;
   };
   SmallVector<Value> rowBuffers = streams.rowBuffers();
-  if (fullBlocks > 0 && rows > 0) {
+  // Stores the elements of block `block` of row `row` (null: no row
+  // dimension), given the row's stream values.
+  auto storeBlock = [&](OpBuilder &b, Location loc, ValueRange rowValues,
+                        Value row, Value block) {
+    SmallVector<Value> values = elementsOf(b, loc, rowValues, block, perBlock);
+    Value first =
+        arith::MulIOp::create(b, loc, block, constIndex(b, loc, perBlock));
+    for (int64_t e = 0; e < perBlock; ++e) {
+      SmallVector<Value> at;
+      if (row)
+        at.push_back(row);
+      at.push_back(arith::AddIOp::create(b, loc, first, constIndex(b, loc, e)));
+      memref::StoreOp::create(b, loc, values[e], buffer, at);
+    }
+  };
+  if (fullBlocks > 0 && rows > 0 && vectorLoops) {
+    int64_t chunks = llvm::divideCeil(fullBlocks, kBlocksPerChunk);
+    SmallVector<Value> lbs, ubs, steps;
+    if (rowDim) {
+      lbs.push_back(constIndex(b, loc, 0));
+      ubs.push_back(constIndex(b, loc, rows));
+      steps.push_back(constIndex(b, loc, 1));
+    }
+    lbs.push_back(constIndex(b, loc, 0));
+    ubs.push_back(constIndex(b, loc, chunks));
+    steps.push_back(constIndex(b, loc, 1));
+    Attribute annotation = vectorizeAnnotation(b.getContext());
+    scf::ParallelOp::create(
+        b, loc, lbs, ubs, steps,
+        [&](OpBuilder &b, Location loc, ValueRange ivs) {
+          Value row = rowDim ? ivs.front() : Value();
+          SmallVector<Value> rowValues;
+          for (Value rowBuffer : rowBuffers)
+            rowValues.push_back(
+                memref::LoadOp::create(b, loc, rowBuffer, ValueRange{row}));
+          Value begin = arith::MulIOp::create(
+              b, loc, ivs.back(), constIndex(b, loc, kBlocksPerChunk));
+          Value end = arith::MinUIOp::create(
+              b, loc,
+              arith::AddIOp::create(b, loc, begin,
+                                    constIndex(b, loc, kBlocksPerChunk)),
+              constIndex(b, loc, fullBlocks));
+          auto blocks = scf::ForOp::create(
+              b, loc, begin, end, constIndex(b, loc, 1), ValueRange{},
+              [&](OpBuilder &b, Location loc, Value block, ValueRange) {
+                storeBlock(b, loc, rowValues, row, block);
+                scf::YieldOp::create(b, loc);
+              });
+          // scf-to-cf moves LLVM attributes to the loop's back edge, where
+          // `loop_annotation` is the branch's own attribute.
+          blocks->setAttr("loop_annotation", annotation);
+        });
+  } else if (fullBlocks > 0 && rows > 0) {
     SmallVector<Value> lanes;
     for (int64_t e = 0; e < perBlock; ++e) {
       SmallVector<OpFoldResult> offsets, sizes, strides;
@@ -199,7 +275,9 @@ static Value generateFromBlocks(
 }
 
 struct RandomBitsLowering : OpRewritePattern<RandomBitsOp> {
-  using OpRewritePattern::OpRewritePattern;
+  RandomBitsLowering(MLIRContext *context, bool vectorLoops)
+      : OpRewritePattern(context), vectorLoops(vectorLoops) {}
+  bool vectorLoops;
   LogicalResult matchAndRewrite(RandomBitsOp op,
                                 PatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op.getType());
@@ -210,7 +288,7 @@ struct RandomBitsLowering : OpRewritePattern<RandomBitsOp> {
     Streams streams(rewriter, loc, op.getSeed(), op.getOffset());
     bool wide = type.getElementType().isInteger(64);
     Value result = generateFromBlocks(
-        rewriter, loc, type, streams, wide ? 2 : 1,
+        rewriter, loc, type, streams, wide ? 2 : 1, vectorLoops,
         [&](OpBuilder &b, Location loc, ArrayRef<Value> w) -> Value {
           if (!wide)
             return w[0];
@@ -228,7 +306,9 @@ struct RandomBitsLowering : OpRewritePattern<RandomBitsOp> {
 };
 
 struct RandomUniformLowering : OpRewritePattern<RandomUniformOp> {
-  using OpRewritePattern::OpRewritePattern;
+  RandomUniformLowering(MLIRContext *context, bool vectorLoops)
+      : OpRewritePattern(context), vectorLoops(vectorLoops) {}
+  bool vectorLoops;
   LogicalResult matchAndRewrite(RandomUniformOp op,
                                 PatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op.getType());
@@ -241,7 +321,7 @@ struct RandomUniformLowering : OpRewritePattern<RandomUniformOp> {
     Location loc = op.getLoc();
     Streams streams(rewriter, loc, op.getSeed(), op.getOffset());
     Value result = generateFromBlocks(
-        rewriter, loc, type, streams, floatType.isF64() ? 2 : 1,
+        rewriter, loc, type, streams, floatType.isF64() ? 2 : 1, vectorLoops,
         [&](OpBuilder &b, Location loc, ArrayRef<Value> words) -> Value {
           Type i32 = b.getI32Type(), i64 = b.getI64Type(), f32 = b.getF32Type();
           if (floatType.isF64()) {
@@ -338,7 +418,9 @@ struct RandpermLowering : OpRewritePattern<RandpermOp> {
 
 } // namespace
 
-void lowering::populateRandomPatterns(RewritePatternSet &patterns) {
-  patterns.add<RandomBitsLowering, RandomUniformLowering, RandpermLowering>(
-      patterns.getContext());
+void lowering::populateRandomPatterns(RewritePatternSet &patterns,
+                                      bool vectorLoops) {
+  patterns.add<RandomBitsLowering, RandomUniformLowering>(patterns.getContext(),
+                                                          vectorLoops);
+  patterns.add<RandpermLowering>(patterns.getContext());
 }

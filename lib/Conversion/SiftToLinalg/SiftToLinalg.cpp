@@ -16,6 +16,7 @@
 #include "sift/Dialect/Sift/IR/SiftDialect.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -31,8 +32,9 @@ using namespace mlir;
 using namespace mlir::sift;
 
 void mlir::sift::populateSiftToLinalgPatterns(RewritePatternSet &patterns,
-                                              bool gatherRows) {
-  lowering::populateRandomPatterns(patterns);
+                                              bool gatherRows,
+                                              bool vectorLoops) {
+  lowering::populateRandomPatterns(patterns, vectorLoops);
   lowering::populateSortPatterns(patterns);
   lowering::populateSelectionPatterns(patterns, gatherRows);
   lowering::populateLossPatterns(patterns);
@@ -96,14 +98,15 @@ struct ConvertSiftToLinalgPass
 
   void getDependentDialects(DialectRegistry &registry) const override {
     ConvertSiftToLinalgBase::getDependentDialects(registry);
-    // The random ops write their blocks through memref views (Random.cpp).
-    registry
-        .insert<bufferization::BufferizationDialect, memref::MemRefDialect>();
+    // The random ops write their blocks through memref views, in loops
+    // with an LLVM loop annotation (Random.cpp).
+    registry.insert<bufferization::BufferizationDialect, LLVM::LLVMDialect,
+                    memref::MemRefDialect>();
   }
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
-    populateSiftToLinalgPatterns(patterns, gatherRows);
+    populateSiftToLinalgPatterns(patterns, gatherRows, vectorLoops);
     // The patterns build nested regions (loops, `scf.forall` bodies) with the
     // rewriter; the greedy driver handles that robustly. A pattern that does
     // not apply says why (`notifyMatchFailure`); whatever is left afterwards

@@ -25,8 +25,11 @@ namespace sift {
 /// whose operands the lowering does not support (for instance a sort of an
 /// `i128`) fails to match, giving the reason with `notifyMatchFailure`;
 /// `--convert-sift-to-linalg` reports it as one error at the op.
+/// `gatherRows` and `vectorLoops`: the CPU's forms of a gather of rows and
+/// of the random ops' Philox loops (see `--convert-sift-to-linalg`).
 void populateSiftToLinalgPatterns(RewritePatternSet &patterns,
-                                  bool gatherRows = true);
+                                  bool gatherRows = true,
+                                  bool vectorLoops = true);
 
 /// `if (dim(x, dx) != dim(y, dy)) sift_rt_fail(EXTENT_MISMATCH, both extents,
 /// line of loc)`: two extents an op requires equal, checked at run time. The
