@@ -20,6 +20,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace {
@@ -32,11 +33,15 @@ using CUmodule = void *;
 using CUfunction = void *;
 using CUstream = void *;
 using CUevent = void *;
+using CUmemoryPool = void *;
 constexpr CUresult kSuccess = 0;
 constexpr unsigned kStreamNonBlocking = 0x1;
 constexpr unsigned kEventDisableTiming = 0x2;
 constexpr unsigned kMemAttachGlobal = 0x1;
 constexpr int kJitOptimizationLevel = 7; // CU_JIT_OPTIMIZATION_LEVEL
+// CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD
+constexpr int kDeviceMemoryPoolsSupported = 115;
+constexpr int kPoolReleaseThreshold = 4;
 
 /// The driver functions sift calls, resolved once.
 struct Driver {
@@ -72,6 +77,18 @@ struct Driver {
   CUresult (*memsetD16Async)(CUdeviceptr, unsigned short, size_t, CUstream);
   CUresult (*memHostRegister)(void *, size_t, unsigned);
   CUresult (*memHostUnregister)(void *);
+  // The stream-ordered allocator (CUDA 11.2), when the driver and the
+  // device have it: null otherwise.
+  CUresult (*memAllocAsync)(CUdeviceptr *, size_t, CUstream) = nullptr;
+  CUresult (*memFreeAsync)(CUdeviceptr, CUstream) = nullptr;
+
+  /// Whether device buffers come from the device's default memory pool,
+  /// kept by the pool between calls (`initPool`).
+  bool pooled = false;
+  /// The pool's allocations not yet freed: only those may be freed with
+  /// cuMemFreeAsync.
+  std::mutex pooledMutex;
+  std::unordered_set<CUdeviceptr> pooledLive;
 
   /// SIFT_CUDA_AVAILABLE once loaded, initialized and a device found.
   int64_t status = SIFT_CUDA_NO_DRIVER;
@@ -97,6 +114,37 @@ const char *const kEntryNames[SIFT_CUDA_ENTRY_COUNT] = {
 template <typename Fn> bool resolve(void *lib, const char *name, Fn &fn) {
   fn = reinterpret_cast<Fn>(dlsym(lib, name));
   return fn != nullptr;
+}
+
+/// Device buffers from the device's default memory pool, allocated and
+/// freed in stream order (cuMemAllocAsync / cuMemFreeAsync): neither waits
+/// for the device, where cuMemAlloc costs the host microseconds to
+/// milliseconds per buffer and cuMemFree waits for every kernel. The pool
+/// keeps what calls free (its release threshold is raised from 0), so a
+/// call's buffers are the previous call's memory, as in PyTorch's caching
+/// allocator. SIFT_CUDA_POOL=0 keeps cuMemAlloc / cuMemFree (to compare).
+void initPool(Driver &d, void *lib, CUdevice device) {
+  if (const char *pool = std::getenv("SIFT_CUDA_POOL");
+      pool && std::strcmp(pool, "0") == 0)
+    return;
+  CUresult (*deviceGetAttribute)(int *, int, CUdevice) = nullptr;
+  CUresult (*deviceGetDefaultMemPool)(CUmemoryPool *, CUdevice) = nullptr;
+  CUresult (*memPoolSetAttribute)(CUmemoryPool, int, void *) = nullptr;
+  if (!resolve(lib, "cuDeviceGetAttribute", deviceGetAttribute) ||
+      !resolve(lib, "cuDeviceGetDefaultMemPool", deviceGetDefaultMemPool) ||
+      !resolve(lib, "cuMemPoolSetAttribute", memPoolSetAttribute) ||
+      !resolve(lib, "cuMemAllocAsync", d.memAllocAsync) ||
+      !resolve(lib, "cuMemFreeAsync", d.memFreeAsync))
+    return;
+  int supported = 0;
+  CUmemoryPool pool = nullptr;
+  unsigned long long keepAll = ~0ull;
+  if (deviceGetAttribute(&supported, kDeviceMemoryPoolsSupported, device) !=
+          kSuccess ||
+      !supported || deviceGetDefaultMemPool(&pool, device) != kSuccess ||
+      memPoolSetAttribute(pool, kPoolReleaseThreshold, &keepAll) != kSuccess)
+    return;
+  d.pooled = true;
 }
 
 /// Loads and initializes the driver; never unloaded (kernels and contexts
@@ -189,6 +237,7 @@ Driver &driver() {
       return drv;
     }
     drv->status = SIFT_CUDA_AVAILABLE;
+    initPool(*drv, lib, device);
     return drv;
   }();
   return *d;
@@ -587,8 +636,7 @@ extern "C" void mgpuEventRecord(void *event, void *stream) {
   }
 }
 
-extern "C" void *mgpuMemAlloc(uint64_t size, void * /*stream*/,
-                              bool isHostShared) {
+extern "C" void *mgpuMemAlloc(uint64_t size, void *stream, bool isHostShared) {
   Driver *d = usableDriver(SIFT_CUDA_MEM_ALLOC);
   if (!d)
     return nullptr;
@@ -596,17 +644,36 @@ extern "C" void *mgpuMemAlloc(uint64_t size, void * /*stream*/,
   CUdeviceptr ptr = 0;
   // cuMemAlloc rejects 0 bytes; an empty buffer still gets an address.
   size_t bytes = size ? size : 1;
+  // In stream order from the pool when the allocation is on a stream (the
+  // generated code's are: gpu-async-region); otherwise it is usable at
+  // once, on any stream.
+  bool pooled = d->pooled && stream && !isHostShared;
   CUresult r = isHostShared ? d->memAllocManaged(&ptr, bytes, kMemAttachGlobal)
+               : pooled     ? d->memAllocAsync(&ptr, bytes, stream)
                             : d->memAlloc(&ptr, bytes);
   if (!check(r, SIFT_CUDA_MEM_ALLOC))
     return nullptr;
+  if (pooled) {
+    std::lock_guard<std::mutex> lock(d->pooledMutex);
+    d->pooledLive.insert(ptr);
+  }
   return reinterpret_cast<void *>(ptr);
 }
 
-extern "C" void mgpuMemFree(void *ptr, void * /*stream*/) {
+extern "C" void mgpuMemFree(void *ptr, void *stream) {
   if (Driver *d = usableDriver(SIFT_CUDA_MEM_FREE); d && ptr) {
     ScopedContext scope(*d);
-    check(d->memFree(devicePtr(ptr)), SIFT_CUDA_MEM_FREE);
+    bool pooled = false;
+    if (d->pooled) {
+      std::lock_guard<std::mutex> lock(d->pooledMutex);
+      pooled = d->pooledLive.erase(devicePtr(ptr)) != 0;
+    }
+    // A pool's buffer goes back to the pool once `stream` reaches the free
+    // (with no stream: the caller has synchronized, and cuMemFree of a
+    // pool's buffer does not wait); any other waits for the device.
+    check(pooled && stream ? d->memFreeAsync(devicePtr(ptr), stream)
+                           : d->memFree(devicePtr(ptr)),
+          SIFT_CUDA_MEM_FREE);
   }
 }
 
