@@ -121,8 +121,13 @@ static void addGpuCodegenStage(OpPassManager &pm,
   addPasses(pm, "gpu.module(expand-strided-metadata,lower-affine,"
                 "convert-scf-to-cf,convert-gpu-to-nvvm,canonicalize,cse,"
                 "reconcile-unrealized-casts)");
-  // Host code: launches, allocations and copies on one stream per call,
-  // synchronized before the function returns.
+  // Host code: launches, allocations and copies on one stream per block
+  // of host code, synchronized at its end and before host side effects. A
+  // host loop of launches with a constant trip count (a radix sort's digit
+  // passes) is unrolled first, so that the host does not wait for every
+  // iteration.
+  if (options.unrollLaunchLoops)
+    pm.addNestedPass<func::FuncOp>(createSiftGpuUnrollLaunchLoops());
   addPasses(pm, "func.func(gpu-async-region)");
   addPasses(pm, "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
                 "convert-scf-to-cf,convert-math-to-llvm,convert-math-to-libm,"

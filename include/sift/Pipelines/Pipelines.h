@@ -156,6 +156,13 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       llvm::cl::desc("Warn, instead of failing, where --sift-verify-gpu finds "
                      "work left on the host between kernels"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> unrollLaunchLoops{
+      *this, "unroll-launch-loops",
+      llvm::cl::desc("Unroll host loops of kernel launches with a constant "
+                     "trip count (--sift-gpu-unroll-launch-loops), so that "
+                     "the host does not wait for the device after every "
+                     "iteration (a radix sort's digit passes)"),
+      llvm::cl::init(true)};
   PassOptions::Option<int64_t> reductionLanes{
       *this, "reduction-lanes",
       llvm::cl::desc("Partial sums of a blocked float sum (as in the CPU "

@@ -465,6 +465,32 @@ def SiftGpuPrepareModules : Pass<"sift-gpu-prepare-modules", "ModuleOp"> {
                            "NVVM::NVVMDialect", "arith::ArithDialect"];
 }
 
+def SiftGpuUnrollLaunchLoops
+    : Pass<"sift-gpu-unroll-launch-loops", "func::FuncOp"> {
+  let summary = "Unroll the host loops of kernel launches that have a "
+                "constant trip count";
+  let description = [{
+    `gpu-async-region` gives each block of host code its own stream, and
+    makes the host wait before an op with side effects and at the end of a
+    block. A host `scf.for` of launches (the digit passes of a radix sort
+    split across blocks: two launches a digit) therefore waits for the
+    device before the loop and after every iteration, and creates and
+    destroys a stream per iteration: the device idles while the host
+    catches up. This pass fully unrolls every host `scf.for` that contains
+    a `gpu.launch_func` and has a constant trip count of at most
+    `max-trip-count`, innermost first, so that its launches run on the
+    stream of the code around them with no wait in between. The kernels
+    stay the same outlined functions, launched with constant operands
+    where the induction variable was. Run it after `gpu-kernel-outlining`
+    and before `gpu-async-region`.
+  }];
+  let options = [
+    Option<"maxTripCount", "max-trip-count", "int64_t", /*default=*/"64",
+           "The longest loop unrolled">,
+  ];
+  let dependentDialects = ["scf::SCFDialect"];
+}
+
 def SiftGpuHostBoundary : Pass<"sift-gpu-host-boundary", "ModuleOp"> {
   let summary = "Copy a public function's buffer arguments to the device on "
                 "entry and its buffer results to the host on return";
