@@ -9,6 +9,11 @@
 #   sampler      examples/sampler.mlir made static and batched (B = 32,
 #                N = 1e4 and 1e6), run with --target cuda and --target cpu:
 #                every result must be bit-identical
+#   variants     the batched sampler (B = 32, N = 1e4 and 1e6) with the
+#                runtime's memory pool off (SIFT_CUDA_POOL=0) and the host
+#                loops of launches kept (unroll-launch-loops=0), each alone
+#                and both, next to the defaults, alternated (A/B); the
+#                default's results must be bit-identical to the CPU's
 #   conformance  test/Conformance with --target cuda (every case on the GPU)
 #   bench        bench/gpu/run.py: sift next to PyTorch and JAX on the GPU
 #
@@ -85,6 +90,41 @@ from sift_sampler import auto_sampler_mlir; print(auto_sampler_mlir($n, $k))" \
     "$TR" "$mlir" "${args[@]}" --repeat 5 --output-dir "$WORK/s$n.cpu" |
       grep "time per call" || { rc=1; continue; }
     same "$WORK/s$n.cuda" "$WORK/s$n.cpu" || rc=1
+  done
+  return $rc
+}
+
+step_variants() {
+  local rc=0
+  for n in 10000 1000000; do
+    local k=$((n / 10)) mlir="$WORK/v$n.mlir" in="$WORK/vin$n"
+    python3 -c "import sys; sys.path.insert(0, '$ROOT/bench/sampler'); \
+from sift_sampler import auto_sampler_mlir; print(auto_sampler_mlir($n, $k))" \
+      >"$WORK/vdyn$n.mlir"
+    "$TO" "$WORK/vdyn$n.mlir" --sift-staticize --sift-batch="func=sampler size=32" \
+      --canonicalize --cse -o "$mlir" || { rc=1; continue; }
+    python3 "$ROOT/scripts/make_sampler_inputs.py" "$in" 32 "$n" >/dev/null
+    local args=(-e sampler_batched --input "$in/features.npy"
+      --input "$in/labels.npy" --input "$in/seeds.npy" --target cuda
+      --repeat 10 --warmup 2)
+    local old="builtin.module(sift-gpu-pipeline{chip=sm_80 format=isa unroll-launch-loops=0})"
+    for round in 1 2; do
+      for v in default pool=0 unroll=0 both=0; do
+        local pool=1 pipe=()
+        [[ $v == pool=0 || $v == both=0 ]] && pool=0
+        [[ $v == unroll=0 || $v == both=0 ]] && pipe=(--pipeline "$old")
+        echo "== N = $n, round $round, $v"
+        SIFT_CUDA_POOL=$pool "$TR" "$mlir" "${args[@]}" "${pipe[@]}" \
+          --output-dir "$WORK/v$n.$v" | grep "time per call" || rc=1
+      done
+    done
+    "$TR" "$mlir" -e sampler_batched --input "$in/features.npy" \
+      --input "$in/labels.npy" --input "$in/seeds.npy" \
+      --output-dir "$WORK/v$n.cpu" >/dev/null || rc=1
+    for v in default both=0; do
+      echo "== N = $n, $v against the CPU"
+      same "$WORK/v$n.$v" "$WORK/v$n.cpu" || rc=1
+    done
   done
   return $rc
 }
