@@ -2152,6 +2152,48 @@ func.func @unique_rows(%x: tensor<Nx2xi32>, %m: tensor<Nxi1>) -> (tensor<?xi32>,
                                  "unique_sel", [x, m], {},
                                  list(ops.unique(x[m], True, True)),
                                  (0.0, 0.0)))
+    # sort, argsort and top-k of a selection: the padding takes the key that
+    # ranks last in the op's direction (NaN / the signed maximum / true
+    # ascending, -inf / the minimum / false descending), which valid keys
+    # may equal; the stable order keeps them first.
+    sort_sel = """
+func.func @sort_sel(%x: tensor<NxT>, %m: tensor<Nxi1>) -> (tensor<?xT>, tensor<?xi64>, tensor<?xi64>, tensor<KxT>, tensor<Kxi64>) {
+  %sel = sift.masked_select %x, %m : tensor<NxT>, tensor<Nxi1> -> tensor<?xT>
+  %v, %i = sift.sort %selDESC : tensor<?xT> -> tensor<?xT>, tensor<?xi64>
+  %a = sift.argsort %selDESC : tensor<?xT> -> tensor<?xi64>
+  %tv, %ti = sift.topk %sel k(K)SMALLEST : tensor<?xT> -> tensor<KxT>, tensor<Kxi64>
+  return %v, %i, %a, %tv, %ti : tensor<?xT>, tensor<?xi64>, tensor<?xi64>, tensor<KxT>, tensor<Kxi64>
+}
+"""
+    small = np.iinfo(np.int64).min
+    for name, x, m in (
+            ("i64_extremes", np.array([big, 3, small, big, 1, small, 3, big],
+                                      np.int64),
+             np.array([1, 1, 1, 0, 1, 1, 1, 1], np.bool_)),
+            ("f32_nan_inf", np.array([NAN, 1.0, -INF, 2.0, NAN, -INF, 1.0,
+                                      INF, -0.0, 0.0], np.float32),
+             np.array([1, 1, 1, 0, 1, 1, 1, 1, 1, 0], np.bool_)),
+            ("i1_random", r.random(40) < 0.5, r.random(40) < 0.7),
+            ("i1_all_true", np.ones(12, np.bool_), r.random(12) < 0.8),
+            ("i1_all_false", np.zeros(12, np.bool_), r.random(12) < 0.8),
+            ("i32_random", r.integers(-5, 5, 50).astype(np.int32),
+             r.random(50) < 0.4)):
+        t = ELT[x.dtype]
+        k = 3
+        sel = x[m]
+        assert len(sel) >= k
+        for desc in (False, True):
+            text = (sort_sel.replace("DESC", " descending" if desc else "")
+                    .replace("SMALLEST", "" if desc else " smallest")
+                    .replace("N", str(len(x))).replace("T", t)
+                    .replace("K", str(k)))
+            v, i = ops.sort(sel, descending=desc)
+            tv, ti = ops.topk(sel, k, smallest=not desc)
+            out.append(StaticizeCase(
+                "sort_of_selection_%s_%s" % (name, "desc" if desc else "asc"),
+                text, "sort_sel", [x, m], {},
+                [v, i, ops.argsort(sel, descending=desc), tv, ti],
+                (0.0, 0.0)))
     # Float unique of a static input: equal numbers are one group, all NaNs
     # one group, -0.0 and +0.0 one group.
     xf = np.array([2.0, NAN, -0.0, 2.0, 0.0, NAN, 1.5, 2.0], np.float32)

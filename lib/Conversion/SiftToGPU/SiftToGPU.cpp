@@ -20,6 +20,7 @@
 #include "sift/Conversion/Passes.h"
 #include "sift/Conversion/SiftToGPU/BlockPrimitives.h"
 #include "sift/Dialect/Sift/IR/SiftOps.h"
+#include "sift/Dialect/Sift/IR/SortOrder.h"
 
 #include "../SiftToLinalg/Utils/CodegenUtils.h"
 #include "../SiftToLinalg/Utils/Philox.h"
@@ -2871,23 +2872,6 @@ static LogicalResult decomposeMaskedSelect(MaskedSelectOp op) {
   return success();
 }
 
-/// The value that ranks after every other one of `type` in a top-k of the
-/// smallest elements (`smallest`) or of the largest, in sift's order
-/// (false < true, signed integers, NaN the largest float).
-static TypedAttr lastInOrder(Type type, bool smallest) {
-  Builder b(type.getContext());
-  if (auto floatType = dyn_cast<FloatType>(type)) {
-    const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
-    return b.getFloatAttr(type, smallest ? APFloat::getNaN(semantics)
-                                         : APFloat::getInf(semantics, true));
-  }
-  unsigned width = type.getIntOrFloatBitWidth();
-  if (width == 1)
-    return b.getIntegerAttr(type, smallest ? 1 : 0);
-  return b.getIntegerAttr(type, smallest ? APInt::getSignedMaxValue(width)
-                                         : APInt::getSignedMinValue(width));
-}
-
 /// sift.topk with `valid`, of a static input, as the top-k of keys whose
 /// elements at and past their line's valid length are the value that
 /// ranks last (the top-k is stable: a valid element of that value stays
@@ -2907,7 +2891,7 @@ static LogicalResult decomposeTopkValid(TopkOp op) {
   Type elementType = type.getElementType();
   Value input = op.getInput();
   Value last = arith::ConstantOp::create(
-      b, loc, lastInOrder(elementType, op.getSmallest()));
+      b, loc, getLastInSortOrder(elementType, op.getSmallest()));
   // The input and the lengths as operands (the lengths along the lines):
   // the masking fuses into the input's producer, often the same masking.
   int64_t rank = type.getRank();

@@ -10,6 +10,7 @@
 #include "OpUtils.h"
 
 #include "sift/Dialect/Sift/IR/SiftOps.h"
+#include "sift/Dialect/Sift/IR/SortOrder.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
@@ -205,4 +206,20 @@ LogicalResult TopkOp::verify() {
 void TopkOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
   setNameFn(getValues(), "topk");
   setNameFn(getIndices(), "indices");
+}
+
+TypedAttr mlir::sift::getLastInSortOrder(Type type, bool ascending) {
+  Builder b(type.getContext());
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
+    return b.getFloatAttr(type, ascending ? APFloat::getNaN(semantics)
+                                          : APFloat::getInf(semantics, true));
+  }
+  unsigned width = type.getIntOrFloatBitWidth();
+  // i1 is unsigned in sift's order (false < true); its signed maximum
+  // would be false.
+  if (width == 1)
+    return b.getIntegerAttr(type, ascending ? 1 : 0);
+  return b.getIntegerAttr(type, ascending ? APInt::getSignedMaxValue(width)
+                                          : APInt::getSignedMinValue(width));
 }

@@ -6,25 +6,14 @@
 
 #include "Staticizer.h"
 
+#include "sift/Dialect/Sift/IR/SortOrder.h"
+
 using namespace mlir;
 using namespace mlir::sift;
 
 namespace mlir {
 namespace sift {
 namespace staticize {
-
-/// The value that sorts after every other one of `type` (`last`), or
-/// before (`!last`), in sift's order (NaN largest).
-static TypedAttr extremeValue(Type type, bool last) {
-  Builder b(type.getContext());
-  if (auto ft = dyn_cast<FloatType>(type))
-    return b.getFloatAttr(type,
-                          last ? APFloat::getNaN(ft.getFloatSemantics())
-                               : APFloat::getInf(ft.getFloatSemantics(), true));
-  unsigned width = type.getIntOrFloatBitWidth();
-  return b.getIntegerAttr(type, last ? APInt::getSignedMaxValue(width)
-                                     : APInt::getSignedMinValue(width));
-}
 
 LogicalResult Staticizer::rewriteSortLike(ImplicitLocOpBuilder &b,
                                           Operation *op) {
@@ -58,12 +47,12 @@ LogicalResult Staticizer::rewriteSortLike(ImplicitLocOpBuilder &b,
   } else {
     axis = cast<CumsumOp>(op).getAxis();
   }
-  if (type.getElementType().isInteger(1))
+  if (isa<CumsumOp>(op) && type.getElementType().isInteger(1))
     return op->emitOpError("of a data-dependent i1 tensor is not supported "
                            "by --sift-staticize yet");
   Value key = p.padded;
   if (axis == 0 && !isa<CumsumOp>(op))
-    key = resetPadding(b, p, extremeValue(type.getElementType(), last));
+    key = resetPadding(b, p, getLastInSortOrder(type.getElementType(), last));
   IRMapping mapping;
   mapping.map(input, key);
   Operation *clone = b.clone(*op, mapping);
@@ -108,7 +97,7 @@ LogicalResult Staticizer::rewriteUnique(ImplicitLocOpBuilder &b, UniqueOp op) {
       p.padded = arith::ExtUIOp::create(b, pt, p.padded);
       narrow = true;
     }
-    input = resetPadding(b, p, extremeValue(pt.getElementType(), true));
+    input = resetPadding(b, p, getLastInSortOrder(pt.getElementType(), true));
     rowCount = p.count;
     valid =
         arith::MulIOp::create(b, p.count,
