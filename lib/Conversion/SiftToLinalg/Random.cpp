@@ -153,14 +153,22 @@ static Value generateFromBlocks(
     return values;
   };
   SmallVector<Value> rowBuffers = streams.rowBuffers();
-  // Stores the elements of block `block` of row `row` (null: no row
-  // dimension), given the row's stream values.
+  // The stream values of row `row` (null: no row dimension).
+  auto rowValuesAt = [&](OpBuilder &b, Location loc, Value row) {
+    SmallVector<Value> rowValues;
+    for (Value rowBuffer : rowBuffers)
+      rowValues.push_back(
+          memref::LoadOp::create(b, loc, rowBuffer, ValueRange{row}));
+    return rowValues;
+  };
+  // Stores the first `count` elements of block `block` of row `row` (null:
+  // no row dimension), given the row's stream values.
   auto storeBlock = [&](OpBuilder &b, Location loc, ValueRange rowValues,
-                        Value row, Value block) {
-    SmallVector<Value> values = elementsOf(b, loc, rowValues, block, perBlock);
+                        Value row, Value block, int64_t count) {
+    SmallVector<Value> values = elementsOf(b, loc, rowValues, block, count);
     Value first =
         arith::MulIOp::create(b, loc, block, constIndex(b, loc, perBlock));
-    for (int64_t e = 0; e < perBlock; ++e) {
+    for (int64_t e = 0; e < count; ++e) {
       SmallVector<Value> at;
       if (row)
         at.push_back(row);
@@ -184,10 +192,7 @@ static Value generateFromBlocks(
         b, loc, lbs, ubs, steps,
         [&](OpBuilder &b, Location loc, ValueRange ivs) {
           Value row = rowDim ? ivs.front() : Value();
-          SmallVector<Value> rowValues;
-          for (Value rowBuffer : rowBuffers)
-            rowValues.push_back(
-                memref::LoadOp::create(b, loc, rowBuffer, ValueRange{row}));
+          SmallVector<Value> rowValues = rowValuesAt(b, loc, row);
           Value begin = arith::MulIOp::create(
               b, loc, ivs.back(), constIndex(b, loc, kBlocksPerChunk));
           Value end = arith::MinUIOp::create(
@@ -198,7 +203,7 @@ static Value generateFromBlocks(
           auto blocks = scf::ForOp::create(
               b, loc, begin, end, constIndex(b, loc, 1), ValueRange{},
               [&](OpBuilder &b, Location loc, Value block, ValueRange) {
-                storeBlock(b, loc, rowValues, row, block);
+                storeBlock(b, loc, rowValues, row, block, perBlock);
                 scf::YieldOp::create(b, loc);
               });
           // scf-to-cf moves LLVM attributes to the loop's back edge, where
@@ -238,19 +243,8 @@ static Value generateFromBlocks(
   }
   if (tail) {
     auto storeTail = [&](OpBuilder &b, Location loc, Value row) {
-      SmallVector<Value> rowValues;
-      for (Value buffer : rowBuffers)
-        rowValues.push_back(
-            memref::LoadOp::create(b, loc, buffer, ValueRange{row}));
-      SmallVector<Value> values =
-          elementsOf(b, loc, rowValues, constIndex(b, loc, fullBlocks), tail);
-      for (int64_t e = 0; e < tail; ++e) {
-        SmallVector<Value> at;
-        if (rowDim)
-          at.push_back(row);
-        at.push_back(constIndex(b, loc, fullBlocks * perBlock + e));
-        memref::StoreOp::create(b, loc, values[e], buffer, at);
-      }
+      storeBlock(b, loc, rowValuesAt(b, loc, row), row,
+                 constIndex(b, loc, fullBlocks), tail);
     };
     if (rowDim)
       scf::ForOp::create(
@@ -274,10 +268,16 @@ static Value generateFromBlocks(
   return unflatten(b, loc, flat, type, sizes);
 }
 
-struct RandomBitsLowering : OpRewritePattern<RandomBitsOp> {
-  RandomBitsLowering(MLIRContext *context, bool vectorLoops)
-      : OpRewritePattern(context), vectorLoops(vectorLoops) {}
+/// A random op lowered by `generateFromBlocks`, with or without its
+/// vector loops.
+template <typename OpTy> struct BlocksLowering : OpRewritePattern<OpTy> {
+  BlocksLowering(MLIRContext *context, bool vectorLoops)
+      : OpRewritePattern<OpTy>(context), vectorLoops(vectorLoops) {}
   bool vectorLoops;
+};
+
+struct RandomBitsLowering : BlocksLowering<RandomBitsOp> {
+  using BlocksLowering::BlocksLowering;
   LogicalResult matchAndRewrite(RandomBitsOp op,
                                 PatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op.getType());
@@ -305,10 +305,8 @@ struct RandomBitsLowering : OpRewritePattern<RandomBitsOp> {
   }
 };
 
-struct RandomUniformLowering : OpRewritePattern<RandomUniformOp> {
-  RandomUniformLowering(MLIRContext *context, bool vectorLoops)
-      : OpRewritePattern(context), vectorLoops(vectorLoops) {}
-  bool vectorLoops;
+struct RandomUniformLowering : BlocksLowering<RandomUniformOp> {
+  using BlocksLowering::BlocksLowering;
   LogicalResult matchAndRewrite(RandomUniformOp op,
                                 PatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op.getType());

@@ -132,6 +132,20 @@ static Value digitNonZero(OpBuilder &b, Location loc, Value bits,
 /// counters, not one counter through a store-to-load chain.
 static constexpr int64_t kHistCopies = 4;
 
+/// Where element `i`'s sub-histogram starts: 256 * (i % kHistCopies).
+static Value copyOffset(OpBuilder &b, Location loc, Value i) {
+  Value copy =
+      arith::AndIOp::create(b, loc, i, constIndex(b, loc, kHistCopies - 1));
+  return arith::MulIOp::create(b, loc, copy, constIndex(b, loc, 256));
+}
+
+/// `hist` with its count at `at` (an index) incremented.
+static Value incrementCount(OpBuilder &b, Location loc, Value hist, Value at) {
+  Value c = tensor::ExtractOp::create(b, loc, hist, at);
+  c = arith::AddIOp::create(b, loc, c, constInt(b, loc, b.getI64Type(), 1));
+  return tensor::InsertOp::create(b, loc, c, hist, at);
+}
+
 /// The histogram of `digitOf(keyAt(i))` (an index in [0, 256)) over i in
 /// [0, n): a flat tensor of kHistCopies sub-histograms of 256 i64 counts.
 static Value
@@ -145,16 +159,9 @@ histogramOf(OpBuilder &b, Location loc, Value n, KeyFn keyAt,
       b, loc, c0, n, c1, ValueRange{hist0},
       [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
         Value key = keyAt(b, loc, i);
-        Value copy = arith::AndIOp::create(b, loc, i,
-                                           constIndex(b, loc, kHistCopies - 1));
-        Value at = arith::AddIOp::create(
-            b, loc,
-            arith::MulIOp::create(b, loc, copy, constIndex(b, loc, 256)),
-            digitOf(b, loc, key));
-        Value c = tensor::ExtractOp::create(b, loc, it[0], at);
-        c = arith::AddIOp::create(b, loc, c, constInt(b, loc, i64, 1));
-        scf::YieldOp::create(
-            b, loc, Value(tensor::InsertOp::create(b, loc, c, it[0], at)));
+        Value base = copyOffset(b, loc, i);
+        Value at = arith::AddIOp::create(b, loc, base, digitOf(b, loc, key));
+        scf::YieldOp::create(b, loc, incrementCount(b, loc, it[0], at));
       });
   return hist.getResult(0);
 }
@@ -178,10 +185,7 @@ digitHistogramsOf(OpBuilder &b, Location loc, Type keyType, Value n,
                  constInt(b, loc, keyType, -1)},
       [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
         Value key = keyAt(b, loc, i);
-        Value copy = arith::AndIOp::create(b, loc, i,
-                                           constIndex(b, loc, kHistCopies - 1));
-        Value base =
-            arith::MulIOp::create(b, loc, copy, constIndex(b, loc, 256));
+        Value base = copyOffset(b, loc, i);
         Value hist = it[0];
         for (unsigned p = 0; p < numDigits; ++p) {
           Value d = arith::AndIOp::create(
@@ -194,9 +198,7 @@ digitHistogramsOf(OpBuilder &b, Location loc, Type keyType, Value n,
               arith::AddIOp::create(b, loc, base,
                                     constIndex(b, loc, 256 * kHistCopies * p)),
               arith::IndexCastUIOp::create(b, loc, b.getIndexType(), d));
-          Value c = tensor::ExtractOp::create(b, loc, hist, at);
-          c = arith::AddIOp::create(b, loc, c, constInt(b, loc, i64, 1));
-          hist = tensor::InsertOp::create(b, loc, c, hist, at);
+          hist = incrementCount(b, loc, hist, at);
         }
         scf::YieldOp::create(
             b, loc,
