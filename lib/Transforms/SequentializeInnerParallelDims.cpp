@@ -8,12 +8,14 @@
 #include "sift/Transforms/Passes.h"
 #include "sift/Transforms/Routines.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -43,6 +45,40 @@ static std::optional<int64_t> staticTripCount(Value lbValue, Value ubValue,
   return *span <= 0 ? 0 : llvm::divideCeil(*span, *step);
 }
 
+/// A constant upper bound of the number of iterations of a loop dimension:
+/// its trip count when the bounds are constants; otherwise, with a
+/// constant step, the largest `ub - lb` that ValueBoundsConstraintSet
+/// proves, where `ub` may also be an operand of an `arith.minsi`/`minui`
+/// upper bound (the tiles of a loop, `lb = t * T` to `min(lb + T, n)`,
+/// have at most T iterations).
+static std::optional<int64_t> tripCountBound(Value lbValue, Value ubValue,
+                                             Value stepValue) {
+  if (std::optional<int64_t> exact =
+          staticTripCount(lbValue, ubValue, stepValue))
+    return exact;
+  std::optional<int64_t> step = getConstantIntValue(stepValue);
+  if (!step || *step <= 0 || !lbValue.getType().isIndex())
+    return std::nullopt;
+  SmallVector<Value> uppers = {ubValue};
+  if (isa_and_nonnull<arith::MinSIOp, arith::MinUIOp>(ubValue.getDefiningOp()))
+    llvm::append_range(uppers, ubValue.getDefiningOp()->getOperands());
+  std::optional<int64_t> best;
+  MLIRContext *context = lbValue.getContext();
+  AffineMap difference = AffineMap::get(
+      2, 0, getAffineDimExpr(0, context) - getAffineDimExpr(1, context));
+  for (Value upper : uppers) {
+    FailureOr<int64_t> span = ValueBoundsConstraintSet::computeConstantBound(
+        presburger::BoundType::UB,
+        ValueBoundsConstraintSet::Variable(difference, ValueRange{upper, lbValue}),
+        /*stopCondition=*/nullptr, /*closedUB=*/true);
+    if (failed(span))
+      continue;
+    int64_t trips = *span <= 0 ? 0 : llvm::divideCeil(*span, *step);
+    best = best ? std::min(*best, trips) : trips;
+  }
+  return best;
+}
+
 /// `a * b`, saturated at INT64_MAX.
 static int64_t saturatingMul(int64_t a, int64_t b) {
   int64_t product;
@@ -52,9 +88,9 @@ static int64_t saturatingMul(int64_t a, int64_t b) {
 
 static std::optional<int64_t> staticWork(Operation *op);
 
-/// How many times the innermost loop bodies of `region` run per run of the
-/// region: the largest work of a loop in it (1 without loops), or nullopt
-/// when some loop's trip count is not a constant.
+/// At most how many times the innermost loop bodies of `region` run per
+/// run of the region: the largest work of a loop in it (1 without loops),
+/// or nullopt when some loop's trip count has no constant bound.
 static std::optional<int64_t> staticWork(Region &region) {
   int64_t most = 1;
   for (Block &block : region)
@@ -78,7 +114,7 @@ static std::optional<int64_t> staticWork(Region &region) {
 static std::optional<int64_t> staticWork(Operation *op) {
   int64_t trips = 1;
   if (auto forOp = dyn_cast<scf::ForOp>(op)) {
-    std::optional<int64_t> n = staticTripCount(
+    std::optional<int64_t> n = tripCountBound(
         forOp.getLowerBound(), forOp.getUpperBound(), forOp.getStep());
     if (!n)
       return std::nullopt;
@@ -87,7 +123,7 @@ static std::optional<int64_t> staticWork(Operation *op) {
     for (auto [lb, ub, step] :
          llvm::zip_equal(parallel.getLowerBound(), parallel.getUpperBound(),
                          parallel.getStep())) {
-      std::optional<int64_t> n = staticTripCount(lb, ub, step);
+      std::optional<int64_t> n = tripCountBound(lb, ub, step);
       if (!n)
         return std::nullopt;
       trips = saturatingMul(trips, *n);

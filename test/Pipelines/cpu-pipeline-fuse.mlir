@@ -12,11 +12,11 @@
 // SPLIT-LABEL: llvm.func @rows
 // SPLIT-COUNT-3: omp.parallel
 func.func @rows(%x: tensor<8x4096xi64>, %f: tensor<8x4096xf32>)
-    -> (tensor<8x512xf32>, tensor<8xi64>) {
+    -> (tensor<8x4096xf32>, tensor<8xi64>) {
   %zero = arith.constant dense<0> : tensor<8x4096xi64>
   %m = arith.cmpi sgt, %x, %zero : tensor<8x4096xi64>
-  %idx, %n = sift.compact %m : tensor<8x4096xi1> -> tensor<8x512xi64>, tensor<8xi64>
+  %idx, %n = sift.compact %m : tensor<8x4096xi1> -> tensor<8x4096xi64>, tensor<8xi64>
   %g = sift.gather %f[%idx] {batch_dims = 1 : i64}
-      : tensor<8x4096xf32>, tensor<8x512xi64> -> tensor<8x512xf32>
-  return %g, %n : tensor<8x512xf32>, tensor<8xi64>
+      : tensor<8x4096xf32>, tensor<8x4096xi64> -> tensor<8x4096xf32>
+  return %g, %n : tensor<8x4096xf32>, tensor<8xi64>
 }

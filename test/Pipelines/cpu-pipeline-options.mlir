@@ -7,7 +7,7 @@
 // RUN: tensor-opt %s '--sift-cpu-pipeline=reduction-lanes=0' | FileCheck %s --check-prefix=SEQSUM
 // RUN: tensor-opt %s '--sift-cpu-pipeline=min-parallel-work=1' | FileCheck %s --check-prefix=WORK1
 
-// By default both dimensions of a 4x1024 loop nest run on one OpenMP team
+// By default both dimensions of a 4x8192 loop nest run on one OpenMP team
 // (4 rows are fewer than 32 parallel iterations), with the runtime's number
 // of threads; min-parallel-iterations=4 keeps only the rows parallel;
 // without OpenMP every loop runs on the calling thread.
@@ -21,9 +21,9 @@
 // SERIAL-NOT: omp.
 // MIN4-LABEL: llvm.func @add
 // MIN4: omp.loop_nest (%{{[^,]*}}) : i64
-func.func @add(%a: tensor<4x1024xf32>, %b: tensor<4x1024xf32>) -> tensor<4x1024xf32> {
-  %c = arith.addf %a, %b : tensor<4x1024xf32>
-  return %c : tensor<4x1024xf32>
+func.func @add(%a: tensor<4x8192xf32>, %b: tensor<4x8192xf32>) -> tensor<4x8192xf32> {
+  %c = arith.addf %a, %b : tensor<4x8192xf32>
+  return %c : tensor<4x8192xf32>
 }
 
 // A float sum of 4096 values is blocked into 256 lanes unless

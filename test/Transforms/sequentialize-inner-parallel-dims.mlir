@@ -9,16 +9,16 @@
 // inside each; a unit dimension is dropped.
 // CHECK-LABEL: func.func @outer_only
 // CHECK: scf.parallel (%[[I:.*]]) = (%c0) to (%c64) step (%c1)
-// CHECK-NEXT: scf.for %[[J:.*]] = %c0 to %c100 step %c1
+// CHECK-NEXT: scf.for %[[J:.*]] = %c0 to %c1000 step %c1
 // CHECK-NEXT: memref.load %{{.*}}[%[[I]], %c0, %[[J]]]
-func.func @outer_only(%a: memref<64x1x100xf32>, %b: memref<64x1x100xf32>) {
+func.func @outer_only(%a: memref<64x1x1000xf32>, %b: memref<64x1x1000xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index
-  %c100 = arith.constant 100 : index
-  scf.parallel (%i, %u, %j) = (%c0, %c0, %c0) to (%c64, %c1, %c100) step (%c1, %c1, %c1) {
-    %x = memref.load %a[%i, %u, %j] : memref<64x1x100xf32>
-    memref.store %x, %b[%i, %u, %j] : memref<64x1x100xf32>
+  %c1000 = arith.constant 1000 : index
+  scf.parallel (%i, %u, %j) = (%c0, %c0, %c0) to (%c64, %c1, %c1000) step (%c1, %c1, %c1) {
+    %x = memref.load %a[%i, %u, %j] : memref<64x1x1000xf32>
+    memref.store %x, %b[%i, %u, %j] : memref<64x1x1000xf32>
   }
   return
 }
@@ -54,7 +54,7 @@ func.func @two_dims_and_nested(%a: memref<4x100x100xf32>) {
 // -----
 
 // A nest whose constant trip counts give fewer innermost iterations than
-// min-parallel-work (4096 by default) runs sequentially; one with a trip
+// min-parallel-work (16384 by default) runs sequentially; one with a trip
 // count that is not a constant stays parallel.
 // CHECK-LABEL: func.func @small_and_dynamic
 // CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1
@@ -98,3 +98,49 @@ func.func @below_the_option(%a: memref<64x100xf32>) {
   }
   return
 }
+
+// -----
+
+// Tiles: the inner loop runs from t * 1024 to min(t * 1024 + 1024, n), at
+// most 1024 iterations (ValueBoundsConstraintSet on the minimum's first
+// operand), so 3 tiles are at most 3072 iterations: sequential. 40 tiles
+// (40960) stay parallel, as does a tile of unbounded length.
+// CHECK-LABEL: func.func @tiles
+// CHECK: scf.for %[[T:.*]] = %c0 to %c3 step %c1
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1
+// CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c40) step (%c1)
+// CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c3) step (%c1)
+func.func @tiles(%a: memref<40960xf32>, %n: index, %m: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c40 = arith.constant 40 : index
+  %c1024 = arith.constant 1024 : index
+  %c2500 = arith.constant 2500 : index
+  %f = arith.constant 1.0 : f32
+  scf.parallel (%t) = (%c0) to (%c3) step (%c1) {
+    %lb = arith.muli %t, %c1024 : index
+    %next = arith.addi %lb, %c1024 : index
+    %ub = arith.minui %next, %c2500 : index
+    scf.for %i = %lb to %ub step %c1 {
+      memref.store %f, %a[%i] : memref<40960xf32>
+    }
+  }
+  scf.parallel (%t) = (%c0) to (%c40) step (%c1) {
+    %lb = arith.muli %t, %c1024 : index
+    %next = arith.addi %lb, %c1024 : index
+    %ub = arith.minui %next, %n : index
+    scf.for %i = %lb to %ub step %c1 {
+      memref.store %f, %a[%i] : memref<40960xf32>
+    }
+  }
+  scf.parallel (%t) = (%c0) to (%c3) step (%c1) {
+    %lb = arith.muli %t, %c1024 : index
+    %ub = arith.addi %lb, %m : index
+    scf.for %i = %lb to %ub step %c1 {
+      memref.store %f, %a[%i] : memref<40960xf32>
+    }
+  }
+  return
+}
+

@@ -46,10 +46,12 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::init(32)};
   PassOptions::Option<int64_t> minParallelWork{
       *this, "min-parallel-work",
-      llvm::cl::desc("Innermost iterations a loop nest with constant trip "
+      llvm::cl::desc("Innermost iterations a loop nest with bounded trip "
                      "counts needs to run on threads at all; smaller ones "
-                     "run on the calling thread"),
-      llvm::cl::init(4096)};
+                     "run on the calling thread (measured: the sampler at "
+                     "N = 1e4, B = 1 takes 0.19 ms on one thread, 0.19 or "
+                     "0.32 ms with 1e4-element loops on two)"),
+      llvm::cl::init(16384)};
   PassOptions::Option<bool> fuse{
       *this, "fuse",
       llvm::cl::desc("Form kernels first (--sift-fuse): one parallel loop "

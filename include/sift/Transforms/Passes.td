@@ -207,11 +207,15 @@ def SiftSequentializeInnerParallelDims
     per iteration, which keeps LLVM from vectorizing the inner loop; a
     nested parallel loop would fork (serially) once per outer iteration.
 
-    A loop nest whose constant trip counts (its own, times those of the
-    loops in its body) give fewer than `min-parallel-work` innermost
-    iterations runs sequentially altogether: forking a team of threads costs
-    microseconds, more than a small loop. A loop with a trip count that is
-    not a constant, or that calls a function, stays parallel.
+    A loop nest whose trip counts (its own, times those of the loops in its
+    body) give fewer than `min-parallel-work` innermost iterations runs
+    sequentially altogether: forking a team of threads costs microseconds,
+    more than a small loop, and a thread that is not running (a busy
+    machine) makes it cost far more. A trip count counts when it is a
+    constant or has a constant upper bound (`ValueBoundsConstraintSet`; the
+    tiles of a loop, `t * T` to `min(t * T + T, n)`, have at most T
+    iterations). A loop with a trip count without such a bound, or that
+    calls a function, stays parallel.
   }];
   let options = [
     Option<"minParallelIterations", "min-parallel-iterations", "int64_t",
@@ -219,7 +223,7 @@ def SiftSequentializeInnerParallelDims
            "Parallel iterations wanted before a further dimension is made "
            "parallel too">,
     Option<"minParallelWork", "min-parallel-work", "int64_t",
-           /*default=*/"4096",
+           /*default=*/"16384",
            "Innermost iterations a loop nest with constant trip counts needs "
            "to run in parallel at all">
   ];
