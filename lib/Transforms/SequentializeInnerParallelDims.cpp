@@ -69,7 +69,8 @@ static std::optional<int64_t> tripCountBound(Value lbValue, Value ubValue,
   for (Value upper : uppers) {
     FailureOr<int64_t> span = ValueBoundsConstraintSet::computeConstantBound(
         presburger::BoundType::UB,
-        ValueBoundsConstraintSet::Variable(difference, ValueRange{upper, lbValue}),
+        ValueBoundsConstraintSet::Variable(difference,
+                                           ValueRange{upper, lbValue}),
         /*stopCondition=*/nullptr, /*closedUB=*/true);
     if (failed(span))
       continue;
