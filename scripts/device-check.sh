@@ -55,6 +55,18 @@ sys.exit(1 if bad or not files else 0)
 EOF
 }
 
+batched_sampler() { # N out.mlir inputs/: examples/sampler.mlir's program
+  # (bench/sampler, K = N / 10) made static and batched (B = 32), and its
+  # inputs (features, labels, seeds)
+  local n="$1" out="$2" in="$3"
+  python3 -c "import sys; sys.path.insert(0, '$ROOT/bench/sampler'); \
+from sift_sampler import auto_sampler_mlir; print(auto_sampler_mlir($n, $((n / 10))))" \
+    >"$out.dyn.mlir" &&
+    "$TO" "$out.dyn.mlir" --sift-staticize --sift-batch="func=sampler size=32" \
+      --canonicalize --cse -o "$out" &&
+    python3 "$ROOT/scripts/make_sampler_inputs.py" "$in" 32 "$n" >/dev/null
+}
+
 step_smoke() {
   nvidia-smi -L
   "$TR" "$ROOT/test/GPU/cuda-device.mlir" --target cuda --random --seed 3 \
@@ -68,12 +80,7 @@ step_sampler() {
   local rc=0
   for n in 10000 1000000; do
     local k=$((n / 10)) mlir="$WORK/sampler$n.mlir" in="$WORK/in$n"
-    python3 -c "import sys; sys.path.insert(0, '$ROOT/bench/sampler'); \
-from sift_sampler import auto_sampler_mlir; print(auto_sampler_mlir($n, $k))" \
-      >"$WORK/dyn$n.mlir"
-    "$TO" "$WORK/dyn$n.mlir" --sift-staticize --sift-batch="func=sampler size=32" \
-      --canonicalize --cse -o "$mlir" || { rc=1; continue; }
-    python3 "$ROOT/scripts/make_sampler_inputs.py" "$in" 32 "$n" >/dev/null
+    batched_sampler "$n" "$mlir" "$in" || { rc=1; continue; }
     local args=(-e sampler_batched --input "$in/features.npy"
       --input "$in/labels.npy" --input "$in/seeds.npy")
     echo "== B = 32, N = $n, K = $k: --target cuda"
@@ -97,13 +104,8 @@ from sift_sampler import auto_sampler_mlir; print(auto_sampler_mlir($n, $k))" \
 step_variants() {
   local rc=0
   for n in 10000 1000000; do
-    local k=$((n / 10)) mlir="$WORK/v$n.mlir" in="$WORK/vin$n"
-    python3 -c "import sys; sys.path.insert(0, '$ROOT/bench/sampler'); \
-from sift_sampler import auto_sampler_mlir; print(auto_sampler_mlir($n, $k))" \
-      >"$WORK/vdyn$n.mlir"
-    "$TO" "$WORK/vdyn$n.mlir" --sift-staticize --sift-batch="func=sampler size=32" \
-      --canonicalize --cse -o "$mlir" || { rc=1; continue; }
-    python3 "$ROOT/scripts/make_sampler_inputs.py" "$in" 32 "$n" >/dev/null
+    local mlir="$WORK/v$n.mlir" in="$WORK/vin$n"
+    batched_sampler "$n" "$mlir" "$in" || { rc=1; continue; }
     local args=(-e sampler_batched --input "$in/features.npy"
       --input "$in/labels.npy" --input "$in/seeds.npy" --target cuda
       --repeat 10 --warmup 2)
@@ -142,7 +144,7 @@ failed=0
 for s in "${STEPS[@]}"; do
   echo "=== $s ($(date +%T))"
   start=$SECONDS
-  PYTHONUNBUFFERED=1 timeout "$LIMIT" bash -c "set -o pipefail; $(declare -f same step_$s); \
+  PYTHONUNBUFFERED=1 timeout "$LIMIT" bash -c "set -o pipefail; $(declare -f same batched_sampler step_$s); \
     TR='$TR' TO='$TO' ROOT='$ROOT' WORK='$WORK' JOBS='$JOBS' LOG='$LOG' SIFT_BENCH_ARGS='${SIFT_BENCH_ARGS:-}'; \
     step_$s" >"$LOG/$s.log" 2>&1
   rc=$?
