@@ -58,6 +58,9 @@ void pipelines::addTensorFusionStage(OpPassManager &pm, int64_t reductionLanes,
   // instead of one per op.
   addPasses(pm, "func.func(linalg-fuse-elementwise-ops)");
   pm.addNestedPass<func::FuncOp>(createSiftFuseCheapProducers());
+  // Element-wise ops that read the same tensor (two masks of one labels
+  // tensor) become one op: one pass over it.
+  pm.addNestedPass<func::FuncOp>(createSiftFuseSiblings());
   // One cleanup for both fusions and the blocked reductions: the code of
   // the examples and pattern programs comes out the same as with a cleanup
   // after each, for less compile time (docs/Performance.md).

@@ -1,7 +1,8 @@
 // The seed's sampler (examples/sampler.mlir), staticized and batched over
-// 32 rows, through --sift-gpu-pipeline: 25 kernels, each over every row
+// 32 rows, through --sift-gpu-pipeline: 21 kernels, each over every row
 // (the argsorts that staticize leaves unused, top-k having taken their
-// place, become no kernel).
+// place, become no kernel; element-wise ops reading the same tensor, the
+// two label masks among them, are one kernel: --sift-fuse-siblings).
 // Its counts, compactions, argsorts and top-k selections are sift's block
 // kernels (a block per row: ballots, shuffles, barriers, shared-memory
 // atomics); the compares, random keys and gathers are kernels of their own.
@@ -37,7 +38,7 @@
 // HOST-LABEL: llvm.func @sampler_batched
 // HOST-NOT: gpu.launch_func
 // HOST: llvm.call @mgpuMemAlloc
-// HOST-COUNT-25: gpu.launch_func {{.*}} @sampler_batched_kernel{{(_[0-9]+)?}}::@sampler_batched_kernel
+// HOST-COUNT-21: gpu.launch_func {{.*}} @sampler_batched_kernel{{(_[0-9]+)?}}::@sampler_batched_kernel
 // HOST-NOT: gpu.launch_func
 // HOST: llvm.return
 // HOST-NOT: llvm.func @sampler(
@@ -48,7 +49,7 @@
 // PTX: ret;
 
 // A top-k kernel (a block per row).
-// RUN: cat %t/sampler_batched_kernel_7.ptx | FileCheck %s --check-prefix=TOPK --implicit-check-not=__nv_ --implicit-check-not=malloc --implicit-check-not=free
+// RUN: cat %t/sampler_batched_kernel_5.ptx | FileCheck %s --check-prefix=TOPK --implicit-check-not=__nv_ --implicit-check-not=malloc --implicit-check-not=free
 // TOPK: .visible .entry sampler_batched_kernel(
 // TOPK: .shared
 // TOPK-DAG: vote.sync.ballot.b32

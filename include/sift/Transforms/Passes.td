@@ -97,6 +97,24 @@ def SiftFuseCheapProducers
   let dependentDialects = ["linalg::LinalgDialect"];
 }
 
+def SiftFuseSiblings : Pass<"sift-fuse-siblings", "func::FuncOp"> {
+  let summary = "Merge element-wise linalg ops that read the same tensor "
+                "into one op with several results";
+  let description = [{
+    Two element-wise `linalg.generic` ops of one block over the same static
+    iteration space that read one tensor through the same map (two masks
+    of the same labels, `labels == 1` and `labels == 0`) each make a pass
+    over it; producer-consumer fusion does not join them, as neither uses
+    the other. This pass merges such siblings into one generic with the
+    results of both, placed where the second was, so the shared tensor is
+    read once. A pair is merged when every loop is parallel, the bodies
+    are pure, the outputs are fresh `tensor.empty` buffers at the identity
+    map that the bodies do not read, and nothing uses the first before the
+    second. Inputs read through the same map by both are read once.
+  }];
+  let dependentDialects = ["linalg::LinalgDialect"];
+}
+
 def SiftBlockFloatReductions
     : Pass<"sift-block-float-reductions", "func::FuncOp"> {
   let summary = "Sum floats in blocked order (partial sums per lane, then "
