@@ -127,27 +127,29 @@ struct FuseSiblingsPass : sift::impl::SiftFuseSiblingsBase<FuseSiblingsPass> {
 
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
-    // Merge one pair at a time, in block order, until none is left (a
-    // merged op may join a third sibling).
-    bool merged = true;
-    while (merged) {
-      merged = false;
-      getOperation().walk([&](Block *block) -> WalkResult {
-        SmallVector<linalg::GenericOp> generics;
-        for (Operation &op : *block)
-          if (auto generic = dyn_cast<linalg::GenericOp>(op);
-              generic && isFusable(generic))
-            generics.push_back(generic);
-        for (auto [i, a] : llvm::enumerate(generics))
-          for (linalg::GenericOp b : ArrayRef(generics).drop_front(i + 1))
-            if (areSiblings(a, b)) {
-              merge(rewriter, a, b);
-              merged = true;
-              return WalkResult::interrupt();
-            }
-        return WalkResult::advance();
-      });
-    }
+    SmallVector<Block *> blocks;
+    getOperation().walk([&](Block *block) { blocks.push_back(block); });
+    // Per block, merge one pair at a time until none is left (a merged op
+    // may join a third sibling). Merging erases ops of that block only, and
+    // the post-order walk listed their body blocks before it.
+    for (Block *block : blocks)
+      while (mergeOnePair(rewriter, *block)) {
+      }
+  }
+
+  static bool mergeOnePair(RewriterBase &rewriter, Block &block) {
+    SmallVector<linalg::GenericOp> generics;
+    for (Operation &op : block)
+      if (auto generic = dyn_cast<linalg::GenericOp>(op);
+          generic && isFusable(generic))
+        generics.push_back(generic);
+    for (auto [i, a] : llvm::enumerate(generics))
+      for (linalg::GenericOp b : ArrayRef(generics).drop_front(i + 1))
+        if (areSiblings(a, b)) {
+          merge(rewriter, a, b);
+          return true;
+        }
+    return false;
   }
 };
 } // namespace
