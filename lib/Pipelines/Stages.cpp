@@ -75,6 +75,9 @@ void pipelines::addTensorFusionStage(OpPassManager &pm, int64_t reductionLanes,
 void pipelines::addBufferizationStage(OpPassManager &pm, bool outlineRoutines) {
   // After the last canonicalization, which may fold reshapes back.
   pm.addNestedPass<func::FuncOp>(createSiftExpandShapeToReshape());
+  // A value computed into an allocation of its own and then inserted into a
+  // slice (a kernel's row results) is computed in the slice.
+  pm.addNestedPass<func::FuncOp>(createSiftEliminateAllocTensors());
   // Tensors to buffers in one analysis over the whole module, function
   // boundaries included, so no copies are made at calls; identity layouts at
   // the boundary keep the C interface simple (dense row-major memrefs).

@@ -56,7 +56,7 @@ def SiftFuse : Pass<"sift-fuse", "func::FuncOp"> {
     Option<"minRows", "min-rows", "int64_t", /*default=*/"2",
            "Fewest rows a leading dimension must have to be tiled">,
     Option<"maxRowBytes", "max-row-bytes", "int64_t",
-           /*default=*/"8388608",
+           /*default=*/"67108864",
            "Most bytes one row of the chain may move unfused (its ops' "
            "operands and results) for kernels to form; larger rows do not "
            "stay in cache (0: no limit)">,
@@ -193,6 +193,26 @@ def SiftExpandShapeToReshape
     lowerings never emit one; this is for input programs that do.
   }];
   let dependentDialects = ["tensor::TensorDialect"];
+}
+
+def SiftEliminateAllocTensors
+    : Pass<"sift-eliminate-alloc-tensors", "func::FuncOp"> {
+  let summary = "Compute values that are inserted into a slice in the slice "
+                "itself (upstream empty-tensor elimination on alloc_tensor)";
+  let description = [{
+    Runs MLIR's empty-tensor elimination on the plain
+    `bufferization.alloc_tensor` ops (no copy, size hint or memory space)
+    that the pipelines made of `tensor.empty` before their cleanups: a value
+    computed into such an allocation and then inserted into a slice of
+    another tensor (`tensor.insert_slice`, `tensor.parallel_insert_slice`)
+    is computed in that slice instead, so that bufferization needs neither
+    the allocation nor the copy. A `--sift-fuse` kernel's row results (the
+    sampler's gathered feature rows) are written straight into the kernel's
+    results. The allocations it cannot eliminate stay allocations. Runs
+    right before `one-shot-bufferize`, with no CSE in between.
+  }];
+  let dependentDialects = ["bufferization::BufferizationDialect",
+                           "tensor::TensorDialect"];
 }
 
 def SiftCheckExtents : Pass<"sift-check-extents", "ModuleOp"> {
