@@ -157,13 +157,34 @@ struct CompactLowering : OpRewritePattern<CompactOp> {
   /// `out` (k elements) and returns it with their number. Branch-free:
   /// every element's position is written at the next free slot, which only
   /// a set element then claims, so a random mask costs no mispredicted
-  /// branches; the loop stops when the result is full.
+  /// branches. A result as wide as the line cannot fill up before its end:
+  /// a counted loop over the line, which LLVM unrolls (about one cycle an
+  /// element); a narrower one stops when it is full.
   static std::pair<Value, Value> compactLine(OpBuilder &b, Location loc,
                                              Value line, Value out, int64_t k) {
     Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
     Value n = dimValue(b, loc, line, 0);
-    Value kVal = constIndex(b, loc, k);
     Type indexType = b.getIndexType();
+    auto step = [&](OpBuilder &b, Location loc, Value out, Value i,
+                    Value slot) -> std::pair<Value, Value> {
+      Value written = tensor::InsertOp::create(b, loc, indexToI64(b, loc, i),
+                                               out, ValueRange{slot});
+      Value taken = arith::IndexCastUIOp::create(
+          b, loc, indexType,
+          isNonZero(b, loc, tensor::ExtractOp::create(b, loc, line, i)));
+      return {written, arith::AddIOp::create(b, loc, slot, taken)};
+    };
+    int64_t lineLength = cast<RankedTensorType>(line.getType()).getDimSize(0);
+    if (!ShapedType::isDynamic(lineLength) && lineLength <= k) {
+      auto loop = scf::ForOp::create(
+          b, loc, c0, n, c1, ValueRange{out, c0},
+          [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
+            auto [written, slot] = step(b, loc, it[0], i, it[1]);
+            scf::YieldOp::create(b, loc, ValueRange{written, slot});
+          });
+      return {loop.getResult(0), loop.getResult(1)};
+    }
+    Value kVal = constIndex(b, loc, k);
     auto loop = scf::WhileOp::create(
         b, loc, TypeRange{out.getType(), indexType, indexType},
         ValueRange{out, c0, c0},
@@ -178,16 +199,11 @@ struct CompactLowering : OpRewritePattern<CompactOp> {
           scf::ConditionOp::create(b, loc, more, it);
         },
         [&](OpBuilder &b, Location loc, ValueRange it) {
-          Value i = it[1], slot = it[2];
-          Value written = tensor::InsertOp::create(
-              b, loc, indexToI64(b, loc, i), it[0], ValueRange{slot});
-          Value taken = arith::IndexCastUIOp::create(
-              b, loc, indexType,
-              isNonZero(b, loc, tensor::ExtractOp::create(b, loc, line, i)));
+          Value i = it[1];
+          auto [written, slot] = step(b, loc, it[0], i, it[2]);
           scf::YieldOp::create(
               b, loc,
-              ValueRange{written, arith::AddIOp::create(b, loc, i, c1),
-                         arith::AddIOp::create(b, loc, slot, taken)});
+              ValueRange{written, arith::AddIOp::create(b, loc, i, c1), slot});
         });
     return {loop.getResult(0), loop.getResult(2)};
   }

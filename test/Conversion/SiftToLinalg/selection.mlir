@@ -178,6 +178,25 @@ func.func @compact(%m: tensor<3x5xi1>) -> (tensor<3x3xi64>, tensor<3xi64>) {
 
 // -----
 
+// A result as wide as the line (nonzero's) cannot fill up before the line
+// ends: the scan is a counted loop over the line, with the slot carried
+// and no test of it.
+// CHECK-LABEL: func.func @compact_full_width
+// CHECK: scf.execute_region
+// CHECK-NOT: scf.while
+// CHECK: %[[SCAN:.*]]:2 = scf.for %[[I:.*]] = %c0 to %c5 step %c1 iter_args(%{{.*}} = %{{.*}}, %[[SLOT:.*]] = %c0) -> (tensor<5xi64>, index)
+// CHECK: tensor.insert %{{.*}} into %{{.*}}[%[[SLOT]]]
+// CHECK: %[[TAKEN:.*]] = arith.index_castui
+// CHECK: %[[NEXT:.*]] = arith.addi %[[SLOT]], %[[TAKEN]]
+// CHECK: scf.yield %{{.*}}, %[[NEXT]]
+// CHECK: linalg.fill ins(%c-1_i64
+func.func @compact_full_width(%m: tensor<5xi1>) -> (tensor<5xi64>, tensor<i64>) {
+  %i, %n = sift.compact %m : tensor<5xi1> -> tensor<5xi64>, tensor<i64>
+  return %i, %n : tensor<5xi64>, tensor<i64>
+}
+
+// -----
+
 // cumsum along dim 0 of a 4x8 tensor: 8 independent lines of 4 elements,
 // each a sequential scan that writes the running sum.
 // CHECK-LABEL: func.func @cumsum_dim0
