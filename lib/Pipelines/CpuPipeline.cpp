@@ -90,6 +90,9 @@ void mlir::sift::buildCpuPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createSiftLayout());
     pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   }
+  // Random streams that only a top-k's valid prefix reads are computed for
+  // that prefix (the GPU computes every word: nothing to gain there).
+  pm.addNestedPass<func::FuncOp>(createSiftPropagateValid());
   // Kernels over the rows of a batched function, while the sift ops still
   // tile as ops (their lowering then runs on row slices).
   if (options.fuse)

@@ -983,6 +983,46 @@ def random_cases():
     out.append(Case("random_bits", "no_offset", mlir, args={"seed": 3},
                     expect=[ops.random_bits(3, (64,), np.int32)]))
 
+    # valid(%v): the first v[r] words of each line are the stream's (the
+    # rest unspecified, not compared); v clamped to the line, v = 0, v not a
+    # multiple of a Philox block, per-row streams with one v per row, and
+    # one stream with one v.
+    def prefixes_equal(want_rows, valid):
+        def check(res):
+            got = res[0].reshape(len(want_rows), -1)
+            e = []
+            for r, (want, v) in enumerate(zip(want_rows, valid)):
+                v = min(max(v, 0), want.size)
+                if not np.array_equal(got[r, :v], want[:v]):
+                    e.append("row %d: the first %d words differ from the "
+                             "stream" % (r, v))
+            return e
+        return check
+    seeds = np.array([7, -1, 1 << 40, 3], dtype=np.int64)
+    for elt, dt in (("i32", np.int32), ("i64", np.int64)):
+        valid = [0, 1001, 5, 998]
+        rt = "tensor<4x1000x%s>" % elt
+        mlir = func("f", [("s", "tensor<4xi64>"), ("vi", "tensor<4xi64>")],
+                    [("%r", rt)],
+                    ["%v = arith.index_cast %vi : tensor<4xi64> to "
+                     "tensor<4xindex>",
+                     "%%r = sift.random_bits %%s valid(%%v : tensor<4xindex>)"
+                     " : tensor<4xi64> -> %s" % rt])
+        want = [ops.random_bits(int(x), (1000,), dt) for x in seeds]
+        out.append(Case("random_bits", "valid_per_row_%s" % elt, mlir,
+                        [seeds, np.array(valid, dtype=np.int64)],
+                        check=prefixes_equal(want, valid)))
+    for v in (0, 3, 4097, 5000):
+        mlir = func("f", [("seed", "i64"), ("vi", "i64")],
+                    [("%r", "tensor<4099xi32>")],
+                    ["%v = arith.index_cast %vi : i64 to index",
+                     "%r = sift.random_bits %seed valid(%v : index) "
+                     ": tensor<4099xi32>"])
+        out.append(Case("random_bits", "valid_%d" % v, mlir,
+                        args={"seed": 9, "vi": v},
+                        check=prefixes_equal(
+                            [ops.random_bits(9, (4099,), np.int32)], [v])))
+
     def in_unit(res):
         e = []
         for i, a in enumerate(res):

@@ -115,6 +115,28 @@ def SiftFuseSiblings : Pass<"sift-fuse-siblings", "func::FuncOp"> {
   let dependentDialects = ["linalg::LinalgDialect"];
 }
 
+def SiftPropagateValid : Pass<"sift-propagate-valid", "func::FuncOp"> {
+  let summary = "Compute random words for the prefix a top-k ranks only";
+  let description = [{
+    A `sift.topk ... valid(%v)` ranks the first `%v` keys of each line and
+    puts the rest last whatever they are. When its values result is unused
+    and its keys along the last dimension come, through element-wise ops
+    used by nothing else (pure bodies, no division), from a
+    `sift.random_bits` used by nothing else, the stream gets `valid(%v)`:
+    only the words of each line's prefix are computed. `--sift-staticize`
+    makes this chain of `randperm(len(sel))[:k]` (Philox keys over a
+    selection's bound, masked past its count), so the compiler-made
+    sampler draws its two group streams over the groups' counts rather
+    than twice over N. A stream drawn before its count is computed moves
+    down to the op that reads it, where the count must be known.
+  }];
+  let dependentDialects = ["sift::SiftDialect"];
+  let statistics = [
+    Statistic<"numPrefixStreams", "prefix-streams",
+              "Random streams computed for a top-k's valid prefix only">
+  ];
+}
+
 def SiftBlockFloatReductions
     : Pass<"sift-block-float-reductions", "func::FuncOp"> {
   let summary = "Sum floats in blocked order (partial sums per lane, then "

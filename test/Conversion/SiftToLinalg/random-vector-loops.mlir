@@ -36,3 +36,46 @@ func.func @rows(%seed: tensor<4xi64>) -> tensor<4x8194xi32> {
   %r = sift.random_bits %seed : tensor<4xi64> -> tensor<4x8194xi32>
   return %r : tensor<4x8194xi32>
 }
+
+// -----
+
+// valid(%v), one per row: a row's chunks stop at the blocks that cover its
+// first v[row] words, ceil(v / 4) and at most the full blocks.
+// CHECK-LABEL: func.func @rows_valid
+// CHECK: %[[V:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<4xindex> to memref<4xindex>
+// CHECK: scf.parallel (%[[ROW:.*]], %[[CHUNK:.*]]) = (%c0, %c0) to (%c4, %c2) step (%c1, %c1)
+// CHECK: %[[N:.*]] = memref.load %[[V]][%[[ROW]]] : memref<4xindex>
+// CHECK: %[[BLOCKS:.*]] = arith.ceildivui %[[N]], %c4 : index
+// CHECK: %[[MINE:.*]] = arith.minui %[[BLOCKS]], %c2048 : index
+// CHECK: %[[NEXT:.*]] = arith.addi %{{.*}}, %c1024 : index
+// CHECK: %[[END:.*]] = arith.minui %[[NEXT]], %[[MINE]] : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[END]] step %c1 {
+func.func @rows_valid(%seed: tensor<4xi64>, %v: tensor<4xindex>) -> tensor<4x8194xi32> {
+  %r = sift.random_bits %seed valid(%v : tensor<4xindex>) : tensor<4xi64> -> tensor<4x8194xi32>
+  return %r : tensor<4x8194xi32>
+}
+
+// -----
+
+// One stream and one valid: the same bound for its one line.
+// CHECK-LABEL: func.func @line_valid
+// CHECK: scf.parallel (%[[CHUNK:.*]]) = (%c0) to (%c3) step (%c1)
+// CHECK: %[[BLOCKS:.*]] = arith.ceildivui %arg1, %c4 : index
+// CHECK: %[[MINE:.*]] = arith.minui %[[BLOCKS]], %c2500 : index
+// CHECK: arith.minui %{{.*}}, %[[MINE]] : index
+func.func @line_valid(%seed: i64, %v: index) -> tensor<10000xi32> {
+  %r = sift.random_bits %seed valid(%v : index) : tensor<10000xi32>
+  return %r : tensor<10000xi32>
+}
+
+// -----
+
+// A valid over lines that are not the streams' rows (one stream over a
+// matrix) is left to the full stream, which it allows.
+// CHECK-LABEL: func.func @lines_not_rows
+// CHECK-NOT: arith.ceildivui
+// CHECK: return
+func.func @lines_not_rows(%seed: i64, %v: tensor<4xindex>) -> tensor<4x8194xi32> {
+  %r = sift.random_bits %seed valid(%v : tensor<4xindex>) : tensor<4x8194xi32>
+  return %r : tensor<4x8194xi32>
+}

@@ -527,6 +527,14 @@ func.func @cross_entropy_bad_reduction(%x: tensor<4x10xf32>, %t: tensor<4xi64>) 
 
 // -----
 
+func.func @random_bits_valid_shape(%s: tensor<4xi64>, %v: tensor<8xindex>) {
+  // expected-error @+1 {{expects `valid` to be an index or a tensor of one index per line, of shape [4], got 'tensor<8xindex>'}}
+  %0 = sift.random_bits %s valid(%v : tensor<8xindex>) : tensor<4xi64> -> tensor<4x16xi32>
+  return
+}
+
+// -----
+
 func.func @random_bits_seed_not_prefix(%s: tensor<4xi64>) {
   // expected-error @+1 {{expects a per-row seed whose shape is a prefix of the result shape [8, 4], got 'tensor<4xi64>'}}
   %0 = sift.random_bits %s : tensor<4xi64> -> tensor<8x4xi32>

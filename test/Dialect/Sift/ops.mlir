@@ -199,6 +199,12 @@ func.func @random_per_row(%s: tensor<4xi64>, %o: tensor<4xi64>,
   %2 = sift.random_bits %k offset %o : i64, tensor<4xi64> -> tensor<4x16xi64>
   // CHECK: sift.random_bits %[[S]] offset %[[K]] : tensor<4xi64> -> tensor<4x16xi32>
   %3 = sift.random_bits %s offset %k : tensor<4xi64> -> tensor<4x16xi32>
+  // CHECK: sift.random_bits %[[S]] valid(%{{.*}} : tensor<4xindex>) : tensor<4xi64> -> tensor<4x16xi32>
+  %v = arith.constant dense<[1, 2, 3, 16]> : tensor<4xindex>
+  %6 = sift.random_bits %s valid(%v : tensor<4xindex>) : tensor<4xi64> -> tensor<4x16xi32>
+  // CHECK: sift.random_bits %[[K]] offset %[[O]] valid(%{{.*}} : index) : i64, tensor<4xi64> -> tensor<4x16xi64>
+  %n = arith.constant 5 : index
+  %7 = sift.random_bits %k offset %o valid(%n : index) : i64, tensor<4xi64> -> tensor<4x16xi64>
   // CHECK: sift.sample_balanced %[[L]], %[[S]] {num_samples = 8 : i64} : tensor<4x2x50xi64>, tensor<4xi64> -> tensor<4x2x8xi64>, tensor<4x2xi64>
   %4:2 = sift.sample_balanced %l, %s {num_samples = 8 : i64} : tensor<4x2x50xi64>, tensor<4xi64> -> tensor<4x2x8xi64>, tensor<4x2xi64>
   // CHECK: sift.sample_balanced %[[L]], %[[K]] offset %[[O]] {num_samples = 8 : i64} : tensor<4x2x50xi64>, i64, tensor<4xi64> -> tensor<4x2x8xi64>, tensor<4x2xi64>

@@ -238,3 +238,20 @@ func.func @f(%x: tensor<100xi32>, %n: index, %m: index {sift.unbatched},
       : tensor<4x100xi32> -> tensor<4x3xi32>, tensor<4x3xi64>
   return %i, %j, %h : tensor<5xi64>, tensor<5xi64>, tensor<4x3xi64>
 }
+
+// -----
+
+// random_bits' valid is per row like a seed: with per-row seeds it becomes
+// one count per row; a per-row count over one shared stream is dropped
+// (the rows are lines of that stream only once batched: every word is
+// computed, which valid allows).
+// CHECK-LABEL: func.func @f_batched
+// CHECK-SAME: (%[[SEED:.*]]: tensor<8xi64>, %[[N:.*]]: tensor<8xindex>, %[[SHARED:.*]]: i64)
+// CHECK: sift.random_bits %[[SEED]] valid(%[[N]] : tensor<8xindex>) : tensor<8xi64> -> tensor<8x100xi32>
+// CHECK: sift.random_bits %[[SHARED]] : tensor<8x100xi32>
+func.func @f(%seed: i64, %n: index, %shared: i64 {sift.unbatched})
+    -> (tensor<100xi32>, tensor<100xi32>) {
+  %a = sift.random_bits %seed valid(%n : index) : tensor<100xi32>
+  %b = sift.random_bits %shared valid(%n : index) : tensor<100xi32>
+  return %a, %b : tensor<100xi32>, tensor<100xi32>
+}

@@ -581,6 +581,14 @@ LogicalResult RandomUniformOp::verify() {
 LogicalResult RandomBitsOp::verify() {
   if (!getType().hasStaticShape())
     return emitOpError("expects a static result shape, got ") << getType();
+  if (Value valid = getValid())
+    if (auto validType = dyn_cast<RankedTensorType>(valid.getType())) {
+      ArrayRef<int64_t> lines = getType().getShape().drop_back();
+      if (getType().getRank() == 0 || validType.getShape() != lines)
+        return emitOpError("expects `valid` to be an index or a tensor of "
+                           "one index per line, of shape [")
+               << lines << "], got " << validType;
+    }
   return verifySeeds(*this, getSeed(), getOffset(), getType().getShape(),
                      "the result shape");
 }

@@ -136,10 +136,22 @@ std::optional<RowModel> getRowModel(Operation *op) {
         m.results.push_back(identityMap(resultRank));
         return m;
       })
-      .Case<RandomBitsOp, RandomUniformOp>(
-          [](auto op) -> std::optional<RowModel> {
-            return randomModel(op, op.getSeed(), op.getOffset());
-          })
+      .Case([](RandomBitsOp op) -> std::optional<RowModel> {
+        // A per-line `valid` (the result's shape without its last
+        // dimension) lies over the rows of the streams as a seed does, and
+        // is whole along the dimensions the streams do not split.
+        RowModel m = randomModel(op, op.getSeed(), op.getOffset());
+        if (Value valid = op.getValid();
+            valid && isa<RankedTensorType>(valid.getType())) {
+          DimMap lines = identityMap(m.numDims);
+          lines.append(rankOf(valid) - m.numDims, -1);
+          m.operands.back() = lines;
+        }
+        return m;
+      })
+      .Case([](RandomUniformOp op) -> std::optional<RowModel> {
+        return randomModel(op, op.getSeed(), op.getOffset());
+      })
       .Case<SampleBalancedOp>(
           [](SampleBalancedOp op) -> std::optional<RowModel> {
             int64_t rank = rankOf(op.getLabels());

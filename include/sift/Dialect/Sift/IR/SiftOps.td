@@ -517,7 +517,8 @@ def Sift_RandomUniformOp : Sift_Op<"random_uniform", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Sift_RandomBitsOp : Sift_Op<"random_bits", [Pure]> {
+def Sift_RandomBitsOp : Sift_Op<"random_bits", [Pure,
+    AttrSizedOperandSegments]> {
   let summary = "counter-based random bits (Philox4x32-10)";
   let description = [{
     Fills a static tensor with random bits from Philox4x32-10 with 10 rounds
@@ -540,19 +541,38 @@ def Sift_RandomBitsOp : Sift_Op<"random_bits", [Pure]> {
     %rows = sift.random_bits %seeds : tensor<32xi64> -> tensor<32x1024xi32>
     ```
 
+    `valid(%v)` says that only the first `%v` elements of each line (along
+    the last dimension) are read: they are the words above, and the
+    elements at and past `%v` are unspecified (an implementation may leave
+    them unwritten). `%v` is an `index` for every line, or a tensor of
+    `index` with one per line (the result's shape without its last
+    dimension), clamped to [0, size of the line].
+    `--sift-propagate-valid` sets it where every reader of the stream is a
+    `sift.topk` that ranks a prefix of its lines.
+
     Example:
 
     ```mlir
     %bits = sift.random_bits %seed : tensor<1024xi32>
+    %keys = sift.random_bits %seeds valid(%n : tensor<32xindex>)
+        : tensor<32xi64> -> tensor<32x1024xi32>
     ```
   }];
-  let arguments = (ins Sift_Seed:$seed, Optional<Sift_Seed>:$offset);
+  let arguments = (ins Sift_Seed:$seed, Optional<Sift_Seed>:$offset,
+                       Optional<AnyTypeOf<[Index, RankedTensorOf<[Index]>]>>:$valid);
   let results = (outs RankedTensorOf<[I32, I64]>:$result);
   let assemblyFormat = [{
-    $seed (`offset` $offset^)? attr-dict `:`
+    $seed (`offset` $offset^)? (`valid` `(` $valid^ `:` type($valid) `)`)?
+    attr-dict `:`
     custom<RandomTypes>(type($seed), ref($offset), type($offset),
                        type($result))
   }];
+  let builders = [
+    // Every word (no `valid`).
+    OpBuilder<(ins "Type":$result, "Value":$seed, "Value":$offset), [{
+      build($_builder, $_state, result, seed, offset, /*valid=*/Value());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 

@@ -168,7 +168,11 @@ LogicalResult Batcher::batchOp(OpBuilder &b, Operation *op) {
           [&](auto) { return batchAlongDim(b, op); })
       .Case([&](GatherOp gather) { return batchGather(b, gather); })
       .Case([&](ScatterOp scatter) { return batchScatter(b, scatter); })
-      .Case<RandomBitsOp, RandomUniformOp>([&](auto random) {
+      .Case([&](RandomBitsOp random) {
+        return batchRandom(b, op, random.getSeed(), random.getOffset(),
+                           random.getValid());
+      })
+      .Case([&](RandomUniformOp random) {
         return batchRandom(b, op, random.getSeed(), random.getOffset());
       })
       .Case([&](SampleBalancedOp sample) {

@@ -142,9 +142,9 @@ private:
   LogicalResult batchAlongDim(OpBuilder &b, Operation *op);
   LogicalResult batchGather(OpBuilder &b, GatherOp op);
   LogicalResult batchScatter(OpBuilder &b, ScatterOp op);
-  /// `sift.random_bits`, `random_uniform`.
+  /// `sift.random_bits` (with its `valid`), `random_uniform`.
   LogicalResult batchRandom(OpBuilder &b, Operation *op, Value seed,
-                            Value offset);
+                            Value offset, Value valid = nullptr);
   LogicalResult batchSampleBalanced(OpBuilder &b, SampleBalancedOp op);
   LogicalResult batchCrossEntropy(OpBuilder &b, CrossEntropyOp op);
   LogicalResult batchRandperm(OpBuilder &b, RandpermOp op);

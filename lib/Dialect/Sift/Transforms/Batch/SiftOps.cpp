@@ -83,12 +83,21 @@ LogicalResult Batcher::batchScatter(OpBuilder &b, ScatterOp op) {
 }
 
 LogicalResult Batcher::batchRandom(OpBuilder &b, Operation *op, Value seed,
-                                   Value offset) {
+                                   Value offset, Value valid) {
   Location loc = op->getLoc();
   SmallVector<Value> operands{perRowSeed(b, loc, seed)};
   if (offset)
     operands.push_back(perRowSeed(b, loc, offset));
-  cloneBatched(b, op, operands);
+  // random_bits' `valid` (one per line) is per row like a top-k's. With
+  // one stream for every row, the rows are lines of that stream only once
+  // batched, and a per-row prefix would cut it at the wrong lines: every
+  // word is computed instead, which `valid` allows.
+  bool perRowStreams = isBatched(seed) || (offset && isBatched(offset));
+  if (valid)
+    operands.push_back(perRowSeed(b, loc, valid));
+  Operation *clone = cloneBatched(b, op, operands);
+  if (valid && !perRowStreams && isBatched(valid))
+    cast<RandomBitsOp>(clone).getValidMutable().clear();
   return success();
 }
 
