@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "sift/Transforms/Bounds.h"
 #include "sift/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -11,7 +12,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
-#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -25,33 +25,8 @@ namespace sift {
 using namespace mlir;
 using namespace mlir::sift;
 
-/// A constant upper bound of the index `size`: ValueBoundsConstraintSet's,
-/// or for `arith.minsi`/`arith.minui` (what `lower-affine` makes of an
-/// `affine.min`, which ValueBoundsOpInterface does not model) the least
-/// bound of an operand.
-static FailureOr<int64_t> constantUpperBound(Value size) {
-  FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
-      presburger::BoundType::UB, ValueBoundsConstraintSet::Variable(size),
-      /*stopCondition=*/nullptr, /*closedUB=*/true);
-  if (succeeded(bound))
-    return bound;
-  Operation *def = size.getDefiningOp();
-  if (!isa_and_nonnull<arith::MinSIOp, arith::MinUIOp>(def))
-    return failure();
-  FailureOr<int64_t> least = failure();
-  for (Value operand : def->getOperands()) {
-    FailureOr<int64_t> b = constantUpperBound(operand);
-    // An unsigned minimum: a negative bound says nothing of it.
-    if (failed(b) || (isa<arith::MinUIOp>(def) && *b < 0))
-      continue;
-    if (failed(least) || *b < *least)
-      least = b;
-  }
-  return least;
-}
-
 /// The static shape that bounds `alloc`'s: its dynamic sizes replaced by
-/// constant upper bounds (`constantUpperBound`); nothing when one has
+/// constant upper bounds (`sift::constantUpperBound`); nothing when one has
 /// none.
 static std::optional<SmallVector<int64_t>>
 boundingShape(memref::AllocOp alloc) {

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "sift/Transforms/Bounds.h"
 #include "sift/Transforms/Passes.h"
 #include "sift/Transforms/Routines.h"
 
@@ -15,7 +16,6 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
-#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -47,10 +47,10 @@ static std::optional<int64_t> staticTripCount(Value lbValue, Value ubValue,
 
 /// A constant upper bound of the number of iterations of a loop dimension:
 /// its trip count when the bounds are constants; otherwise, with a
-/// constant step, the largest `ub - lb` that ValueBoundsConstraintSet
-/// proves, where `ub` may also be an operand of an `arith.minsi`/`minui`
-/// upper bound (the tiles of a loop, `lb = t * T` to `min(lb + T, n)`,
-/// have at most T iterations).
+/// constant step, from the constant upper bound of `ub - lb`
+/// (`sift::constantUpperBound`, which also bounds a `min` through its
+/// operands: the tiles of a loop, `lb = t * T` to `min(lb + T, n)`, have
+/// at most T iterations).
 static std::optional<int64_t> tripCountBound(Value lbValue, Value ubValue,
                                              Value stepValue) {
   if (std::optional<int64_t> exact =
@@ -59,25 +59,11 @@ static std::optional<int64_t> tripCountBound(Value lbValue, Value ubValue,
   std::optional<int64_t> step = getConstantIntValue(stepValue);
   if (!step || *step <= 0 || !lbValue.getType().isIndex())
     return std::nullopt;
-  SmallVector<Value> uppers = {ubValue};
-  if (isa_and_nonnull<arith::MinSIOp, arith::MinUIOp>(ubValue.getDefiningOp()))
-    llvm::append_range(uppers, ubValue.getDefiningOp()->getOperands());
-  std::optional<int64_t> best;
-  MLIRContext *context = lbValue.getContext();
-  AffineMap difference = AffineMap::get(
-      2, 0, getAffineDimExpr(0, context) - getAffineDimExpr(1, context));
-  for (Value upper : uppers) {
-    FailureOr<int64_t> span = ValueBoundsConstraintSet::computeConstantBound(
-        presburger::BoundType::UB,
-        ValueBoundsConstraintSet::Variable(difference,
-                                           ValueRange{upper, lbValue}),
-        /*stopCondition=*/nullptr, /*closedUB=*/true);
-    if (failed(span))
-      continue;
-    int64_t trips = *span <= 0 ? 0 : llvm::divideCeil(*span, *step);
-    best = best ? std::min(*best, trips) : trips;
-  }
-  return best;
+  FailureOr<int64_t> span =
+      constantUpperBound(ubValue, lbValue, /*assumeNonNegative=*/true);
+  if (failed(span))
+    return std::nullopt;
+  return *span <= 0 ? 0 : llvm::divideCeil(*span, *step);
 }
 
 /// `a * b`, saturated at INT64_MAX.
