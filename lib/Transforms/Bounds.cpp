@@ -27,23 +27,38 @@ static FailureOr<int64_t> bound(presburger::BoundType type, Value upper,
       /*stopCondition=*/nullptr, /*closedUB=*/true);
 }
 
+/// Whether `v` is known to be non-negative.
+static bool isNonNegative(Value v) {
+  FailureOr<int64_t> low =
+      bound(presburger::BoundType::LB, v, /*lower=*/nullptr);
+  return succeeded(low) && *low >= 0;
+}
+
 FailureOr<int64_t> sift::constantUpperBound(Value upper, Value lower,
                                             bool assumeNonNegative) {
   FailureOr<int64_t> least = bound(presburger::BoundType::UB, upper, lower);
-  Operation *def = upper.getDefiningOp();
-  if (!isa_and_nonnull<arith::MinSIOp, arith::MinUIOp>(def))
-    return least;
-  for (Value operand : def->getOperands()) {
-    if (isa<arith::MinUIOp>(def) && !assumeNonNegative) {
-      FailureOr<int64_t> low =
-          bound(presburger::BoundType::LB, operand, /*lower=*/nullptr);
-      if (failed(low) || *low < 0)
-        continue;
-    }
-    FailureOr<int64_t> b =
-        constantUpperBound(operand, lower, assumeNonNegative);
+  auto keepLeast = [&](FailureOr<int64_t> b) {
     if (succeeded(b) && (failed(least) || *b < *least))
       least = b;
+  };
+  // min(a, b) <= a: a minimum above is bounded through each operand (for
+  // an unsigned one, a non-negative operand).
+  Operation *def = upper.getDefiningOp();
+  if (isa_and_nonnull<arith::MinSIOp, arith::MinUIOp>(def)) {
+    for (Value operand : def->getOperands()) {
+      if (isa<arith::MinUIOp>(def) && !assumeNonNegative &&
+          !isNonNegative(operand))
+        continue;
+      keepLeast(constantUpperBound(operand, lower, assumeNonNegative));
+    }
   }
+  // x - max(a, b) <= x - a: a maximum below, through each operand (for an
+  // unsigned one, when both are non-negative).
+  Operation *lowerDef = lower ? lower.getDefiningOp() : nullptr;
+  if (isa_and_nonnull<arith::MaxSIOp, arith::MaxUIOp>(lowerDef) &&
+      (isa<arith::MaxSIOp>(lowerDef) || assumeNonNegative ||
+       llvm::all_of(lowerDef->getOperands(), isNonNegative)))
+    for (Value operand : lowerDef->getOperands())
+      keepLeast(constantUpperBound(upper, operand, assumeNonNegative));
   return least;
 }

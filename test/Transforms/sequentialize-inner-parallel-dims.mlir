@@ -144,3 +144,31 @@ func.func @tiles(%a: memref<40960xf32>, %n: index, %m: index) {
   return
 }
 
+
+// -----
+
+// The rest of a tile past a dynamic point: from max(lb, end) to the tile's
+// end is at most the tile (x - max(a, b) <= x - a), so 3 such tiles are
+// sequential too (the Philox chunks' zero fill past a `valid` prefix).
+// CHECK-LABEL: func.func @tile_rest
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for %{{.*}} = %c0 to %c3 step %c1
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1
+func.func @tile_rest(%a: memref<4096xf32>, %end: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c1024 = arith.constant 1024 : index
+  %c2500 = arith.constant 2500 : index
+  %f = arith.constant 0.0 : f32
+  scf.parallel (%t) = (%c0) to (%c3) step (%c1) {
+    %lb = arith.muli %t, %c1024 : index
+    %next = arith.addi %lb, %c1024 : index
+    %ub = arith.minui %next, %c2500 : index
+    %from = arith.maxui %lb, %end : index
+    scf.for %i = %from to %ub step %c1 {
+      memref.store %f, %a[%i] : memref<4096xf32>
+    }
+  }
+  return
+}

@@ -22,8 +22,11 @@ namespace sift {
 /// also bounded through the operands of the `arith.minsi` / `arith.minui`
 /// that defines it, recursively: `lower-affine` makes those of an
 /// `affine.min` (a tile `min(lb + T, n)`), which ValueBoundsOpInterface
-/// does not model. An operand of a `minui` bounds it only where it is
-/// known to be non-negative (a negative one is a large unsigned value), or
+/// does not model; and a `lower` defined by an `arith.maxsi` / `arith.maxui`
+/// through each of its operands (a loop from `max(begin, end)`). An
+/// operand of a `minui` bounds it only where it is known to be
+/// non-negative (a negative one is a large unsigned value), those of a
+/// `maxui` where both are, or
 /// with `assumeNonNegative`, for a heuristic that only needs a likely bound
 /// (a loop's trip count: index loop bounds are non-negative in practice,
 /// and ValueBounds knows nothing of an `scf.parallel`'s induction
