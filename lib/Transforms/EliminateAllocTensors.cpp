@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
 
 namespace mlir {
 namespace sift {
@@ -37,18 +38,50 @@ struct EliminateAllocTensorsPass
     : sift::impl::SiftEliminateAllocTensorsBase<EliminateAllocTensorsPass> {
   using Base::Base;
 
+  /// Whether `v` is computed into a plain allocation: through the
+  /// destinations of the destination-passing ops that compute it (a
+  /// linalg op's init, an scf.forall's shared output), back to an
+  /// `alloc_tensor` with nothing to copy, no size hint and the default
+  /// memory space (which then says no more than a tensor.empty).
+  static bool isComputedIntoAllocation(Value v) {
+    while (auto result = dyn_cast<OpResult>(v)) {
+      Operation *def = result.getOwner();
+      if (auto alloc = dyn_cast<bufferization::AllocTensorOp>(def))
+        return !alloc.getCopy() && !alloc.getSizeHint() &&
+               !alloc.getMemorySpace();
+      auto dps = dyn_cast<DestinationStyleOpInterface>(def);
+      if (!dps)
+        return false;
+      v = dps.getTiedOpOperand(result)->get();
+    }
+    return false;
+  }
+
   void runOnOperation() override {
     func::FuncOp func = getOperation();
+    // Only where a value inserted into a slice comes from an allocation:
+    // the analysis below costs about as much as bufferization's.
+    bool candidate = false;
+    func.walk([&](Operation *op) {
+      Value source;
+      if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
+        source = insert.getSource();
+      else if (auto insert = dyn_cast<tensor::ParallelInsertSliceOp>(op))
+        source = insert.getSource();
+      if (source && isComputedIntoAllocation(source)) {
+        candidate = true;
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (!candidate)
+      return;
     IRRewriter rewriter(&getContext());
-    // Allocations with nothing to copy, no size hint and the default memory
-    // space say no more than a tensor.empty.
     SmallVector<bufferization::AllocTensorOp> allocs;
     func.walk([&](bufferization::AllocTensorOp op) {
       if (!op.getCopy() && !op.getSizeHint() && !op.getMemorySpace())
         allocs.push_back(op);
     });
-    if (allocs.empty())
-      return;
     for (bufferization::AllocTensorOp op : allocs) {
       rewriter.setInsertionPoint(op);
       rewriter.replaceOpWithNewOp<tensor::EmptyOp>(op, op.getType(),
