@@ -172,3 +172,38 @@ func.func @tile_rest(%a: memref<4096xf32>, %end: index) {
   }
   return
 }
+
+// -----
+
+// Few rows of a long innermost dimension: OpenMP would collapse the two
+// parallel dimensions and divide per element. The innermost one runs in
+// tiles of 4096: rows and tiles parallel, each tile a sequential loop from
+// lb + t * 4096 to min(that + 4096, n). A short innermost dimension (fewer
+// than two tiles) is sequential, the rows parallel.
+// CHECK-LABEL: func.func @rows_of_tiles
+// CHECK: %[[TRIPS:.*]] = arith.ceildivui %{{.*}}, %c1 : index
+// CHECK: %[[TILES:.*]] = arith.ceildivui %[[TRIPS]], %c4096 : index
+// CHECK: scf.parallel (%[[R:.*]], %[[T:.*]]) = (%c0, %{{.*}}) to (%c8, %[[TILES]]) step (%c1, %{{.*}})
+// CHECK: %[[OFF:.*]] = arith.muli %[[T]], %{{.*}} : index
+// CHECK: %[[START:.*]] = arith.addi %c0, %[[OFF]] : index
+// CHECK: %[[NEXT:.*]] = arith.addi %[[START]], %{{.*}} : index
+// CHECK: %[[END:.*]] = arith.minui %[[NEXT]], %c1000000 : index
+// CHECK: scf.for %[[J:.*]] = %[[START]] to %[[END]] step %c1
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[R]], %[[J]]]
+// CHECK: scf.parallel (%[[R2:.*]]) = (%c0) to (%c8) step (%c1)
+// CHECK-NEXT: scf.for %[[J2:.*]] = %c0 to %c5000 step %c1
+func.func @rows_of_tiles(%a: memref<8x1000000xf32>, %b: memref<8x5000xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c5000 = arith.constant 5000 : index
+  %c1000000 = arith.constant 1000000 : index
+  %f = arith.constant 1.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c1000000) step (%c1, %c1) {
+    memref.store %f, %a[%i, %j] : memref<8x1000000xf32>
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c5000) step (%c1, %c1) {
+    memref.store %f, %b[%i, %j] : memref<8x5000xf32>
+  }
+  return
+}

@@ -266,6 +266,11 @@ def SiftSequentializeInnerParallelDims
     multi-dimensional loop into one and recovers each index with a division
     per iteration, which keeps LLVM from vectorizing the inner loop; a
     nested parallel loop would fork (serially) once per outer iteration.
+    Where too few leading iterations leave the innermost loop of the nest
+    parallel too (8 rows of 1e6 elements), it runs in tiles of 4096
+    iterations: the rows and tiles are parallel, each tile a sequential
+    loop (one division per tile); an innermost dimension of fewer than two
+    tiles is sequential instead.
 
     A loop nest whose trip counts (its own, times those of the loops in its
     body) give fewer than `min-parallel-work` innermost iterations runs
