@@ -44,12 +44,18 @@ func.func @rows(%seed: tensor<4xi64>) -> tensor<4x8194xi32> {
 // CHECK-LABEL: func.func @rows_valid
 // CHECK: %[[V:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<4xindex> to memref<4xindex>
 // CHECK: scf.parallel (%[[ROW:.*]], %[[CHUNK:.*]]) = (%c0, %c0) to (%c4, %c2) step (%c1, %c1)
+// CHECK: %[[NEXT:.*]] = arith.addi %{{.*}}, %c1024 : index
+// CHECK: %[[CHUNK_END:.*]] = arith.minui %[[NEXT]], %c2048 : index
 // CHECK: %[[N:.*]] = memref.load %[[V]][%[[ROW]]] : memref<4xindex>
 // CHECK: %[[BLOCKS:.*]] = arith.ceildivui %[[N]], %c4 : index
 // CHECK: %[[MINE:.*]] = arith.minui %[[BLOCKS]], %c2048 : index
-// CHECK: %[[NEXT:.*]] = arith.addi %{{.*}}, %c1024 : index
-// CHECK: %[[END:.*]] = arith.minui %[[NEXT]], %[[MINE]] : index
+// CHECK: %[[END:.*]] = arith.minui %[[CHUNK_END]], %[[MINE]] : index
 // CHECK: scf.for %{{.*}} = %{{.*}} to %[[END]] step %c1 {
+// The rest of the chunk, past the row's blocks, is zero-filled.
+// CHECK: } {loop_annotation = #[[ANN]]}
+// CHECK: %[[FROM:.*]] = arith.maxui %{{.*}}, %[[END]] : index
+// CHECK: scf.for %{{.*}} = %[[FROM]] to %[[CHUNK_END]] step %c1 {
+// CHECK: memref.store %c0_i32
 func.func @rows_valid(%seed: tensor<4xi64>, %v: tensor<4xindex>) -> tensor<4x8194xi32> {
   %r = sift.random_bits %seed valid(%v : tensor<4xindex>) : tensor<4xi64> -> tensor<4x8194xi32>
   return %r : tensor<4x8194xi32>
