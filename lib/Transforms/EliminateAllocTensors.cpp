@@ -38,17 +38,20 @@ struct EliminateAllocTensorsPass
     : sift::impl::SiftEliminateAllocTensorsBase<EliminateAllocTensorsPass> {
   using Base::Base;
 
+  /// An `alloc_tensor` with nothing to copy, no size hint and the default
+  /// memory space, which says no more than a tensor.empty.
+  static bool isPlain(bufferization::AllocTensorOp alloc) {
+    return !alloc.getCopy() && !alloc.getSizeHint() && !alloc.getMemorySpace();
+  }
+
   /// Whether `v` is computed into a plain allocation: through the
   /// destinations of the destination-passing ops that compute it (a
-  /// linalg op's init, an scf.forall's shared output), back to an
-  /// `alloc_tensor` with nothing to copy, no size hint and the default
-  /// memory space (which then says no more than a tensor.empty).
+  /// linalg op's init, an scf.forall's shared output), back to one.
   static bool isComputedIntoAllocation(Value v) {
     while (auto result = dyn_cast<OpResult>(v)) {
       Operation *def = result.getOwner();
       if (auto alloc = dyn_cast<bufferization::AllocTensorOp>(def))
-        return !alloc.getCopy() && !alloc.getSizeHint() &&
-               !alloc.getMemorySpace();
+        return isPlain(alloc);
       auto dps = dyn_cast<DestinationStyleOpInterface>(def);
       if (!dps)
         return false;
@@ -79,7 +82,7 @@ struct EliminateAllocTensorsPass
     IRRewriter rewriter(&getContext());
     SmallVector<bufferization::AllocTensorOp> allocs;
     func.walk([&](bufferization::AllocTensorOp op) {
-      if (!op.getCopy() && !op.getSizeHint() && !op.getMemorySpace())
+      if (isPlain(op))
         allocs.push_back(op);
     });
     for (bufferization::AllocTensorOp op : allocs) {
