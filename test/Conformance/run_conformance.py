@@ -591,6 +591,54 @@ def compact_cases():
                      % (attr, tt(m), it, ct)])
         exp = ops.compact(m, k, -1 if fill is None else fill)
         out.append(Case("compact", name, mlir, [m], expect=list(exp)))
+
+    # i32 indices and `unpadded` (the lanes past the count unspecified: only
+    # each row's first count lanes are compared).
+    def valid_lanes_equal(want, counts):
+        def check(res):
+            got = res[0].reshape(-1, want.shape[-1])
+            w = want.reshape(-1, want.shape[-1])
+            e = []
+            if res[0].dtype != want.dtype:
+                e.append("indices of %s, expected %s" % (res[0].dtype,
+                                                         want.dtype))
+            for row, c in enumerate(counts.reshape(-1)):
+                if not np.array_equal(got[row, :c], w[row, :c]):
+                    e.append("row %d: the first %d indices differ" % (row, c))
+            return e
+        return check
+    for name, m, k, elt, unpadded in [
+            ("i32_padded", r.random((3, 70)) < 0.3, 40, "i32", False),
+            ("i32_unpadded", r.random((4, 500)) < 0.6, 500, "i32", True),
+            ("i64_unpadded", r.random(300) < 0.1, 64, "i64", True),
+            ("i32_unpadded_nothing", np.zeros((2, 9), np.bool_), 9, "i32",
+             True)]:
+        it = ttype(m.shape[:-1] + (k,), elt)
+        ct = ttype(m.shape[:-1], "i64")
+        mlir = func("f", [("m", tt(m))], [("%i", it), ("%n", ct)],
+                    ["%%i, %%n = sift.compact %%m%s : %s -> %s, %s"
+                     % (" unpadded" if unpadded else "", tt(m), it, ct)])
+        idx, cnt = ops.compact(m, k, -1)
+        idx = idx.astype(np.int32 if elt == "i32" else np.int64)
+        out.append(Case("compact", name, mlir, [m],
+                        expect=[None if unpadded else idx, cnt],
+                        check=valid_lanes_equal(idx, cnt)))
+
+    # Indices only gathered as values (the CPU pipeline compacts them as i32
+    # and widens what the gather reads): lanes past the count read the -1
+    # padding, lanes outside the row the gather's fill.
+    m = r.random((3, 400)) < 0.4
+    sel = r.integers(-3, 420, size=(3, 50)).astype(np.int64)
+    mlir = func("f", [("m", tt(m)), ("s", tt(sel))],
+                [("%g", "tensor<3x50xi64>"), ("%n", "tensor<3xi64>")],
+                ["%%i, %%n = sift.compact %%m : %s -> tensor<3x400xi64>, "
+                 "tensor<3xi64>" % tt(m),
+                 "%%g = sift.gather %%i[%%s] {batch_dims = 1 : i64, fill = 9 "
+                 ": i64} : tensor<3x400xi64>, %s -> tensor<3x50xi64>"
+                 % tt(sel)])
+    idx, cnt = ops.compact(m, 400, -1)
+    out.append(Case("compact", "gathered_values", mlir, [m, sel],
+                    expect=[ops.gather(idx, sel, 1, 9), cnt]))
     return out
 
 

@@ -125,28 +125,32 @@ struct CompactLowering : OpRewritePattern<CompactOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Scanned mask(op.getMask());
-    int64_t k =
-        cast<RankedTensorType>(op.getIndices().getType()).getShape().back();
+    auto indicesType = cast<RankedTensorType>(op.getIndices().getType());
+    int64_t k = indicesType.getShape().back();
+    Type indexElt = indicesType.getElementType();
     int64_t fill = op.getFill();
+    bool unpadded = op.getUnpadded();
     Type i64 = rewriter.getI64Type();
     SmallVector<Value> results = buildLineLoopInPlace(
         rewriter, loc, mask.tensor, mask.axis,
-        {{i64, rewriter.getIndexAttr(k)}, {i64, OpFoldResult()}},
+        {{indexElt, rewriter.getIndexAttr(k)}, {i64, OpFoldResult()}},
         [&](OpBuilder &b, Location loc, ValueRange lines, ValueRange outLines,
             Value) {
-          // One routine per mask length and k, shared by every compaction
-          // of them.
+          // One routine per mask length, k and padding, shared by every
+          // compaction of them.
           return buildOutlinable(
               b, loc, "compact", [&](OpBuilder &b, Location loc) {
                 auto [out, count] =
                     compactLine(b, loc, lines[0], outLines[0], k);
                 // Past the count (including the slot the last untaken
-                // element was written to), the fill.
-                Value tail =
-                    arith::SubIOp::create(b, loc, constIndex(b, loc, k), count);
-                Value padded = fillRange(b, loc, out, count, tail,
-                                         constInt(b, loc, i64, fill));
-                return SmallVector<Value>{padded, indexToI64(b, loc, count)};
+                // element was written to), the fill; nothing if unpadded.
+                if (!unpadded) {
+                  Value tail = arith::SubIOp::create(
+                      b, loc, constIndex(b, loc, k), count);
+                  out = fillRange(b, loc, out, count, tail,
+                                  constInt(b, loc, indexElt, fill));
+                }
+                return SmallVector<Value>{out, indexToI64(b, loc, count)};
               });
         });
     replaceOpWithCasts(rewriter, op, results);
@@ -165,10 +169,12 @@ struct CompactLowering : OpRewritePattern<CompactOp> {
     Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
     Value n = dimValue(b, loc, line, 0);
     Type indexType = b.getIndexType();
+    Type indexElt = cast<RankedTensorType>(out.getType()).getElementType();
     auto step = [&](OpBuilder &b, Location loc, Value out, Value i,
                     Value slot) -> std::pair<Value, Value> {
-      Value written = tensor::InsertOp::create(b, loc, indexToI64(b, loc, i),
-                                               out, ValueRange{slot});
+      Value position = arith::IndexCastOp::create(b, loc, indexElt, i);
+      Value written =
+          tensor::InsertOp::create(b, loc, position, out, ValueRange{slot});
       Value taken = arith::IndexCastUIOp::create(
           b, loc, indexType,
           isNonZero(b, loc, tensor::ExtractOp::create(b, loc, line, i)));

@@ -197,6 +197,22 @@ func.func @compact_full_width(%m: tensor<5xi1>) -> (tensor<5xi64>, tensor<i64>) 
 
 // -----
 
+// Unpadded i32 indices: each lane's position is written as an i32, and
+// nothing is written past the count.
+// CHECK-LABEL: func.func @compact_unpadded_i32
+// CHECK: scf.execute_region -> (tensor<5xi32>, i64)
+// CHECK: scf.for
+// CHECK: %[[POS:.*]] = arith.index_cast %{{.*}} : index to i32
+// CHECK: tensor.insert %[[POS]] into %{{.*}} : tensor<5xi32>
+// CHECK-NOT: linalg.fill
+// CHECK: scf.forall.in_parallel
+func.func @compact_unpadded_i32(%m: tensor<2x5xi1>) -> (tensor<2x5xi32>, tensor<2xi64>) {
+  %i, %n = sift.compact %m unpadded : tensor<2x5xi1> -> tensor<2x5xi32>, tensor<2xi64>
+  return %i, %n : tensor<2x5xi32>, tensor<2xi64>
+}
+
+// -----
+
 // cumsum along dim 0 of a 4x8 tensor: 8 independent lines of 4 elements,
 // each a sequential scan that writes the running sum.
 // CHECK-LABEL: func.func @cumsum_dim0

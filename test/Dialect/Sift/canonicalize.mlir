@@ -37,6 +37,18 @@ func.func @compact_constant() -> (tensor<2x3xi64>, tensor<2xi64>) {
 
 // -----
 
+// i32 indices fold as i32 (the fill truncated to them).
+// CHECK-LABEL: func @compact_constant_i32
+func.func @compact_constant_i32() -> (tensor<4xi32>, tensor<i64>) {
+  %m = arith.constant dense<[false, true, false, true, false]> : tensor<5xi1>
+  // CHECK-DAG: arith.constant dense<[1, 3, -1, -1]> : tensor<4xi32>
+  // CHECK-DAG: arith.constant dense<2> : tensor<i64>
+  %i, %c = sift.compact %m : tensor<5xi1> -> tensor<4xi32>, tensor<i64>
+  return %i, %c : tensor<4xi32>, tensor<i64>
+}
+
+// -----
+
 // More true lanes than the width: the first K are kept and the count is K.
 // CHECK-LABEL: func @compact_constant_truncates
 func.func @compact_constant_truncates() -> (tensor<2xi64>, tensor<i64>) {

@@ -23,6 +23,25 @@ func.func @count_in_range(%m: tensor<8xi1>) -> (i1, i1, i1) {
   return %a, %b, %d : i1, i1, i1
 }
 
+// Padded indices are in [min(fill, 0), n - 1]; unpadded ones may be
+// anything (their lanes past the count are unwritten).
+// CHECK-LABEL: func @compact_indices_range
+// CHECK: %[[TRUE:.*]] = arith.constant true
+// CHECK: %[[LT:.*]] = arith.cmpi slt
+// CHECK: tensor.extract %[[LT]]
+// CHECK: return %[[TRUE]], %{{.*}} : i1, i1
+func.func @compact_indices_range(%m: tensor<100xi1>) -> (i1, i1) {
+  %i, %c = sift.compact %m : tensor<100xi1> -> tensor<1xi32>, tensor<i64>
+  %j, %d = sift.compact %m unpadded : tensor<100xi1> -> tensor<1xi32>, tensor<i64>
+  %n = arith.constant dense<100> : tensor<1xi32>
+  %lt = arith.cmpi slt, %i, %n : tensor<1xi32>
+  %ltj = arith.cmpi slt, %j, %n : tensor<1xi32>
+  %c0 = arith.constant 0 : index
+  %a = tensor.extract %lt[%c0] : tensor<1xi1>
+  %b = tensor.extract %ltj[%c0] : tensor<1xi1>
+  return %a, %b : i1, i1
+}
+
 // The count of a compaction is at most min(n, K).
 // CHECK-LABEL: func @compact_count_in_range
 // CHECK: %[[TRUE:.*]] = arith.constant true

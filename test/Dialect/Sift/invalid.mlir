@@ -154,6 +154,30 @@ func.func @count_result(%m: tensor<4x8xi1>) {
 
 // -----
 
+func.func @compact_i32_dynamic_line(%m: tensor<4x?xi1>) {
+  // expected-error @+1 {{has i32 indices, which need mask lines of a static length below 2^31, got 'tensor<4x?xi1>'}}
+  %0:2 = sift.compact %m : tensor<4x?xi1> -> tensor<4x8xi32>, tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @compact_i32_long_line(%m: tensor<2147483648xi1>) {
+  // expected-error @+1 {{has i32 indices, which need mask lines of a static length below 2^31}}
+  %0:2 = sift.compact %m : tensor<2147483648xi1> -> tensor<8xi32>, tensor<i64>
+  return
+}
+
+// -----
+
+func.func @compact_i16_indices(%m: tensor<8xi1>) {
+  // expected-error @+1 {{result #0 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0:2 = sift.compact %m : tensor<8xi1> -> tensor<8xi16>, tensor<i64>
+  return
+}
+
+// -----
+
 func.func @compact_rank0(%m: tensor<i1>) {
   // expected-error @+1 {{expects a mask of rank >= 1}}
   %0:2 = sift.compact %m : tensor<i1> -> tensor<i64>, tensor<i64>

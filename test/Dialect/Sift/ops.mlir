@@ -79,6 +79,9 @@ func.func @compact(%m: tensor<1000xi1>, %b: tensor<8x100xi1>) {
   // CHECK: sift.compact %{{.*}} {fill = 0 : i64} : tensor<8x100xi1> -> tensor<8x16xi64>, tensor<8xi64>
   %1:2 = sift.compact %b {fill = 0 : i64}
       : tensor<8x100xi1> -> tensor<8x16xi64>, tensor<8xi64>
+  // CHECK: sift.compact %{{.*}} unpadded : tensor<8x100xi1> -> tensor<8x100xi32>, tensor<8xi64>
+  %2:2 = sift.compact %b unpadded
+      : tensor<8x100xi1> -> tensor<8x100xi32>, tensor<8xi64>
   return
 }
 

@@ -412,6 +412,13 @@ LogicalResult CompactOp::verify() {
   if (idxType.isDynamicDim(idxType.getRank() - 1))
     return emitOpError("expects a static width for the indices, got ")
            << idxType;
+  int64_t lineLength = maskType.getShape().back();
+  if (idxType.getElementType().isInteger(32) &&
+      (ShapedType::isDynamic(lineLength) ||
+       lineLength > std::numeric_limits<int32_t>::max()))
+    return emitOpError("has i32 indices, which need mask lines of a static "
+                       "length below 2^31, got ")
+           << maskType;
   for (int64_t d = 0, e = maskType.getRank() - 1; d < e; ++d)
     if (!dimsAgree(maskType.getDimSize(d), idxType.getDimSize(d)))
       return emitOpError("indices batch dimension ")
@@ -438,13 +445,16 @@ LogicalResult CompactOp::fold(FoldAdaptor adaptor,
   int64_t n = attr.getType().getShape().back();
   int64_t k = idxType.getShape().back();
   int64_t rows = countType.getNumElements();
-  SmallVector<APInt> idx(rows * k, APInt(64, getFill(), /*isSigned=*/true));
+  // Unpadded lanes are unspecified: the fill serves them as well as any.
+  unsigned width = idxType.getElementTypeBitWidth();
+  SmallVector<APInt> idx(rows * k, APInt(width, getFill(), /*isSigned=*/true,
+                                         /*implicitTrunc=*/true));
   SmallVector<APInt> counts;
   for (int64_t r = 0; r < rows; ++r) {
     int64_t c = 0;
     for (int64_t j = 0; j < n && c < k; ++j)
       if (mask[r * n + j])
-        idx[r * k + c++] = APInt(64, j);
+        idx[r * k + c++] = APInt(width, j);
     counts.push_back(APInt(64, c));
   }
   results.push_back(DenseElementsAttr::get(idxType, idx));

@@ -145,11 +145,23 @@ void CompactOp::inferResultRanges(ArrayRef<ConstantIntRanges> argRanges,
   int64_t n = getMask().getType().getShape().back();
   setResultRange(getCount(),
                  countRange(ShapedType::isDynamic(n) ? k : std::min(n, k)));
-  // Valid lanes hold positions in [0, n); padding lanes hold `fill`.
+  // Valid lanes hold positions in [0, n); padding lanes hold `fill`, or
+  // anything when unpadded.
+  unsigned width = getIndices().getType().getElementTypeBitWidth();
+  if (getUnpadded()) {
+    setResultRange(getIndices(), ConstantIntRanges::maxRange(width));
+    return;
+  }
   int64_t fill = getFill();
   int64_t hi =
       ShapedType::isDynamic(n) ? INT64_MAX : std::max<int64_t>(n - 1, 0);
-  setResultRange(getIndices(), ConstantIntRanges::fromSigned(
-                                   APInt(64, std::min<int64_t>(fill, 0), true),
-                                   APInt(64, std::max(fill, hi), true)));
+  // i32 indices (lines below 2^31) hold the fill truncated to 32 bits.
+  APInt lo = APInt(64, std::min<int64_t>(fill, 0), true),
+        up = APInt(64, std::max(fill, hi), true);
+  if (width < 64 && (!lo.isSignedIntN(width) || !up.isSignedIntN(width))) {
+    setResultRange(getIndices(), ConstantIntRanges::maxRange(width));
+    return;
+  }
+  setResultRange(getIndices(), ConstantIntRanges::fromSigned(lo.trunc(width),
+                                                             up.trunc(width)));
 }

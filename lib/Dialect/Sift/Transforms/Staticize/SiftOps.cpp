@@ -42,8 +42,12 @@ LogicalResult Staticizer::rewriteNonzero(ImplicitLocOpBuilder &b,
         b, RankedTensorType::get({numel}, b.getI1Type()), mask,
         ArrayRef<ReassociationIndices>{leadingDims(rank)});
   auto idxType = RankedTensorType::get({numel}, b.getI64Type());
-  auto compact = CompactOp::create(
-      b, idxType, RankedTensorType::get({}, b.getI64Type()), mask, /*fill=*/-1);
+  // The padding rows of a staticized value are unspecified: nothing needs
+  // to write them (rewriteReturn restores them where a function returns
+  // them).
+  auto compact =
+      CompactOp::create(b, idxType, RankedTensorType::get({}, b.getI64Type()),
+                        mask, /*fill=*/-1, /*unpadded=*/true);
   Value result = compact.getIndices();
   if (rank > 1) {
     // Unravel the flat indices into coordinates [numel, rank].
@@ -116,7 +120,8 @@ LogicalResult Staticizer::rewriteMaskedSelect(ImplicitLocOpBuilder &b,
   }
   auto compact = CompactOp::create(
       b, RankedTensorType::get({m}, b.getI64Type()),
-      RankedTensorType::get({}, b.getI64Type()), mask, /*fill=*/-1);
+      RankedTensorType::get({}, b.getI64Type()), mask, /*fill=*/-1,
+      /*unpadded=*/true);
   define(op, ms.getResult(), gatherRows(b, input, compact.getIndices()),
          toIndex(b, compact.getCount()));
   ++numSyncsRemoved;
@@ -202,6 +207,10 @@ LogicalResult Staticizer::rewriteGather(ImplicitLocOpBuilder &b,
   }
   Value result = GatherOp::create(b, source, indices, gather.getBatchDims(),
                                   gather.getFillAttr());
+  // Indices past a bounded source's count are -1: only its valid rows are
+  // read.
+  if (gather.getBatchDims() == 0)
+    validRowGathers.insert(result.getDefiningOp());
   replaceResult(gather, result, idx, isMapped(gather.getIndices()));
   return success();
 }

@@ -138,6 +138,13 @@ Value Staticizer::gatherRows(ImplicitLocOpBuilder &b, Value source,
                           /*fill=*/TypedAttr());
 }
 
+Value Staticizer::gatherValidRows(ImplicitLocOpBuilder &b, Value source,
+                                  Value indices) {
+  Value result = gatherRows(b, source, indices);
+  validRowGathers.insert(result.getDefiningOp());
+  return result;
+}
+
 Value Staticizer::validRows(ImplicitLocOpBuilder &b, RankedTensorType type,
                             Value count) {
   auto maskType = RankedTensorType::get(type.getShape(), b.getI1Type());
@@ -431,6 +438,49 @@ LogicalResult Staticizer::rewriteRegionOp(Operation *op, bool touches) {
   return success();
 }
 
+/// Collects the unpadded compactions whose unwritten lanes the padding
+/// rows of `value` may hold: their indices past the count, or values
+/// computed from them. The rows of a gather of valid rows
+/// (gatherValidRows) past the count come from its indices only; another
+/// gather's padding rows may be its source's (a fitted source, a per-row
+/// pick). An op with regions may yield anything computed inside.
+void Staticizer::collectUnpaddedSources(Value value,
+                                        llvm::SmallPtrSetImpl<Value> &seen,
+                                        llvm::SetVector<CompactOp> &sources) {
+  if (!isa<TensorType>(value.getType()) || !seen.insert(value).second)
+    return;
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return;
+  if (auto compact = dyn_cast<CompactOp>(def)) {
+    if (compact.getUnpadded() && value == compact.getIndices())
+      sources.insert(compact);
+    return;
+  }
+  if (auto gather = dyn_cast<GatherOp>(def);
+      gather && validRowGathers.contains(gather))
+    return collectUnpaddedSources(gather.getIndices(), seen, sources);
+  for (Value operand : def->getOperands())
+    collectUnpaddedSources(operand, seen, sources);
+  def->walk([&](CompactOp nested) {
+    if (nested != def && nested.getUnpadded())
+      sources.insert(nested);
+  });
+}
+
+Value Staticizer::definedPadding(const Padded &p) {
+  // The compactions it may come from write their -1 padding again (as the
+  // compaction's own padding, `nonzero`'s, or a gather's fill,
+  // `masked_select`'s, or what the program computes from them), so that
+  // the function's results are the same from call to call.
+  llvm::SmallPtrSet<Value, 16> seen;
+  llvm::SetVector<CompactOp> sources;
+  collectUnpaddedSources(p.padded, seen, sources);
+  for (CompactOp compact : sources)
+    compact.setUnpadded(false);
+  return p.padded;
+}
+
 LogicalResult Staticizer::rewriteReturn(func::ReturnOp op) {
   if (!llvm::any_of(op.getOperands(), [&](Value v) { return isMapped(v); }))
     return success();
@@ -454,7 +504,7 @@ LogicalResult Staticizer::rewriteReturn(func::ReturnOp op) {
     }
     Padded p = padded[v];
     boundedPositions.push_back(results.size());
-    results.push_back(p.padded);
+    results.push_back(definedPadding(p));
     resultAttrs.push_back(attrs);
     results.push_back(tensor::FromElementsOp::create(
         b, RankedTensorType::get({}, b.getI64Type()), toI64(b, p.count)));

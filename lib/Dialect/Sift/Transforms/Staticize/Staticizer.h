@@ -103,11 +103,18 @@ private:
   Value toIndex(ImplicitLocOpBuilder &b, Value i64Tensor0D);
   Value laneIsValid(ImplicitLocOpBuilder &b, int64_t n, Value count);
   Value gatherRows(ImplicitLocOpBuilder &b, Value source, Value indices);
+  /// gatherRows of indices that name valid rows of `source` or are -1: the
+  /// result's padding rows never read the source's (see definedPadding).
+  Value gatherValidRows(ImplicitLocOpBuilder &b, Value source, Value indices);
   Value constantI64(ImplicitLocOpBuilder &b, int64_t v, int64_t n);
   /// An i1 tensor of `type`'s shape: true on the first `count` rows.
   Value validRows(ImplicitLocOpBuilder &b, RankedTensorType type, Value count);
   /// `p.padded` with its padding rows replaced by `fill`.
   Value resetPadding(ImplicitLocOpBuilder &b, const Padded &p, TypedAttr fill);
+  /// `p.padded` as a function returns it: with padding rows that do not
+  /// depend on memory an unpadded compaction left unwritten (the results
+  /// stay deterministic).
+  Value definedPadding(const Padded &p);
 
   /// `p.padded` resized to `n` rows (rows past its own are invalid lanes).
   Value fitRows(ImplicitLocOpBuilder &b, const Padded &p, int64_t n);
@@ -177,6 +184,13 @@ private:
   DenseMap<Value, Padded> padded;
   /// Replaced ops, erased at the end (they stay in their blocks until then).
   llvm::SetVector<Operation *> toErase;
+  /// The gathers that read only valid rows of their source
+  /// (gatherValidRows).
+  llvm::DenseSet<Operation *> validRowGathers;
+  /// Collects the unpadded compactions whose unwritten lanes the padding
+  /// rows of `value` may hold.
+  void collectUnpaddedSources(Value value, llvm::SmallPtrSetImpl<Value> &seen,
+                              llvm::SetVector<CompactOp> &sources);
   /// Upper bounds of loops' upper bounds, taken before the rewrite replaces
   /// sizes by counts.
   DenseMap<Operation *, int64_t> loopBounds;

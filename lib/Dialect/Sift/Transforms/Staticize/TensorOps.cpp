@@ -129,7 +129,7 @@ LogicalResult Staticizer::rewriteExtractSlice(ImplicitLocOpBuilder &b,
   Value inRange = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, idx,
                                         splat(b, toI64(b, src.count), n));
   idx = arith::SelectOp::create(b, inRange, idx, constantI64(b, -1, n));
-  return replaceSlice(gatherRows(b, src.padded, idx));
+  return replaceSlice(gatherValidRows(b, src.padded, idx));
 }
 
 // concat along dimension 0: the valid rows of the pieces, back to back.
@@ -171,7 +171,7 @@ LogicalResult Staticizer::rewriteConcat(ImplicitLocOpBuilder &b,
     start = end;
     base += p.bound;
   }
-  define(op, concat.getResult(), gatherRows(b, all, idx), start);
+  define(op, concat.getResult(), gatherValidRows(b, all, idx), start);
   toErase.insert(op);
   return success();
 }
