@@ -102,7 +102,7 @@ void mlir::sift::buildCpuPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createSiftFuse());
   addSiftToLinalgStage(pm);
   addTensorFusionStage(pm, options.reductionLanes);
-  addBufferizationStage(pm, options.outlineRoutines);
+  addBufferizationStage(pm, options.outlineRoutines, /*byteBools=*/true);
   addCpuLoopStage(pm, options);
   addCpuToLLVMStage(pm, options);
 }

@@ -72,7 +72,8 @@ void pipelines::addTensorFusionStage(OpPassManager &pm, int64_t reductionLanes,
   pm.addNestedPass<func::FuncOp>(createSiftBlockFloatReductions(blocked));
 }
 
-void pipelines::addBufferizationStage(OpPassManager &pm, bool outlineRoutines) {
+void pipelines::addBufferizationStage(OpPassManager &pm, bool outlineRoutines,
+                                      bool byteBools) {
   // After the last canonicalization, which may fold reshapes back.
   pm.addNestedPass<func::FuncOp>(createSiftExpandShapeToReshape());
   // A value computed into an allocation of its own and then inserted into a
@@ -90,6 +91,11 @@ void pipelines::addBufferizationStage(OpPassManager &pm, bool outlineRoutines) {
   // into that slice bufferizes to a copy of the slice onto itself: CSE
   // merges the two slices and canonicalization drops the self-copy.
   addPasses(pm, "cse,canonicalize");
+  // Buffers of i1 that are only read and written element by element hold
+  // i8 bytes, which LLVM vectorizes (before the routines that read them
+  // become calls).
+  if (byteBools)
+    pm.addNestedPass<func::FuncOp>(createSiftByteBools());
   // The lowering's routines (radix sorts, top-k selections, compactions)
   // become functions, one per distinct routine; after the cleanup, which
   // turns a buffer a routine writes in place back into the buffer itself.

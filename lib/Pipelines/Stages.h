@@ -42,8 +42,10 @@ void addTensorFusionStage(OpPassManager &pm, int64_t reductionLanes,
 /// Tensors to buffers over the whole module, identity layouts at function
 /// boundaries, every temporary freed and returned buffers caller-owned;
 /// with `outlineRoutines`, one function per distinct routine of the
-/// lowering (--sift-outline-lines).
-void addBufferizationStage(OpPassManager &pm, bool outlineRoutines = true);
+/// lowering (--sift-outline-lines); with `byteBools`, i1 buffers as i8
+/// bytes (--sift-byte-bools).
+void addBufferizationStage(OpPassManager &pm, bool outlineRoutines = true,
+                           bool byteBools = false);
 
 } // namespace pipelines
 } // namespace sift

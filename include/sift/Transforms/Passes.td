@@ -256,6 +256,30 @@ def SiftEliminateAllocTensors
                            "tensor::TensorDialect"];
 }
 
+def SiftByteBools : Pass<"sift-byte-bools", "func::FuncOp"> {
+  let summary = "Keep i1 buffers as bytes of i8, so that their loops "
+                "vectorize";
+  let description = [{
+    LLVM scalarizes loads and stores of `i1` (its store size, a byte, is not
+    its size, a bit): a loop that computes a mask into a buffer extracts
+    each lane's bit and stores it alone, even where its compares are vector
+    code. This pass gives a buffer that the function allocates with `i1`
+    elements the element type `i8` instead (the same bytes: 0 or 1), with
+    its views (`memref.subview`, `cast`, `collapse_shape`,
+    `expand_shape`). Stores extend their value (`arith.extui`), loads
+    truncate theirs (`arith.trunci`), and a `linalg.generic` reads and
+    writes the operand as `i8` in its body. A buffer that anything else
+    reads (a call, a copy, a return, a vector op) keeps `i1`. Runs after
+    bufferization, before `--sift-outline-lines` makes calls of the
+    routines that read such buffers. The compiler-made sampler's two label
+    masks are such buffers.
+  }];
+  let dependentDialects = ["arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numWidened", "widened-buffers", "i1 buffers kept as i8">
+  ];
+}
+
 def SiftCheckExtents : Pass<"sift-check-extents", "ModuleOp"> {
   let summary = "Check at run time that the extents a linalg op requires "
                 "equal are equal";
