@@ -83,8 +83,6 @@ static void widenGenericOperands(linalg::GenericOp op,
     if (!values.contains(operand.get()))
       continue;
     BlockArgument arg = op.getMatchingBlockArgument(&operand);
-    if (arg.getType() == i8)
-      continue; // The same buffer as an earlier operand.
     arg.setType(i8);
     if (!arg.use_empty()) {
       b.setInsertionPointToStart(body);
@@ -111,15 +109,11 @@ static void widen(const llvm::SetVector<Value> &values,
   OpBuilder b(ctx);
   for (Operation *user : users) {
     if (auto load = dyn_cast<memref::LoadOp>(user)) {
-      if (load.getResult().getType() == i8)
-        continue;
       load.getResult().setType(i8);
       b.setInsertionPointAfter(load);
       auto narrow = arith::TruncIOp::create(b, load.getLoc(), i1, load);
       load.getResult().replaceAllUsesExcept(narrow, narrow);
     } else if (auto store = dyn_cast<memref::StoreOp>(user)) {
-      if (store.getValue().getType() == i8)
-        continue;
       b.setInsertionPoint(store);
       store.getValueMutable().assign(
           arith::ExtUIOp::create(b, store.getLoc(), i8, store.getValue()));

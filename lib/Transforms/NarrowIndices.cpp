@@ -14,10 +14,11 @@
 
 #include "sift/Dialect/Sift/IR/SiftOps.h"
 
+#include "../Conversion/SiftToLinalg/Utils/CodegenUtils.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Tensor/Utils/Utils.h"
 
 #include <limits>
 
@@ -65,27 +66,6 @@ static bool isNarrowable(CompactOp compact) {
          llvm::all_of(compact.getIndices().getUses(), gathersValuesOnly);
 }
 
-/// `value` (i32 elements) sign-extended to i64, element by element.
-static Value extendToI64(OpBuilder &b, Location loc, Value value) {
-  auto type = cast<RankedTensorType>(value.getType());
-  auto wideType = type.clone(b.getI64Type());
-  Value init = tensor::EmptyOp::create(
-      b, loc, wideType, tensor::createDynamicDimValues(b, loc, value));
-  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{wideType}, ValueRange{value}, ValueRange{init},
-             ArrayRef<AffineMap>{id, id},
-             SmallVector<utils::IteratorType>(type.getRank(),
-                                              utils::IteratorType::parallel),
-             [&](OpBuilder &nb, Location nloc, ValueRange args) {
-               linalg::YieldOp::create(
-                   nb, nloc,
-                   ValueRange{arith::ExtSIOp::create(nb, nloc, nb.getI64Type(),
-                                                     args[0])});
-             })
-      .getResult(0);
-}
-
 static void narrow(CompactOp compact) {
   OpBuilder b(compact);
   auto indicesType = cast<RankedTensorType>(compact.getIndices().getType());
@@ -104,8 +84,8 @@ static void narrow(CompactOp compact) {
     if (std::optional<Attribute> fill = gather.getFill())
       narrowGather.setFillAttr(
           b.getI32IntegerAttr(cast<IntegerAttr>(*fill).getInt()));
-    gather.getResult().replaceAllUsesWith(
-        extendToI64(b, gather.getLoc(), narrowGather.getResult()));
+    gather.getResult().replaceAllUsesWith(lowering::castIntElements(
+        b, gather.getLoc(), narrowGather.getResult(), b.getI64Type()));
     gather.erase();
   }
   compact.erase();

@@ -36,7 +36,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 namespace mlir {
@@ -2193,27 +2192,9 @@ static LogicalResult convertCompact(CompactOp op, SplitOptions splitOptions) {
   }
   // The kernel writes i64 positions (and the fill, which `unpadded`
   // allows); i32 indices are their truncation.
-  if (!indicesType.getElementType().isInteger(64)) {
-    auto i64Type = cast<RankedTensorType>(indicesResult.getType());
-    auto narrowType = i64Type.clone(indicesType.getElementType());
-    Value init = tensor::EmptyOp::create(
-        b, loc, narrowType,
-        tensor::createDynamicDimValues(b, loc, indicesResult));
-    AffineMap id = b.getMultiDimIdentityMap(i64Type.getRank());
-    indicesResult =
-        linalg::GenericOp::create(
-            b, loc, TypeRange{narrowType}, ValueRange{indicesResult},
-            ValueRange{init}, ArrayRef<AffineMap>{id, id},
-            SmallVector<utils::IteratorType>(i64Type.getRank(),
-                                             utils::IteratorType::parallel),
-            [&](OpBuilder &nb, Location nloc, ValueRange args) {
-              linalg::YieldOp::create(
-                  nb, nloc,
-                  ValueRange{arith::TruncIOp::create(
-                      nb, nloc, indicesType.getElementType(), args[0])});
-            })
-            .getResult(0);
-  }
+  if (!indicesType.getElementType().isInteger(64))
+    indicesResult = lowering::castIntElements(b, loc, indicesResult,
+                                              indicesType.getElementType());
   if (indicesResult.getType() != indicesType)
     indicesResult = tensor::CastOp::create(b, loc, indicesType, indicesResult);
   Value countResult =

@@ -9,6 +9,7 @@
 #include "sift/Transforms/Routines.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
@@ -271,4 +272,25 @@ SmallVector<Value> lowering::generateLines(
         linalg::YieldOp::create(nb, nloc, fn(nb, nloc, i));
       });
   return llvm::to_vector_of<Value>(generic.getResults());
+}
+
+Value lowering::castIntElements(OpBuilder &b, Location loc, Value input,
+                                Type elementType) {
+  auto type = cast<RankedTensorType>(input.getType());
+  auto resultType = type.clone(elementType);
+  Value init = tensor::EmptyOp::create(
+      b, loc, resultType, tensor::createDynamicDimValues(b, loc, input));
+  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{resultType}, ValueRange{input}, ValueRange{init},
+             ArrayRef<AffineMap>{id, id},
+             SmallVector<utils::IteratorType>(type.getRank(),
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               linalg::YieldOp::create(
+                   nb, nloc,
+                   convertScalarToDtype(nb, nloc, args[0], elementType,
+                                        /*isUnsignedCast=*/false));
+             })
+      .getResult(0);
 }

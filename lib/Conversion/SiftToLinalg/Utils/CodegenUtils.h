@@ -89,6 +89,11 @@ Value unflatten(OpBuilder &b, Location loc, Value flat, RankedTensorType type,
 Value mapLine(OpBuilder &b, Location loc, Value input, Type elementType,
               function_ref<Value(OpBuilder &, Location, Value, Value)> fn);
 
+/// `linalg.generic` that converts each integer element of a ranked tensor
+/// to `elementType` (sign-extended or truncated).
+Value castIntElements(OpBuilder &b, Location loc, Value input,
+                      Type elementType);
+
 /// `linalg.generic` that makes a 1-D tensor of `size` elements of
 /// `elementType`, element `i` being `fn(i)` (`i` as an index).
 Value generateLine(OpBuilder &b, Location loc, Value size, Type elementType,
