@@ -53,9 +53,20 @@ static int64_t elementBytes(ShapedType type) {
   return std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
 }
 
+/// Whether `index` is `iv` or `iv` plus a constant (the second and later
+/// vectors of a loop step that reads several).
+static bool isInductionVarPlusConstant(Value index, Value iv) {
+  if (index == iv)
+    return true;
+  auto add = index.getDefiningOp<arith::AddIOp>();
+  return add && ((add.getLhs() == iv && getConstantIntValue(add.getRhs())) ||
+                 (add.getRhs() == iv && getConstantIntValue(add.getLhs())));
+}
+
 /// Whether `read` streams through memory in its loop: a 1-D vector along
 /// the last dimension of a buffer whose last stride is 1, the last index
-/// being the induction variable of the closest enclosing scf.for.
+/// being the induction variable of the closest enclosing scf.for (plus a
+/// constant).
 static bool streams(vector::TransferReadOp read) {
   auto type = dyn_cast<MemRefType>(read.getBase().getType());
   if (!type || read.getVectorType().getRank() != 1 ||
@@ -66,7 +77,8 @@ static bool streams(vector::TransferReadOp read) {
   if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1)
     return false;
   auto loop = read->getParentOfType<scf::ForOp>();
-  return loop && read.getIndices().back() == loop.getInductionVar();
+  return loop && isInductionVarPlusConstant(read.getIndices().back(),
+                                            loop.getInductionVar());
 }
 
 /// The last index of dimension `dim` of `memref` (its extent minus one),

@@ -1346,8 +1346,8 @@ def cross_entropy_wide_rows_cases():
     tail, where the loops' masks and remainders are."""
     out = []
     r = rng_for("cross_entropy_wide_rows")
-    for c in (1, 3, 7, 8, 9, 15, 16, 17, 31, 33, 63, 65, 100, 1000, 1003,
-              32000):
+    for c in (1, 3, 7, 8, 9, 15, 16, 17, 31, 33, 63, 65, 100, 127, 128, 129,
+              257, 1000, 1003, 32000):
         n = max(4, min(64, 2000000 // (c * 16)))
         clean = (r.standard_normal((n, c)) * 4).astype(np.float32)
         clean[n - 1] += 80.0                  # large logits: shifted by m
@@ -1373,10 +1373,10 @@ def cross_entropy_wide_rows_cases():
             exp = ops.cross_entropy(x, t, None, red, -100, 0.0)
             out.append(Case("cross_entropy", "wide_c%d_%s" % (c, red), mlir,
                             [x, t], expect=[exp], tol=(1e-5, 1e-5)))
-        # The same rows with a dynamic C: the first step is masked and the
-        # last one reads from max(C - C mod 32, 32), past C when the first
-        # step covered the row.
-        if c in (1, 7, 31, 33, 65, 100):
+        # The same rows with a dynamic C: the blocks of 128 logits up to
+        # C - C mod 128, then a block of eight masked vectors (reading
+        # nothing when C is a multiple of 128).
+        if c in (1, 7, 31, 33, 65, 100, 128, 129, 1003):
             dyn, rt = ttype((None, None), x.dtype), ttype(t.shape, x.dtype)
             mlir = func("f", [("x", tt(special)), ("t", tt(t))], [("%r", rt)],
                         ["%%d = tensor.cast %%x : %s to %s"

@@ -1,15 +1,16 @@
 // The CPU pipeline's cross_entropy is vector code at the LLVM dialect: the
 // rows run on an OpenMP loop that allocates nothing per row; each row is
-// one pass of 32-lane steps (a plain vector load, the polynomial exp as
-// vector fma, the running maxima and sums as selects), a masked step for
-// the last 1000 mod 32 logits, and vector reductions (the sum reassociable).
-// exp and log call no libm function. Timings: docs/Dialect.md
-// (sift.cross_entropy, "On the CPU").
+// one pass over blocks of eight 16-lane vectors (plain vector loads, the
+// polynomial exp as vector fma, the running maxima as selects), then a
+// block for the last 1000 mod 128 logits (7 vectors, the last a masked
+// load), and vector reductions (the sum reassociable). exp and log call no
+// libm function. Timings: docs/Dialect.md (sift.cross_entropy, "On the
+// CPU").
 //
-// The loop over a row's steps prefetches two cache lines 4 KB ahead per
-// step (--sift-prefetch-streams: into the next rows, which the hardware
-// prefetchers do not reach past the page); prefetch-distance=0 leaves it
-// out.
+// Each load of a block prefetches its cache line 4 KB ahead
+// (--sift-prefetch-streams: into the next rows, which the hardware
+// prefetchers do not reach past the page); the rest block, outside the
+// loop, prefetches nothing; prefetch-distance=0 leaves them out.
 //
 // RUN: tensor-opt %s --sift-cpu-pipeline | FileCheck %s
 // RUN: tensor-opt %s '--sift-cpu-pipeline=prefetch-distance=0' | FileCheck %s --check-prefix=NOPF
@@ -19,13 +20,15 @@
 // CHECK-LABEL: llvm.func @cross_entropy_rows
 // CHECK: omp.wsloop
 // CHECK-NOT: _mlir_memref_to_llvm_alloc
-// CHECK: llvm.load %{{.*}} : !llvm.ptr -> vector<32xf32>
-// CHECK-COUNT-2: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}>
+// CHECK-COUNT-8: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}>
 // CHECK-NOT: llvm.intr.prefetch
-// CHECK: llvm.load %{{.*}} : !llvm.ptr -> vector<32xf32>
-// CHECK: llvm.fcmp "ogt" %{{.*}} : vector<32xf32>
-// CHECK: llvm.intr.fma(%{{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
-// CHECK: llvm.intr.masked.load %{{.*}} : (!llvm.ptr, vector<32xi1>, vector<32xf32>) -> vector<32xf32>
+// CHECK: llvm.fcmp "ogt" %{{.*}} : vector<16xf32>
+// CHECK: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// CHECK: llvm.br
+// CHECK-NOT: llvm.intr.prefetch
+// CHECK-COUNT-6: llvm.load %{{.*}} : !llvm.ptr -> vector<16xf32>
+// CHECK-NOT: llvm.load
+// CHECK: llvm.intr.masked.load %{{.*}} : (!llvm.ptr, vector<16xi1>, vector<16xf32>) -> vector<16xf32>
 // CHECK: llvm.intr.vector.reduce.fmax(%{{.*}}) {fastmathFlags = #llvm.fastmath<nnan>}
 // CHECK: "llvm.intr.vector.reduce.fadd"({{.*}}) <{fastmathFlags = #llvm.fastmath<reassoc>}>
 // CHECK-NOT: _mlir_memref_to_llvm_alloc

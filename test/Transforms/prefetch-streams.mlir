@@ -59,6 +59,42 @@ func.func @rows(%x: memref<64x1000xf32>, %out: memref<64xf32>) {
 
 // -----
 
+// A step that reads two vectors of 16 f32 (a line each), at c and c + 16:
+// each read prefetches its own line 4 KB ahead.
+// CHECK-LABEL: func.func @two_vectors_a_step
+// CHECK: scf.for %[[C:[a-z0-9_]+]] =
+// CHECK: memref.prefetch
+// CHECK-NOT: memref.prefetch
+// CHECK: vector.transfer_read %{{.*}}[%[[C]]]
+// CHECK: %[[NEXT:.*]] = arith.addi %[[C]], %{{.*}} : index
+// CHECK: %[[SCALED:.*]] = arith.muli %[[NEXT]], %{{.*}}
+// CHECK: memref.prefetch
+// CHECK-NOT: memref.prefetch
+// CHECK: vector.transfer_read %{{.*}}[%[[NEXT]]]
+// OFF-LABEL: func.func @two_vectors_a_step
+// OFF-NOT: memref.prefetch
+func.func @two_vectors_a_step(%x: memref<4096xf32>) -> vector<16xf32> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c4096 = arith.constant 4096 : index
+  %pad = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<16xf32>
+  %sum = scf.for %c = %c0 to %c4096 step %c32 iter_args(%acc = %zero) -> (vector<16xf32>) {
+    %v = vector.transfer_read %x[%c], %pad {in_bounds = [true]}
+        : memref<4096xf32>, vector<16xf32>
+    %next = arith.addi %c, %c16 : index
+    %u = vector.transfer_read %x[%next], %pad {in_bounds = [true]}
+        : memref<4096xf32>, vector<16xf32>
+    %s = arith.addf %acc, %v : vector<16xf32>
+    %t = arith.addf %s, %u : vector<16xf32>
+    scf.yield %t : vector<16xf32>
+  }
+  return %sum : vector<16xf32>
+}
+
+// -----
+
 // A vector of 8 f32 covers one line: one prefetch, in the buffer itself
 // (a fresh allocation). Reads that do not stream are left alone: one at a
 // loop-invariant index, one outside any loop, one along a strided (not

@@ -365,8 +365,9 @@ def SiftPromoteAccumulators
 def SiftPrefetchStreams : Pass<"sift-prefetch-streams", "func::FuncOp"> {
   let summary = "Prefetch ahead of vector loops that stream through memory";
   let description = [{
-    A loop that reads a vector per iteration at consecutive addresses (an
-    `scf.for` whose induction variable is the last index of a
+    A loop that reads vectors at consecutive addresses (an `scf.for` whose
+    induction variable, or the induction variable plus a constant where a
+    step reads several vectors, is the last index of a
     `vector.transfer_read` of a buffer contiguous in its last dimension)
     gets, before each read, a `memref.prefetch` of the address `distance`
     bytes further on in the same allocation, one per cache line the vector

@@ -22,35 +22,35 @@ func.func @cross_entropy(%x: tensor<4x3xf32>, %t: tensor<4xi64>) -> tensor<f32> 
 
 // Per row (a parallel linalg.generic over the rows, writing each row's loss
 // and weight in place: no buffer per row), lse = m + log(sum exp(x - m)) in
-// one pass of vector steps (19 logits: one masked step of 32 lanes reading
-// -inf past the end). Each lane keeps a running maximum M (from the lowest
-// finite value) and sum S: above M, S' = S exp(M - x) + 1, else S' = S +
-// exp(x - M), one exp of -|x - M| per logit; the first step only loads
-// (M = x, S = 1; S = 0 for -inf, NaN for NaN): one step here, so no exp
-// before the lanes combine. Then m = max M and s = sum S exp(M - m)
-// (reassociable). Each exp of a value at most 0 is a polynomial in f32:
-// the value raised to -88 by a select that keeps NaN, k = round(x log2 e)
-// by adding 1.5 * 2^23, r = x - k ln 2, a degree 5 polynomial, 2^k made
-// in the exponent bits. A NaN logit (S is NaN), a
-// +inf one (m = +inf) or a row of -inf (s = 0) gives NaN. The loss is
-// lse - x[t], NaN for an invalid target and 0 for ignore_index (-100). Half
-// types compute in f32 and round the result once.
+// one pass over blocks of 16-lane vectors (19 logits: one block of two
+// vectors, the second masked, reading -inf past the end). Each lane keeps a
+// running maximum M (from the lowest finite value) and sum S (from 0),
+// updated once a block: M' = max(M, the block's maximum) by selects on `>`
+// (a NaN never becomes M), S' = S exp(M - M') + sum exp(x - M'); from the
+// start state S exp(M - M') is 0, so this row's only block has no rescale.
+// Then m = max M and s = sum S exp(M - m) (reassociable). Each exp of a
+// value at most 0 is a polynomial in f32: the value raised to -88 by a
+// select that keeps NaN, k = round(x log2 e) by adding 1.5 * 2^23,
+// r = x - k ln 2, a degree 5 polynomial, 2^k made in the exponent bits. A
+// NaN logit (S is NaN), a +inf one (m = +inf) or a row of -inf (s = 0)
+// gives NaN. The loss is lse - x[t], NaN for an invalid target and 0 for
+// ignore_index (-100). Half types compute in f32 and round the result once.
 // CHECK-LABEL: func.func @cross_entropy_lse
-// CHECK-DAG: %[[LOWEST:.*]] = arith.constant dense<-3.40282347E+38> : vector<32xf32>
-// CHECK-DAG: %[[VZERO:.*]] = arith.constant dense<0.000000e+00> : vector<32xf32>
-// CHECK-DAG: %[[VONE:.*]] = arith.constant dense<1.000000e+00> : vector<32xf32>
+// CHECK-DAG: %[[LOWEST:.*]] = arith.constant dense<-3.40282347E+38> : vector<16xf32>
+// CHECK-DAG: %[[VONE:.*]] = arith.constant dense<1.000000e+00> : vector<16xf32>
 // CHECK-DAG: %[[INF:.*]] = arith.constant 0x7F800000 : f32
-// CHECK-DAG: %[[FLOOR:.*]] = arith.constant dense<-8.800000e+01> : vector<32xf32>
-// CHECK-DAG: %[[LOG2E:.*]] = arith.constant dense<1.44269502> : vector<32xf32>
-// CHECK-DAG: %[[MAGIC:.*]] = arith.constant dense<0x4B400000> : vector<32xf32>
-// CHECK-DAG: %[[LN2:.*]] = arith.constant dense<-0.693147182> : vector<32xf32>
-// CHECK-DAG: %[[C5:.*]] = arith.constant dense<0.00831252057> : vector<32xf32>
-// CHECK-DAG: %[[BIAS:.*]] = arith.constant dense<1262485377> : vector<32xi32>
-// CHECK-DAG: %[[C23:.*]] = arith.constant dense<23> : vector<32xi32>
+// CHECK-DAG: %[[FLOOR:.*]] = arith.constant dense<-8.800000e+01> : vector<16xf32>
+// CHECK-DAG: %[[LOG2E:.*]] = arith.constant dense<1.44269502> : vector<16xf32>
+// CHECK-DAG: %[[MAGIC:.*]] = arith.constant dense<0x4B400000> : vector<16xf32>
+// CHECK-DAG: %[[LN2:.*]] = arith.constant dense<-0.693147182> : vector<16xf32>
+// CHECK-DAG: %[[C5:.*]] = arith.constant dense<0.00831252057> : vector<16xf32>
+// CHECK-DAG: %[[BIAS:.*]] = arith.constant dense<1262485377> : vector<16xi32>
+// CHECK-DAG: %[[C23:.*]] = arith.constant dense<23> : vector<16xi32>
 // CHECK-DAG: %[[PAD:.*]] = arith.constant 0xFC00 : f16
 // CHECK-DAG: %[[NAN:.*]] = arith.constant 0x7FC00000 : f32
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-DAG: %[[IGNORE:.*]] = arith.constant -100 : i64
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
 // CHECK-NOT: scf.forall
 // CHECK: %[[PER_ROW:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel"]} outs(%{{.*}}, %{{.*}} : tensor<4xf32>, tensor<4xf32>)
 // CHECK: %[[ROW:.*]] = linalg.index 0
@@ -58,31 +58,36 @@ func.func @cross_entropy(%x: tensor<4x3xf32>, %t: tensor<4xi64>) -> tensor<f32> 
 // CHECK: %[[T:.*]] = tensor.extract %arg1[%[[ROW]]]
 // CHECK: %[[IGNORED:.*]] = arith.cmpi eq, %[[T]], %[[IGNORE]]
 // CHECK-NOT: scf.for
-// CHECK: %[[XH:.*]] = vector.transfer_read %[[LINE]][%{{.*}}], %[[PAD]] : tensor<19xf16>, vector<32xf16>
-// CHECK: %[[X:.*]] = arith.extf %[[XH]] : vector<32xf16> to vector<32xf32>
-// CHECK: %[[FINITE:.*]] = arith.cmpf oge, %[[X]], %[[LOWEST]]
-// CHECK: %[[ABOVE:.*]] = arith.cmpf ogt, %[[X]], %[[LOWEST]]
-// CHECK: %[[ISNAN:.*]] = arith.cmpf uno, %[[X]], %[[X]]
-// CHECK: %[[S0:.*]] = arith.select %[[FINITE]], %[[VONE]], %[[VZERO]]
-// CHECK: %[[S:.*]] = arith.select %[[ISNAN]], %[[X]], %[[S0]]
-// CHECK: %[[M:.*]] = arith.select %[[ABOVE]], %[[X]], %[[LOWEST]]
-// CHECK-NOT: math.exp
-// CHECK: %[[MAX:.*]] = vector.reduction <maxnumf>, %[[M]] fastmath<nnan> : vector<32xf32> into f32
-// CHECK: %[[MAXV:.*]] = vector.broadcast %[[MAX]]
-// CHECK: %[[SHIFT:.*]] = arith.subf %[[M]], %[[MAXV]]
-// CHECK: %[[LOW:.*]] = arith.cmpf olt, %[[SHIFT]], %[[FLOOR]]
-// CHECK: %[[E:.*]] = arith.select %[[LOW]], %[[FLOOR]], %[[SHIFT]]
+// CHECK: %[[XH0:.*]] = vector.transfer_read %[[LINE]][%{{.*}}], %[[PAD]] {in_bounds = [true]} : tensor<19xf16>, vector<16xf16>
+// CHECK: %[[X0:.*]] = arith.extf %[[XH0]] : vector<16xf16> to vector<16xf32>
+// CHECK: %[[XH1:.*]] = vector.transfer_read %[[LINE]][%[[C16]]], %[[PAD]] : tensor<19xf16>, vector<16xf16>
+// CHECK: %[[X1:.*]] = arith.extf %[[XH1]] : vector<16xf16> to vector<16xf32>
+// CHECK: %[[GT:.*]] = arith.cmpf ogt, %[[X0]], %[[X1]]
+// CHECK: %[[BM:.*]] = arith.select %[[GT]], %[[X0]], %[[X1]]
+// CHECK: %[[ABOVE:.*]] = arith.cmpf ogt, %[[BM]], %[[LOWEST]]
+// CHECK: %[[M:.*]] = arith.select %[[ABOVE]], %[[BM]], %[[LOWEST]]
+// CHECK: %[[D0:.*]] = arith.subf %[[X0]], %[[M]]
+// CHECK: %[[LOW:.*]] = arith.cmpf olt, %[[D0]], %[[FLOOR]]
+// CHECK: %[[E:.*]] = arith.select %[[LOW]], %[[FLOOR]], %[[D0]]
 // CHECK: %[[ROUNDED:.*]] = math.fma %[[E]], %[[LOG2E]], %[[MAGIC]]
 // CHECK: %[[K:.*]] = arith.subf %[[ROUNDED]], %[[MAGIC]]
 // CHECK: %[[R:.*]] = math.fma %[[K]], %[[LN2]], %[[E]]
 // CHECK: math.fma %[[C5]], %[[R]],
 // CHECK-COUNT-3: math.fma %{{.*}}, %[[R]],
 // CHECK: %[[P:.*]] = math.fma %{{.*}}, %[[R]], %[[VONE]]
-// CHECK: %[[BITS:.*]] = arith.bitcast %[[ROUNDED]] : vector<32xf32> to vector<32xi32>
+// CHECK: %[[BITS:.*]] = arith.bitcast %[[ROUNDED]] : vector<16xf32> to vector<16xi32>
 // CHECK: %[[BIASED:.*]] = arith.subi %[[BITS]], %[[BIAS]]
 // CHECK: %[[EXPONENT:.*]] = arith.shli %[[BIASED]], %[[C23]]
-// CHECK: %[[POW2:.*]] = arith.bitcast %[[EXPONENT]] : vector<32xi32> to vector<32xf32>
-// CHECK: %[[SCALE:.*]] = arith.mulf %[[P]], %[[POW2]]
+// CHECK: %[[POW2:.*]] = arith.bitcast %[[EXPONENT]] : vector<16xi32> to vector<16xf32>
+// CHECK: %[[E0:.*]] = arith.mulf %[[P]], %[[POW2]]
+// CHECK: %[[D1:.*]] = arith.subf %[[X1]], %[[M]]
+// CHECK: %[[E1:.*]] = arith.mulf
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[E0]], %[[E1]]
+// CHECK-NOT: math.exp
+// CHECK: %[[MAX:.*]] = vector.reduction <maxnumf>, %[[M]] fastmath<nnan> : vector<16xf32> into f32
+// CHECK: %[[MAXV:.*]] = vector.broadcast %[[MAX]]
+// CHECK: %[[SHIFT:.*]] = arith.subf %[[M]], %[[MAXV]]
+// CHECK: %[[SCALE:.*]] = arith.mulf
 // CHECK: %[[SCALED:.*]] = arith.mulf %[[S]], %[[SCALE]]
 // CHECK: %[[SUM:.*]] = vector.reduction <add>, %[[SCALED]] fastmath<reassoc>
 // CHECK: %[[LOG:.*]] = math.log %[[SUM]] fastmath<afn>
@@ -141,33 +146,67 @@ func.func @cross_entropy_sum_per_item(%x: tensor<2x5x3xf32>, %t: tensor<2x5xi64>
 
 // -----
 
-// A long row: a first 32-lane step that only loads, a loop of whole steps
-// (in bounds) from 32 up to C - C mod 32, then one masked step for the rest; with a static C that is a multiple of
-// 32 the masked step is left out, and a dynamic C always has both.
+// A long row: a loop over whole blocks (in bounds) of eight 16-lane vectors
+// from 0 up to C - C mod 128, the running maximum and sum updated once a
+// block (one exp of M - M' to rescale S), then one block for the rest: for
+// a static C only the vectors that read a logit (104 logits here: 7, the
+// last masked). A static C that is a multiple of 128 has no rest; a
+// dynamic C always has a rest of eight masked vectors.
 // CHECK-LABEL: func.func @cross_entropy_long_rows
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
-// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
-// CHECK-DAG: %[[WHOLE:.*]] = arith.constant 992 : index
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
+// CHECK-DAG: %[[C128:.*]] = arith.constant 128 : index
+// CHECK-DAG: %[[WHOLE:.*]] = arith.constant 896 : index
+// CHECK-DAG: %[[LAST:.*]] = arith.constant 992 : index
 // CHECK: linalg.generic
-// CHECK: vector.transfer_read %{{.*}}[%[[C0]]], %{{.*}} {in_bounds = [true]} : tensor<1000xf32>, vector<32xf32>
-// CHECK-NOT: math.fma
-// CHECK: %[[STEPS:.*]]:2 = scf.for %[[C:.*]] = %[[C32]] to %[[WHOLE]] step %[[C32]] iter_args({{.*}}) -> (vector<32xf32>, vector<32xf32>)
-// CHECK: vector.transfer_read %{{.*}}[%[[C]]], %{{.*}} {in_bounds = [true]} : tensor<1000xf32>, vector<32xf32>
-// CHECK: scf.yield
-// CHECK: vector.transfer_read %{{.*}}[%[[WHOLE]]], %{{.*}} : tensor<1000xf32>, vector<32xf32>
+// CHECK: %[[BLOCKS:.*]]:2 = scf.for %[[C:.*]] = %[[C0]] to %[[WHOLE]] step %[[C128]] iter_args(%[[M:.*]] = %{{.*}}, %[[S:.*]] = %{{.*}}) -> (vector<16xf32>, vector<16xf32>)
+// CHECK: vector.transfer_read %{{.*}}[%[[C]]], %{{.*}} {in_bounds = [true]} : tensor<1000xf32>, vector<16xf32>
+// CHECK: %[[C1:.*]] = arith.addi %[[C]], %[[C16]]
+// CHECK: vector.transfer_read %{{.*}}[%[[C1]]], %{{.*}} {in_bounds = [true]}
+// CHECK-COUNT-6: vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<1000xf32>, vector<16xf32>
+// CHECK-NOT: vector.transfer_read
+// CHECK: %[[NEWM:.*]] = arith.select %{{.*}}, %{{.*}}, %[[M]] : vector<16xi1>, vector<16xf32>
+// CHECK: arith.subf %{{.*}}, %[[NEWM]] : vector<16xf32>
+// CHECK: arith.subf %[[M]], %[[NEWM]] : vector<16xf32>
+// CHECK: %[[KEPT:.*]] = arith.mulf %[[S]], %{{.*}} : vector<16xf32>
+// CHECK: %[[NEWS:.*]] = arith.addf %[[KEPT]], %{{.*}} : vector<16xf32>
+// CHECK: scf.yield %[[NEWM]], %[[NEWS]]
+// CHECK: vector.transfer_read %{{.*}}[%[[WHOLE]]], %{{.*}} {in_bounds = [true]} : tensor<1000xf32>, vector<16xf32>
+// CHECK-COUNT-5: vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<1000xf32>, vector<16xf32>
+// CHECK: vector.transfer_read %{{.*}}[%[[LAST]]], %{{.*}} : tensor<1000xf32>, vector<16xf32>
+// CHECK-NOT: vector.transfer_read
+// CHECK: arith.subf %[[BLOCKS]]#0,
+// CHECK: arith.mulf %[[BLOCKS]]#1,
 // CHECK: vector.reduction <maxnumf>, %{{.*}} fastmath<nnan>
 func.func @cross_entropy_long_rows(%x: tensor<8x1000xf32>, %t: tensor<8xi64>) -> tensor<f32> {
   %r = sift.cross_entropy %x, %t reduction = sum : tensor<8x1000xf32>, tensor<8xi64> -> tensor<f32>
   return %r : tensor<f32>
 }
 
-// CHECK-LABEL: func.func @cross_entropy_multiple_of_lanes
-// CHECK: scf.for {{.*}} -> (vector<32xf32>, vector<32xf32>)
+// CHECK-LABEL: func.func @cross_entropy_multiple_of_blocks
+// CHECK: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>)
 // CHECK: scf.yield
 // CHECK-NOT: vector.transfer_read
 // CHECK: vector.reduction <maxnumf>, %{{.*}} fastmath<nnan>
-func.func @cross_entropy_multiple_of_lanes(%x: tensor<8x64xf32>, %t: tensor<8xi64>) -> tensor<f32> {
-  %r = sift.cross_entropy %x, %t reduction = sum : tensor<8x64xf32>, tensor<8xi64> -> tensor<f32>
+func.func @cross_entropy_multiple_of_blocks(%x: tensor<8x256xf32>, %t: tensor<8xi64>) -> tensor<f32> {
+  %r = sift.cross_entropy %x, %t reduction = sum : tensor<8x256xf32>, tensor<8xi64> -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// CHECK-LABEL: func.func @cross_entropy_dynamic_classes
+// CHECK-DAG: %[[C128:.*]] = arith.constant 128 : index
+// CHECK: %[[C:.*]] = tensor.dim %{{.*}}, %{{.*}} : tensor<?xf32>
+// CHECK: %[[REST:.*]] = arith.remui %[[C]], %[[C128]]
+// CHECK: %[[WHOLE:.*]] = arith.subi %[[C]], %[[REST]]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[WHOLE]] step %[[C128]] {{.*}} -> (vector<16xf32>, vector<16xf32>)
+// CHECK-COUNT-8: vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<?xf32>, vector<16xf32>
+// CHECK: scf.yield
+// CHECK: vector.transfer_read %{{.*}}[%[[WHOLE]]], %{{.*}} : tensor<?xf32>, vector<16xf32>
+// CHECK-COUNT-7: vector.transfer_read %{{.*}}, %{{.*}} : tensor<?xf32>, vector<16xf32>
+// CHECK-NOT: vector.transfer_read
+// CHECK: vector.reduction <maxnumf>, %{{.*}} fastmath<nnan>
+func.func @cross_entropy_dynamic_classes(%x: tensor<4x?xf32>, %t: tensor<4xi64>) -> tensor<f32> {
+  %r = sift.cross_entropy %x, %t reduction = sum : tensor<4x?xf32>, tensor<4xi64> -> tensor<f32>
   return %r : tensor<f32>
 }
 
