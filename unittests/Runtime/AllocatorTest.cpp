@@ -12,7 +12,9 @@
 #include <cstring>
 #include <iterator>
 #include <set>
+#include <thread>
 #include <unistd.h>
+#include <vector>
 
 namespace {
 
@@ -85,6 +87,62 @@ TEST(AllocatorTest, DifferentSizesAndNullAreSafe) {
   EXPECT_NE(other, large); // A block of another size is not reused.
   _mlir_memref_to_llvm_free(small);
   _mlir_memref_to_llvm_free(other);
+}
+
+TEST(AllocatorTest, SmallBlocksAreReusedOnTheirThread) {
+  // A program called in a loop allocates the same small temporaries each
+  // call: they come back from the thread's own lists, not from malloc.
+  void *a = _mlir_memref_to_llvm_alloc(100);
+  ASSERT_NE(a, nullptr);
+  std::memset(a, 0x5a, 100);
+  _mlir_memref_to_llvm_free(a);
+  void *b = _mlir_memref_to_llvm_alloc(100);
+  EXPECT_EQ(a, b);
+  void *c = _mlir_memref_to_llvm_alloc(100);
+  EXPECT_NE(b, c);
+  // A block of another alignment is another key: reuse keeps alignment.
+  void *d = _mlir_memref_to_llvm_aligned_alloc(4096, 100);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(d) % 4096, 0u);
+  _mlir_memref_to_llvm_free(b);
+  void *e = _mlir_memref_to_llvm_aligned_alloc(4096, 100);
+  EXPECT_NE(e, b);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(e) % 4096, 0u);
+  _mlir_memref_to_llvm_free(c);
+  _mlir_memref_to_llvm_free(d);
+  _mlir_memref_to_llvm_free(e);
+}
+
+TEST(AllocatorTest, SmallBlocksCrossThreads) {
+  // Blocks allocated on one thread and freed on another (a parallel loop's
+  // results, freed by the host) join the freeing thread's lists; a thread
+  // that ends frees what it kept. The sanitizer stage checks that nothing
+  // is freed twice or leaked.
+  std::vector<void *> fromWorker;
+  std::thread worker([&] {
+    for (int i = 0; i < 64; ++i) {
+      void *p = _mlir_memref_to_llvm_alloc(32 + i);
+      ASSERT_NE(p, nullptr);
+      std::memset(p, i, 32 + i);
+      fromWorker.push_back(p);
+    }
+    // Kept by this thread until it ends.
+    for (int i = 0; i < 16; ++i)
+      _mlir_memref_to_llvm_free(_mlir_memref_to_llvm_alloc(1000));
+  });
+  worker.join();
+  for (void *p : fromWorker)
+    _mlir_memref_to_llvm_free(p);
+  // Freed here, so reused here.
+  void *again = _mlir_memref_to_llvm_alloc(32);
+  EXPECT_EQ(again, fromWorker[0]);
+  _mlir_memref_to_llvm_free(again);
+  // More blocks than a thread keeps: the rest go back to malloc.
+  std::vector<void *> many;
+  for (int i = 0; i < 5000; ++i)
+    many.push_back(_mlir_memref_to_llvm_alloc(24));
+  for (void *p : many)
+    _mlir_memref_to_llvm_free(p);
 }
 
 } // namespace

@@ -99,11 +99,14 @@ SIFT_RT_EXPORT size_t sift_rt_format_error(int64_t code, const int64_t *values,
                                            char *buffer, size_t size);
 
 /// Allocation of memref buffers by compiled code (the CPU pipeline lowers
-/// memref.alloc/dealloc to these). Freed blocks of 64 KiB or more are kept in
-/// per-size free lists (at most a quarter of the machine's memory, at least
-/// 1 GiB, or SIFT_BUFFER_CACHE_MB) and handed out again, so that a
-/// function called in a loop does not map and fault in its large temporaries
-/// on every call. Buffers returned by a compiled function are freed with
+/// memref.alloc/dealloc to these). Freed blocks are kept in per-size free
+/// lists and handed out again, so that a function called in a loop neither
+/// maps and faults in its large temporaries nor pays the allocator for its
+/// small ones on every call: blocks of 64 KiB or more in lists all threads
+/// share (at most a quarter of the machine's memory, at least 1 GiB, or
+/// SIFT_BUFFER_CACHE_MB), smaller ones in lists of the thread that frees
+/// them (at most 4096 blocks and 32 MiB a thread, freed when it ends).
+/// Buffers returned by a compiled function are freed with
 /// `_mlir_memref_to_llvm_free` too. A request that cannot be met records
 /// SIFT_RT_ERROR_OUT_OF_MEMORY; inside `sift_rt_run` on the calling thread
 /// outside parallel regions it also ends the call (a long jump back to

@@ -338,19 +338,16 @@ struct OnlineLse {
           b, loc,
           arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, y), x, y);
     };
-    auto tree = [&](SmallVector<Value> values, auto combine) {
-      while (values.size() > 1) {
-        SmallVector<Value> next;
-        for (size_t i = 0; i + 1 < values.size(); i += 2)
-          next.push_back(combine(values[i], values[i + 1]));
-        if (values.size() % 2)
-          next.push_back(values.back());
-        values = std::move(next);
-      }
-      return values.front();
+    // Pairs, then pairs of pairs: a tree of depth log2(size).
+    auto tree = [&](MutableArrayRef<Value> values, auto combine) -> Value {
+      for (size_t width = 1; width < values.size(); width *= 2)
+        for (size_t k = 0; k + width < values.size(); k += 2 * width)
+          values[k] = combine(values[k], values[k + width]);
+      return values[0];
     };
     Value m = state[0];
-    Value newM = maxOf(tree(SmallVector<Value>(xs), maxOf), m);
+    SmallVector<Value> maxima(xs.begin(), xs.end());
+    Value newM = maxOf(tree(maxima, maxOf), m);
     SmallVector<Value> exps;
     for (Value x : xs)
       exps.push_back(
