@@ -310,6 +310,14 @@ void allocationFailed(size_t size) {
                0, 0);
 }
 
+/// The header of a block `allocate` handed out.
+BlockInfo blockInfoOf(void *ptr) {
+  BlockInfo info;
+  std::memcpy(&info, static_cast<char *>(ptr) - sizeof(BlockInfo),
+              sizeof(BlockInfo));
+  return info;
+}
+
 /// Freed blocks by exact size and header: a program called in a loop
 /// allocates the same sizes each call.
 struct FreeLists {
@@ -364,12 +372,8 @@ FreeLists *threadFreeLists() {
 ThreadFreeLists::~ThreadFreeLists() {
   threadFreeListsGone = true;
   for (auto &entry : blocks)
-    for (void *ptr : entry.second) {
-      BlockInfo info;
-      std::memcpy(&info, static_cast<char *>(ptr) - sizeof(BlockInfo),
-                  sizeof(BlockInfo));
-      std::free(info.base);
-    }
+    for (void *ptr : entry.second)
+      std::free(blockInfoOf(ptr).base);
 }
 
 /// Allocation with reuse. Small blocks come from the calling thread's free
@@ -419,9 +423,7 @@ public:
   void release(void *ptr) {
     if (!ptr)
       return;
-    BlockInfo info;
-    std::memcpy(&info, static_cast<char *>(ptr) - sizeof(BlockInfo),
-                sizeof(BlockInfo));
+    BlockInfo info = blockInfoOf(ptr);
     if (info.mapped) {
       munmap(info.base, info.offset + info.size);
       return;

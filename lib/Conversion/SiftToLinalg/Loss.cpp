@@ -426,10 +426,11 @@ static Value logSumExp(OpBuilder &b, Location loc, Value line, Value numClasses,
                        int64_t masked) {
     SmallVector<Value> xs;
     for (int64_t v = 0; v < count; ++v)
-      xs.push_back(
-          read(b, loc,
-               arith::AddIOp::create(b, loc, c, constIndex(b, loc, v * lanes)),
-               /*inBounds=*/v < count - masked));
+      xs.push_back(read(b, loc,
+                        v == 0 ? c
+                               : arith::AddIOp::create(
+                                     b, loc, c, constIndex(b, loc, v * lanes)),
+                        /*inBounds=*/v < count - masked));
     return xs;
   };
   // The whole blocks end at C - C mod blockSize; the rest is one masked
