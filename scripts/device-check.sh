@@ -9,11 +9,12 @@
 #   sampler      examples/sampler.mlir made static and batched (B = 32,
 #                N = 1e4 and 1e6), run with --target cuda and --target cpu:
 #                every result must be bit-identical
-#   variants     the batched sampler (B = 32, N = 1e4 and 1e6) with the
-#                runtime's memory pool off (SIFT_CUDA_POOL=0) and the host
-#                loops of launches kept (unroll-launch-loops=0), each alone
-#                and both, next to the defaults, alternated (A/B); the
-#                default's results must be bit-identical to the CPU's
+#   variants     the batched sampler (B = 32, N = 1e4 and 1e6) compiled
+#                with each of SIFT_GPU_VARIANTS (";"-separated option
+#                sets of sift-gpu-pipeline, the first "" for the defaults;
+#                default: how rows split across blocks), alternated over
+#                two rounds (A/B); every variant's results must be
+#                bit-identical to the CPU's
 #   conformance  test/Conformance with --target cuda (every case on the GPU)
 #   bench        bench/gpu/run.py: sift next to PyTorch and JAX on the GPU
 #
@@ -57,8 +58,9 @@ EOF
 
 batched_sampler() { # N out.mlir inputs/: examples/sampler.mlir's program
   # (bench/sampler, K = N / 10) made static and batched (B = 32), and its
-  # inputs (features, labels, seeds)
+  # inputs (features, labels, seeds); kept for the next step that asks
   local n="$1" out="$2" in="$3"
+  [[ -s "$out" && -s "$in/seeds.npy" ]] && return 0
   python3 -c "import sys; sys.path.insert(0, '$ROOT/bench/sampler'); \
 from sift_sampler import auto_sampler_mlir; print(auto_sampler_mlir($n, $((n / 10))))" \
     >"$out.dyn.mlir" &&
@@ -78,7 +80,7 @@ step_smoke() {
 
 step_sampler() {
   local rc=0
-  for n in 10000 1000000; do
+  for n in ${SIFT_SAMPLER_SIZES:-10000 1000000}; do
     local k=$((n / 10)) mlir="$WORK/sampler$n.mlir" in="$WORK/in$n"
     batched_sampler "$n" "$mlir" "$in" || { rc=1; continue; }
     local args=(-e sampler_batched --input "$in/features.npy"
@@ -102,30 +104,30 @@ step_sampler() {
 }
 
 step_variants() {
-  local rc=0
-  for n in 10000 1000000; do
-    local mlir="$WORK/v$n.mlir" in="$WORK/vin$n"
+  local rc=0 variants
+  IFS=';' read -r -a variants <<<"${SIFT_GPU_VARIANTS:-;split-blocks=512;split-blocks=2048 split-min=8192;split-blocks=4096 split-min=4096}"
+  ((${#variants[@]})) || variants=("")
+  for n in ${SIFT_SAMPLER_SIZES:-10000 1000000}; do
+    local mlir="$WORK/sampler$n.mlir" in="$WORK/in$n"
     batched_sampler "$n" "$mlir" "$in" || { rc=1; continue; }
     local args=(-e sampler_batched --input "$in/features.npy"
-      --input "$in/labels.npy" --input "$in/seeds.npy" --target cuda
-      --repeat 10 --warmup 2)
-    local old="builtin.module(sift-gpu-pipeline{chip=sm_80 format=isa unroll-launch-loops=0})"
+      --input "$in/labels.npy" --input "$in/seeds.npy")
+    "$TR" "$mlir" "${args[@]}" --output-dir "$WORK/v$n.cpu" >/dev/null || rc=1
     for round in 1 2; do
-      for v in default pool=0 unroll=0 both=0; do
-        local pool=1 pipe=()
-        [[ $v == pool=0 || $v == both=0 ]] && pool=0
-        [[ $v == unroll=0 || $v == both=0 ]] && pipe=(--pipeline "$old")
-        echo "== N = $n, round $round, $v"
-        SIFT_CUDA_POOL=$pool "$TR" "$mlir" "${args[@]}" "${pipe[@]}" \
-          --output-dir "$WORK/v$n.$v" | grep "time per call" || rc=1
+      local i=0
+      for v in "${variants[@]}"; do
+        echo "== N = $n, round $round, ${v:-defaults}"
+        "$TR" "$mlir" "${args[@]}" --target cuda --repeat 10 --warmup 2 \
+          --pipeline "builtin.module(sift-gpu-pipeline{chip=sm_80 format=isa $v})" \
+          --output-dir "$WORK/v$n.$i" | grep "time per call" || rc=1
+        if ((round == 1)); then
+          local same_out
+          same_out="$(same "$WORK/v$n.$i" "$WORK/v$n.cpu")" ||
+            { rc=1; echo "$same_out"; }
+          echo "  $(grep -c identical <<<"$same_out") results bit-identical to the CPU's"
+        fi
+        i=$((i + 1))
       done
-    done
-    "$TR" "$mlir" -e sampler_batched --input "$in/features.npy" \
-      --input "$in/labels.npy" --input "$in/seeds.npy" \
-      --output-dir "$WORK/v$n.cpu" >/dev/null || rc=1
-    for v in default both=0; do
-      echo "== N = $n, $v against the CPU"
-      same "$WORK/v$n.$v" "$WORK/v$n.cpu" || rc=1
     done
   done
   return $rc
@@ -145,7 +147,7 @@ for s in "${STEPS[@]}"; do
   echo "=== $s ($(date +%T))"
   start=$SECONDS
   PYTHONUNBUFFERED=1 timeout "$LIMIT" bash -c "set -o pipefail; $(declare -f same batched_sampler step_$s); \
-    TR='$TR' TO='$TO' ROOT='$ROOT' WORK='$WORK' JOBS='$JOBS' LOG='$LOG' SIFT_BENCH_ARGS='${SIFT_BENCH_ARGS:-}'; \
+    SIFT_GPU_VARIANTS='${SIFT_GPU_VARIANTS:-}'; SIFT_SAMPLER_SIZES='${SIFT_SAMPLER_SIZES:-}'; TR='$TR' TO='$TO' ROOT='$ROOT' WORK='$WORK' JOBS='$JOBS' LOG='$LOG' SIFT_BENCH_ARGS='${SIFT_BENCH_ARGS:-}'; \
     step_$s" >"$LOG/$s.log" 2>&1
   rc=$?
   echo "    rc $rc, $((SECONDS - start)) s; last lines:"
