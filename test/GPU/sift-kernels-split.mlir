@@ -1,7 +1,9 @@
 // Long static rows split across blocks (--convert-sift-to-gpu's
 // split-blocks, split-min): count, compact and topk's selection of R rows
 // of N elements run S = min(ceil(split-blocks / R), N / split-min) blocks
-// per row (here 6 segments of 16672 elements), a grid of (S, R) blocks.
+// per row, a grid of (S, R) blocks. The checks below pin split-blocks=1024
+// split-min=16384 (6 segments of 16672 elements a row of 100000); the
+// defaults (2048, 8192) make 12 of 8352 (DEFAULT).
 // count: its [R] result cleared, then each block adds its segment's count
 // (an i64 atomic add). compact: a launch writes each segment's count into
 // an [R * S] i32 buffer; in the next, each block compacts its segment from
@@ -13,10 +15,11 @@
 // per row sorts the K. ctest conformance-gpu-kernels-split runs them on the
 // CPU against NumPy with small segments.
 //
-// RUN: tensor-opt %s --convert-sift-to-gpu | FileCheck %s --check-prefix=CALLS
+// RUN: tensor-opt %s --convert-sift-to-gpu="split-blocks=1024 split-min=16384" | FileCheck %s --check-prefix=CALLS
+// RUN: tensor-opt %s --convert-sift-to-gpu | FileCheck %s --check-prefix=DEFAULT
 // RUN: tensor-opt %s --convert-sift-to-gpu="split-blocks=0" | FileCheck %s --check-prefix=WHOLE
 // RUN: tensor-opt %s --convert-sift-to-gpu="split-min=300000" | FileCheck %s --check-prefix=WHOLE
-// RUN: tensor-opt %s --convert-sift-to-gpu --sift-gpu-expand-kernels | FileCheck %s --check-prefix=LAUNCH
+// RUN: tensor-opt %s --convert-sift-to-gpu="split-blocks=1024 split-min=16384" --sift-gpu-expand-kernels | FileCheck %s --check-prefix=LAUNCH
 // The GPU pipeline's options of the same names reach the pass: split by
 // default (count and compact: two launches each), one launch each with
 // split-blocks=0.
@@ -36,6 +39,11 @@
 // PIPE-WHOLE-LABEL: llvm.func @compact_long
 // PIPE-WHOLE-COUNT-1: gpu.launch_func
 // PIPE-WHOLE-NOT: gpu.launch_func
+
+// DEFAULT-LABEL: func.func @count_long
+// DEFAULT: segment_length = 8352 : i64, segments = 12 : i64
+// DEFAULT-LABEL: func.func @argsort_long
+// DEFAULT: sort_segment_length = 8352 : i64, sort_segments = 6 : i64
 
 // CALLS-LABEL: func.func @count_long
 // CALLS: call @__sift_gpu_count(%{{.*}}, %{{.*}}) {segment_length = 16672 : i64, segments = 6 : i64, sift.gpu_kernel = "count"}

@@ -132,10 +132,10 @@ def ConvertSiftToGPU : Pass<"convert-sift-to-gpu", "ModuleOp"> {
     scratch `[2, R, K]`.
   }];
   let options = [
-    Option<"splitBlocks", "split-blocks", "int64_t", /*default=*/"1024",
+    Option<"splitBlocks", "split-blocks", "int64_t", /*default=*/"2048",
            "Split the rows of count, compact and topk of static rows across "
            "ceil(split-blocks / R) blocks each (0: one block per row)">,
-    Option<"splitMin", "split-min", "int64_t", /*default=*/"16384",
+    Option<"splitMin", "split-min", "int64_t", /*default=*/"8192",
            "The fewest elements of a row per block of a split row">,
   ];
   let dependentDialects = [
