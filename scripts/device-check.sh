@@ -105,7 +105,7 @@ step_sampler() {
 
 step_variants() {
   local rc=0 variants
-  IFS=';' read -r -a variants <<<"${SIFT_GPU_VARIANTS:-;split-blocks=512;split-blocks=2048 split-min=8192;split-blocks=4096 split-min=4096}"
+  IFS=";" read -r -a variants <<<"${SIFT_GPU_VARIANTS:-;split-blocks=1024 split-min=16384;split-blocks=4096 split-min=8192}"
   ((${#variants[@]})) || variants=("")
   for n in ${SIFT_SAMPLER_SIZES:-10000 1000000}; do
     local mlir="$WORK/sampler$n.mlir" in="$WORK/in$n"
@@ -117,7 +117,9 @@ step_variants() {
       local i=0
       for v in "${variants[@]}"; do
         echo "== N = $n, round $round, ${v:-defaults}"
-        "$TR" "$mlir" "${args[@]}" --target cuda --repeat 10 --warmup 2 \
+        # At N = 1e6 a call copies 2 GB each way: fewer calls.
+        "$TR" "$mlir" "${args[@]}" --target cuda --warmup 2 \
+          --repeat "$((n >= 1000000 ? 5 : 10))" \
           --pipeline "builtin.module(sift-gpu-pipeline{chip=sm_80 format=isa $v})" \
           --output-dir "$WORK/v$n.$i" | grep "time per call" || rc=1
         if ((round == 1)); then
