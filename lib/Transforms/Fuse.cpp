@@ -291,9 +291,8 @@ bool KernelFormer::isLive(Operation *op,
   // Live when a use is, or by its own effects. The uses first: most ops
   // here have a live use, and asking for the effects walks nested regions.
   // A kernel is live when its results are (asking its body is slow).
-  bool live = llvm::any_of(op->getUses(), [&](OpOperand &use) {
-    return isLiveUse(use, memo);
-  });
+  bool live = llvm::any_of(
+      op->getUses(), [&](OpOperand &use) { return isLiveUse(use, memo); });
   live = live || (!isa<scf::ForallOp>(op) && !wouldOpBeTriviallyDead(op));
   memo[op] = live;
   return live;
