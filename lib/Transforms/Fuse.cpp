@@ -288,9 +288,10 @@ bool KernelFormer::isLive(Operation *op,
   auto [it, inserted] = memo.try_emplace(op, false);
   if (!inserted)
     return it->second;
-  // Live when a use is, or by its own effects. The uses first: most ops
-  // here have a live use, and asking for the effects walks nested regions.
-  // A kernel is live when its results are (asking its body is slow).
+  // Live when a use is, or by its own effects. The uses are asked first:
+  // most ops here have a live use, and asking for the effects walks nested
+  // regions. A kernel is live only through its results (asking its body
+  // is slow).
   bool live = llvm::any_of(
       op->getUses(), [&](OpOperand &use) { return isLiveUse(use, memo); });
   live = live || (!isa<scf::ForallOp>(op) && !wouldOpBeTriviallyDead(op));
