@@ -102,7 +102,8 @@ void mlir::sift::buildCpuPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createSiftFuse());
   addSiftToLinalgStage(pm);
   addTensorFusionStage(pm, options.reductionLanes);
-  addBufferizationStage(pm, options.outlineRoutines, /*byteBools=*/true);
+  addBufferizationStage(pm, options.outlineRoutines, /*byteBools=*/true,
+                        options.stackBufferBytes, options.stackFrameBytes);
   addCpuLoopStage(pm, options);
   addCpuToLLVMStage(pm, options);
 }

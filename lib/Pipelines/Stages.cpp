@@ -73,7 +73,8 @@ void pipelines::addTensorFusionStage(OpPassManager &pm, int64_t reductionLanes,
 }
 
 void pipelines::addBufferizationStage(OpPassManager &pm, bool outlineRoutines,
-                                      bool byteBools) {
+                                      bool byteBools, int64_t stackBufferBytes,
+                                      int64_t stackFrameBytes) {
   // After the last canonicalization, which may fold reshapes back.
   pm.addNestedPass<func::FuncOp>(createSiftExpandShapeToReshape());
   // A value computed into an allocation of its own and then inserted into a
@@ -101,6 +102,15 @@ void pipelines::addBufferizationStage(OpPassManager &pm, bool outlineRoutines,
   // turns a buffer a routine writes in place back into the buffer itself.
   if (outlineRoutines)
     pm.addPass(createSiftOutlineLines());
+  // Small temporaries of a function (the routines' histograms and line
+  // buffers, now functions of their own) on its stack: before the
+  // deallocation pipeline, which would free them.
+  if (stackBufferBytes > 0) {
+    SiftStackBuffersOptions stack;
+    stack.maxBufferBytes = stackBufferBytes;
+    stack.maxFrameBytes = stackFrameBytes;
+    pm.addNestedPass<func::FuncOp>(createSiftStackBuffers(stack));
+  }
   // Frees every temporary and makes returned memrefs caller-owned.
   addPasses(pm, "buffer-deallocation-pipeline");
   // The deallocation pipeline leaves bufferization.clone (a returned constant

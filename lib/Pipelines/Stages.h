@@ -43,9 +43,12 @@ void addTensorFusionStage(OpPassManager &pm, int64_t reductionLanes,
 /// boundaries, every temporary freed and returned buffers caller-owned;
 /// with `outlineRoutines`, one function per distinct routine of the
 /// lowering (--sift-outline-lines); with `byteBools`, i1 buffers as i8
-/// bytes (--sift-byte-bools).
+/// bytes (--sift-byte-bools); with a `stackBufferBytes` above 0, buffers of
+/// at most that many bytes on the stack, at most `stackFrameBytes` a
+/// function (--sift-stack-buffers).
 void addBufferizationStage(OpPassManager &pm, bool outlineRoutines = true,
-                           bool byteBools = false);
+                           bool byteBools = false, int64_t stackBufferBytes = 0,
+                           int64_t stackFrameBytes = 0);
 
 } // namespace pipelines
 } // namespace sift

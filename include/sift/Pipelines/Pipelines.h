@@ -87,6 +87,18 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
                      "source rows it will read (--sift-prefetch-streams); 0 "
                      "inserts no prefetches"),
       llvm::cl::init(32)};
+  PassOptions::Option<int64_t> stackBufferBytes{
+      *this, "stack-buffer-bytes",
+      llvm::cl::desc("Temporaries of static shape up to this many bytes "
+                     "live on the stack of their function instead of the "
+                     "runtime's allocator (--sift-stack-buffers); 0 keeps "
+                     "every one on the heap"),
+      llvm::cl::init(16384)};
+  PassOptions::Option<int64_t> stackFrameBytes{
+      *this, "stack-frame-bytes",
+      llvm::cl::desc("Bytes of temporaries a function may put on its stack "
+                     "in all (--sift-stack-buffers)"),
+      llvm::cl::init(65536)};
 };
 
 /// Lowers a module of sift and upstream tensor ops to the LLVM dialect for the

@@ -280,6 +280,43 @@ def SiftByteBools : Pass<"sift-byte-bools", "func::FuncOp"> {
   ];
 }
 
+def SiftStackBuffers : Pass<"sift-stack-buffers", "func::FuncOp"> {
+  let summary = "Put a function's small temporaries on the stack, within a "
+                "budget a function";
+  let description = [{
+    Upstream's `promote-buffers-to-stack` (bufferization), with a predicate
+    that bounds the stack each function takes: a `memref.alloc` of static
+    shape of at most `max-buffer-bytes` becomes a `memref.alloca` while the
+    function's promoted buffers total at most `max-frame-bytes`. Upstream's
+    own conditions hold too: no `memref.dealloc` yet (the pass runs before
+    the deallocation pipeline), not in a loop (an alloca there would grow
+    the stack each iteration), not returned or yielded out of the function.
+    Each allocation the runtime no longer makes saves its call and its
+    free (about 350 instructions with the thread-local lookup): the
+    sampler's sort, top-k and compaction routines (functions after
+    `--sift-outline-lines`) allocate their histograms and line buffers on
+    each call. The budget keeps the stack of a routine that a worker thread
+    runs (OpenMP's default stack: 4 MiB; a host's own threads may have
+    less) small whatever the program. The allocas it makes move to the
+    start of the function, in their order, and keep an alignment only up
+    to the stack's own (16 bytes): a frame with a more aligned buffer is
+    realigned on entry, which costs the function's loops a frame pointer
+    and, with allocas past the entry block, a base pointer register.
+  }];
+  let dependentDialects = ["bufferization::BufferizationDialect",
+                           "memref::MemRefDialect"];
+  let options = [
+    Option<"maxBufferBytes", "max-buffer-bytes", "int64_t",
+           /*default=*/"16384", "Largest buffer put on the stack, in bytes">,
+    Option<"maxFrameBytes", "max-frame-bytes", "int64_t",
+           /*default=*/"65536",
+           "Bytes of buffers a function may put on the stack in all">,
+  ];
+  let statistics = [
+    Statistic<"numPromoted", "promoted-buffers", "buffers put on the stack">
+  ];
+}
+
 def SiftCheckExtents : Pass<"sift-check-extents", "ModuleOp"> {
   let summary = "Check at run time that the extents a linalg op requires "
                 "equal are equal";
