@@ -168,6 +168,7 @@ void mlir::sift::buildGpuPipeline(OpPassManager &pm,
     ConvertSiftToGPUOptions kernels;
     kernels.splitBlocks = options.splitBlocks;
     kernels.splitMin = options.splitMin;
+    kernels.sortSplitMin = options.sortSplitMin;
     pm.addPass(createConvertSiftToGPU(kernels));
   }
   // A gather of rows is element-wise: a thread per element of the result

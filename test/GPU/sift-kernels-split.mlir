@@ -20,12 +20,20 @@
 // RUN: tensor-opt %s --convert-sift-to-gpu="split-blocks=0" | FileCheck %s --check-prefix=WHOLE
 // RUN: tensor-opt %s --convert-sift-to-gpu="split-min=300000" | FileCheck %s --check-prefix=WHOLE
 // RUN: tensor-opt %s --convert-sift-to-gpu="split-blocks=1024 split-min=16384" --sift-gpu-expand-kernels | FileCheck %s --check-prefix=LAUNCH
+// sort-split-min: the radix sorts' own fewest elements a block (the
+// selections keep split-min's).
+// RUN: tensor-opt %s --convert-sift-to-gpu="sort-split-min=2048" | FileCheck %s --check-prefix=SORTMIN
 // The GPU pipeline's options of the same names reach the pass: split by
 // default (count and compact: two launches each), one launch each with
 // split-blocks=0.
 // RUN: tensor-opt %s --symbol-privatize=exclude=count_long,compact_long --symbol-dce -o %t.two.mlir
 // RUN: tensor-opt %t.two.mlir --sift-gpu-pipeline="chip=sm_90 format=isa" | FileCheck %s --check-prefix=PIPE
 // RUN: tensor-opt %t.two.mlir --sift-gpu-pipeline="chip=sm_90 format=isa split-blocks=0" | FileCheck %s --check-prefix=PIPE-WHOLE
+// RUN: tensor-opt %s --symbol-privatize=exclude=argsort_long --symbol-dce --sift-gpu-pipeline="chip=sm_90 format=isa sort-split-min=2048" | FileCheck %s --check-prefix=PIPE-SORTMIN
+
+// The argsort's 24 segments a row (6 by default).
+// PIPE-SORTMIN: %[[S:.*]] = llvm.mlir.constant(24 : index) : i64
+// PIPE-SORTMIN: gpu.launch_func {{.*}} blocks in (%[[S]], %{{.*}}, %{{.*}})
 
 // PIPE-LABEL: llvm.func @count_long
 // PIPE-COUNT-2: gpu.launch_func
@@ -44,6 +52,11 @@
 // DEFAULT: segment_length = 8352 : i64, segments = 12 : i64
 // DEFAULT-LABEL: func.func @argsort_long
 // DEFAULT: sort_segment_length = 8352 : i64, sort_segments = 6 : i64
+
+// SORTMIN-LABEL: func.func @argsort_long
+// SORTMIN: sort_segment_length = 2112 : i64, sort_segments = 24 : i64
+// SORTMIN-LABEL: func.func @topk_big_k
+// SORTMIN: segment_length = 8352 : i64, segments = 24 : i64, sift.gpu_kernel = "topk", sort_segment_length = 2112 : i64, sort_segments = 19 : i64
 
 // CALLS-LABEL: func.func @count_long
 // CALLS: call @__sift_gpu_count(%{{.*}}, %{{.*}}) {segment_length = 16672 : i64, segments = 6 : i64, sift.gpu_kernel = "count"}

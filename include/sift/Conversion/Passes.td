@@ -129,7 +129,10 @@ def ConvertSiftToGPU : Pass<"convert-sift-to-gpu", "ModuleOp"> {
     share an i32 buffer allocated here with the call's other buffers
     (compact: each segment's count; topk: the digits' histograms and each
     segment's counts), and a split topk keeps the K it takes in the global
-    scratch `[2, R, K]`.
+    scratch `[2, R, K]`. A radix sort (of a row, or of the K a topk takes)
+    splits the same way with `sort-split-min` (when set) for `split-min`:
+    its blocks run their tiles one after the other, so shorter segments
+    mean more blocks at once.
   }];
   let options = [
     Option<"splitBlocks", "split-blocks", "int64_t", /*default=*/"2048",
@@ -137,6 +140,9 @@ def ConvertSiftToGPU : Pass<"convert-sift-to-gpu", "ModuleOp"> {
            "ceil(split-blocks / R) blocks each (0: one block per row)">,
     Option<"splitMin", "split-min", "int64_t", /*default=*/"8192",
            "The fewest elements of a row per block of a split row">,
+    Option<"sortSplitMin", "sort-split-min", "int64_t", /*default=*/"0",
+           "The fewest elements of a row per block of a split radix sort "
+           "(of a row, or of the K a topk takes; 0: split-min)">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",

@@ -155,6 +155,12 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "split-min",
       llvm::cl::desc("The fewest elements of a row per block of a split row"),
       llvm::cl::init(8192)};
+  PassOptions::Option<int64_t> sortSplitMin{
+      *this, "sort-split-min",
+      llvm::cl::desc("The fewest elements of a row per block of a split "
+                     "radix sort (of a row, or of the K a topk takes; 0: "
+                     "split-min)"),
+      llvm::cl::init(0)};
   PassOptions::Option<unsigned> optLevel{
       *this, "opt-level",
       llvm::cl::desc("LLVM optimization level of the kernels (0-3)"),

@@ -278,6 +278,16 @@ static constexpr int64_t kMaxGridY = 65535;
 struct SplitOptions {
   int64_t targetBlocks = 0;
   int64_t minSegment = 0;
+  /// The fewest elements per block of a radix sort's split (0: minSegment).
+  int64_t minSortSegment = 0;
+
+  /// The options of a radix sort's split.
+  SplitOptions forSort() const {
+    SplitOptions sort = *this;
+    if (minSortSegment > 0)
+      sort.minSegment = minSortSegment;
+    return sort;
+  }
 };
 
 /// A row split across `segments` blocks, each over `length` consecutive
@@ -2348,7 +2358,8 @@ static LogicalResult convertSorting(Operation *op, StringRef kind, Value input,
     Rows sortedRows = rows;
     sortedRows.staticLength = sorted;
     llvm::append_range(
-        callAttrs, splitAttrs(b, rowSplit(sortedRows, splitOptions), "sort_"));
+        callAttrs,
+        splitAttrs(b, rowSplit(sortedRows, splitOptions.forSort()), "sort_"));
   }
   func::CallOp call = createKernelCall(b, loc, op, kind, operands, callAttrs);
   // The scratch, from the call's own view of the kernel.
@@ -3176,7 +3187,7 @@ struct ConvertSiftToGpuPass
     });
     for (TopkOp op : validTopks)
       (void)decomposeTopkValid(op);
-    SplitOptions split{splitBlocks, splitMin};
+    SplitOptions split{splitBlocks, splitMin, sortSplitMin};
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
       if (isa<CountOp, CumsumOp, CompactOp, SortOp, ArgsortOp, TopkOp,
