@@ -12,9 +12,9 @@
 #   variants     the batched sampler (B = 32, N = 1e4 and 1e6) compiled
 #                with each of SIFT_GPU_VARIANTS (";"-separated option
 #                sets of sift-gpu-pipeline, the first "" for the defaults;
-#                default: how rows split across blocks), alternated over
-#                two rounds (A/B); every variant's results must be
-#                bit-identical to the CPU's
+#                default: how radix sorts split across blocks),
+#                alternated over two rounds (A/B); every variant's results
+#                must be bit-identical to the CPU's
 #   conformance  test/Conformance with --target cuda (every case on the GPU)
 #   bench        bench/gpu/run.py: sift next to PyTorch and JAX on the GPU
 #
@@ -105,7 +105,7 @@ step_sampler() {
 
 step_variants() {
   local rc=0 variants
-  IFS=";" read -r -a variants <<<"${SIFT_GPU_VARIANTS:-;split-blocks=1024 split-min=16384;split-blocks=4096 split-min=8192}"
+  IFS=";" read -r -a variants <<<"${SIFT_GPU_VARIANTS:-;sort-split-min=0;sort-split-min=1024}"
   ((${#variants[@]})) || variants=("")
   for n in ${SIFT_SAMPLER_SIZES:-10000 1000000}; do
     local mlir="$WORK/sampler$n.mlir" in="$WORK/in$n"

@@ -2,8 +2,10 @@
 // split-blocks, split-min): count, compact and topk's selection of R rows
 // of N elements run S = min(ceil(split-blocks / R), N / split-min) blocks
 // per row, a grid of (S, R) blocks. The checks below pin split-blocks=1024
-// split-min=16384 (6 segments of 16672 elements a row of 100000); the
-// defaults (2048, 8192) make 12 of 8352 (DEFAULT).
+// split-min=16384 (6 segments of 16672 elements a row of 100000), and the
+// same for the radix sorts (sort-split-min); the defaults (2048, 8192)
+// make 12 of 8352 (DEFAULT), and the radix sorts split by their own
+// sort-split-min (2048).
 // count: its [R] result cleared, then each block adds its segment's count
 // (an i64 atomic add). compact: a launch writes each segment's count into
 // an [R * S] i32 buffer; in the next, each block compacts its segment from
@@ -15,24 +17,26 @@
 // per row sorts the K. ctest conformance-gpu-kernels-split runs them on the
 // CPU against NumPy with small segments.
 //
-// RUN: tensor-opt %s --convert-sift-to-gpu="split-blocks=1024 split-min=16384" | FileCheck %s --check-prefix=CALLS
+// RUN: tensor-opt %s --convert-sift-to-gpu="split-blocks=1024 split-min=16384 sort-split-min=16384" | FileCheck %s --check-prefix=CALLS
 // RUN: tensor-opt %s --convert-sift-to-gpu | FileCheck %s --check-prefix=DEFAULT
 // RUN: tensor-opt %s --convert-sift-to-gpu="split-blocks=0" | FileCheck %s --check-prefix=WHOLE
-// RUN: tensor-opt %s --convert-sift-to-gpu="split-min=300000" | FileCheck %s --check-prefix=WHOLE
-// RUN: tensor-opt %s --convert-sift-to-gpu="split-blocks=1024 split-min=16384" --sift-gpu-expand-kernels | FileCheck %s --check-prefix=LAUNCH
-// sort-split-min: the radix sorts' own fewest elements a block (the
-// selections keep split-min's).
-// RUN: tensor-opt %s --convert-sift-to-gpu="sort-split-min=2048" | FileCheck %s --check-prefix=SORTMIN
+// RUN: tensor-opt %s --convert-sift-to-gpu="split-min=300000 sort-split-min=0" | FileCheck %s --check-prefix=WHOLE
+// RUN: tensor-opt %s --convert-sift-to-gpu="split-blocks=1024 split-min=16384 sort-split-min=16384" --sift-gpu-expand-kernels | FileCheck %s --check-prefix=LAUNCH
+// sort-split-min=0: the radix sorts split as the rest (split-min).
+// RUN: tensor-opt %s --convert-sift-to-gpu="sort-split-min=0" | FileCheck %s --check-prefix=SORTMIN
 // The GPU pipeline's options of the same names reach the pass: split by
 // default (count and compact: two launches each), one launch each with
 // split-blocks=0.
 // RUN: tensor-opt %s --symbol-privatize=exclude=count_long,compact_long --symbol-dce -o %t.two.mlir
 // RUN: tensor-opt %t.two.mlir --sift-gpu-pipeline="chip=sm_90 format=isa" | FileCheck %s --check-prefix=PIPE
 // RUN: tensor-opt %t.two.mlir --sift-gpu-pipeline="chip=sm_90 format=isa split-blocks=0" | FileCheck %s --check-prefix=PIPE-WHOLE
-// RUN: tensor-opt %s --symbol-privatize=exclude=argsort_long --symbol-dce --sift-gpu-pipeline="chip=sm_90 format=isa sort-split-min=2048" | FileCheck %s --check-prefix=PIPE-SORTMIN
+// RUN: tensor-opt %s --symbol-privatize=exclude=argsort_long --symbol-dce --sift-gpu-pipeline="chip=sm_90 format=isa" | FileCheck %s --check-prefix=PIPE-SORT
+// RUN: tensor-opt %s --symbol-privatize=exclude=argsort_long --symbol-dce --sift-gpu-pipeline="chip=sm_90 format=isa sort-split-min=0" | FileCheck %s --check-prefix=PIPE-SORTMIN
 
-// The argsort's 24 segments a row (6 by default).
-// PIPE-SORTMIN: %[[S:.*]] = llvm.mlir.constant(24 : index) : i64
+// The argsort's 24 segments a row, 6 with sort-split-min=0.
+// PIPE-SORT: %[[S:.*]] = llvm.mlir.constant(24 : index) : i64
+// PIPE-SORT: gpu.launch_func {{.*}} blocks in (%[[S]], %{{.*}}, %{{.*}})
+// PIPE-SORTMIN: %[[S:.*]] = llvm.mlir.constant(6 : index) : i64
 // PIPE-SORTMIN: gpu.launch_func {{.*}} blocks in (%[[S]], %{{.*}}, %{{.*}})
 
 // PIPE-LABEL: llvm.func @count_long
@@ -51,12 +55,18 @@
 // DEFAULT-LABEL: func.func @count_long
 // DEFAULT: segment_length = 8352 : i64, segments = 12 : i64
 // DEFAULT-LABEL: func.func @argsort_long
-// DEFAULT: sort_segment_length = 8352 : i64, sort_segments = 6 : i64
+// DEFAULT: sort_segment_length = 2112 : i64, sort_segments = 24 : i64
+// DEFAULT-LABEL: func.func @argsort_mid
+// DEFAULT-NOT: segments
+// DEFAULT: sift.gpu_kernel = "argsort"
+// DEFAULT-NOT: segments
+// DEFAULT-LABEL: func.func @topk_big_k
+// DEFAULT: segment_length = 8352 : i64, segments = 24 : i64, sift.gpu_kernel = "topk", sort_segment_length = 2112 : i64, sort_segments = 19 : i64
 
 // SORTMIN-LABEL: func.func @argsort_long
-// SORTMIN: sort_segment_length = 2112 : i64, sort_segments = 24 : i64
+// SORTMIN: sort_segment_length = 8352 : i64, sort_segments = 6 : i64
 // SORTMIN-LABEL: func.func @topk_big_k
-// SORTMIN: segment_length = 8352 : i64, segments = 24 : i64, sift.gpu_kernel = "topk", sort_segment_length = 2112 : i64, sort_segments = 19 : i64
+// SORTMIN: segment_length = 8352 : i64, segments = 24 : i64, sift.gpu_kernel = "topk", sort_segment_length = 10016 : i64, sort_segments = 4 : i64
 
 // CALLS-LABEL: func.func @count_long
 // CALLS: call @__sift_gpu_count(%{{.*}}, %{{.*}}) {segment_length = 16672 : i64, segments = 6 : i64, sift.gpu_kernel = "count"}
@@ -142,6 +152,10 @@
 // LAUNCH: gpu.launch blocks(%{{.*}}) in (%{{.*}} = %c3
 // LAUNCH: memref.store %{{.*}} : memref<3x50000xi64>
 // LAUNCH-NOT: gpu.launch
+// A row too short to split: one launch, a block a row.
+// LAUNCH-LABEL: func.func @argsort_mid
+// LAUNCH: gpu.launch blocks(%{{.*}}) in (%{{.*}} = %dim, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads
+// LAUNCH-NOT: gpu.launch
 // LAUNCH-LABEL: func.func @topk_big_k
 
 func.func @count_long(%x: tensor<4x100000xf32>) -> tensor<4xi64> {
@@ -165,6 +179,13 @@ func.func @topk_long(%x: tensor<2x100000xf32>)
 func.func @argsort_long(%x: tensor<3x50000xf32>) -> tensor<3x50000xi64> {
   %i = sift.argsort %x : tensor<3x50000xf32> -> tensor<3x50000xi64>
   return %i : tensor<3x50000xi64>
+}
+
+// Long enough for sort-split-min's two blocks, not for split-min's: one
+// block per row.
+func.func @argsort_mid(%x: tensor<3x10000xf32>) -> tensor<3x10000xi64> {
+  %i = sift.argsort %x : tensor<3x10000xf32> -> tensor<3x10000xi64>
+  return %i : tensor<3x10000xi64>
 }
 
 func.func @topk_big_k(%x: tensor<2x200000xi64>)

@@ -140,7 +140,7 @@ def ConvertSiftToGPU : Pass<"convert-sift-to-gpu", "ModuleOp"> {
            "ceil(split-blocks / R) blocks each (0: one block per row)">,
     Option<"splitMin", "split-min", "int64_t", /*default=*/"8192",
            "The fewest elements of a row per block of a split row">,
-    Option<"sortSplitMin", "sort-split-min", "int64_t", /*default=*/"0",
+    Option<"sortSplitMin", "sort-split-min", "int64_t", /*default=*/"2048",
            "The fewest elements of a row per block of a split radix sort "
            "(of a row, or of the K a topk takes; 0: split-min)">,
   ];

@@ -278,16 +278,9 @@ static constexpr int64_t kMaxGridY = 65535;
 struct SplitOptions {
   int64_t targetBlocks = 0;
   int64_t minSegment = 0;
-  /// The fewest elements per block of a radix sort's split (0: minSegment).
+  /// The fewest elements per block of a radix sort's split, once its row
+  /// holds two of `minSegment` (0: minSegment).
   int64_t minSortSegment = 0;
-
-  /// The options of a radix sort's split.
-  SplitOptions forSort() const {
-    SplitOptions sort = *this;
-    if (minSortSegment > 0)
-      sort.minSegment = minSortSegment;
-    return sort;
-  }
 };
 
 /// A row split across `segments` blocks, each over `length` consecutive
@@ -298,15 +291,20 @@ struct RowSplit {
 };
 
 /// The split of static rows: ceil(targetBlocks / R) blocks per row, as long
-/// as each gets `minSegment` elements; none (std::nullopt) when that is
-/// fewer than 2, or for dynamic rows.
-static std::optional<RowSplit> rowSplit(const Rows &rows,
-                                        SplitOptions options) {
+/// as each gets `minSegment` elements (`minSortSegment` for a radix sort,
+/// `sort`, of a row long enough for two of `minSegment`); none
+/// (std::nullopt) when that is fewer than 2, or for dynamic rows.
+static std::optional<RowSplit> rowSplit(const Rows &rows, SplitOptions options,
+                                        bool sort = false) {
   if (options.targetBlocks <= 0 || !rows.staticRows || !rows.staticLength ||
       *rows.staticRows == 0 || *rows.staticRows > kMaxGridY)
     return std::nullopt;
   int64_t r = *rows.staticRows, n = *rows.staticLength;
   int64_t minSegment = std::max<int64_t>(options.minSegment, kWarpSize);
+  if (n / minSegment < 2)
+    return std::nullopt;
+  if (sort && options.minSortSegment > 0)
+    minSegment = std::max<int64_t>(options.minSortSegment, kWarpSize);
   int64_t segments = std::min<int64_t>(
       llvm::divideCeil(options.targetBlocks, r), n / minSegment);
   if (segments < 2)
@@ -2359,7 +2357,8 @@ static LogicalResult convertSorting(Operation *op, StringRef kind, Value input,
     sortedRows.staticLength = sorted;
     llvm::append_range(
         callAttrs,
-        splitAttrs(b, rowSplit(sortedRows, splitOptions.forSort()), "sort_"));
+        splitAttrs(b, rowSplit(sortedRows, splitOptions, /*sort=*/true),
+                   "sort_"));
   }
   func::CallOp call = createKernelCall(b, loc, op, kind, operands, callAttrs);
   // The scratch, from the call's own view of the kernel.
