@@ -105,7 +105,7 @@ step_sampler() {
 
 step_variants() {
   local rc=0 variants
-  IFS=";" read -r -a variants <<<"${SIFT_GPU_VARIANTS:-;sort-split-min=0;sort-split-min=1024}"
+  IFS=";" read -r -a variants <<<"${SIFT_GPU_VARIANTS:-;sort-digit-bits=8;sort-split-min=0}"
   ((${#variants[@]})) || variants=("")
   for n in ${SIFT_SAMPLER_SIZES:-10000 1000000}; do
     local mlir="$WORK/sampler$n.mlir" in="$WORK/in$n"

@@ -169,6 +169,7 @@ void mlir::sift::buildGpuPipeline(OpPassManager &pm,
     kernels.splitBlocks = options.splitBlocks;
     kernels.splitMin = options.splitMin;
     kernels.sortSplitMin = options.sortSplitMin;
+    kernels.sortDigitBits = options.sortDigitBits;
     pm.addPass(createConvertSiftToGPU(kernels));
   }
   // A gather of rows is element-wise: a thread per element of the result

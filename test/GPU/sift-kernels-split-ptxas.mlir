@@ -27,3 +27,31 @@
 // COUNT: atom.global.add.u64
 // DIGIT: atom.shared.add.u32
 // DIGIT: atom.global.add.u32
+
+// 8-bit digits (sort-digit-bits=8) for the split radix sorts: the argsort
+// and the sort of a top-k's K, for sm_90 and sm_80, no spills. The scatter
+// ranks a tile with 9 ballots (the lanes in the row, one per digit bit)
+// in a workgroup buffer of (1 + 8 warps) x 256 bins, and the kernels that
+// decide whether a pass runs reduce which digits are constant (an `or`
+// over the block, one bin a thread).
+// RUN: tensor-opt %S/sift-kernels-split.mlir --symbol-privatize=exclude=argsort_long,topk_big_k --symbol-dce -o %t.wide.mlir
+// RUN: tensor-opt %t.wide.mlir --sift-gpu-pipeline="chip=sm_90 sort-digit-bits=8" -o %t.wide90.mlir
+// RUN: %extract_ptx %t.wide90 %t.wide90.mlir
+// RUN: python3 %S/Inputs/ptxas_all.py %ptxas sm_90 %t.wide90 > %t.wide90.txt
+// RUN: FileCheck %s --check-prefix=WIDE --implicit-check-not="{{[1-9][0-9]*}} bytes spill" --implicit-check-not=error < %t.wide90.txt
+// RUN: tensor-opt %t.wide.mlir --sift-gpu-pipeline="chip=sm_80 sort-digit-bits=8" -o %t.wide80.mlir
+// RUN: %extract_ptx %t.wide80 %t.wide80.mlir
+// RUN: python3 %S/Inputs/ptxas_all.py %ptxas sm_80 %t.wide80 > %t.wide80.txt
+// RUN: FileCheck %s --check-prefix=WIDE --implicit-check-not="{{[1-9][0-9]*}} bytes spill" --implicit-check-not=error < %t.wide80.txt
+// RUN: cat %t.wide90/argsort_long_kernel_2.ptx | FileCheck %s --check-prefix=WIDE-SCATTER
+
+// Every digit's histogram ([4 digits][256]), a segment's histogram of a
+// digit, the scatter.
+// WIDE: == argsort_long_kernel_0.ptx
+// WIDE: 4096 bytes smem
+// WIDE: == argsort_long_kernel_1.ptx
+// WIDE: 1152 bytes smem
+// WIDE: == argsort_long_kernel_2.ptx
+// WIDE: 9344 bytes smem
+// WIDE-SCATTER-COUNT-9: vote.sync.ballot
+// WIDE-SCATTER-NOT: vote.sync.ballot

@@ -22,6 +22,12 @@
 // RUN: tensor-opt %s --convert-sift-to-gpu="split-blocks=0" | FileCheck %s --check-prefix=WHOLE
 // RUN: tensor-opt %s --convert-sift-to-gpu="split-min=300000 sort-split-min=0" | FileCheck %s --check-prefix=WHOLE
 // RUN: tensor-opt %s --convert-sift-to-gpu="split-blocks=1024 split-min=16384 sort-split-min=16384" --sift-gpu-expand-kernels | FileCheck %s --check-prefix=LAUNCH
+// sort-digit-bits=8: the split radix sorts' digits of 8 bits (marked on
+// the call; per row 4 digits x 256 bins + 24 segments x 256), a host loop
+// of 4 passes; a bad width is an error.
+// RUN: tensor-opt %s --convert-sift-to-gpu="sort-digit-bits=8" | FileCheck %s --check-prefix=WIDE
+// RUN: tensor-opt %s --convert-sift-to-gpu="sort-digit-bits=8" --sift-gpu-expand-kernels | FileCheck %s --check-prefix=WIDE-LAUNCH
+// RUN: not tensor-opt %s --convert-sift-to-gpu="sort-digit-bits=5" 2>&1 | FileCheck %s --check-prefix=BITS
 // sort-split-min=0: the radix sorts split as the rest (split-min).
 // RUN: tensor-opt %s --convert-sift-to-gpu="sort-split-min=0" | FileCheck %s --check-prefix=SORTMIN
 // The GPU pipeline's options of the same names reach the pass: split by
@@ -62,6 +68,21 @@
 // DEFAULT-NOT: segments
 // DEFAULT-LABEL: func.func @topk_big_k
 // DEFAULT: segment_length = 8352 : i64, segments = 24 : i64, sift.gpu_kernel = "topk", sort_segment_length = 2112 : i64, sort_segments = 19 : i64
+
+// WIDE-LABEL: func.func @argsort_long
+// WIDE: memref.alloc() : memref<21504xi32>
+// WIDE: {sift.gpu_kernel = "argsort", sort_digit_bits = 8 : i64, sort_segment_length = 2112 : i64, sort_segments = 24 : i64}
+// WIDE-LABEL: func.func @argsort_mid
+// WIDE-NOT: sort_digit_bits
+// WIDE-LABEL: func.func @topk_big_k
+// WIDE: sort_digit_bits = 8 : i64
+// WIDE-LAUNCH-LABEL: func.func @argsort_long
+// WIDE-LAUNCH: scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step %c1
+// WIDE-LAUNCH: gpu.launch
+// WIDE-LAUNCH-SAME: memref<256xi32, #gpu.address_space<workgroup>>
+// WIDE-LAUNCH: gpu.launch
+// WIDE-LAUNCH-SAME: memref<2304xi32, #gpu.address_space<workgroup>>
+// BITS: error: convert-sift-to-gpu: sort-digit-bits must be 4 or 8, not 5
 
 // SORTMIN-LABEL: func.func @argsort_long
 // SORTMIN: sort_segment_length = 8352 : i64, sort_segments = 6 : i64

@@ -163,6 +163,12 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
                      "H100 (the batched sampler at N = 1e6: 5.57-5.58 ms "
                      "against 5.67-5.68 ms with 8192; docs/GPU.md)"),
       llvm::cl::init(2048)};
+  PassOptions::Option<int64_t> sortDigitBits{
+      *this, "sort-digit-bits",
+      llvm::cl::desc("The digits of a radix sort split across blocks: 4 "
+                     "bits (16 bins), or 8 (256 bins, half the passes; "
+                     "blocks of fewer than 256 threads keep 4)"),
+      llvm::cl::init(4)};
   PassOptions::Option<unsigned> optLevel{
       *this, "opt-level",
       llvm::cl::desc("LLVM optimization level of the kernels (0-3)"),

@@ -281,6 +281,9 @@ struct SplitOptions {
   /// The fewest elements per block of a radix sort's split, once its row
   /// holds two of `minSegment` (0: minSegment).
   int64_t minSortSegment = 0;
+  /// The digits of a split radix sort (kSortDigitBits or
+  /// kWideSortDigitBits).
+  int64_t sortDigitBits = 4;
 };
 
 /// A row split across `segments` blocks, each over `length` consecutive
@@ -761,7 +764,17 @@ static std::optional<int64_t> bitonicSize(std::optional<int64_t> n,
 }
 
 static int64_t selectAuxPerRow(unsigned sortBits, int64_t segments);
-static int64_t sortAuxPerRow(unsigned sortBits, int64_t segments);
+static int64_t sortAuxPerRow(unsigned sortBits, int64_t segments,
+                             int64_t digitBits);
+
+/// The digits of the radix sort in global scratch: 4 bits, 16 bins.
+static constexpr int64_t kSortDigitBits = 4;
+static constexpr int64_t kSortBins = 1 << kSortDigitBits;
+/// The digits of a split radix sort with `sort-digit-bits=8`: 8 bits, 256
+/// bins, half the passes of 4-bit digits. The bins of a pass are then one
+/// per thread (blocks of at least 256 threads), and a tile ranks its pairs
+/// with a ballot per digit bit instead of one per bin.
+static constexpr int64_t kWideSortDigitBits = 8;
 
 /// What a sorting kernel computes for each row of N elements.
 struct SortingKernel {
@@ -783,6 +796,8 @@ struct SortingKernel {
   /// A radix sort in global scratch split across blocks (of the row, or of
   /// the K taken): see `buildSplitRadixSort`.
   std::optional<RowSplit> sortSplit;
+  /// The bits of its digits (kSortDigitBits, or kWideSortDigitBits).
+  int64_t sortDigitBits = kSortDigitBits;
 
   /// Whether the kernel sorts in global scratch (a radix sort) rather than
   /// in workgroup memory (a bitonic sort), for a row length `n`, or keeps
@@ -798,7 +813,9 @@ struct SortingKernel {
     return split ? selectAuxPerRow(info.sortBits, split->segments) : 0;
   }
   int64_t sortAux() const {
-    return sortSplit ? sortAuxPerRow(info.sortBits, sortSplit->segments) : 0;
+    return sortSplit ? sortAuxPerRow(info.sortBits, sortSplit->segments,
+                                     sortDigitBits)
+                     : 0;
   }
 };
 
@@ -899,10 +916,6 @@ static void buildBitonicNetwork(OpBuilder &b, Location loc, Value keys,
         scf::YieldOp::create(b, loc);
       });
 }
-
-/// The digits of the radix sort in global scratch: 4 bits, 16 bins.
-static constexpr int64_t kSortDigitBits = 4;
-static constexpr int64_t kSortBins = 1 << kSortDigitBits;
 
 /// The i32 workgroup buffer of the radix sort: the histograms of every digit
 /// of the row ([digits][16]), the running count of each bin over the tiles
@@ -1174,16 +1187,139 @@ static Value buildRadixSortScratch(OpBuilder &b, Location loc, Value keysS,
   return passes.getResult(0);
 }
 
-/// The i32 elements per row of a radix sort split across blocks: the
-/// histograms of every digit over the row ([digits][16], summed by the
-/// blocks with atomics) and each segment's histogram of the digit being
-/// sorted ([segments][16]).
-static int64_t sortAuxPerRow(unsigned sortBits, int64_t segments) {
-  int64_t digits = (sortBits + kSortDigitBits - 1) / kSortDigitBits;
-  return (digits + segments) * kSortBins;
+/// The i32 elements per row of a radix sort split across blocks, with
+/// digits of `digitBits`: the histograms of every digit over the row
+/// ([digits][bins], summed by the blocks with atomics) and each segment's
+/// histogram of the digit being sorted ([segments][bins]).
+static int64_t sortAuxPerRow(unsigned sortBits, int64_t segments,
+                             int64_t digitBits) {
+  int64_t digits = (sortBits + digitBits - 1) / digitBits;
+  return (digits + segments) * (int64_t(1) << digitBits);
 }
 
-/// Stable LSD radix sort, 4-bit digits, of the first `m` pairs of each of
+/// One stable pass of the split radix sort with 8-bit digits over pairs
+/// [begin, begin + length) of the row, from slot `cur` of `keysS` / `idxS`
+/// to slot `dst`, by the digit at `shift`. `shared` ([(1 + warps) x 256]
+/// i32) holds at [0, 256) each bin's first position for this segment (set
+/// by the caller); per tile, each lane finds the lanes of its warp with
+/// its digit (the `and` of a ballot per digit bit, or of its complement),
+/// its rank among them and their count; the first of them writes the
+/// count into its warp's row of bins; one thread per bin turns its column
+/// into each warp's first position (and adds the tile to the bin's next
+/// position); each pair goes to its warp's position plus its rank.
+static void buildWideRadixScatterTiles(OpBuilder &b, Location loc, Value keysS,
+                                       Value idxS, Value row, Value cur,
+                                       Value dst, Value begin, Value length,
+                                       Value shift, Value shared, Value tid,
+                                       KernelShape shape) {
+  Type keyType = cast<MemRefType>(keysS.getType()).getElementType();
+  Type i32 = b.getI32Type();
+  int64_t bins = int64_t(1) << kWideSortDigitBits;
+  int64_t warpsAt = bins;
+  Value zero32 = constOf(b, loc, i32, 0), one32 = constOf(b, loc, i32, 1);
+  Value digitMask = constOf(b, loc, keyType, bins - 1);
+  Value lane = laneId(b, loc);
+  Value warp = warpId(b, loc);
+  Value below = arith::SubIOp::create(
+      b, loc, arith::ShLIOp::create(b, loc, one32, lane), one32);
+  Value binsIndex = constIndex(b, loc, bins);
+  Value warpRow =
+      arith::AddIOp::create(b, loc, constIndex(b, loc, warpsAt),
+                            arith::MulIOp::create(b, loc, warp, binsIndex));
+  buildTileLoop(
+      b, loc, length, shape.threads, tid, ValueRange{},
+      [&](OpBuilder &b, Value j, Value inRow, ValueRange) {
+        Value i = addIndex(b, loc, begin, j);
+        auto pair = scf::IfOp::create(
+            b, loc, inRow,
+            [&](OpBuilder &b, Location loc) {
+              scf::YieldOp::create(
+                  b, loc,
+                  ValueRange{memref::LoadOp::create(b, loc, keysS,
+                                                    ValueRange{cur, row, i}),
+                             memref::LoadOp::create(b, loc, idxS,
+                                                    ValueRange{cur, row, i})});
+            },
+            [&](OpBuilder &b, Location loc) {
+              scf::YieldOp::create(
+                  b, loc, ValueRange{constOf(b, loc, keyType, 0), zero32});
+            });
+        Value key = pair.getResult(0), index = pair.getResult(1);
+        Value digitKey = arith::AndIOp::create(
+            b, loc, arith::ShRUIOp::create(b, loc, key, shift), digitMask);
+        Value digit =
+            keyType == i32
+                ? digitKey
+                : Value(arith::TruncIOp::create(b, loc, i32, digitKey));
+        // The lanes of the warp with this lane's digit.
+        Value peers = warpBallot(b, loc, inRow);
+        for (int64_t bit = 0; bit < kWideSortDigitBits; ++bit) {
+          Value set = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::ne,
+              arith::AndIOp::create(b, loc, digit,
+                                    constOf(b, loc, i32, int64_t(1) << bit)),
+              zero32);
+          Value ballot =
+              warpBallot(b, loc, arith::AndIOp::create(b, loc, inRow, set));
+          Value match = arith::SelectOp::create(
+              b, loc, set, ballot,
+              arith::XOrIOp::create(b, loc, ballot, allOnes(b, loc, i32)));
+          peers = arith::AndIOp::create(b, loc, peers, match);
+        }
+        Value rank =
+            popCount(b, loc, arith::AndIOp::create(b, loc, peers, below));
+        Value bin = asIndex(b, loc, digit);
+        // This tile's counts: cleared, then the first lane of each digit's
+        // lanes writes their count.
+        forEachStrided(b, loc, tid, constIndex(b, loc, warpsAt),
+                       constIndex(b, loc, warpsAt + shape.numWarps() * bins),
+                       shape.threads, [&](OpBuilder &b, Value s) {
+                         memref::StoreOp::create(b, loc, zero32, shared,
+                                                 ValueRange{s});
+                       });
+        gpu::BarrierOp::create(b, loc);
+        Value first = arith::AndIOp::create(
+            b, loc, inRow,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rank,
+                                  zero32));
+        buildIf(b, loc, first, [&](OpBuilder &b) {
+          memref::StoreOp::create(b, loc, popCount(b, loc, peers), shared,
+                                  ValueRange{addIndex(b, loc, warpRow, bin)});
+        });
+        gpu::BarrierOp::create(b, loc);
+        // Thread v: bin v's position for each warp, from the bin's next.
+        buildIf(b, loc, threadBelow(b, loc, tid, binsIndex), [&](OpBuilder &b) {
+          Value next = memref::LoadOp::create(b, loc, shared, ValueRange{tid});
+          for (int64_t w = 0; w < shape.numWarps(); ++w) {
+            Value at =
+                addIndex(b, loc, constIndex(b, loc, warpsAt + w * bins), tid);
+            Value count =
+                memref::LoadOp::create(b, loc, shared, ValueRange{at});
+            memref::StoreOp::create(b, loc, next, shared, ValueRange{at});
+            next = arith::AddIOp::create(b, loc, next, count);
+          }
+          memref::StoreOp::create(b, loc, next, shared, ValueRange{tid});
+        });
+        gpu::BarrierOp::create(b, loc);
+        buildIf(b, loc, inRow, [&](OpBuilder &b) {
+          Value pos = arith::AddIOp::create(
+              b, loc,
+              memref::LoadOp::create(
+                  b, loc, shared, ValueRange{addIndex(b, loc, warpRow, bin)}),
+              rank);
+          Value to = asIndex(b, loc, pos);
+          memref::StoreOp::create(b, loc, key, keysS, ValueRange{dst, row, to});
+          memref::StoreOp::create(b, loc, index, idxS,
+                                  ValueRange{dst, row, to});
+        });
+        // The positions are read before the next tile clears them.
+        gpu::BarrierOp::create(b, loc);
+        return SmallVector<Value>{};
+      });
+}
+
+/// Stable LSD radix sort, with digits of `digitBits` (4, or 8 when the
+/// blocks have at least 256 threads), of the first `m` pairs of each of
 /// the R static rows in the global scratch `keysS` / `idxS` ([2, R, >= m]),
 /// split across a grid of (segments, R) blocks: each row's part of `aux`,
 /// [R][sortAuxPerRow] i32 from `auxAt` on, must be zero. A first launch
@@ -1192,30 +1328,40 @@ static int64_t sortAuxPerRow(unsigned sortBits, int64_t segments) {
 /// set it also writes slot 0 (the pair of element s of the row), else the
 /// pairs are there already. Then per digit, two launches: each block
 /// counts its segment's histogram of the digit, then scatters its segment
-/// (`buildRadixScatterTiles`) from each bin's start in the row plus the
-/// bin's counts in the segments before. A digit the same in every key is
-/// skipped (its blocks return at once), so the slot of a pass is the parity
-/// of the digits before it that vary, which every block computes from the
-/// row's histograms. A last launch gives `writeOut` each sorted position s
-/// of the row and the i32 index there.
+/// (`buildRadixScatterTiles`, or `buildWideRadixScatterTiles`) from each
+/// bin's start in the row plus the bin's counts in the segments before. A
+/// digit the same in every key is skipped (its blocks return at once), so
+/// the slot of a pass is the parity of the digits before it that vary,
+/// which every block computes from the row's histograms (4-bit digits:
+/// each thread walks them; 8-bit: a thread per bin, then a block
+/// reduction of which digits are constant). A last launch gives `writeOut`
+/// each sorted position s of the row and the i32 index there.
 static void buildSplitRadixSort(
     OpBuilder &b, Location loc, Value numRows, int64_t m, RowSplit split,
     Value keysS, Value idxS, Value aux, int64_t auxAt, unsigned sortBits,
-    KernelShape shape,
+    int64_t digitBits, KernelShape shape,
     function_ref<std::pair<Value, Value>(OpBuilder &, Value row, Value s)> fill,
     function_ref<void(OpBuilder &, Value row, Value s, Value index)> writeOut) {
   Type keyType = cast<MemRefType>(keysS.getType()).getElementType();
   Type i32 = b.getI32Type(), indexType = b.getIndexType();
-  int64_t digits = (sortBits + kSortDigitBits - 1) / kSortDigitBits;
-  int64_t perRow = sortAuxPerRow(sortBits, split.segments);
-  int64_t segHistAt = digits * kSortBins;
+  bool wide = digitBits == kWideSortDigitBits;
+  assert((digitBits == kSortDigitBits ||
+          (wide && shape.threads >= (int64_t(1) << kWideSortDigitBits))) &&
+         "4-bit digits, or 8-bit digits with a thread per bin");
+  int64_t nb = int64_t(1) << digitBits;
+  int64_t digits = (sortBits + digitBits - 1) / digitBits;
+  int64_t perRow = sortAuxPerRow(sortBits, split.segments, digitBits);
+  int64_t segHistAt = digits * nb;
   Rows rows;
   rows.numRows = numRows;
   rows.rowLength = constIndex(b, loc, m);
   rows.staticLength = m;
   Value m32 = constOf(b, loc, i32, m);
-  Value bins = constIndex(b, loc, kSortBins);
-  Value digitMask = constOf(b, loc, keyType, kSortBins - 1);
+  // i32 constants where they are used (a constant made outside a kernel
+  // would become one of its parameters).
+  auto c32 = [&](OpBuilder &b, int64_t v) { return constOf(b, loc, i32, v); };
+  Value bins = constIndex(b, loc, nb);
+  Value digitMask = constOf(b, loc, keyType, nb - 1);
   Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
   auto at = [&](OpBuilder &b, Value base, int64_t offset) -> Value {
     return arith::AddIOp::create(b, loc, base, constIndex(b, loc, offset));
@@ -1228,7 +1374,7 @@ static void buildSplitRadixSort(
   auto shiftOf = [&](OpBuilder &b, Value d) -> Value {
     return arith::IndexCastUIOp::create(
         b, loc, keyType,
-        arith::MulIOp::create(b, loc, d, constIndex(b, loc, kSortDigitBits)));
+        arith::MulIOp::create(b, loc, d, constIndex(b, loc, digitBits)));
   };
   auto digitOf = [&](OpBuilder &b, Value key, Value d) -> Value {
     return arith::IndexCastUIOp::create(
@@ -1244,15 +1390,15 @@ static void buildSplitRadixSort(
   auto binThread = [&](OpBuilder &b, Value tid) -> Value {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid, bins);
   };
-  // Whether digit d varies in the row.
+  // 4-bit digits: whether digit d varies in the row, and the slot holding
+  // the pairs before pass d (the parity of the digits before it that
+  // vary), from the row's histograms in every thread.
   auto varies = [&](OpBuilder &b, Value base, Value d) {
     Value hist = histOf(b, base, d);
     return digitVaries(b, loc, m32, [&](OpBuilder &b, int64_t v) -> Value {
       return memref::LoadOp::create(b, loc, aux, ValueRange{at(b, hist, v)});
     });
   };
-  // The slot holding the pairs before pass d: the parity of the digits
-  // before it that vary.
   auto slotBefore = [&](OpBuilder &b, Value base, Value d) -> Value {
     auto loop = scf::ForOp::create(
         b, loc, c0, d, c1,
@@ -1264,18 +1410,79 @@ static void buildSplitRadixSort(
         });
     return arith::SelectOp::create(b, loc, loop.getResult(0), c1, c0);
   };
+  // 8-bit digits: bit j set when digit j is the same in every key of the
+  // row (one of its bins holds all m), from thread v's bin v of every
+  // digit and a block reduction (every thread, at the kernel's start).
+  auto constantDigits = [&](OpBuilder &b, Value base, Value tid,
+                            Value scratch) -> Value {
+    auto flags = scf::IfOp::create(
+        b, loc, binThread(b, tid),
+        [&](OpBuilder &b, Location loc) {
+          Value flags = c32(b, 0);
+          for (int64_t j = 0; j < digits; ++j) {
+            Value count =
+                memref::LoadOp::create(b, loc, aux,
+                                       ValueRange{arith::AddIOp::create(
+                                           b, loc, at(b, base, j * nb), tid)});
+            flags = arith::OrIOp::create(
+                b, loc, flags,
+                arith::SelectOp::create(
+                    b, loc,
+                    arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          count, m32),
+                    constOf(b, loc, i32, int64_t(1) << j), c32(b, 0)));
+          }
+          scf::YieldOp::create(b, loc, flags);
+        },
+        [&](OpBuilder &b, Location loc) {
+          scf::YieldOp::create(b, loc, c32(b, 0));
+        });
+    return blockReduce(b, loc, flags.getResult(0), gpu::AllReduceOperation::OR,
+                       scratch, shape.numWarps());
+  };
+  auto variesIn = [&](OpBuilder &b, Value constant, Value d) -> Value {
+    Value bit = arith::AndIOp::create(
+        b, loc,
+        arith::ShRUIOp::create(b, loc, constant,
+                               arith::IndexCastUIOp::create(b, loc, i32, d)),
+        c32(b, 1));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, bit,
+                                 c32(b, 0));
+  };
+  auto slotIn = [&](OpBuilder &b, Value constant, Value d) -> Value {
+    Value before = arith::SubIOp::create(
+        b, loc,
+        arith::ShLIOp::create(b, loc, c32(b, 1),
+                              arith::IndexCastUIOp::create(b, loc, i32, d)),
+        c32(b, 1));
+    Value varying = arith::AndIOp::create(
+        b, loc, arith::XOrIOp::create(b, loc, constant, allOnes(b, loc, i32)),
+        before);
+    return asIndex(
+        b, loc,
+        arith::AndIOp::create(b, loc, popCount(b, loc, varying), c32(b, 1)));
+  };
+  // Whether pass d runs, and the slot it reads (its blocks decide alike).
+  auto passOf = [&](OpBuilder &b, Value base, Value d, Value tid, Value scratch)
+      -> std::pair<Value, std::function<Value(OpBuilder &)>> {
+    if (!wide)
+      return {varies(b, base, d),
+              [&, base, d](OpBuilder &b) { return slotBefore(b, base, d); }};
+    Value constant = constantDigits(b, base, tid, scratch);
+    return {variesIn(b, constant, d),
+            [&, constant, d](OpBuilder &b) { return slotIn(b, constant, d); }};
+  };
 
   // Every digit's histogram.
   buildSegmentLaunch(
       b, loc, rows, split, shape, i32,
-      {workgroupBufferType({digits * kSortBins}, i32)},
+      {workgroupBufferType({digits * nb}, i32)},
       [&](OpBuilder &b, const Segment &seg, Value tid, Value,
           ValueRange extra) {
         Value hist = extra.front();
-        forEachStrided(b, loc, tid, c0, constIndex(b, loc, digits * kSortBins),
+        forEachStrided(b, loc, tid, c0, constIndex(b, loc, digits * nb),
                        shape.threads, [&](OpBuilder &b, Value v) {
-                         memref::StoreOp::create(b, loc,
-                                                 constOf(b, loc, i32, 0), hist,
+                         memref::StoreOp::create(b, loc, c32(b, 0), hist,
                                                  ValueRange{v});
                        });
         gpu::BarrierOp::create(b, loc);
@@ -1296,21 +1503,21 @@ static void buildSplitRadixSort(
                          }
                          for (int64_t d = 0; d < digits; ++d)
                            memref::AtomicRMWOp::create(
-                               b, loc, arith::AtomicRMWKind::addi,
-                               constOf(b, loc, i32, 1), hist,
+                               b, loc, arith::AtomicRMWKind::addi, c32(b, 1),
+                               hist,
                                ValueRange{arith::AddIOp::create(
-                                   b, loc, constIndex(b, loc, d * kSortBins),
+                                   b, loc, constIndex(b, loc, d * nb),
                                    digitOf(b, key, constIndex(b, loc, d)))});
                        });
         gpu::BarrierOp::create(b, loc);
         Value base = rowBase(b, seg.row);
         forEachStrided(
-            b, loc, tid, c0, constIndex(b, loc, digits * kSortBins),
-            shape.threads, [&](OpBuilder &b, Value v) {
+            b, loc, tid, c0, constIndex(b, loc, digits * nb), shape.threads,
+            [&](OpBuilder &b, Value v) {
               Value count = memref::LoadOp::create(b, loc, hist, ValueRange{v});
               buildIf(b, loc,
                       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                                            count, constOf(b, loc, i32, 0)),
+                                            count, c32(b, 0)),
                       [&](OpBuilder &b) {
                         memref::AtomicRMWOp::create(
                             b, loc, arith::AtomicRMWKind::addi, count, aux,
@@ -1324,85 +1531,125 @@ static void buildSplitRadixSort(
   scf::ForOp::create(
       b, loc, c0, constIndex(b, loc, digits), c1, ValueRange{},
       [&](OpBuilder &b, Location loc, Value d, ValueRange) {
-        // Each segment's histogram of digit d.
+        // Each segment's histogram of digit d (4-bit digits: in the 32-slot
+        // scratch; 8-bit: in a workgroup buffer of its own).
+        SmallVector<Type> histWorkgroup;
+        if (wide)
+          histWorkgroup.push_back(workgroupBufferType({nb}, i32));
         buildSegmentLaunch(
-            b, loc, rows, split, shape, i32, {},
+            b, loc, rows, split, shape, i32, histWorkgroup,
             [&](OpBuilder &b, const Segment &seg, Value tid, Value scratch,
-                ValueRange) {
+                ValueRange extra) {
               Value base = rowBase(b, seg.row);
-              scf::IfOp::create(
-                  b, loc, varies(b, base, d), [&](OpBuilder &b, Location loc) {
-                    Value cur = slotBefore(b, base, d);
-                    buildIf(b, loc, binThread(b, tid), [&](OpBuilder &b) {
-                      memref::StoreOp::create(b, loc, constOf(b, loc, i32, 0),
-                                              scratch, ValueRange{tid});
+              Value hist = wide ? extra.front() : scratch;
+              auto [runs, slot] = passOf(b, base, d, tid, scratch);
+              scf::IfOp::create(b, loc, runs, [&](OpBuilder &b, Location loc) {
+                Value cur = slot(b);
+                buildIf(b, loc, binThread(b, tid), [&](OpBuilder &b) {
+                  memref::StoreOp::create(b, loc, c32(b, 0), hist,
+                                          ValueRange{tid});
+                });
+                gpu::BarrierOp::create(b, loc);
+                forEachStrided(
+                    b, loc, tid, seg.begin,
+                    arith::AddIOp::create(b, loc, seg.begin, seg.length),
+                    shape.threads, [&](OpBuilder &b, Value s) {
+                      Value key = memref::LoadOp::create(
+                          b, loc, keysS, ValueRange{cur, seg.row, s});
+                      memref::AtomicRMWOp::create(
+                          b, loc, arith::AtomicRMWKind::addi, c32(b, 1), hist,
+                          ValueRange{digitOf(b, key, d)});
                     });
-                    gpu::BarrierOp::create(b, loc);
-                    forEachStrided(
-                        b, loc, tid, seg.begin,
-                        arith::AddIOp::create(b, loc, seg.begin, seg.length),
-                        shape.threads, [&](OpBuilder &b, Value s) {
-                          Value key = memref::LoadOp::create(
-                              b, loc, keysS, ValueRange{cur, seg.row, s});
-                          memref::AtomicRMWOp::create(
-                              b, loc, arith::AtomicRMWKind::addi,
-                              constOf(b, loc, i32, 1), scratch,
-                              ValueRange{digitOf(b, key, d)});
-                        });
-                    gpu::BarrierOp::create(b, loc);
-                    buildIf(b, loc, binThread(b, tid), [&](OpBuilder &b) {
-                      Value slot = arith::AddIOp::create(
-                          b, loc, at(b, base, segHistAt),
-                          arith::AddIOp::create(
-                              b, loc,
-                              arith::MulIOp::create(b, loc, seg.index, bins),
-                              tid));
-                      memref::StoreOp::create(
-                          b, loc,
-                          memref::LoadOp::create(b, loc, scratch,
-                                                 ValueRange{tid}),
-                          aux, ValueRange{slot});
-                    });
-                    scf::YieldOp::create(b, loc);
-                  });
+                gpu::BarrierOp::create(b, loc);
+                Value segHist = arith::AddIOp::create(
+                    b, loc, at(b, base, segHistAt),
+                    arith::MulIOp::create(b, loc, seg.index, bins));
+                buildIf(b, loc, binThread(b, tid), [&](OpBuilder &b) {
+                  memref::StoreOp::create(
+                      b, loc,
+                      memref::LoadOp::create(b, loc, hist, ValueRange{tid}),
+                      aux,
+                      ValueRange{arith::AddIOp::create(b, loc, segHist, tid)});
+                });
+                scf::YieldOp::create(b, loc);
+              });
             });
         // The scatter of each segment: the row's histogram of the digit and
         // the bins' counts in the segments before, then the tiles.
-        int64_t runAt = kSortBins, warpsAt = 2 * kSortBins;
+        int64_t runAt = nb, warpsAt = 2 * nb;
+        int64_t sharedSize =
+            wide ? (1 + shape.numWarps()) * nb : (2 + shape.numWarps()) * nb;
         buildSegmentLaunch(
             b, loc, rows, split, shape, i32,
-            {workgroupBufferType({(2 + shape.numWarps()) * kSortBins}, i32)},
-            [&](OpBuilder &b, const Segment &seg, Value tid, Value,
+            {workgroupBufferType({sharedSize}, i32)},
+            [&](OpBuilder &b, const Segment &seg, Value tid, Value scratch,
                 ValueRange extra) {
               Value shared = extra.front();
               Value base = rowBase(b, seg.row);
-              scf::IfOp::create(
-                  b, loc, varies(b, base, d), [&](OpBuilder &b, Location loc) {
-                    Value cur = slotBefore(b, base, d);
-                    Value dst = arith::SubIOp::create(b, loc, c1, cur);
-                    buildIf(b, loc, binThread(b, tid), [&](OpBuilder &b) {
-                      memref::StoreOp::create(
-                          b, loc,
-                          memref::LoadOp::create(
-                              b, loc, aux,
-                              ValueRange{arith::AddIOp::create(
-                                  b, loc, histOf(b, base, d), tid)}),
-                          shared, ValueRange{tid});
-                      Value column = arith::AddIOp::create(
-                          b, loc, at(b, base, segHistAt), tid);
-                      Value before =
-                          sumOfSlots(b, loc, aux, column, seg.index, kSortBins);
-                      memref::StoreOp::create(
-                          b, loc, before, shared,
-                          ValueRange{arith::AddIOp::create(
-                              b, loc, constIndex(b, loc, runAt), tid)});
-                    });
-                    buildRadixScatterTiles(b, loc, keysS, idxS, seg.row, cur,
-                                           dst, seg.begin, seg.length,
-                                           shiftOf(b, d), {c0, runAt, warpsAt},
-                                           shared, tid, shape);
-                    scf::YieldOp::create(b, loc);
+              auto [runs, slot] = passOf(b, base, d, tid, scratch);
+              scf::IfOp::create(b, loc, runs, [&](OpBuilder &b, Location loc) {
+                Value cur = slot(b);
+                Value dst = arith::SubIOp::create(b, loc, c1, cur);
+                // The counts of bin `tid` in the segments before.
+                auto before = [&](OpBuilder &b) {
+                  Value column = arith::AddIOp::create(
+                      b, loc, at(b, base, segHistAt), tid);
+                  return sumOfSlots(b, loc, aux, column, seg.index, nb);
+                };
+                if (wide) {
+                  // Each bin's first position for this segment: the
+                  // row's exclusive scan of the bins (a thread a bin),
+                  // plus the bin's counts in the segments before.
+                  Value count =
+                      scf::IfOp::create(
+                          b, loc, binThread(b, tid),
+                          [&](OpBuilder &b, Location loc) {
+                            scf::YieldOp::create(
+                                b, loc,
+                                ValueRange{memref::LoadOp::create(
+                                    b, loc, aux,
+                                    ValueRange{arith::AddIOp::create(
+                                        b, loc, histOf(b, base, d), tid)})});
+                          },
+                          [&](OpBuilder &b, Location loc) {
+                            scf::YieldOp::create(b, loc, c32(b, 0));
+                          })
+                          .getResult(0);
+                  Value start =
+                      blockScan(b, loc, count, gpu::AllReduceOperation::ADD,
+                                scratch, shape.numWarps())
+                          .exclusive;
+                  buildIf(b, loc, binThread(b, tid), [&](OpBuilder &b) {
+                    memref::StoreOp::create(
+                        b, loc, arith::AddIOp::create(b, loc, start, before(b)),
+                        shared, ValueRange{tid});
                   });
+                  gpu::BarrierOp::create(b, loc);
+                  buildWideRadixScatterTiles(b, loc, keysS, idxS, seg.row, cur,
+                                             dst, seg.begin, seg.length,
+                                             shiftOf(b, d), shared, tid, shape);
+                  scf::YieldOp::create(b, loc);
+                  return;
+                }
+                buildIf(b, loc, binThread(b, tid), [&](OpBuilder &b) {
+                  memref::StoreOp::create(
+                      b, loc,
+                      memref::LoadOp::create(
+                          b, loc, aux,
+                          ValueRange{arith::AddIOp::create(
+                              b, loc, histOf(b, base, d), tid)}),
+                      shared, ValueRange{tid});
+                  memref::StoreOp::create(
+                      b, loc, before(b), shared,
+                      ValueRange{arith::AddIOp::create(
+                          b, loc, constIndex(b, loc, runAt), tid)});
+                });
+                buildRadixScatterTiles(b, loc, keysS, idxS, seg.row, cur, dst,
+                                       seg.begin, seg.length, shiftOf(b, d),
+                                       {c0, runAt, warpsAt}, shared, tid,
+                                       shape);
+                scf::YieldOp::create(b, loc);
+              });
             });
         scf::YieldOp::create(b, loc);
       });
@@ -1410,9 +1657,13 @@ static void buildSplitRadixSort(
   // The sorted indices, from the slot of the last pass.
   buildSegmentLaunch(
       b, loc, rows, split, shape, i32, {},
-      [&](OpBuilder &b, const Segment &seg, Value tid, Value, ValueRange) {
+      [&](OpBuilder &b, const Segment &seg, Value tid, Value scratch,
+          ValueRange) {
+        Value base = rowBase(b, seg.row);
+        Value last = constIndex(b, loc, digits);
         Value slot =
-            slotBefore(b, rowBase(b, seg.row), constIndex(b, loc, digits));
+            wide ? slotIn(b, constantDigits(b, base, tid, scratch), last)
+                 : slotBefore(b, base, last);
         forEachStrided(
             b, loc, tid, seg.begin,
             arith::AddIOp::create(b, loc, seg.begin, seg.length), shape.threads,
@@ -1767,8 +2018,11 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
               fill) {
         buildSplitRadixSort(
             b, loc, rows.numRows, m, *kernel.sortSplit, keysS, idxS, aux,
-            *rows.staticRows * kernel.selectAux(), kernel.info.sortBits, shape,
-            fill, [&](OpBuilder &b, Value row, Value s, Value index) {
+            *rows.staticRows * kernel.selectAux(), kernel.info.sortBits,
+            shape.threads >= (int64_t(1) << kernel.sortDigitBits)
+                ? kernel.sortDigitBits
+                : kSortDigitBits,
+            shape, fill, [&](OpBuilder &b, Value row, Value s, Value index) {
               memref::StoreOp::create(
                   b, loc, arith::ExtUIOp::create(b, loc, i64, index), indices,
                   ValueRange{row, s});
@@ -2235,6 +2489,9 @@ static FailureOr<SortingKernel> sortingKernelOf(func::CallOp call) {
   StringRef kind = call->getAttrOfType<StringAttr>(kKernelAttr).getValue();
   if (!inputType.isDynamicDim(0))
     kernel.sortSplit = splitOfCall(call, "sort_");
+  if (auto bits = call->getAttrOfType<IntegerAttr>("sort_digit_bits");
+      bits && kernel.sortSplit && bits.getInt() == kWideSortDigitBits)
+    kernel.sortDigitBits = kWideSortDigitBits;
   if (kind != "topk") {
     kernel.descending = call->hasAttr("descending");
     return kernel;
@@ -2355,10 +2612,12 @@ static LogicalResult convertSorting(Operation *op, StringRef kind, Value input,
   if (sorted && !unsortedSelect && !bitonicSize(sorted, info->keyBits)) {
     Rows sortedRows = rows;
     sortedRows.staticLength = sorted;
-    llvm::append_range(
-        callAttrs,
-        splitAttrs(b, rowSplit(sortedRows, splitOptions, /*sort=*/true),
-                   "sort_"));
+    std::optional<RowSplit> sortSplit =
+        rowSplit(sortedRows, splitOptions, /*sort=*/true);
+    llvm::append_range(callAttrs, splitAttrs(b, sortSplit, "sort_"));
+    if (sortSplit && splitOptions.sortDigitBits != kSortDigitBits)
+      callAttrs.push_back(b.getNamedAttr(
+          "sort_digit_bits", b.getI64IntegerAttr(splitOptions.sortDigitBits)));
   }
   func::CallOp call = createKernelCall(b, loc, op, kind, operands, callAttrs);
   // The scratch, from the call's own view of the kernel.
@@ -3186,7 +3445,13 @@ struct ConvertSiftToGpuPass
     });
     for (TopkOp op : validTopks)
       (void)decomposeTopkValid(op);
-    SplitOptions split{splitBlocks, splitMin, sortSplitMin};
+    if (sortDigitBits != 4 && sortDigitBits != 8) {
+      getOperation()->emitError("convert-sift-to-gpu: sort-digit-bits must "
+                                "be 4 or 8, not ")
+          << static_cast<int64_t>(sortDigitBits);
+      return signalPassFailure();
+    }
+    SplitOptions split{splitBlocks, splitMin, sortSplitMin, sortDigitBits};
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
       if (isa<CountOp, CumsumOp, CompactOp, SortOp, ArgsortOp, TopkOp,
