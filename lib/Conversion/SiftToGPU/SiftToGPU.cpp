@@ -948,6 +948,37 @@ struct RadixScatterLayout {
   int64_t runAt, warpsAt;
 };
 
+/// The pair at position `i` of slot `cur` of the row in the radix sort's
+/// global scratch (a zero key and index past the row: `inRow` false), and
+/// its digit at `shift` (`digitMask` of the key type), as an i32.
+static std::tuple<Value, Value, Value>
+loadRadixPair(OpBuilder &b, Location loc, Value keysS, Value idxS, Value row,
+              Value cur, Value i, Value inRow, Value shift, Value digitMask) {
+  Type keyType = cast<MemRefType>(keysS.getType()).getElementType();
+  Type i32 = b.getI32Type();
+  auto pair = scf::IfOp::create(
+      b, loc, inRow,
+      [&](OpBuilder &b, Location loc) {
+        scf::YieldOp::create(
+            b, loc,
+            ValueRange{
+                memref::LoadOp::create(b, loc, keysS, ValueRange{cur, row, i}),
+                memref::LoadOp::create(b, loc, idxS, ValueRange{cur, row, i})});
+      },
+      [&](OpBuilder &b, Location loc) {
+        scf::YieldOp::create(
+            b, loc,
+            ValueRange{constOf(b, loc, keyType, 0), constOf(b, loc, i32, 0)});
+      });
+  Value key = pair.getResult(0), index = pair.getResult(1);
+  Value digitKey = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, key, shift), digitMask);
+  Value digit = keyType == i32
+                    ? digitKey
+                    : Value(arith::TruncIOp::create(b, loc, i32, digitKey));
+  return {key, index, digit};
+}
+
 /// One stable pass of the radix sort over pairs [begin, begin + length) of
 /// the row, from slot `cur` of the global scratch `keysS` / `idxS` to slot
 /// `dst`, by the digit at `shift`: per tile, a ballot per bin gives each
@@ -976,27 +1007,8 @@ static void buildRadixScatterTiles(OpBuilder &b, Location loc, Value keysS,
       b, loc, length, shape.threads, tid, ValueRange{},
       [&](OpBuilder &b, Value j, Value inRow, ValueRange) {
         Value i = addIndex(b, loc, begin, j);
-        auto pair = scf::IfOp::create(
-            b, loc, inRow,
-            [&](OpBuilder &b, Location loc) {
-              scf::YieldOp::create(
-                  b, loc,
-                  ValueRange{memref::LoadOp::create(b, loc, keysS,
-                                                    ValueRange{cur, row, i}),
-                             memref::LoadOp::create(b, loc, idxS,
-                                                    ValueRange{cur, row, i})});
-            },
-            [&](OpBuilder &b, Location loc) {
-              scf::YieldOp::create(
-                  b, loc, ValueRange{constOf(b, loc, keyType, 0), zero32});
-            });
-        Value key = pair.getResult(0), index = pair.getResult(1);
-        Value digitKey = arith::AndIOp::create(
-            b, loc, arith::ShRUIOp::create(b, loc, key, shift), digitMask);
-        Value digit =
-            keyType == i32
-                ? digitKey
-                : Value(arith::TruncIOp::create(b, loc, i32, digitKey));
+        auto [key, index, digit] = loadRadixPair(b, loc, keysS, idxS, row, cur,
+                                                 i, inRow, shift, digitMask);
         // Per bin, the ballot of the warp's lanes with that digit:
         // this lane keeps the ballot of its own digit, lane v the
         // warp's count of bin v.
@@ -1230,27 +1242,8 @@ static void buildWideRadixScatterTiles(OpBuilder &b, Location loc, Value keysS,
       b, loc, length, shape.threads, tid, ValueRange{},
       [&](OpBuilder &b, Value j, Value inRow, ValueRange) {
         Value i = addIndex(b, loc, begin, j);
-        auto pair = scf::IfOp::create(
-            b, loc, inRow,
-            [&](OpBuilder &b, Location loc) {
-              scf::YieldOp::create(
-                  b, loc,
-                  ValueRange{memref::LoadOp::create(b, loc, keysS,
-                                                    ValueRange{cur, row, i}),
-                             memref::LoadOp::create(b, loc, idxS,
-                                                    ValueRange{cur, row, i})});
-            },
-            [&](OpBuilder &b, Location loc) {
-              scf::YieldOp::create(
-                  b, loc, ValueRange{constOf(b, loc, keyType, 0), zero32});
-            });
-        Value key = pair.getResult(0), index = pair.getResult(1);
-        Value digitKey = arith::AndIOp::create(
-            b, loc, arith::ShRUIOp::create(b, loc, key, shift), digitMask);
-        Value digit =
-            keyType == i32
-                ? digitKey
-                : Value(arith::TruncIOp::create(b, loc, i32, digitKey));
+        auto [key, index, digit] = loadRadixPair(b, loc, keysS, idxS, row, cur,
+                                                 i, inRow, shift, digitMask);
         // The lanes of the warp with this lane's digit.
         Value peers = warpBallot(b, loc, inRow);
         for (int64_t bit = 0; bit < kWideSortDigitBits; ++bit) {
