@@ -28,8 +28,9 @@
 // DIGIT: atom.shared.add.u32
 // DIGIT: atom.global.add.u32
 
-// 8-bit digits (sort-digit-bits=8) for the split radix sorts: the argsort
-// and the sort of a top-k's K, for sm_90 and sm_80, no spills. The scatter
+// 8-bit digits (sort-digit-bits=8) for the split radix passes: a split
+// selection, the argsort and the sort of a top-k's K, for sm_90 and sm_80,
+// no spills. The scatter
 // ranks a tile with 9 ballots (the lanes in the row, one per digit bit)
 // in a workgroup buffer of (1 + 8 warps) x 256 bins, and the kernels that
 // decide whether a pass runs reduce which digits are constant (an `or`
@@ -44,6 +45,16 @@
 // RUN: python3 %S/Inputs/ptxas_all.py %ptxas sm_80 %t.wide80 > %t.wide80.txt
 // RUN: FileCheck %s --check-prefix=WIDE --implicit-check-not="{{[1-9][0-9]*}} bytes spill" --implicit-check-not=error < %t.wide80.txt
 // RUN: cat %t.wide90/argsort_long_kernel_2.ptx | FileCheck %s --check-prefix=WIDE-SCATTER
+// The selection's digits: a 256-bin histogram each.
+// RUN: tensor-opt %S/sift-kernels-split.mlir --symbol-privatize=exclude=topk_long --symbol-dce -o %t.sel.mlir
+// RUN: tensor-opt %t.sel.mlir --sift-gpu-pipeline="chip=sm_90 sort-digit-bits=8" -o %t.sel90.mlir
+// RUN: %extract_ptx %t.sel90 %t.sel90.mlir
+// RUN: python3 %S/Inputs/ptxas_all.py %ptxas sm_90 %t.sel90 > %t.sel90.txt
+// RUN: FileCheck %s --check-prefix=WIDE-SELECT --implicit-check-not="{{[1-9][0-9]*}} bytes spill" --implicit-check-not=error < %t.sel90.txt
+// RUN: tensor-opt %t.sel.mlir --sift-gpu-pipeline="chip=sm_80 sort-digit-bits=8" -o %t.sel80.mlir
+// RUN: %extract_ptx %t.sel80 %t.sel80.mlir
+// RUN: python3 %S/Inputs/ptxas_all.py %ptxas sm_80 %t.sel80 > %t.sel80.txt
+// RUN: FileCheck %s --check-prefix=WIDE-SELECT --implicit-check-not="{{[1-9][0-9]*}} bytes spill" --implicit-check-not=error < %t.sel80.txt
 
 // Every digit's histogram ([4 digits][256]), a segment's histogram of a
 // digit, the scatter.
@@ -53,5 +64,10 @@
 // WIDE: 1152 bytes smem
 // WIDE: == argsort_long_kernel_2.ptx
 // WIDE: 9344 bytes smem
+// The first digit (no walk yet: no scratch), the second.
+// WIDE-SELECT: == topk_long_kernel_0.ptx
+// WIDE-SELECT: 1024 bytes smem
+// WIDE-SELECT: == topk_long_kernel_1.ptx
+// WIDE-SELECT: 1152 bytes smem
 // WIDE-SCATTER-COUNT-9: vote.sync.ballot
 // WIDE-SCATTER-NOT: vote.sync.ballot

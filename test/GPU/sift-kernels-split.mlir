@@ -22,9 +22,11 @@
 // RUN: tensor-opt %s --convert-sift-to-gpu="split-blocks=0" | FileCheck %s --check-prefix=WHOLE
 // RUN: tensor-opt %s --convert-sift-to-gpu="split-min=300000 sort-split-min=0" | FileCheck %s --check-prefix=WHOLE
 // RUN: tensor-opt %s --convert-sift-to-gpu="split-blocks=1024 split-min=16384 sort-split-min=16384" --sift-gpu-expand-kernels | FileCheck %s --check-prefix=LAUNCH
-// sort-digit-bits=8: the split radix sorts' digits of 8 bits (marked on
-// the call; per row 4 digits x 256 bins + 24 segments x 256), a host loop
-// of 4 passes; a bad width is an error.
+// sort-digit-bits=8: the split radix passes' digits of 8 bits, marked on
+// the call: a split sort's (per row 4 digits x 256 bins + 24 segments x
+// 256, a host loop of 4 passes) and a split selection's (per row 4 digits
+// x 256 bins + 12 segments x 2 counts, 4 launches of a 256-bin histogram
+// instead of 8); a bad width is an error.
 // RUN: tensor-opt %s --convert-sift-to-gpu="sort-digit-bits=8" | FileCheck %s --check-prefix=WIDE
 // RUN: tensor-opt %s --convert-sift-to-gpu="sort-digit-bits=8" --sift-gpu-expand-kernels | FileCheck %s --check-prefix=WIDE-LAUNCH
 // RUN: not tensor-opt %s --convert-sift-to-gpu="sort-digit-bits=5" 2>&1 | FileCheck %s --check-prefix=BITS
@@ -69,6 +71,9 @@
 // DEFAULT-LABEL: func.func @topk_big_k
 // DEFAULT: segment_length = 8352 : i64, segments = 24 : i64, sift.gpu_kernel = "topk", sort_segment_length = 2112 : i64, sort_segments = 19 : i64
 
+// WIDE-LABEL: func.func @topk_long
+// WIDE: memref.alloc() : memref<2096xi32>
+// WIDE: {k = 100 : i64, segment_length = 8352 : i64, segments = 12 : i64, sift.gpu_kernel = "topk", sort_digit_bits = 8 : i64}
 // WIDE-LABEL: func.func @argsort_long
 // WIDE: memref.alloc() : memref<21504xi32>
 // WIDE: {sift.gpu_kernel = "argsort", sort_digit_bits = 8 : i64, sort_segment_length = 2112 : i64, sort_segments = 24 : i64}
@@ -76,6 +81,10 @@
 // WIDE-NOT: sort_digit_bits
 // WIDE-LABEL: func.func @topk_big_k
 // WIDE: sort_digit_bits = 8 : i64
+// WIDE-LAUNCH-LABEL: func.func @topk_long
+// The clear, then 4 digits.
+// WIDE-LAUNCH: gpu.launch blocks(%{{.*}}) in (%{{.*}} = %c9
+// WIDE-LAUNCH-COUNT-4: memref<32xi32, #gpu.address_space<workgroup>>, %{{.*}} : memref<256xi32, #gpu.address_space<workgroup>>)
 // WIDE-LAUNCH-LABEL: func.func @argsort_long
 // WIDE-LAUNCH: scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step %c1
 // WIDE-LAUNCH: gpu.launch

@@ -144,9 +144,9 @@ def ConvertSiftToGPU : Pass<"convert-sift-to-gpu", "ModuleOp"> {
            "The fewest elements of a row per block of a split radix sort "
            "(of a row, or of the K a topk takes; 0: split-min)">,
     Option<"sortDigitBits", "sort-digit-bits", "int64_t", /*default=*/"4",
-           "The digits of a radix sort split across blocks: 4 bits (16 "
-           "bins), or 8 (256 bins, half the passes; blocks of fewer than "
-           "256 threads keep 4)">,
+           "The digits of the radix passes split across blocks (sorts, "
+           "and topk's selection): 4 bits (16 bins), or 8 (256 bins, half "
+           "the passes; blocks of fewer than 256 threads keep 4)">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",

@@ -165,9 +165,10 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       llvm::cl::init(2048)};
   PassOptions::Option<int64_t> sortDigitBits{
       *this, "sort-digit-bits",
-      llvm::cl::desc("The digits of a radix sort split across blocks: 4 "
-                     "bits (16 bins), or 8 (256 bins, half the passes; "
-                     "blocks of fewer than 256 threads keep 4)"),
+      llvm::cl::desc("The digits of the radix passes split across blocks "
+                     "(sorts, and topk's selection): 4 bits (16 bins), or "
+                     "8 (256 bins, half the passes; blocks of fewer than "
+                     "256 threads keep 4). Not yet timed on a GPU"),
       llvm::cl::init(4)};
   PassOptions::Option<unsigned> optLevel{
       *this, "opt-level",

@@ -763,7 +763,8 @@ static std::optional<int64_t> bitonicSize(std::optional<int64_t> n,
   return p;
 }
 
-static int64_t selectAuxPerRow(unsigned sortBits, int64_t segments);
+static int64_t selectAuxPerRow(unsigned sortBits, int64_t segments,
+                               int64_t digitBits);
 static int64_t sortAuxPerRow(unsigned sortBits, int64_t segments,
                              int64_t digitBits);
 
@@ -798,6 +799,9 @@ struct SortingKernel {
   std::optional<RowSplit> sortSplit;
   /// The bits of its digits (kSortDigitBits, or kWideSortDigitBits).
   int64_t sortDigitBits = kSortDigitBits;
+  /// The bits of the digits of a selection split across blocks (4, or
+  /// kWideSortDigitBits).
+  int64_t selectDigitBits = 4;
 
   /// Whether the kernel sorts in global scratch (a radix sort) rather than
   /// in workgroup memory (a bitonic sort), for a row length `n`, or keeps
@@ -810,7 +814,9 @@ struct SortingKernel {
   /// The i32 elements per row of the buffer that the blocks of split rows
   /// share: the selection's part, then the sort's.
   int64_t selectAux() const {
-    return split ? selectAuxPerRow(info.sortBits, split->segments) : 0;
+    return split ? selectAuxPerRow(info.sortBits, split->segments,
+                                   selectDigitBits)
+                 : 0;
   }
   int64_t sortAux() const {
     return sortSplit ? sortAuxPerRow(info.sortBits, sortSplit->segments,
@@ -1673,21 +1679,21 @@ static constexpr int64_t kSelectDigitBits = 4;
 static constexpr int64_t kSelectBins = 1 << kSelectDigitBits;
 
 /// The shift of the selection's digit `pass` (an index, 0 for the top
-/// digit of `digits`) in a key of `keyType`, and the mask of the bits above
-/// that digit.
-static std::pair<Value, Value> selectDigitShift(OpBuilder &b, Location loc,
-                                                Type keyType, int64_t digits,
-                                                Value pass) {
-  // (digits - 1 - pass) * 4.
+/// digit of `digits`, digits of `digitBits`) in a key of `keyType`, and the
+/// mask of the bits above that digit.
+static std::pair<Value, Value>
+selectDigitShift(OpBuilder &b, Location loc, Type keyType, int64_t digits,
+                 Value pass, int64_t digitBits = kSelectDigitBits) {
+  // (digits - 1 - pass) * digitBits.
   Value shiftIndex = arith::MulIOp::create(
       b, loc,
       arith::SubIOp::create(b, loc, constIndex(b, loc, digits - 1), pass),
-      constIndex(b, loc, kSelectDigitBits));
+      constIndex(b, loc, digitBits));
   Value shift = arith::IndexCastUIOp::create(b, loc, keyType, shiftIndex);
   // Two shifts: a shift by the width is poison.
   Value above = arith::ShLIOp::create(
       b, loc, arith::ShLIOp::create(b, loc, allOnes(b, loc, keyType), shift),
-      constOf(b, loc, keyType, kSelectDigitBits));
+      constOf(b, loc, keyType, digitBits));
   return {shift, above};
 }
 
@@ -1797,32 +1803,88 @@ buildRadixSelect(OpBuilder &b, Location loc, Value n, Value k, Type keyType,
   return {passes.getResult(0), passes.getResult(1)};
 }
 
-/// The i32 elements per row that the blocks of a split selection share: the
-/// histograms of the digits ([digits][16]), then each segment's counts of
-/// keys below and equal to the K-th ([segments][2]).
-static int64_t selectAuxPerRow(unsigned sortBits, int64_t segments) {
-  int64_t digits = (sortBits + kSelectDigitBits - 1) / kSelectDigitBits;
-  return digits * kSelectBins + 2 * segments;
+/// The i32 elements per row that the blocks of a split selection share,
+/// with digits of `digitBits`: the histograms of the digits
+/// ([digits][bins]), then each segment's counts of keys below and equal to
+/// the K-th ([segments][2]).
+static int64_t selectAuxPerRow(unsigned sortBits, int64_t segments,
+                               int64_t digitBits) {
+  int64_t digits = (sortBits + digitBits - 1) / digitBits;
+  return digits * (int64_t(1) << digitBits) + 2 * segments;
 }
 
 /// The prefix of the k-th smallest key over the first `passes` digits of a
 /// selection split across blocks, and what is left of `k` within it, from
-/// the row's histograms in global memory (`hist[base + pass * 16 + bin]`,
-/// complete for those digits): the walk of `buildRadixSelect` over them, in
-/// every thread of every block of the row (the same result in each).
+/// the row's histograms in global memory (`hist[base + pass * bins + bin]`,
+/// complete for those digits), in every thread of every block of the row
+/// (the same result in each). 4-bit digits: the walk of `buildRadixSelect`
+/// in each thread. 8-bit digits (`digitBits`): per pass, a thread per bin
+/// and a block scan of the bins (`scratch`, the block's 32-slot i32
+/// buffer); the one thread whose bin holds the k-th key writes its digit
+/// and what is left of k for all (every thread must call it).
 static std::pair<Value, Value>
 walkSplitHistograms(OpBuilder &b, Location loc, Value hist, Value base,
-                    int64_t passes, Value k, Type keyType, int64_t digits) {
+                    int64_t passes, Value k, Type keyType, int64_t digits,
+                    int64_t digitBits = kSelectDigitBits, Value tid = {},
+                    Value scratch = {}, int64_t numWarps = 0) {
+  int64_t bins = int64_t(1) << digitBits;
   auto loop = scf::ForOp::create(
       b, loc, constIndex(b, loc, 0), constIndex(b, loc, passes),
       constIndex(b, loc, 1), ValueRange{constOf(b, loc, keyType, 0), k},
       [&](OpBuilder &b, Location loc, Value pass, ValueRange carried) {
-        auto [shift, above] = selectDigitShift(b, loc, keyType, digits, pass);
+        auto [shift, above] =
+            selectDigitShift(b, loc, keyType, digits, pass, digitBits);
         (void)above;
         Value passBase = arith::AddIOp::create(
             b, loc, base,
-            arith::MulIOp::create(b, loc, pass,
-                                  constIndex(b, loc, kSelectBins)));
+            arith::MulIOp::create(b, loc, pass, constIndex(b, loc, bins)));
+        if (digitBits != kSelectDigitBits) {
+          Type i32 = b.getI32Type();
+          Value need = carried[1];
+          Value binThread = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::ult, tid, constIndex(b, loc, bins));
+          Value count =
+              scf::IfOp::create(
+                  b, loc, binThread,
+                  [&](OpBuilder &b, Location loc) {
+                    scf::YieldOp::create(b, loc,
+                                         ValueRange{memref::LoadOp::create(
+                                             b, loc, hist,
+                                             ValueRange{arith::AddIOp::create(
+                                                 b, loc, passBase, tid)})});
+                  },
+                  [&](OpBuilder &b, Location loc) {
+                    scf::YieldOp::create(b, loc, constOf(b, loc, i32, 0));
+                  })
+                  .getResult(0);
+          BlockScan scan = blockScan(
+              b, loc, count, gpu::AllReduceOperation::ADD, scratch, numWarps);
+          Value here = arith::AndIOp::create(
+              b, loc,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                    scan.exclusive, need),
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, need,
+                                    scan.inclusive));
+          buildIf(b, loc, here, [&](OpBuilder &b) {
+            memref::StoreOp::create(
+                b, loc, arith::IndexCastUIOp::create(b, loc, i32, tid), scratch,
+                ValueRange{constIndex(b, loc, 0)});
+            memref::StoreOp::create(
+                b, loc, arith::SubIOp::create(b, loc, need, scan.exclusive),
+                scratch, ValueRange{constIndex(b, loc, 1)});
+          });
+          gpu::BarrierOp::create(b, loc);
+          Value digit = memref::LoadOp::create(
+              b, loc, scratch, ValueRange{constIndex(b, loc, 0)});
+          Value left = memref::LoadOp::create(
+              b, loc, scratch, ValueRange{constIndex(b, loc, 1)});
+          // Read before the scratch is reused.
+          gpu::BarrierOp::create(b, loc);
+          scf::YieldOp::create(
+              b, loc,
+              ValueRange{appendDigit(b, loc, carried[0], digit, shift), left});
+          return;
+        }
         auto [digit, left] = pickSelectBin(
             b, loc, carried[1], [&](OpBuilder &b, int64_t d) -> Value {
               return memref::LoadOp::create(
@@ -2044,12 +2106,26 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
     // every block of the row) and each segment's counts of keys below and
     // equal to the K-th ([segments][2]).
     int64_t k = *kernel.k;
-    int64_t digits =
-        (kernel.info.sortBits + kSelectDigitBits - 1) / kSelectDigitBits;
-    int64_t countsAt = digits * kSelectBins;
-    int64_t perRow = selectAuxPerRow(kernel.info.sortBits, split->segments);
+    // 8-bit digits (sort-digit-bits=8) when a block has a thread per bin.
+    int64_t digitBits = shape.threads >= (int64_t(1) << kernel.selectDigitBits)
+                            ? kernel.selectDigitBits
+                            : kSelectDigitBits;
+    bool wide = digitBits != kSelectDigitBits;
+    int64_t selectBins = int64_t(1) << digitBits;
+    int64_t digits = (kernel.info.sortBits + digitBits - 1) / digitBits;
+    int64_t countsAt = digits * selectBins;
+    int64_t perRow =
+        selectAuxPerRow(kernel.info.sortBits, split->segments, digitBits);
     buildClearLaunch(b, loc, aux, shape.threads);
     Value k32 = constOf(b, loc, i32, k);
+    // The prefix of the K-th key over the first `passes` digits, and what
+    // is left of K within it (every thread of the block calls it).
+    auto walk = [&](OpBuilder &b, Value base, int64_t passes, Value tid,
+                    Value scratch) {
+      return walkSplitHistograms(b, loc, aux, base, passes, k32, keyType,
+                                 digits, digitBits, tid, scratch,
+                                 shape.numWarps());
+    };
     auto rowBase = [&](OpBuilder &b, Value row) -> Value {
       return arith::MulIOp::create(b, loc, row, constIndex(b, loc, perRow));
     };
@@ -2061,25 +2137,30 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
     // prefix so far into a histogram in workgroup memory (shared atomics),
     // then adds it to the row's (global atomics).
     for (int64_t d = 0; d < digits; ++d) {
+      // The block's histogram: the 32-slot scratch, or a buffer of 256
+      // bins (the scratch then serves the walk's block scans).
+      SmallVector<Type> histWorkgroup;
+      if (wide)
+        histWorkgroup.push_back(workgroupBufferType({selectBins}, i32));
       buildSegmentLaunch(
-          b, loc, rows, *split, shape, i32, {},
+          b, loc, rows, *split, shape, i32, histWorkgroup,
           [&](OpBuilder &b, const Segment &seg, Value tid, Value scratch,
-              ValueRange) {
+              ValueRange extra) {
+            Value hist = wide ? extra.front() : scratch;
             Value base = rowBase(b, seg.row);
-            auto [prefix, need] =
-                walkSplitHistograms(b, loc, aux, base, d, k32, keyType, digits);
+            auto [prefix, need] = walk(b, base, d, tid, scratch);
             (void)need;
-            auto [shift, above] = selectDigitShift(b, loc, keyType, digits,
-                                                   constIndex(b, loc, d));
-            Value bins = constIndex(b, loc, kSelectBins);
+            auto [shift, above] = selectDigitShift(
+                b, loc, keyType, digits, constIndex(b, loc, d), digitBits);
+            Value bins = constIndex(b, loc, selectBins);
             Value binThread = arith::CmpIOp::create(
                 b, loc, arith::CmpIPredicate::ult, tid, bins);
             buildIf(b, loc, binThread, [&](OpBuilder &b) {
-              memref::StoreOp::create(b, loc, constOf(b, loc, i32, 0), scratch,
+              memref::StoreOp::create(b, loc, constOf(b, loc, i32, 0), hist,
                                       ValueRange{tid});
             });
             gpu::BarrierOp::create(b, loc);
-            Value digitMask = constOf(b, loc, keyType, kSelectBins - 1);
+            Value digitMask = constOf(b, loc, keyType, selectBins - 1);
             buildTileLoop(
                 b, loc, seg.length, shape.threads, tid, ValueRange{},
                 [&](OpBuilder &b, Value j, Value inRange, ValueRange) {
@@ -2099,7 +2180,7 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
                               digitMask));
                       memref::AtomicRMWOp::create(
                           b, loc, arith::AtomicRMWKind::addi,
-                          constOf(b, loc, i32, 1), scratch, ValueRange{bin});
+                          constOf(b, loc, i32, 1), hist, ValueRange{bin});
                     });
                   });
                   return SmallVector<Value>{};
@@ -2107,7 +2188,7 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
             gpu::BarrierOp::create(b, loc);
             buildIf(b, loc, binThread, [&](OpBuilder &b) {
               Value count =
-                  memref::LoadOp::create(b, loc, scratch, ValueRange{tid});
+                  memref::LoadOp::create(b, loc, hist, ValueRange{tid});
               Value any =
                   arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, count,
                                         constOf(b, loc, i32, 0));
@@ -2115,7 +2196,7 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
                 Value at = arith::AddIOp::create(
                     b, loc, base,
                     arith::AddIOp::create(
-                        b, loc, constIndex(b, loc, d * kSelectBins), tid));
+                        b, loc, constIndex(b, loc, d * selectBins), tid));
                 memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi,
                                             count, aux, ValueRange{at});
               });
@@ -2136,8 +2217,7 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
         [&](OpBuilder &b, const Segment &seg, Value tid, Value scratch,
             ValueRange) {
           Value base = rowBase(b, seg.row);
-          auto [threshold, need] = walkSplitHistograms(
-              b, loc, aux, base, digits, k32, keyType, digits);
+          auto [threshold, need] = walk(b, base, digits, tid, scratch);
           (void)need;
           SmallVector<Value> counts = blockCountRange(
               b, loc, seg.begin, seg.length, tid, scratch, shape, 2,
@@ -2172,8 +2252,7 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
         [&](OpBuilder &b, const Segment &seg, Value tid, Value scratch,
             ValueRange) {
           Value base = rowBase(b, seg.row);
-          auto [threshold, need] = walkSplitHistograms(
-              b, loc, aux, base, digits, k32, keyType, digits);
+          auto [threshold, need] = walk(b, base, digits, tid, scratch);
           Value belowBefore = sumOfSlots(
               b, loc, aux, segmentSlot(b, base, constIndex(b, loc, 0), 0),
               seg.index, 2);
@@ -2482,8 +2561,9 @@ static FailureOr<SortingKernel> sortingKernelOf(func::CallOp call) {
   StringRef kind = call->getAttrOfType<StringAttr>(kKernelAttr).getValue();
   if (!inputType.isDynamicDim(0))
     kernel.sortSplit = splitOfCall(call, "sort_");
-  if (auto bits = call->getAttrOfType<IntegerAttr>("sort_digit_bits");
-      bits && kernel.sortSplit && bits.getInt() == kWideSortDigitBits)
+  auto bits = call->getAttrOfType<IntegerAttr>("sort_digit_bits");
+  bool wide = bits && bits.getInt() == kWideSortDigitBits;
+  if (wide && kernel.sortSplit)
     kernel.sortDigitBits = kWideSortDigitBits;
   if (kind != "topk") {
     kernel.descending = call->hasAttr("descending");
@@ -2499,6 +2579,8 @@ static FailureOr<SortingKernel> sortingKernelOf(func::CallOp call) {
   kernel.unsorted = kernel.select && call->hasAttr("unsorted");
   if (kernel.select && !inputType.isDynamicDim(0))
     kernel.split = splitOfCall(call);
+  if (wide && kernel.split)
+    kernel.selectDigitBits = kWideSortDigitBits;
   return kernel;
 }
 
@@ -2593,8 +2675,10 @@ static LogicalResult convertSorting(Operation *op, StringRef kind, Value input,
   operands.push_back(indices);
   SmallVector<NamedAttribute> callAttrs(attrs);
   bool select = kind == "topk" && m < *rows.staticLength;
+  std::optional<RowSplit> selectSplit;
   if (select)
-    llvm::append_range(callAttrs, splitAttrs(b, rowSplit(rows, splitOptions)));
+    selectSplit = rowSplit(rows, splitOptions);
+  llvm::append_range(callAttrs, splitAttrs(b, selectSplit));
   // A radix sort (of the row, or of topk's K) of a static length past the
   // bitonic limit, split across blocks.
   bool unsortedSelect = select && llvm::any_of(attrs, [](NamedAttribute a) {
@@ -2602,16 +2686,21 @@ static LogicalResult convertSorting(Operation *op, StringRef kind, Value input,
                         });
   std::optional<int64_t> sorted =
       select ? std::optional<int64_t>(m) : rows.staticLength;
+  bool splitSort = false;
   if (sorted && !unsortedSelect && !bitonicSize(sorted, info->keyBits)) {
     Rows sortedRows = rows;
     sortedRows.staticLength = sorted;
     std::optional<RowSplit> sortSplit =
         rowSplit(sortedRows, splitOptions, /*sort=*/true);
     llvm::append_range(callAttrs, splitAttrs(b, sortSplit, "sort_"));
-    if (sortSplit && splitOptions.sortDigitBits != kSortDigitBits)
-      callAttrs.push_back(b.getNamedAttr(
-          "sort_digit_bits", b.getI64IntegerAttr(splitOptions.sortDigitBits)));
+    splitSort = sortSplit.has_value();
   }
+  // The digits of the radix passes split across blocks (the selection's,
+  // the sort's).
+  if ((selectSplit || splitSort) &&
+      splitOptions.sortDigitBits != kSortDigitBits)
+    callAttrs.push_back(b.getNamedAttr(
+        "sort_digit_bits", b.getI64IntegerAttr(splitOptions.sortDigitBits)));
   func::CallOp call = createKernelCall(b, loc, op, kind, operands, callAttrs);
   // The scratch, from the call's own view of the kernel.
   FailureOr<SortingKernel> kernel = sortingKernelOf(call);
