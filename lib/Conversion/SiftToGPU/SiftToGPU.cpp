@@ -281,8 +281,8 @@ struct SplitOptions {
   /// The fewest elements per block of a radix sort's split, once its row
   /// holds two of `minSegment` (0: minSegment).
   int64_t minSortSegment = 0;
-  /// The digits of a split radix sort (kSortDigitBits or
-  /// kWideSortDigitBits).
+  /// The bits of the digits of the radix passes split across blocks (a
+  /// sort's, a selection's): 4, or kWideSortDigitBits.
   int64_t sortDigitBits = 4;
 };
 
