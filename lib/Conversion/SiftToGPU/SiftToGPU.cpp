@@ -1461,15 +1461,18 @@ static void buildSplitRadixSort(
         b, loc,
         arith::AndIOp::create(b, loc, popCount(b, loc, varying), c32(b, 1)));
   };
-  // Whether pass d runs, and the slot it reads (its blocks decide alike).
-  auto passOf = [&](OpBuilder &b, Value base, Value d, Value tid, Value scratch)
-      -> std::pair<Value, std::function<Value(OpBuilder &)>> {
-    if (!wide)
-      return {varies(b, base, d),
-              [&, base, d](OpBuilder &b) { return slotBefore(b, base, d); }};
-    Value constant = constantDigits(b, base, tid, scratch);
-    return {variesIn(b, constant, d),
-            [&, constant, d](OpBuilder &b) { return slotIn(b, constant, d); }};
+  // A kernel's view of the passes: the constant digits (8-bit digits,
+  // computed once at the kernel's start; none for 4-bit), then whether pass
+  // d runs and the slot it reads (its blocks decide alike).
+  auto constantsOf = [&](OpBuilder &b, Value base, Value tid,
+                         Value scratch) -> Value {
+    return wide ? constantDigits(b, base, tid, scratch) : Value();
+  };
+  auto passRuns = [&](OpBuilder &b, Value base, Value constant, Value d) {
+    return constant ? variesIn(b, constant, d) : varies(b, base, d);
+  };
+  auto passSlot = [&](OpBuilder &b, Value base, Value constant, Value d) {
+    return constant ? slotIn(b, constant, d) : slotBefore(b, base, d);
   };
 
   // Every digit's histogram.
@@ -1541,37 +1544,40 @@ static void buildSplitRadixSort(
                 ValueRange extra) {
               Value base = rowBase(b, seg.row);
               Value hist = wide ? extra.front() : scratch;
-              auto [runs, slot] = passOf(b, base, d, tid, scratch);
-              scf::IfOp::create(b, loc, runs, [&](OpBuilder &b, Location loc) {
-                Value cur = slot(b);
-                buildIf(b, loc, binThread(b, tid), [&](OpBuilder &b) {
-                  memref::StoreOp::create(b, loc, c32(b, 0), hist,
-                                          ValueRange{tid});
-                });
-                gpu::BarrierOp::create(b, loc);
-                forEachStrided(
-                    b, loc, tid, seg.begin,
-                    arith::AddIOp::create(b, loc, seg.begin, seg.length),
-                    shape.threads, [&](OpBuilder &b, Value s) {
-                      Value key = memref::LoadOp::create(
-                          b, loc, keysS, ValueRange{cur, seg.row, s});
-                      memref::AtomicRMWOp::create(
-                          b, loc, arith::AtomicRMWKind::addi, c32(b, 1), hist,
-                          ValueRange{digitOf(b, key, d)});
+              Value constant = constantsOf(b, base, tid, scratch);
+              scf::IfOp::create(
+                  b, loc, passRuns(b, base, constant, d),
+                  [&](OpBuilder &b, Location loc) {
+                    Value cur = passSlot(b, base, constant, d);
+                    buildIf(b, loc, binThread(b, tid), [&](OpBuilder &b) {
+                      memref::StoreOp::create(b, loc, c32(b, 0), hist,
+                                              ValueRange{tid});
                     });
-                gpu::BarrierOp::create(b, loc);
-                Value segHist = arith::AddIOp::create(
-                    b, loc, at(b, base, segHistAt),
-                    arith::MulIOp::create(b, loc, seg.index, bins));
-                buildIf(b, loc, binThread(b, tid), [&](OpBuilder &b) {
-                  memref::StoreOp::create(
-                      b, loc,
-                      memref::LoadOp::create(b, loc, hist, ValueRange{tid}),
-                      aux,
-                      ValueRange{arith::AddIOp::create(b, loc, segHist, tid)});
-                });
-                scf::YieldOp::create(b, loc);
-              });
+                    gpu::BarrierOp::create(b, loc);
+                    forEachStrided(
+                        b, loc, tid, seg.begin,
+                        arith::AddIOp::create(b, loc, seg.begin, seg.length),
+                        shape.threads, [&](OpBuilder &b, Value s) {
+                          Value key = memref::LoadOp::create(
+                              b, loc, keysS, ValueRange{cur, seg.row, s});
+                          memref::AtomicRMWOp::create(
+                              b, loc, arith::AtomicRMWKind::addi, c32(b, 1),
+                              hist, ValueRange{digitOf(b, key, d)});
+                        });
+                    gpu::BarrierOp::create(b, loc);
+                    Value segHist = arith::AddIOp::create(
+                        b, loc, at(b, base, segHistAt),
+                        arith::MulIOp::create(b, loc, seg.index, bins));
+                    buildIf(b, loc, binThread(b, tid), [&](OpBuilder &b) {
+                      memref::StoreOp::create(
+                          b, loc,
+                          memref::LoadOp::create(b, loc, hist, ValueRange{tid}),
+                          aux,
+                          ValueRange{
+                              arith::AddIOp::create(b, loc, segHist, tid)});
+                    });
+                    scf::YieldOp::create(b, loc);
+                  });
             });
         // The scatter of each segment: the row's histogram of the digit and
         // the bins' counts in the segments before, then the tiles.
@@ -1585,70 +1591,74 @@ static void buildSplitRadixSort(
                 ValueRange extra) {
               Value shared = extra.front();
               Value base = rowBase(b, seg.row);
-              auto [runs, slot] = passOf(b, base, d, tid, scratch);
-              scf::IfOp::create(b, loc, runs, [&](OpBuilder &b, Location loc) {
-                Value cur = slot(b);
-                Value dst = arith::SubIOp::create(b, loc, c1, cur);
-                // The counts of bin `tid` in the segments before.
-                auto before = [&](OpBuilder &b) {
-                  Value column = arith::AddIOp::create(
-                      b, loc, at(b, base, segHistAt), tid);
-                  return sumOfSlots(b, loc, aux, column, seg.index, nb);
-                };
-                if (wide) {
-                  // Each bin's first position for this segment: the
-                  // row's exclusive scan of the bins (a thread a bin),
-                  // plus the bin's counts in the segments before.
-                  Value count =
-                      scf::IfOp::create(
-                          b, loc, binThread(b, tid),
-                          [&](OpBuilder &b, Location loc) {
-                            scf::YieldOp::create(
-                                b, loc,
-                                ValueRange{memref::LoadOp::create(
-                                    b, loc, aux,
-                                    ValueRange{arith::AddIOp::create(
-                                        b, loc, histOf(b, base, d), tid)})});
-                          },
-                          [&](OpBuilder &b, Location loc) {
-                            scf::YieldOp::create(b, loc, c32(b, 0));
-                          })
-                          .getResult(0);
-                  Value start =
-                      blockScan(b, loc, count, gpu::AllReduceOperation::ADD,
-                                scratch, shape.numWarps())
-                          .exclusive;
-                  buildIf(b, loc, binThread(b, tid), [&](OpBuilder &b) {
-                    memref::StoreOp::create(
-                        b, loc, arith::AddIOp::create(b, loc, start, before(b)),
-                        shared, ValueRange{tid});
-                  });
-                  gpu::BarrierOp::create(b, loc);
-                  buildWideRadixScatterTiles(b, loc, keysS, idxS, seg.row, cur,
-                                             dst, seg.begin, seg.length,
-                                             shiftOf(b, d), shared, tid, shape);
-                  scf::YieldOp::create(b, loc);
-                  return;
-                }
-                buildIf(b, loc, binThread(b, tid), [&](OpBuilder &b) {
-                  memref::StoreOp::create(
-                      b, loc,
-                      memref::LoadOp::create(
-                          b, loc, aux,
+              Value constant = constantsOf(b, base, tid, scratch);
+              scf::IfOp::create(
+                  b, loc, passRuns(b, base, constant, d),
+                  [&](OpBuilder &b, Location loc) {
+                    Value cur = passSlot(b, base, constant, d);
+                    Value dst = arith::SubIOp::create(b, loc, c1, cur);
+                    // The counts of bin `tid` in the segments before.
+                    auto before = [&](OpBuilder &b) {
+                      Value column = arith::AddIOp::create(
+                          b, loc, at(b, base, segHistAt), tid);
+                      return sumOfSlots(b, loc, aux, column, seg.index, nb);
+                    };
+                    if (wide) {
+                      // Each bin's first position for this segment: the
+                      // row's exclusive scan of the bins (a thread a bin),
+                      // plus the bin's counts in the segments before.
+                      Value count =
+                          scf::IfOp::create(
+                              b, loc, binThread(b, tid),
+                              [&](OpBuilder &b, Location loc) {
+                                scf::YieldOp::create(
+                                    b, loc,
+                                    ValueRange{memref::LoadOp::create(
+                                        b, loc, aux,
+                                        ValueRange{arith::AddIOp::create(
+                                            b, loc, histOf(b, base, d),
+                                            tid)})});
+                              },
+                              [&](OpBuilder &b, Location loc) {
+                                scf::YieldOp::create(b, loc, c32(b, 0));
+                              })
+                              .getResult(0);
+                      Value start =
+                          blockScan(b, loc, count, gpu::AllReduceOperation::ADD,
+                                    scratch, shape.numWarps())
+                              .exclusive;
+                      buildIf(b, loc, binThread(b, tid), [&](OpBuilder &b) {
+                        memref::StoreOp::create(
+                            b, loc,
+                            arith::AddIOp::create(b, loc, start, before(b)),
+                            shared, ValueRange{tid});
+                      });
+                      gpu::BarrierOp::create(b, loc);
+                      buildWideRadixScatterTiles(
+                          b, loc, keysS, idxS, seg.row, cur, dst, seg.begin,
+                          seg.length, shiftOf(b, d), shared, tid, shape);
+                      scf::YieldOp::create(b, loc);
+                      return;
+                    }
+                    buildIf(b, loc, binThread(b, tid), [&](OpBuilder &b) {
+                      memref::StoreOp::create(
+                          b, loc,
+                          memref::LoadOp::create(
+                              b, loc, aux,
+                              ValueRange{arith::AddIOp::create(
+                                  b, loc, histOf(b, base, d), tid)}),
+                          shared, ValueRange{tid});
+                      memref::StoreOp::create(
+                          b, loc, before(b), shared,
                           ValueRange{arith::AddIOp::create(
-                              b, loc, histOf(b, base, d), tid)}),
-                      shared, ValueRange{tid});
-                  memref::StoreOp::create(
-                      b, loc, before(b), shared,
-                      ValueRange{arith::AddIOp::create(
-                          b, loc, constIndex(b, loc, runAt), tid)});
-                });
-                buildRadixScatterTiles(b, loc, keysS, idxS, seg.row, cur, dst,
-                                       seg.begin, seg.length, shiftOf(b, d),
-                                       {c0, runAt, warpsAt}, shared, tid,
-                                       shape);
-                scf::YieldOp::create(b, loc);
-              });
+                              b, loc, constIndex(b, loc, runAt), tid)});
+                    });
+                    buildRadixScatterTiles(b, loc, keysS, idxS, seg.row, cur,
+                                           dst, seg.begin, seg.length,
+                                           shiftOf(b, d), {c0, runAt, warpsAt},
+                                           shared, tid, shape);
+                    scf::YieldOp::create(b, loc);
+                  });
             });
         scf::YieldOp::create(b, loc);
       });
@@ -1661,8 +1671,7 @@ static void buildSplitRadixSort(
         Value base = rowBase(b, seg.row);
         Value last = constIndex(b, loc, digits);
         Value slot =
-            wide ? slotIn(b, constantDigits(b, base, tid, scratch), last)
-                 : slotBefore(b, base, last);
+            passSlot(b, base, constantsOf(b, base, tid, scratch), last);
         forEachStrided(
             b, loc, tid, seg.begin,
             arith::AddIOp::create(b, loc, seg.begin, seg.length), shape.threads,
