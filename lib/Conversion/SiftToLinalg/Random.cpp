@@ -19,10 +19,12 @@
 #include "Utils/RuntimeChecks.h"
 
 #include "sift/Runtime/SiftRuntime.h"
+#include "sift/Transforms/Routines.h"
 
 #include "sift/Dialect/Sift/IR/SiftOps.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -125,7 +127,7 @@ static Attribute vectorizeAnnotation(MLIRContext *ctx) {
 
 static Value generateFromBlocks(
     OpBuilder &b, Location loc, RankedTensorType type, const Streams &streams,
-    unsigned wordsPerElement, bool vectorLoops,
+    unsigned wordsPerElement, bool vectorLoops, StringRef kind,
     function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> fn,
     Value valid = nullptr) {
   int64_t rows = streams.numRows;
@@ -141,9 +143,8 @@ static Value generateFromBlocks(
   bufferShape.push_back(perRow);
   Value buffer = memref::AllocOp::create(
       b, loc, MemRefType::get(bufferShape, elementType));
-  auto elementsOf = [&](OpBuilder &b, Location loc, ValueRange rowValues,
-                        Value block, int64_t count) {
-    auto [seed, offset] = streams.at(rowValues);
+  auto elementsFrom = [&](OpBuilder &b, Location loc, Value seed, Value offset,
+                          Value block, int64_t count) {
     std::array<Value, 4> words =
         philoxBlock(b, loc, seed, offset, indexToI64(b, loc, block));
     SmallVector<Value> values;
@@ -152,6 +153,11 @@ static Value generateFromBlocks(
           b, loc,
           ArrayRef<Value>(words).slice(e * wordsPerElement, wordsPerElement)));
     return values;
+  };
+  auto elementsOf = [&](OpBuilder &b, Location loc, ValueRange rowValues,
+                        Value block, int64_t count) {
+    auto [seed, offset] = streams.at(rowValues);
+    return elementsFrom(b, loc, seed, offset, block, count);
   };
   SmallVector<Value> rowBuffers = streams.rowBuffers();
   // The stream values of row `row` (null: no row dimension).
@@ -162,20 +168,26 @@ static Value generateFromBlocks(
           memref::LoadOp::create(b, loc, rowBuffer, ValueRange{row}));
     return rowValues;
   };
-  // Stores the first `count` elements of block `block` of row `row` (null:
-  // no row dimension), given the row's stream values.
-  auto storeBlock = [&](OpBuilder &b, Location loc, ValueRange rowValues,
-                        Value row, Value block, int64_t count) {
-    SmallVector<Value> values = elementsOf(b, loc, rowValues, block, count);
+  // Stores `values`, the first elements of block `block` of row `row`
+  // (null: no row dimension), into `dest`.
+  auto storeValues = [&](OpBuilder &b, Location loc, ValueRange values,
+                         Value dest, Value row, Value block) {
     Value first =
         arith::MulIOp::create(b, loc, block, constIndex(b, loc, perBlock));
-    for (int64_t e = 0; e < count; ++e) {
+    for (auto [e, value] : llvm::enumerate(values)) {
       SmallVector<Value> at;
       if (row)
         at.push_back(row);
       at.push_back(arith::AddIOp::create(b, loc, first, constIndex(b, loc, e)));
-      memref::StoreOp::create(b, loc, values[e], buffer, at);
+      memref::StoreOp::create(b, loc, value, dest, at);
     }
+  };
+  // Stores the first `count` elements of block `block` of row `row` (null:
+  // no row dimension), given the row's stream values.
+  auto storeBlock = [&](OpBuilder &b, Location loc, ValueRange rowValues,
+                        Value row, Value block, int64_t count) {
+    storeValues(b, loc, elementsOf(b, loc, rowValues, block, count), buffer,
+                row, block);
   };
   // The blocks a row needs: all of them, or those that cover its first
   // `valid` elements (the row's own one, or the same for every row).
@@ -195,7 +207,97 @@ static Value generateFromBlocks(
         arith::CeilDivUIOp::create(b, loc, n, constIndex(b, loc, perBlock));
     return arith::MinUIOp::create(b, loc, blocks, all);
   };
+  // The buffer as the dynamic-size memref the chunk routine writes.
+  auto dest = [&](OpBuilder &b, Location loc) -> Value {
+    return memref::CastOp::create(
+        b, loc,
+        MemRefType::get(
+            SmallVector<int64_t>(bufferShape.size(), ShapedType::kDynamic),
+            elementType),
+        buffer);
+  };
+  // The function that writes the blocks [begin, end) of one row of a chunk,
+  // then zeros up to the chunk's end (with `valid`; nothing otherwise, where
+  // end is the chunk's end), made once per module for each element
+  // function (`kind`), block shape and element type: every stream of the
+  // same kind shares it (a sampler's two groups and its shuffle), and LLVM
+  // vectorizes its loop once. Arguments: seed, offset, the buffer (dynamic
+  // sizes), the row (with a row dimension), begin, end and the chunk's end.
+  // A function from the start, not a routine region: the stream values stay
+  // arguments, where constants folded into a region (offsets 0, 1, 2) made
+  // each stream's loop its own (the batched sampler compiled three vector
+  // loops and their scalar remainders, 40% of LLVM's time).
+  auto chunkRoutine = [&](OpBuilder &b, Location loc) -> func::FuncOp {
+    auto module =
+        b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+    assert(module && "a random op is lowered inside a module");
+    Type index = b.getIndexType();
+    SmallVector<Type> inputs{getElementTypeOrSelf(streams.seed.getType()),
+                             getElementTypeOrSelf(streams.offset.getType()),
+                             dest(b, loc).getType()};
+    if (rowDim)
+      inputs.push_back(index);
+    inputs.append({index, index, index});
+    FunctionType fnType = b.getFunctionType(inputs, TypeRange{});
+    std::string base;
+    llvm::raw_string_ostream os(base);
+    os << "__sift_philox_" << kind << "_" << elementType << "_x" << perBlock
+       << (rowDim ? "_rows" : "");
+    // A symbol of that name that is not this routine (the user's) makes
+    // the name take a number.
+    std::string name = base;
+    for (unsigned n = 1;; ++n) {
+      Operation *existing = module.lookupSymbol(name);
+      if (!existing)
+        break;
+      auto fn = dyn_cast<func::FuncOp>(existing);
+      if (fn && fn->hasAttr(kLineRoutineAttrName) &&
+          fn.getFunctionType() == fnType)
+        return fn;
+      name = base + "_" + std::to_string(n);
+    }
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(module.getBody());
+    auto fn = func::FuncOp::create(b, loc, name, fnType);
+    fn.setPrivate();
+    fn->setAttr(kLineRoutineAttrName, b.getUnitAttr());
+    b.setInsertionPointToStart(fn.addEntryBlock());
+    ValueRange args = fn.getArguments();
+    Value seed = args[0], offset = args[1], out = args[2];
+    Value row = rowDim ? args[3] : Value();
+    Value begin = args[rowDim ? 4 : 3], end = args[rowDim ? 5 : 4],
+          chunkEnd = args.back();
+    auto blocks = scf::ForOp::create(
+        b, loc, begin, end, constIndex(b, loc, 1), ValueRange{},
+        [&](OpBuilder &b, Location loc, Value block, ValueRange) {
+          storeValues(b, loc,
+                      elementsFrom(b, loc, seed, offset, block, perBlock), out,
+                      row, block);
+          scf::YieldOp::create(b, loc);
+        });
+    // scf-to-cf moves LLVM attributes to the loop's back edge, where
+    // `loop_annotation` is the branch's own attribute.
+    blocks->setAttr("loop_annotation", vectorizeAnnotation(b.getContext()));
+    // The blocks past the prefix are written with zeros, not left as they
+    // were: what reads the whole line (the element-wise ops between the
+    // stream and a top-k) then finds them in the cache after cheap stores,
+    // where stale lines would be read misses (the batched sampler at
+    // N = 1e5, B = 32: 1.06-1.28x slower unwritten, 0.8-1.0x of the whole
+    // stream zero-filled).
+    Value from = arith::MaxUIOp::create(b, loc, begin, end);
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType));
+    scf::ForOp::create(
+        b, loc, from, chunkEnd, constIndex(b, loc, 1), ValueRange{},
+        [&](OpBuilder &b, Location loc, Value block, ValueRange) {
+          storeValues(b, loc, SmallVector<Value>(perBlock, zero), out, row,
+                      block);
+          scf::YieldOp::create(b, loc);
+        });
+    func::ReturnOp::create(b, loc);
+    return fn;
+  };
   if (fullBlocks > 0 && rows > 0 && vectorLoops) {
+    func::FuncOp routine = chunkRoutine(b, loc);
     int64_t chunks = llvm::divideCeil(fullBlocks, kBlocksPerChunk);
     SmallVector<Value> lbs, ubs, steps;
     if (rowDim) {
@@ -206,7 +308,6 @@ static Value generateFromBlocks(
     lbs.push_back(constIndex(b, loc, 0));
     ubs.push_back(constIndex(b, loc, chunks));
     steps.push_back(constIndex(b, loc, 1));
-    Attribute annotation = vectorizeAnnotation(b.getContext());
     scf::ParallelOp::create(
         b, loc, lbs, ubs, steps,
         [&](OpBuilder &b, Location loc, ValueRange ivs) {
@@ -227,41 +328,12 @@ static Value generateFromBlocks(
                 blocksOfRow(b, loc, rowDim ? row : constIndex(b, loc, 0));
             end = arith::MinUIOp::create(b, loc, chunkEnd, rowBlocks);
           }
-          auto blocks = scf::ForOp::create(
-              b, loc, begin, end, constIndex(b, loc, 1), ValueRange{},
-              [&](OpBuilder &b, Location loc, Value block, ValueRange) {
-                storeBlock(b, loc, rowValues, row, block, perBlock);
-                scf::YieldOp::create(b, loc);
-              });
-          // scf-to-cf moves LLVM attributes to the loop's back edge, where
-          // `loop_annotation` is the branch's own attribute.
-          blocks->setAttr("loop_annotation", annotation);
-          // The blocks past the prefix are written with zeros, not left
-          // as they were: what reads the whole line (the element-wise ops
-          // between the stream and a top-k) then finds them in the cache
-          // after cheap stores, where stale lines would be read misses
-          // (the batched sampler at N = 1e5, B = 32: 1.06-1.28x slower
-          // unwritten, 0.8-1.0x of the whole stream zero-filled).
-          if (valid) {
-            Value from = arith::MaxUIOp::create(b, loc, begin, end);
-            Value zero =
-                arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType));
-            scf::ForOp::create(
-                b, loc, from, chunkEnd, constIndex(b, loc, 1), ValueRange{},
-                [&](OpBuilder &b, Location loc, Value block, ValueRange) {
-                  Value first = arith::MulIOp::create(
-                      b, loc, block, constIndex(b, loc, perBlock));
-                  for (int64_t e = 0; e < perBlock; ++e) {
-                    SmallVector<Value> at;
-                    if (row)
-                      at.push_back(row);
-                    at.push_back(arith::AddIOp::create(b, loc, first,
-                                                       constIndex(b, loc, e)));
-                    memref::StoreOp::create(b, loc, zero, buffer, at);
-                  }
-                  scf::YieldOp::create(b, loc);
-                });
-          }
+          auto [seed, offset] = streams.at(rowValues);
+          SmallVector<Value> args{seed, offset, dest(b, loc)};
+          if (row)
+            args.push_back(row);
+          args.append({begin, end, chunkEnd});
+          func::CallOp::create(b, loc, routine, args);
         });
   } else if (fullBlocks > 0 && rows > 0) {
     SmallVector<Value> lanes;
@@ -355,7 +427,7 @@ struct RandomBitsLowering : BlocksLowering<RandomBitsOp> {
         valid = nullptr;
     }
     Value result = generateFromBlocks(
-        rewriter, loc, type, streams, wide ? 2 : 1, vectorLoops,
+        rewriter, loc, type, streams, wide ? 2 : 1, vectorLoops, "bits",
         [&](OpBuilder &b, Location loc, ArrayRef<Value> w) -> Value {
           if (!wide)
             return w[0];
@@ -388,6 +460,7 @@ struct RandomUniformLowering : BlocksLowering<RandomUniformOp> {
     Streams streams(rewriter, loc, op.getSeed(), op.getOffset());
     Value result = generateFromBlocks(
         rewriter, loc, type, streams, floatType.isF64() ? 2 : 1, vectorLoops,
+        "uniform",
         [&](OpBuilder &b, Location loc, ArrayRef<Value> words) -> Value {
           Type i32 = b.getI32Type(), i64 = b.getI64Type(), f32 = b.getF32Type();
           if (floatType.isF64()) {
