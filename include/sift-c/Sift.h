@@ -92,7 +92,9 @@ typedef struct sift_compile_options_t {
      "sift-staticize,sift-batch{func=f size=32}" (adds f_batched) */
   const char *transforms;
   /* Threads of each parallel loop, at most; 0: the OpenMP runtime's choice
-     (OMP_NUM_THREADS, else one per core). */
+     (OMP_NUM_THREADS, else one per core). An option of the default
+     pipeline: with a pipeline of one's own, 0 (the count goes in the
+     pipeline, sift-cpu-pipeline{num-threads=N}); both is an error. */
   int num_threads;
   /* NULL or "": every public function. Otherwise the comma-separated names
      of the functions to compile (with what they call), e.g. "f_batched". */

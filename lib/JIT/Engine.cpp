@@ -73,6 +73,16 @@ jit::Engine::compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
     return makeError(ErrorCode::InvalidArgument,
                      "optimization level must be 0-3, got " +
                          Twine(options.optLevel));
+  // The thread count is the default CPU pipeline's num-threads: a pipeline
+  // of one's own would run with its own count and silently drop this one.
+  if (options.numThreads != 0 && !options.pipeline.empty())
+    return makeError(
+        ErrorCode::InvalidArgument,
+        "a thread count (" + Twine(options.numThreads) +
+            ") is an option of the default pipeline; with a pipeline of "
+            "one's own, set it there, e.g. "
+            "builtin.module(sift-cpu-pipeline{num-threads=" +
+            Twine(options.numThreads) + "})");
 
   // CompileOptions::timing: the manager prints the time of each stage (and
   // of each pass) to stderr when compile returns.

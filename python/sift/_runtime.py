@@ -248,7 +248,9 @@ def compile_mlir(source, transforms=None, target="cpu", functions=None,
     functions   names of the public functions to compile (default: all).
     pipeline    a textual pass pipeline replacing the CPU pipeline.
     opt_level   LLVM optimization level, 0-3.
-    num_threads threads of each parallel loop; 0 lets OpenMP choose.
+    num_threads threads of each parallel loop; 0 lets OpenMP choose (with
+                a pipeline of your own, set num-threads in it instead:
+                giving both is an InvalidArgumentError).
     name        the buffer name diagnostics use for source text.
     cache       reuse the object code of an earlier compile of the same
                 source with the same options, in this process or another

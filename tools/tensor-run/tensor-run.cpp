@@ -90,7 +90,8 @@ static cl::opt<unsigned>
                cl::desc("Threads of each parallel loop, at most (0: the "
                         "OpenMP runtime's choice, OMP_NUM_THREADS or one per "
                         "core; fewer on a busy machine unless "
-                        "OMP_DYNAMIC=false)"),
+                        "OMP_DYNAMIC=false); with --pipeline, set "
+                        "num-threads in the pipeline instead"),
                cl::init(0), cl::cat(category));
 
 static cl::opt<unsigned> optLevel("O", cl::desc("Optimization level 0-3"),

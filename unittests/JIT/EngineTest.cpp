@@ -559,6 +559,29 @@ TEST(EngineCompileTest, BadOptLevel) {
   EXPECT_EQ(message, "optimization level must be 0-3, got 4");
 }
 
+// A thread count beside a pipeline of one's own would be dropped (the
+// pipeline says its own): an error that names where it goes.
+TEST(EngineCompileTest, ThreadCountWithOwnPipeline) {
+  CompileOptions options;
+  options.pipeline = "builtin.module(sift-cpu-pipeline)";
+  options.numThreads = 1;
+  auto [code, message] = errorOf(Engine::compileSource(kProgram, options));
+  EXPECT_EQ(code, ErrorCode::InvalidArgument);
+  EXPECT_EQ(message, "a thread count (1) is an option of the default "
+                     "pipeline; with a pipeline of one's own, set it there, "
+                     "e.g. builtin.module(sift-cpu-pipeline{num-threads=1})");
+  // In the pipeline, the count compiles and runs.
+  options.pipeline = "builtin.module(sift-cpu-pipeline{num-threads=1})";
+  options.numThreads = 0;
+  auto compiled = Engine::compileSource(kProgram, options);
+  ASSERT_OK(compiled);
+  float a[4] = {1, 2, 3, 4};
+  auto results = (*compiled)->call(
+      "add", {TensorView(a, DType::F32, {4}), TensorView(a, DType::F32, {4})});
+  ASSERT_OK(results);
+  EXPECT_EQ((*results)[0].data<float>()[3], 8.0f);
+}
+
 TEST(EngineCompileTest, BadPipeline) {
   CompileOptions options;
   options.pipeline = "no-such-pass";

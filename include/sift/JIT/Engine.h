@@ -58,6 +58,8 @@ struct CompileOptions {
   std::vector<std::string> functions;
   /// Threads of each parallel loop (the CPU pipeline's num-threads); 0 leaves
   /// the choice to the OpenMP runtime (OMP_NUM_THREADS, else one per core).
+  /// With `pipeline` set it must be 0 (InvalidArgument otherwise): the count
+  /// then goes in the pipeline, sift-cpu-pipeline{num-threads=N}.
   /// The CPU backend lets the runtime give a region fewer threads while the
   /// machine is busy (load-balanced dynamic teams) unless OMP_DYNAMIC or
   /// KMP_DYNAMIC_MODE is set in the environment.
