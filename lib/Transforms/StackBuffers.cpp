@@ -48,18 +48,20 @@ static std::optional<int64_t> smallAllocBytes(Value value, int64_t limit) {
   return elements * static_cast<int64_t>(elementBytes);
 }
 
-/// Whether upstream's promotion can take `alloc` of `func`: only region ops
-/// that branch between their regions and are not loops lie between them
-/// (upstream's own test), and the function does not return it (a yield
-/// out of an `scf.if` keeps it in the function). Asked before the budget is
-/// charged, so that buffers upstream would refuse cost nothing (one it
-/// still refuses, returned through a view, is charged: the budget errs on
-/// the safe side).
+/// Whether `alloc` of `func` is promoted, to an alloca in the function's
+/// own scope: only region ops that branch between their regions, are not
+/// loops (upstream's own test) and start no allocation scope of their own
+/// lie between them, so that the alloca may move to the entry block; and
+/// the function does not return it (a yield out of an `scf.if` keeps it in
+/// the function). Asked before the budget is charged, so that buffers
+/// upstream would refuse cost nothing (one it still refuses, returned
+/// through a view, is charged: the budget errs on the safe side).
 static bool promotable(Value alloc, Operation *func) {
   for (Operation *parent = alloc.getDefiningOp()->getParentOp();
        parent && parent != func; parent = parent->getParentOp())
     if (isa<LoopLikeOpInterface>(parent) ||
-        !isa<RegionBranchOpInterface>(parent))
+        !isa<RegionBranchOpInterface>(parent) ||
+        parent->hasTrait<OpTrait::AutomaticAllocationScope>())
       return false;
   return llvm::none_of(alloc.getUsers(), [&](Operation *user) {
     return user->hasTrait<OpTrait::ReturnLike>() && user->getParentOp() == func;
@@ -69,18 +71,6 @@ static bool promotable(Value alloc, Operation *func) {
 /// The alignment of the stack on entry to a function on the hosts sift
 /// compiles for (x86-64 and AArch64).
 constexpr uint64_t kStackAlignment = 16;
-
-/// Whether `alloca` belongs to the scope of `func` itself (no op between
-/// them starts an allocation scope of its own), so that it may move to
-/// the function's entry block.
-static bool inFunctionScope(memref::AllocaOp alloca, Operation *func) {
-  for (Operation *parent = alloca->getParentOp(); parent && parent != func;
-       parent = parent->getParentOp())
-    if (parent->hasTrait<OpTrait::AutomaticAllocationScope>() ||
-        isa<LoopLikeOpInterface>(parent))
-      return false;
-  return alloca->getNumOperands() == 0;
-}
 
 struct StackBuffersPass
     : public sift::impl::SiftStackBuffersBase<StackBuffersPass> {
@@ -122,7 +112,9 @@ struct StackBuffersPass
       if (before.contains(alloca))
         return;
       ++numPromoted;
-      if (inFunctionScope(alloca, func))
+      // In the function's scope (promotable); sizes, were there any,
+      // would not dominate the entry block.
+      if (alloca->getNumOperands() == 0)
         added.push_back(alloca);
     });
     Operation *last = nullptr; // in their order
