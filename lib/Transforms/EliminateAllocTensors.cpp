@@ -15,9 +15,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "sift/Transforms/Passes.h"
+#include "sift/Transforms/Routines.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
@@ -42,6 +44,20 @@ struct EliminateAllocTensorsPass
   /// memory space, which says no more than a tensor.empty.
   static bool isPlain(bufferization::AllocTensorOp alloc) {
     return !alloc.getCopy() && !alloc.getSizeHint() && !alloc.getMemorySpace();
+  }
+
+  /// Whether `op` is in a routine's region (buildOutlinable): its buffers
+  /// stay its own, so that routines that differ only in where their result
+  /// goes are one function (--sift-outline-lines).
+  static bool inRoutine(Operation *op) {
+    for (Operation *parent = op->getParentOp(); parent;
+         parent = parent->getParentOp()) {
+      auto region = dyn_cast<scf::ExecuteRegionOp>(parent);
+      auto named = region ? dyn_cast<NameLoc>(region.getLoc()) : NameLoc();
+      if (named && named.getName().getValue().starts_with(kRoutineLocPrefix))
+        return true;
+    }
+    return false;
   }
 
   /// Whether `v` is computed into a plain allocation: through the
@@ -82,7 +98,7 @@ struct EliminateAllocTensorsPass
     IRRewriter rewriter(&getContext());
     SmallVector<bufferization::AllocTensorOp> allocs;
     func.walk([&](bufferization::AllocTensorOp op) {
-      if (isPlain(op))
+      if (isPlain(op) && !inRoutine(op))
         allocs.push_back(op);
     });
     for (bufferization::AllocTensorOp op : allocs) {

@@ -1,6 +1,7 @@
 // The CPU pipeline compiles each distinct routine of the lowering once
 // (--sift-outline-lines): two top-k selections of the same k from lines of
-// the same length and type call one function. The routines run once per
+// the same length and type call one function, and so do the sort of k
+// keys inside them and an argsort of k keys. The routines run once per
 // row of a parallel loop, and each is one row's work: their own loops are
 // sequential (no parallel region inside them), also in a routine called
 // for a single row (the second file: a 1-D top-k, whose routine's fills,
@@ -16,11 +17,16 @@
 // CHECK-NOT: omp.parallel
 // CHECK: llvm.call @[[SORT]](
 // CHECK-NOT: llvm.func @__sift_topk
+// CHECK-NOT: llvm.func @__sift_radix_argsort
 // CHECK-LABEL: llvm.func @two_topks
 // CHECK: omp.parallel
 // CHECK: llvm.call @[[TOPK]](
 // CHECK: llvm.call @[[TOPK]](
-// CHECK: llvm.call @__sift_radix_argsort
+// The argsort of 50 keys is the sort inside the top-k routines: the same
+// function, though its result is a row of @two_topks' result and theirs a
+// buffer of their own (--sift-eliminate-alloc-tensors leaves a routine's
+// buffers to it).
+// CHECK: llvm.call @[[SORT]](
 // CHECK-LABEL: llvm.func @dealloc_helper
 func.func @two_topks(%a: tensor<4x1000xi32>, %b: tensor<4x1000xi32>,
                      %c: tensor<4x50xi32>)

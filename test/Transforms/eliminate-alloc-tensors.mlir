@@ -59,3 +59,56 @@ func.func @kept(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
   %c = bufferization.alloc_tensor() copy(%x) : tensor<64xf32>
   return %f, %c : tensor<64xf32>, tensor<64xf32>
 }
+
+// -----
+
+#id2 = affine_map<(d0) -> (d0)>
+
+// A routine's region (a sort, top-k or compaction the lowering built to be
+// outlined: an scf.execute_region named sift.routine.<name>) keeps its own
+// result buffer even where the result is then inserted into a slice, so
+// that the routine is the same function wherever its result goes
+// (--sift-outline-lines): the batched sampler's two radix argsorts of K
+// keys, one inside its top-k routines and one writing a row of the
+// result, are one function. The insert copies the row. The same
+// computation outside a routine is computed in the slice.
+// CHECK-LABEL: func.func @routine_result
+// CHECK: scf.execute_region
+// CHECK: bufferization.alloc_tensor() : tensor<64xf32>
+// CHECK: linalg.generic
+// CHECK: tensor.insert_slice
+// CHECK: %[[ROW:.*]] = tensor.extract_slice
+// CHECK-NOT: bufferization.alloc_tensor
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%[[ROW]] : tensor<64xf32>)
+// BUF-LABEL: func.func @routine_result
+// BUF: memref.copy
+// BUF-NOT: memref.copy
+// BUF: return
+func.func @routine_result(%x: tensor<64xf32>) -> tensor<2x64xf32> {
+  %init = bufferization.alloc_tensor() : tensor<2x64xf32>
+  %y = scf.execute_region -> tensor<64xf32> no_inline {
+    %row = bufferization.alloc_tensor() : tensor<64xf32>
+    %z = linalg.generic {indexing_maps = [#id2, #id2],
+                         iterator_types = ["parallel"]}
+        ins(%x : tensor<64xf32>) outs(%row : tensor<64xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      %s = arith.mulf %a, %a : f32
+      linalg.yield %s : f32
+    } -> tensor<64xf32>
+    scf.yield %z : tensor<64xf32>
+  } loc("sift.routine.square")
+  %r0 = tensor.insert_slice %y into %init[0, 0] [1, 64] [1, 1]
+      : tensor<64xf32> into tensor<2x64xf32>
+  %row1 = bufferization.alloc_tensor() : tensor<64xf32>
+  %w = linalg.generic {indexing_maps = [#id2, #id2],
+                       iterator_types = ["parallel"]}
+      ins(%x : tensor<64xf32>) outs(%row1 : tensor<64xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  %r1 = tensor.insert_slice %w into %r0[1, 0] [1, 64] [1, 1]
+      : tensor<64xf32> into tensor<2x64xf32>
+  return %r1 : tensor<2x64xf32>
+}
