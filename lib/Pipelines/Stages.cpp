@@ -78,8 +78,12 @@ void pipelines::addBufferizationStage(OpPassManager &pm, bool outlineRoutines,
   // After the last canonicalization, which may fold reshapes back.
   pm.addNestedPass<func::FuncOp>(createSiftExpandShapeToReshape());
   // A value computed into an allocation of its own and then inserted into a
-  // slice (a kernel's row results) is computed in the slice.
-  pm.addNestedPass<func::FuncOp>(createSiftEliminateAllocTensors());
+  // slice (a kernel's row results) is computed in the slice; a routine's
+  // result stays its own where routines become functions, which are then
+  // shared wherever the result goes.
+  SiftEliminateAllocTensorsOptions eliminate;
+  eliminate.routineBuffers = outlineRoutines;
+  pm.addNestedPass<func::FuncOp>(createSiftEliminateAllocTensors(eliminate));
   // Tensors to buffers in one analysis over the whole module, function
   // boundaries included, so no copies are made at calls; identity layouts at
   // the boundary keep the C interface simple (dense row-major memrefs).

@@ -98,7 +98,7 @@ struct EliminateAllocTensorsPass
     IRRewriter rewriter(&getContext());
     SmallVector<bufferization::AllocTensorOp> allocs;
     func.walk([&](bufferization::AllocTensorOp op) {
-      if (isPlain(op) && !inRoutine(op))
+      if (isPlain(op) && !(routineBuffers && inRoutine(op)))
         allocs.push_back(op);
     });
     for (bufferization::AllocTensorOp op : allocs) {

@@ -4,6 +4,9 @@
 // with a copy, stays.
 //
 // RUN: tensor-opt %s -split-input-file --sift-eliminate-alloc-tensors | FileCheck %s
+// Without routine-buffers (pipelines that inline routines: the GPU's), a
+// routine's result is computed in the slice too.
+// RUN: tensor-opt %s -split-input-file '--sift-eliminate-alloc-tensors=routine-buffers=false' | FileCheck %s --check-prefix=INLINED
 // Bufferized (and the self-copy of the slice folded, as the pipelines do),
 // the kernel writes its rows in place: no copy is left.
 // RUN: tensor-opt %s -split-input-file --sift-eliminate-alloc-tensors \
@@ -81,6 +84,11 @@ func.func @kept(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
 // CHECK-NOT: bufferization.alloc_tensor
 // CHECK: linalg.generic
 // CHECK-SAME: outs(%[[ROW]] : tensor<64xf32>)
+// INLINED-LABEL: func.func @routine_result
+// INLINED: scf.execute_region
+// INLINED-NEXT: %[[ROW:.*]] = tensor.extract_slice
+// INLINED: linalg.generic
+// INLINED-SAME: outs(%[[ROW]] : tensor<64xf32>)
 // BUF-LABEL: func.func @routine_result
 // BUF: memref.copy
 // BUF-NOT: memref.copy

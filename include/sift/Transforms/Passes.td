@@ -250,15 +250,22 @@ def SiftEliminateAllocTensors
     the allocation nor the copy. A `--sift-fuse` kernel's row results (the
     sampler's gathered feature rows) are written straight into the kernel's
     results. The allocations it cannot eliminate stay allocations, and so
-    do those inside a routine's region (a sort, top-k or compaction built
-    to be outlined, `sift.routine.<name>`): a routine keeps its own result
-    buffer wherever the result goes, so that `--sift-outline-lines` makes
-    one function of it (the batched sampler's radix argsort of K keys,
+    with `routine-buffers` (the CPU pipeline, whose `--sift-outline-lines`
+    makes functions of routines) do those inside a routine's region (a
+    sort, top-k or compaction built to be outlined,
+    `sift.routine.<name>`): a routine keeps its own result buffer wherever
+    the result goes, so that `--sift-outline-lines` makes one function of
+    it (the batched sampler's radix argsort of K keys,
     inside its top-k routines and writing the shuffle's rows, compiled
     once: 0.07-0.1 s less of LLVM's CPU time; the row is copied, 80 KB at
     N = 1e5). Runs right before `one-shot-bufferize`, with no CSE in
     between.
   }];
+  let options = [
+    Option<"routineBuffers", "routine-buffers", "bool", /*default=*/"true",
+           "Leave the allocations inside routine regions to the routines "
+           "(for --sift-outline-lines, which then shares their functions)">,
+  ];
   let dependentDialects = ["bufferization::BufferizationDialect",
                            "tensor::TensorDialect"];
 }
