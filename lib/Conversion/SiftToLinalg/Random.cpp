@@ -103,8 +103,9 @@ private:
 /// The buffer becomes the result tensor with `bufferization.to_tensor
 /// restrict writable`: nothing else refers to it. With `vectorLoops` (the
 /// CPU), the full blocks are instead an `scf.parallel` over the rows and
-/// chunks of `kBlocksPerChunk` blocks whose body is an `scf.for` over the
-/// chunk's blocks, annotated for LLVM's loop vectorizer (a vector of 8
+/// chunks of `kBlocksPerChunk` blocks whose body calls a routine (a
+/// function per module and kind `kind` of element) with an `scf.for` over
+/// the chunk's blocks, annotated for LLVM's loop vectorizer (a vector of 8
 /// blocks per step: `vpmuludq` on 64-bit lanes), which its cost model
 /// does not choose for the multiplies and interleaved stores on its own
 /// (the loop ran scalar: 2.8 ms for 32 x 1e5 words, 0.9 ns a word).
