@@ -51,12 +51,10 @@ struct EliminateAllocTensorsPass
   /// goes are one function (--sift-outline-lines).
   static bool inRoutine(Operation *op) {
     for (Operation *parent = op->getParentOp(); parent;
-         parent = parent->getParentOp()) {
-      auto region = dyn_cast<scf::ExecuteRegionOp>(parent);
-      auto named = region ? dyn_cast<NameLoc>(region.getLoc()) : NameLoc();
-      if (named && named.getName().getValue().starts_with(kRoutineLocPrefix))
+         parent = parent->getParentOp())
+      if (auto region = dyn_cast<scf::ExecuteRegionOp>(parent);
+          region && !routineName(region).empty())
         return true;
-    }
     return false;
   }
 

@@ -25,15 +25,6 @@ using namespace mlir;
 using namespace mlir::sift;
 
 namespace {
-/// The routine name of a region the lowering marked, or "".
-static StringRef routineName(scf::ExecuteRegionOp region) {
-  auto named = dyn_cast<NameLoc>(region.getLoc());
-  if (!region.getNoInline() || !named)
-    return "";
-  StringRef name = named.getName().getValue();
-  return name.consume_front(kRoutineLocPrefix) ? name : "";
-}
-
 /// Drops the results of `region` that are values defined outside it (a
 /// buffer the routine writes in place): their users read that value
 /// directly. Returns the region to outline (a new op when results went).

@@ -5,14 +5,17 @@
 // The marks shared by the lowering, which builds a sort, top-k or
 // compaction of a line as a routine (an `scf.execute_region no_inline`,
 // see lowering::buildOutlinable), --sift-outline-lines, which makes each
-// distinct routine a function, and --sift-sequentialize-inner-parallel-dims,
-// which runs the loops of a routine in sequence.
+// distinct routine a function, --sift-sequentialize-inner-parallel-dims,
+// which runs the loops of a routine in sequence, and
+// --sift-eliminate-alloc-tensors, which leaves a routine's buffers to it.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef SIFT_TRANSFORMS_ROUTINES_H
 #define SIFT_TRANSFORMS_ROUTINES_H
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Location.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace mlir {
@@ -22,6 +25,16 @@ namespace sift {
 /// (a location, because bufferization rebuilds the op without its
 /// attributes).
 inline constexpr llvm::StringLiteral kRoutineLocPrefix = "sift.routine.";
+
+/// The routine name of a region the lowering marked (no_inline, named
+/// `kRoutineLocPrefix` + name), or "".
+inline llvm::StringRef routineName(scf::ExecuteRegionOp region) {
+  auto named = llvm::dyn_cast<NameLoc>(region.getLoc());
+  if (!region.getNoInline() || !named)
+    return "";
+  llvm::StringRef name = named.getName().getValue();
+  return name.consume_front(kRoutineLocPrefix) ? name : "";
+}
 
 /// The unit attribute of an outlined routine: the work of one line, whose
 /// loops run on the calling thread (lines run in parallel, in the loop over

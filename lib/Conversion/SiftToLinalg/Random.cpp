@@ -209,14 +209,9 @@ static Value generateFromBlocks(
     return arith::MinUIOp::create(b, loc, blocks, all);
   };
   // The buffer as the dynamic-size memref the chunk routine writes.
-  auto dest = [&](OpBuilder &b, Location loc) -> Value {
-    return memref::CastOp::create(
-        b, loc,
-        MemRefType::get(
-            SmallVector<int64_t>(bufferShape.size(), ShapedType::kDynamic),
-            elementType),
-        buffer);
-  };
+  auto destType = MemRefType::get(
+      SmallVector<int64_t>(bufferShape.size(), ShapedType::kDynamic),
+      elementType);
   // The function that writes the blocks [begin, end) of one row of a chunk,
   // then zeros up to the chunk's end (with `valid`; nothing otherwise, where
   // end is the chunk's end), made once per module for each element
@@ -235,7 +230,7 @@ static Value generateFromBlocks(
     Type index = b.getIndexType();
     SmallVector<Type> inputs{getElementTypeOrSelf(streams.seed.getType()),
                              getElementTypeOrSelf(streams.offset.getType()),
-                             dest(b, loc).getType()};
+                             destType};
     if (rowDim)
       inputs.push_back(index);
     inputs.append({index, index, index});
@@ -330,7 +325,9 @@ static Value generateFromBlocks(
             end = arith::MinUIOp::create(b, loc, chunkEnd, rowBlocks);
           }
           auto [seed, offset] = streams.at(rowValues);
-          SmallVector<Value> args{seed, offset, dest(b, loc)};
+          SmallVector<Value> args{
+              seed, offset,
+              memref::CastOp::create(b, loc, destType, buffer).getResult()};
           if (row)
             args.push_back(row);
           args.append({begin, end, chunkEnd});
