@@ -117,3 +117,23 @@ func.func @loop_and_branch(%cond: i1, %v: i32) -> i32 {
   %z = memref.load %after[%c0] : memref<256xi32>
   return %z : i32
 }
+
+// -----
+
+// A buffer inside an op that starts an allocation scope of its own
+// (memref.alloca_scope) stays on the heap: an alloca there would belong
+// to that scope, not the function's entry block.
+// CHECK-LABEL: func.func @own_scope
+// CHECK: memref.alloca_scope
+// CHECK: memref.alloc() : memref<4xi32>
+// CHECK-NOT: memref.alloca()
+func.func @own_scope(%v: i32) -> i32 {
+  %c0 = arith.constant 0 : index
+  %r = memref.alloca_scope -> i32 {
+    %buf = memref.alloc() : memref<4xi32>
+    memref.store %v, %buf[%c0] : memref<4xi32>
+    %x = memref.load %buf[%c0] : memref<4xi32>
+    memref.alloca_scope.return %x : i32
+  }
+  return %r : i32
+}
