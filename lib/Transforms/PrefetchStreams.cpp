@@ -171,25 +171,41 @@ struct IndirectAccess {
   int64_t bytes;
 };
 
-/// The access through the value `load` read, if one uses it (directly or
-/// through an index cast) as an index of a memref.load or the offset of a
-/// memref.subview whose sizes are static.
+/// Whether `user` passes its operand `operand` on as (a clamp, a choice or a
+/// cast of) an index: the ops between a gather's read of idx[j] and its use
+/// of it, which guard a padding or out-of-range index (`j < count ? idx[j] :
+/// 0`, `min(idx[j], last)`).
+static bool forwardsIndex(Operation *user, unsigned operand) {
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+          arith::ExtUIOp, arith::TruncIOp, arith::MinSIOp, arith::MinUIOp,
+          arith::MaxSIOp, arith::MaxUIOp>(user))
+    return true;
+  // A select forwards its chosen values, not its condition.
+  return isa<arith::SelectOp>(user) && operand > 0;
+}
+
+/// Ops between the read of an index and the access it names, at most.
+constexpr int kMaxForwardingOps = 8;
+
+/// The access through the value `load` read, if one uses it as an index of
+/// a memref.load or the offset of a memref.subview whose sizes are static:
+/// directly or through casts, clamps and selects of it (`forwardsIndex`).
+/// The prefetch ignores what those would choose: any row of the source can
+/// be prefetched, and the guarded value is almost always the index itself.
 static std::optional<IndirectAccess> indirectAccessOf(memref::LoadOp load) {
   SmallVector<Value> values{load.getResult()};
-  for (Operation *user : load->getUsers())
-    if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(user))
-      values.push_back(user->getResult(0));
-  for (Value v : values) {
+  for (size_t next = 0; next < values.size(); ++next) {
+    Value v = values[next];
     for (OpOperand &use : v.getUses()) {
       Operation *user = use.getOwner();
-      if (auto next = dyn_cast<memref::LoadOp>(user)) {
-        if (next.getMemRef() == load.getMemRef() || use.getOperandNumber() == 0)
+      if (auto read = dyn_cast<memref::LoadOp>(user)) {
+        if (read.getMemRef() == load.getMemRef() || use.getOperandNumber() == 0)
           continue;
         IndirectAccess access;
-        access.source = next.getMemRef();
-        access.indices = getAsOpFoldResult(next.getIndices());
+        access.source = read.getMemRef();
+        access.indices = getAsOpFoldResult(read.getIndices());
         access.position = use.getOperandNumber() - 1;
-        access.bytes = elementBytes(next.getMemRefType());
+        access.bytes = elementBytes(read.getMemRefType());
         return access;
       }
       if (auto view = dyn_cast<memref::SubViewOp>(user)) {
@@ -206,6 +222,10 @@ static std::optional<IndirectAccess> indirectAccessOf(memref::LoadOp load) {
             view.getType().getNumElements() * elementBytes(view.getType());
         return access;
       }
+      if (forwardsIndex(user, use.getOperandNumber()) &&
+          values.size() <= kMaxForwardingOps &&
+          !llvm::is_contained(values, user->getResult(0)))
+        values.push_back(user->getResult(0));
     }
   }
   return std::nullopt;
@@ -233,6 +253,13 @@ static void prefetchIndirect(OpBuilder &b, memref::LoadOp load,
   }
   if (!dominance.properlyDominates(access.source,
                                    load.getOperation()->getNextNode()))
+    return;
+  // The source must be the same in the iteration `ahead`: a view made in
+  // the loop's body (cross_entropy's row of logits, indexed by the row's
+  // target) would be this iteration's, and the prefetch would miss.
+  Operation *loop =
+      cast<BlockArgument>(load.getIndices().back()).getOwner()->getParentOp();
+  if (loop->isAncestor(Value(access.source).getParentRegion()->getParentOp()))
     return;
   auto index = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();

@@ -218,3 +218,86 @@ func.func @gather_scalars(%src: memref<1000xf32>, %idx: memref<64xindex>,
   }
   return
 }
+
+// -----
+
+// A gather through a guarded index, as a staticized `pos[perm[:count]]` is
+// after bufferization: perm[j] is chosen for j < count (else 0), kept when
+// in range (else 0) and cast before it indexes the source. The prefetch
+// follows the index through the selects and the casts, prefetches the
+// element perm[j + 32] names (clamped: a guard's other choice is a row of
+// the source all the same) and leaves the guards alone. An index that is
+// only compared, or offset by arithmetic, is not followed.
+// CHECK-LABEL: func.func @gather_guarded
+// CHECK: scf.for %[[J:[a-z0-9_]+]] =
+// CHECK: %[[P:.*]] = memref.load %arg1[%[[J]]] : memref<100xi64>
+// CHECK: %[[NEXT:.*]] = memref.load %arg1[%{{.*}}] : memref<100xi64>
+// CHECK: %[[NEXTI:.*]] = arith.index_cast %[[NEXT]] : i64 to index
+// CHECK: %[[AT:.*]] = arith.minui %[[NEXTI]], %{{.*}}
+// CHECK: memref.prefetch %arg0[%[[AT]]], read, locality<3>, data : memref<1000xi32>
+// CHECK: arith.select %{{.*}}, %[[P]], %{{.*}} : i64
+// CHECK: memref.load %arg0
+// CHECK-NOT: memref.prefetch
+// CHECK: return
+func.func @gather_guarded(%src: memref<1000xi32>, %perm: memref<100xi64>,
+                          %count: i64, %out: memref<100xi64>,
+                          %flags: memref<100xi64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c100 = arith.constant 100 : index
+  %zero = arith.constant 0 : i64
+  %zero32 = arith.constant 0 : i32
+  %one = arith.constant 1 : i64
+  %n = arith.constant 1000 : i64
+  scf.for %j = %c0 to %c100 step %c1 {
+    %p = memref.load %perm[%j] : memref<100xi64>
+    %j64 = arith.index_cast %j : index to i64
+    %valid = arith.cmpi slt, %j64, %count : i64
+    %q = arith.select %valid, %p, %zero : i64
+    %lo = arith.cmpi sge, %q, %zero : i64
+    %hi = arith.cmpi slt, %q, %n : i64
+    %ok = arith.andi %lo, %hi : i1
+    %r = arith.select %ok, %q, %zero : i64
+    %i = arith.index_cast %r : i64 to index
+    %v = memref.load %src[%i] : memref<1000xi32>
+    %w = arith.select %ok, %v, %zero32 : i32
+    %x = arith.extsi %w : i32 to i64
+    memref.store %x, %out[%j] : memref<100xi64>
+  }
+  scf.for %j = %c0 to %c100 step %c1 {
+    %f = memref.load %flags[%j] : memref<100xi64>
+    %set = arith.cmpi ne, %f, %zero : i64
+    %pick = arith.select %set, %one, %zero : i64
+    %next = arith.addi %f, %one : i64
+    %i = arith.index_cast %next : i64 to index
+    %v = memref.load %out[%i] : memref<100xi64>
+    memref.store %pick, %out[%j] : memref<100xi64>
+    memref.store %v, %flags[%j] : memref<100xi64>
+  }
+  return
+}
+
+// -----
+
+// A read through an index into a view made in the loop's body (each row's
+// target logit, as cross_entropy reads it): the view of iteration j + 32
+// is not this one, so nothing is prefetched through it.
+// CHECK-LABEL: func.func @per_iteration_source
+// CHECK-NOT: memref.prefetch
+// CHECK: return
+func.func @per_iteration_source(%x: memref<64x1000xf32>, %t: memref<64xi64>,
+                                %out: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.parallel (%r) = (%c0) to (%c64) step (%c1) {
+    %row = memref.subview %x[%r, 0] [1, 1000] [1, 1]
+        : memref<64x1000xf32> to memref<1000xf32, strided<[1], offset: ?>>
+    %target = memref.load %t[%r] : memref<64xi64>
+    %i = arith.index_cast %target : i64 to index
+    %v = memref.load %row[%i] : memref<1000xf32, strided<[1], offset: ?>>
+    memref.store %v, %out[%r] : memref<64xf32>
+    scf.reduce
+  }
+  return
+}
