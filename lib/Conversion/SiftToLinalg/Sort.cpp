@@ -145,12 +145,20 @@ selectLineInIndexOrder(OpBuilder &b, Location loc, Value line, int64_t k,
 /// The values and indices (i64) of the `k` smallest keys of a 1-D `line`
 /// (0 < k < n) in stable sorted order (the same as the first k of
 /// `argsortLine`). A radix split on the most significant digit in which the
-/// keys differ; one pass that puts the keys with a smaller digit into the
-/// result and those with the k-th key's digit into a candidate list; a radix
-/// selection among the candidates and a pass over them that adds the keys
-/// below its threshold and the first of those equal to it; a stable radix
-/// sort of the k keys. Keys equal to each other have the same digit, so they
-/// stay in index order up to the sort, which keeps it.
+/// keys differ; one pass that puts the positions of the keys with a smaller
+/// digit into the result and those with the k-th key's digit into a
+/// candidate list; a radix selection among the candidates and a pass over
+/// them that adds the keys below its threshold and the first of those equal
+/// to it; a stable radix sort of the k keys. Keys equal to each other have
+/// the same digit, so they stay in index order up to the sort, which keeps
+/// it.
+///
+/// The passes move positions only, as i32 where every position fits (a
+/// static line length below 2^31): a key is read again from the line where
+/// it is needed, and the positions kept are increasing, so those reads go
+/// forward through the line. The partition pass over all n elements then
+/// stores 8 bytes an element instead of 24 (a key and an i64 position,
+/// twice), and keeps few enough values live that its loop does not spill.
 static std::pair<Value, Value> selectSortedLine(OpBuilder &b, Location loc,
                                                 Value line, int64_t k,
                                                 const SortKeyInfo &info,
@@ -160,16 +168,27 @@ static std::pair<Value, Value> selectSortedLine(OpBuilder &b, Location loc,
   // first `n` elements.
   Value lineLength = dimValue(b, loc, line, 0);
   Value n = selectionLength(b, loc, lineLength, k, valid);
+  int64_t staticLength = cast<RankedTensorType>(line.getType()).getDimSize(0);
+  Type posType = !ShapedType::isDynamic(staticLength) &&
+                         staticLength <= std::numeric_limits<int32_t>::max()
+                     ? Type(b.getI32Type())
+                     : i64;
   auto keyAt = [&](OpBuilder &b, Location loc, Value i) -> Value {
     Value x = tensor::ExtractOp::create(b, loc, line, i);
     return lineKey(b, loc, x, i, info, descending, valid);
+  };
+  auto toPos = [&](OpBuilder &b, Location loc, Value i) -> Value {
+    return arith::IndexCastUIOp::create(b, loc, posType, i);
+  };
+  auto fromPos = [](OpBuilder &b, Location loc, Value pos) -> Value {
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), pos);
   };
   Value kValue = constInt(b, loc, i64, k);
   RadixSplit split =
       radixSplit(b, loc, keyType, n, kValue, info.sortBits, keyAt);
 
-  // Keys and indices go to k + 1 result slots and to candidate slots: the
-  // last slot of each takes the writes of the elements not kept there. The
+  // Positions go to k + 1 result slots and to candidate slots: the last
+  // slot of each takes the writes of the elements not kept there. The
   // count candidates are at most n, so n + 1 candidate slots (and n for the
   // selection among them) are enough: buffers of a size known when the line
   // length is, which a GPU kernel can take from a host-allocated buffer
@@ -186,10 +205,8 @@ static std::pair<Value, Value> selectSortedLine(OpBuilder &b, Location loc,
     candSlots = b.getIndexAttr(*staticN + 1);
   auto partition = scf::ForOp::create(
       b, loc, c0, n, c1,
-      ValueRange{emptyTensor(b, loc, {slots}, keyType),
-                 emptyTensor(b, loc, {slots}, i64),
-                 emptyTensor(b, loc, {candSlots}, keyType),
-                 emptyTensor(b, loc, {candSlots}, i64), c0, c0},
+      ValueRange{emptyTensor(b, loc, {slots}, posType),
+                 emptyTensor(b, loc, {candSlots}, posType), c0, c0},
       [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
         Value key = keyAt(b, loc, i);
         Value d = arith::AndIOp::create(
@@ -199,58 +216,61 @@ static std::pair<Value, Value> selectSortedLine(OpBuilder &b, Location loc,
                                             d, split.digit);
         Value equal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, d,
                                             split.digit);
-        Value i64i = indexToI64(b, loc, i);
-        Value p = it[4], q = it[5];
-        Value keys = tensor::InsertOp::create(b, loc, key, it[0], p);
-        Value idx = tensor::InsertOp::create(b, loc, i64i, it[1], p);
-        Value candKeys = tensor::InsertOp::create(b, loc, key, it[2], q);
-        Value candIdx = tensor::InsertOp::create(b, loc, i64i, it[3], q);
+        Value pos = toPos(b, loc, i);
+        Value p = it[2], q = it[3];
+        Value kept = tensor::InsertOp::create(b, loc, pos, it[0], p);
+        Value cand = tensor::InsertOp::create(b, loc, pos, it[1], q);
         p = arith::AddIOp::create(
             b, loc, p, arith::SelectOp::create(b, loc, below, c1, c0));
         q = arith::AddIOp::create(
             b, loc, q, arith::SelectOp::create(b, loc, equal, c1, c0));
-        scf::YieldOp::create(b, loc,
-                             ValueRange{keys, idx, candKeys, candIdx, p, q});
+        scf::YieldOp::create(b, loc, ValueRange{kept, cand, p, q});
       });
-  Value candKeys = partition.getResult(2), candIdx = partition.getResult(3);
+  Value candPos = partition.getResult(1);
+  auto candKeyAt = [&](OpBuilder &b, Location loc, Value j) -> Value {
+    return keyAt(
+        b, loc, fromPos(b, loc, tensor::ExtractOp::create(b, loc, candPos, j)));
+  };
 
   // The remaining k - below keys from the candidates, in index order.
   auto [threshold, need] = radixSelect(
       b, loc, keyType, m, arith::SubIOp::create(b, loc, kValue, split.below),
-      info.sortBits,
-      [&](OpBuilder &b, Location loc, Value j) -> Value {
-        return tensor::ExtractOp::create(b, loc, candKeys, j);
-      },
-      nSize);
+      info.sortBits, candKeyAt, nSize);
   auto collect = scf::ForOp::create(
       b, loc, c0, m, c1,
-      ValueRange{partition.getResult(0), partition.getResult(1),
-                 i64ToIndex(b, loc, split.below), zero64},
+      ValueRange{partition.getResult(0), i64ToIndex(b, loc, split.below),
+                 zero64},
       [&](OpBuilder &b, Location loc, Value j, ValueRange it) {
-        Value key = tensor::ExtractOp::create(b, loc, candKeys, j);
-        auto [take, equal] = takeKey(b, loc, key, threshold, it[3], need);
-        Value at = it[2];
-        Value keys = tensor::InsertOp::create(b, loc, key, it[0], at);
-        Value idx = tensor::InsertOp::create(
-            b, loc, tensor::ExtractOp::create(b, loc, candIdx, j), it[1], at);
-        auto [next, seen] = advance(b, loc, take, equal, at, it[3]);
-        scf::YieldOp::create(b, loc, ValueRange{keys, idx, next, seen});
+        Value pos = tensor::ExtractOp::create(b, loc, candPos, j);
+        Value key = keyAt(b, loc, fromPos(b, loc, pos));
+        auto [take, equal] = takeKey(b, loc, key, threshold, it[2], need);
+        Value at = it[1];
+        Value kept = tensor::InsertOp::create(b, loc, pos, it[0], at);
+        auto [next, seen] = advance(b, loc, take, equal, at, it[2]);
+        scf::YieldOp::create(b, loc, ValueRange{kept, next, seen});
       });
-  // The k keys in a buffer of their own (a copy of k elements): a slice of
-  // the k + 1 slots would give the sort a layout of its own, and a radix
-  // sort of k keys in a plain buffer is the routine a sift.argsort of k
-  // keys runs (one function for both; see --sift-outline-lines).
-  Value selKeys = firstElements(b, loc, collect.getResult(0), k);
-  selKeys =
-      linalg::CopyOp::create(b, loc, selKeys,
-                             emptyTensor(b, loc, {b.getIndexAttr(k)}, keyType))
-          .getResult(0);
-  Value selIdx = firstElements(b, loc, collect.getResult(1), k);
+  // The k keys, read again at their (increasing) positions, in a buffer of
+  // their own: a radix sort of k keys in a plain buffer is the routine a
+  // sift.argsort of k keys runs (one function for both; see
+  // --sift-outline-lines).
+  Value selPos = firstElements(b, loc, collect.getResult(0), k);
+  Value selKeys = mapLine(b, loc, selPos, keyType,
+                          [&](OpBuilder &b, Location loc, Value pos, Value) {
+                            return keyAt(b, loc, fromPos(b, loc, pos));
+                          });
   // Ties are in index order, and the sort is stable.
   Value perm =
       radixArgsort(b, loc, selKeys, constIndex(b, loc, k), info.sortBits)
           .second;
-  Value indices = permuteLine(b, loc, selIdx, perm);
+  // The positions in that order, as i64.
+  Value indices = mapLine(
+      b, loc, perm, i64, [&](OpBuilder &b, Location loc, Value p, Value) {
+        Value pos = tensor::ExtractOp::create(
+            b, loc, selPos, ValueRange{i64ToIndex(b, loc, p)});
+        return pos.getType() == i64
+                   ? pos
+                   : Value(arith::ExtUIOp::create(b, loc, i64, pos));
+      });
   return {permuteLine(b, loc, line, indices), indices};
 }
 

@@ -77,23 +77,27 @@ func.func @argsort_f32_key(%x: tensor<10xf32>) -> tensor<10xi64> {
 
 // topk with 0 < k < n selects before it sorts, per line (an scf.forall): a
 // radix split on the most significant digit that varies, one partition pass
-// into k + 1 result slots and the candidates (n + 1 slots: their count is
-// known only at run time, at most n), an MSD radix selection among the
-// candidates (a loop of one step per key byte, most significant first,
-// compacting them into n slots; the step's code is written once), then a
-// stable radix sort of the k selected keys alone. Every buffer has a static
-// size.
+// that writes positions only (i32: the line's length fits) into k + 1
+// result slots and the candidates (n + 1 slots: their count is known only
+// at run time, at most n), an MSD radix selection among the candidates (a
+// loop of one step per key byte, most significant first, compacting their
+// keys into n slots; the step's code is written once), then the k selected
+// keys read again at their positions and a stable radix sort of them alone.
+// Every buffer has a static size.
 // CHECK-LABEL: func.func @topk
 // CHECK: scf.forall (%{{.*}}) in (%c4) shared_outs(%[[V:.*]] = %{{.*}}, %[[I:.*]] = %{{.*}})
 // CHECK: tensor.extract_slice %arg0[%{{.*}}, 0] [1, 100] [1, 1] : tensor<4x100xf32> to tensor<100xf32>
 // CHECK: scf.for %{{.*}} = %c0 to %c256 {{.*}} -> (i64, index, i64)
-// CHECK: scf.for %{{.*}} = %c0 to %c100 {{.*}} -> (tensor<6xi32>, tensor<6xi64>, tensor<101xi32>, tensor<101xi64>, index, index)
+// CHECK: scf.for %{{.*}} = %c0 to %c100 {{.*}} -> (tensor<6xi32>, tensor<101xi32>, index, index)
 // CHECK: scf.for %[[STEP:.*]] = %c0 to %c4 step %c1 iter_args({{.*}}) -> (tensor<100xi32>, index, i64, i32, i32, i32)
 // CHECK: %[[DIGIT:.*]] = arith.subi %c3, %[[STEP]] : index
 // CHECK: arith.muli %[[DIGIT]], %c8 : index
 // CHECK: scf.if %{{.*}} -> (tensor<100xi32>, index, i64, i32, i32, i32)
 // CHECK-NOT: scf.if %{{.*}} -> (tensor<100xi32>, index, i64, i32, i32, i32)
-// CHECK: %[[KEYS:.*]] = tensor.extract_slice %{{.*}}[0] [5] [1] : tensor<6xi32> to tensor<5xi32>
+// CHECK: %[[POS:.*]] = tensor.extract_slice %{{.*}}[0] [5] [1] : tensor<6xi32> to tensor<5xi32>
+// CHECK: linalg.generic {{.*}} ins(%[[POS]] : tensor<5xi32>) outs(%{{.*}} : tensor<5xi32>)
+// CHECK: %[[AT:.*]] = arith.index_castui %{{.*}} : i32 to index
+// CHECK: tensor.extract %{{.*}}[%[[AT]]] : tensor<100xf32>
 // CHECK-COUNT-4: scf.for %{{.*}} = %c0 to %c256 {{.*}} -> (tensor<256xi64>, i64)
 // CHECK-NOT: to %c256
 // CHECK: scf.forall.in_parallel
@@ -122,7 +126,7 @@ func.func @topk(%x: tensor<4x100xf32>) -> (tensor<4x5xf32>, tensor<4x5xi64>) {
 // CHECK: %[[IN:.*]] = arith.cmpi ult, %[[J]], %[[VALID]] : index
 // CHECK: arith.select %[[IN]], %{{.*}}, %c-1_i32 : i32
 // CHECK: scf.for %{{.*}} = %c0 to %c256
-// CHECK: scf.for %{{.*}} = %c0 to %[[READ]] step %c1 iter_args({{.*}}) -> (tensor<6xi32>, tensor<6xi64>, tensor<101xi32>, tensor<101xi64>, index, index)
+// CHECK: scf.for %{{.*}} = %c0 to %[[READ]] step %c1 iter_args({{.*}}) -> (tensor<6xi32>, tensor<101xi32>, index, index)
 func.func @topk_valid(%x: tensor<4x100xi32>, %n: tensor<4xindex>) -> (tensor<4x5xi32>, tensor<4x5xi64>) {
   %v, %i = sift.topk %x k(5) valid(%n : tensor<4xindex>) smallest : tensor<4x100xi32> -> tensor<4x5xi32>, tensor<4x5xi64>
   return %v, %i : tensor<4x5xi32>, tensor<4x5xi64>
