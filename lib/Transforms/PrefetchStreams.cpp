@@ -282,14 +282,26 @@ static void prefetchIndirect(OpBuilder &b, memref::LoadOp load,
                           ? at
                           : getValueOrCreateConstantIndexOp(b, loc, ofr));
   int64_t bytes = elementBytes(cast<MemRefType>(access.source.getType()));
-  int64_t lines =
-      std::min(kMaxIndirectLines,
-               (access.bytes + kCacheLineBytes - 1) / kCacheLineBytes);
-  for (int64_t line = 0; line < lines; ++line) {
+  // A row of R bytes starts anywhere (a multiple of its element's size: a
+  // NumPy array of 64-byte rows is 16 bytes into a page), so it may touch
+  // one more line than R / 64: the offsets 0, 64, ... below R and the row's
+  // last element meet every line it touches. Rows longer than
+  // kMaxIndirectLines lines get their first lines only (the hardware
+  // prefetchers follow a long row).
+  SmallVector<int64_t> offsets;
+  for (int64_t at = 0; at < access.bytes &&
+                       offsets.size() < static_cast<size_t>(kMaxIndirectLines);
+       at += kCacheLineBytes)
+    offsets.push_back(at / bytes);
+  int64_t lastElement = access.bytes / bytes - 1;
+  if (access.bytes <= kMaxIndirectLines * kCacheLineBytes &&
+      lastElement > offsets.back())
+    offsets.push_back(lastElement);
+  for (int64_t offset : offsets) {
     SmallVector<Value> lineIndices = indices;
-    if (line > 0)
-      lineIndices.back() = arith::AddIOp::create(
-          b, loc, lineIndices.back(), index(line * kCacheLineBytes / bytes));
+    if (offset > 0)
+      lineIndices.back() =
+          arith::AddIOp::create(b, loc, lineIndices.back(), index(offset));
     memref::PrefetchOp::create(b, loc, access.source, lineIndices,
                                /*isWrite=*/false, /*localityHint=*/3,
                                /*isDataCache=*/true);

@@ -135,8 +135,10 @@ func.func @one_line_and_not_streaming(%i: index,
 // it names when it is in range. After the load, the loop also loads
 // idx[row, min(j + 32, 99)] (the index buffer's last element) and
 // prefetches the source row that index names, clamped to the source's
-// rows (a padding index such as -1 prefetches the last row): one line for
-// a row of 16 f32.
+// rows (a padding index such as -1 prefetches the last row): a row of 16
+// f32 is 64 bytes, one line where it starts on a line and two where it
+// does not (a NumPy array's data is 16 bytes into a page), so its first
+// and its last element.
 // CHECK-LABEL: func.func @gather_rows
 // CHECK: scf.parallel (%[[B:[a-z0-9_]+]], %[[J:[a-z0-9_]+]]) =
 // CHECK: %[[I:.*]] = memref.load %arg1[%[[B]], %[[J]]] : memref<4x100xi64>
@@ -150,7 +152,10 @@ func.func @one_line_and_not_streaming(%i: index,
 // CHECK: %[[ROWS:.*]] = memref.dim %arg0, %{{.*}} : memref<4x1000x16xf32>
 // CHECK: %[[LASTROW:.*]] = arith.subi %[[ROWS]], %{{.*}}
 // CHECK: %[[ROW:.*]] = arith.minui %[[NEXTI]], %[[LASTROW]]
-// CHECK: memref.prefetch %arg0[%[[B]], %[[ROW]], %{{.*}}], read, locality<3>, data : memref<4x1000x16xf32>
+// CHECK: memref.prefetch %arg0[%[[B]], %[[ROW]], %[[C0:.*]]], read, locality<3>, data : memref<4x1000x16xf32>
+// CHECK: %[[C15:.*]] = arith.constant 15 : index
+// CHECK: %[[LASTCOL:.*]] = arith.addi %[[C0]], %[[C15]] : index
+// CHECK: memref.prefetch %arg0[%[[B]], %[[ROW]], %[[LASTCOL]]], read, locality<3>, data : memref<4x1000x16xf32>
 // CHECK-NOT: memref.prefetch
 // CHECK: memref.copy
 // OFF-LABEL: func.func @gather_rows
