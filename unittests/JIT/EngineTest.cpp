@@ -459,6 +459,28 @@ TEST_F(EngineTest, ScalarOutOfRangeOrOfTheWrongKind) {
 // Compile errors
 //===----------------------------------------------------------------------===//
 
+// Tensor::zeros (and so copyOf, and tensor-run's inputs) puts the data on a
+// cache line, zeroed, whatever the size: a large calloc alone is 16 bytes
+// into a page, which makes every 64-byte row a compiled gather reads two
+// lines.
+TEST(TensorTest, ZerosStartOnACacheLine) {
+  for (int64_t n : {int64_t(0), int64_t(1), int64_t(3), int64_t(1) << 20}) {
+    llvm::Expected<Tensor> t = Tensor::zeros(DType::F32, {n, 16});
+    ASSERT_TRUE(static_cast<bool>(t)) << llvm::toString(t.takeError());
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(t->data()) % 64, 0u) << n;
+    const float *data = t->data<float>();
+    EXPECT_TRUE(
+        std::all_of(data, data + n * 16, [](float x) { return x == 0.0f; }));
+  }
+  float src[2][16] = {};
+  src[1][15] = 7.0f;
+  llvm::Expected<Tensor> copy =
+      Tensor::copyOf(TensorView(&src[0][0], DType::F32, {2, 16}));
+  ASSERT_TRUE(static_cast<bool>(copy)) << llvm::toString(copy.takeError());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(copy->data()) % 64, 0u);
+  EXPECT_EQ(copy->data<float>()[31], 7.0f);
+}
+
 TEST(EngineCompileTest, BadIRReportsTheDiagnostic) {
   const char *source = "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
                        "  %r = arith.addf %a, %b : tensor<4xf32>\n"

@@ -108,9 +108,10 @@ class Tensor {
 public:
   Tensor() = default;
 
-  /// A zero-filled tensor. An invalid shape (checkShape) is an
-  /// InvalidArgument error, a buffer that cannot be allocated an OutOfMemory
-  /// error naming the shape and the byte count.
+  /// A zero-filled tensor, its data on a 64-byte boundary (a cache line).
+  /// An invalid shape (checkShape) is an InvalidArgument error, a buffer
+  /// that cannot be allocated an OutOfMemory error naming the shape and the
+  /// byte count.
   static llvm::Expected<Tensor> zeros(DType dtype,
                                       llvm::ArrayRef<int64_t> shape);
   /// A contiguous copy of a view (any strides; TensorView::check). Booleans
