@@ -213,15 +213,27 @@ func.func @unique(%x: tensor<4x4xf32>) -> (tensor<?xf32>, tensor<4x4xi64>, tenso
 // -----
 
 // The positions travel through the passes as i32 when a static length
-// below 2^31 lets them (each scatter writes i32 keys and i32 positions)
-// and widen to i64 once, after the last pass; a dynamic length keeps i64
+// below 2^31 lets them. With keys of at most 32 bits, each key and its
+// position travel as one i64 (the position in the high half): each scatter
+// moves one 8-byte element, and the positions are its high halves after
+// the last pass. With 64-bit keys, the scatters write i64 keys and i32
+// positions, widened to i64 once at the end; a dynamic length keeps i64
 // positions throughout.
 // CHECK-LABEL: func.func @argsort_positions
+// CHECK: %[[AT:.*]] = arith.index_castui %{{.*}} : index to i64
+// CHECK: %[[HIGH:.*]] = arith.shli %[[AT]], %c32_i64 : i64
+// CHECK: arith.ori %[[HIGH]], %{{.*}} : i64
+// CHECK-COUNT-4: scf.for %{{.*}} -> (tensor<100xi64>, tensor<256xi64>)
+// CHECK: arith.trunci %{{.*}} : i64 to i32
+// CHECK: %[[POS:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<100xi64>) outs(%{{.*}} : tensor<100xi64>)
+// CHECK: arith.shrui %{{.*}}, %c32_i64 : i64
+// CHECK: scf.yield %{{.*}}, %[[POS]] : tensor<100xi32>, tensor<100xi64>
+// CHECK-LABEL: func.func @argsort_wide_keys
 // CHECK: arith.index_castui %{{.*}} : index to i32
-// CHECK-COUNT-4: scf.for %{{.*}} -> (tensor<100xi32>, tensor<100xi32>, tensor<256xi64>)
+// CHECK-COUNT-8: scf.for %{{.*}} -> (tensor<100xi64>, tensor<100xi32>, tensor<256xi64>)
 // CHECK: %[[WIDE:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<100xi32>) outs(%{{.*}} : tensor<100xi64>)
 // CHECK: arith.extui %{{.*}} : i32 to i64
-// CHECK: scf.yield %{{.*}}, %[[WIDE]] : tensor<100xi32>, tensor<100xi64>
+// CHECK: scf.yield %{{.*}}, %[[WIDE]] : tensor<100xi64>, tensor<100xi64>
 // CHECK-LABEL: func.func @argsort_dynamic_positions
 // CHECK-NOT: arith.extui
 // CHECK: scf.for %{{.*}} -> (tensor<?xi32>, tensor<?xi64>, tensor<256xi64>)
@@ -229,6 +241,10 @@ func.func @unique(%x: tensor<4x4xf32>) -> (tensor<?xf32>, tensor<4x4xi64>, tenso
 // CHECK: return
 func.func @argsort_positions(%x: tensor<100xi32>) -> tensor<100xi64> {
   %i = sift.argsort %x : tensor<100xi32> -> tensor<100xi64>
+  return %i : tensor<100xi64>
+}
+func.func @argsort_wide_keys(%x: tensor<100xi64>) -> tensor<100xi64> {
+  %i = sift.argsort %x : tensor<100xi64> -> tensor<100xi64>
   return %i : tensor<100xi64>
 }
 func.func @argsort_dynamic_positions(%x: tensor<?xi32>) -> tensor<?xi64> {

@@ -281,10 +281,35 @@ static std::pair<Value, Value> radixArgsortBody(OpBuilder &b, Location loc,
   bool narrow = !ShapedType::isDynamic(staticN) &&
                 staticN <= std::numeric_limits<int32_t>::max();
   Type idxType = narrow ? Type(b.getI32Type()) : i64;
-  Value iota = generateLine(
-      b, loc, n, idxType, [&](OpBuilder &b, Location loc, Value i) {
-        return arith::IndexCastUIOp::create(b, loc, idxType, i).getResult();
-      });
+  // Keys of at most 32 bits travel with their i32 position in one i64 (the
+  // position in the high half): each pass then loads and stores one 8-byte
+  // element instead of two, a move per element.
+  bool packed = narrow && keyType.getIntOrFloatBitWidth() <= 32;
+  Type packedType = i64;
+  auto keyOfLanes = [&](OpBuilder &b, Location loc, ValueRange lane) -> Value {
+    if (!packed)
+      return lane[0];
+    return arith::TruncIOp::create(b, loc, keyType, lane[0]);
+  };
+  // What the passes move: (keys, positions), or the packed pairs.
+  SmallVector<Value> lanes;
+  if (packed) {
+    lanes.push_back(generateLine(
+        b, loc, n, packedType, [&](OpBuilder &b, Location loc, Value i) {
+          Value key = arith::ExtUIOp::create(
+              b, loc, packedType, tensor::ExtractOp::create(b, loc, keys, i));
+          Value pos = arith::ShLIOp::create(
+              b, loc, arith::IndexCastUIOp::create(b, loc, packedType, i),
+              constInt(b, loc, packedType, 32));
+          return arith::OrIOp::create(b, loc, pos, key).getResult();
+        }));
+  } else {
+    lanes.push_back(keys);
+    lanes.push_back(generateLine(
+        b, loc, n, idxType, [&](OpBuilder &b, Location loc, Value i) {
+          return arith::IndexCastUIOp::create(b, loc, idxType, i).getResult();
+        }));
+  }
   // Every digit's histogram in one pass over the keys (a digit's counts do
   // not depend on the order the passes leave the keys in), with the bits
   // that vary among the keys: a digit in which every key agrees would be an
@@ -296,7 +321,6 @@ static std::pair<Value, Value> radixArgsortBody(OpBuilder &b, Location loc,
   // One stable counting-sort pass per 8-bit digit, least significant first.
   // The passes are unrolled: each reads the previous pass's tensors and
   // writes fresh ones, so bufferization needs no loop-carried buffer swap.
-  Value inKeys = keys, inIdx = iota;
   for (unsigned shiftBits = 0; shiftBits < sortBits; shiftBits += 8) {
     Value histOffset =
         constIndex(b, loc, 256 * kHistCopies * int64_t(shiftBits / 8));
@@ -307,7 +331,8 @@ static std::pair<Value, Value> radixArgsortBody(OpBuilder &b, Location loc,
           b, loc, arith::ShRUIOp::create(b, loc, key, shift), digitMask);
       return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), d);
     };
-    Value curKeys = inKeys, curIdx = inIdx;
+    SmallVector<Value> cur = lanes;
+    SmallVector<Type> laneTypes = llvm::to_vector(ValueRange(cur).getTypes());
     auto pass = scf::IfOp::create(
         b, loc, digitNonZero(b, loc, varying, shiftBits),
         [&](OpBuilder &b, Location loc) {
@@ -324,41 +349,61 @@ static std::pair<Value, Value> radixArgsortBody(OpBuilder &b, Location loc,
               });
 
           // Stable scatter in input order.
-          Value outKeys0 = emptyTensor(b, loc, {getAsOpFoldResult(n)}, keyType);
-          Value outIdx0 = emptyTensor(b, loc, {getAsOpFoldResult(n)}, idxType);
+          SmallVector<Value> init;
+          for (Type t : laneTypes)
+            init.push_back(
+                emptyTensor(b, loc, {getAsOpFoldResult(n)},
+                            cast<RankedTensorType>(t).getElementType()));
+          init.push_back(starts.getResult(0));
           auto scatter = scf::ForOp::create(
-              b, loc, c0, n, c1,
-              ValueRange{outKeys0, outIdx0, starts.getResult(0)},
+              b, loc, c0, n, c1, init,
               [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
-                Value key = tensor::ExtractOp::create(b, loc, curKeys, i);
-                Value idx = tensor::ExtractOp::create(b, loc, curIdx, i);
-                Value d = digitOf(b, loc, key);
-                Value pos = tensor::ExtractOp::create(b, loc, it[2], d);
+                SmallVector<Value> elems;
+                for (Value lane : cur)
+                  elems.push_back(tensor::ExtractOp::create(b, loc, lane, i));
+                Value d = digitOf(b, loc, keyOfLanes(b, loc, elems));
+                Value startsNow = it.back();
+                Value pos = tensor::ExtractOp::create(b, loc, startsNow, d);
                 Value at = i64ToIndex(b, loc, pos);
-                Value ok = tensor::InsertOp::create(b, loc, key, it[0], at);
-                Value oi = tensor::InsertOp::create(b, loc, idx, it[1], at);
-                Value next = arith::AddIOp::create(b, loc, pos, one64);
-                Value s = tensor::InsertOp::create(b, loc, next, it[2], d);
-                scf::YieldOp::create(b, loc, ValueRange{ok, oi, s});
+                SmallVector<Value> next;
+                for (auto [elem, out] : llvm::zip(elems, it.drop_back()))
+                  next.push_back(
+                      tensor::InsertOp::create(b, loc, elem, out, at));
+                Value bumped = arith::AddIOp::create(b, loc, pos, one64);
+                next.push_back(
+                    tensor::InsertOp::create(b, loc, bumped, startsNow, d));
+                scf::YieldOp::create(b, loc, next);
               });
-          scf::YieldOp::create(
-              b, loc,
-              ValueRange{
-                  castTo(b, loc, scatter.getResult(0), curKeys.getType()),
-                  castTo(b, loc, scatter.getResult(1), curIdx.getType())});
+          SmallVector<Value> moved;
+          for (auto [result, t] :
+               llvm::zip(scatter.getResults().drop_back(), laneTypes))
+            moved.push_back(castTo(b, loc, result, t));
+          scf::YieldOp::create(b, loc, moved);
         },
-        [&](OpBuilder &b, Location loc) {
-          scf::YieldOp::create(b, loc, ValueRange{curKeys, curIdx});
-        });
-    inKeys = pass.getResult(0);
-    inIdx = pass.getResult(1);
+        [&](OpBuilder &b, Location loc) { scf::YieldOp::create(b, loc, cur); });
+    lanes = llvm::to_vector_of<Value>(pass.getResults());
   }
+  if (packed) {
+    Value pairs = lanes[0];
+    Value sortedKeys =
+        mapLine(b, loc, pairs, keyType,
+                [&](OpBuilder &b, Location loc, Value x, Value) -> Value {
+                  return arith::TruncIOp::create(b, loc, keyType, x);
+                });
+    Value perm = mapLine(
+        b, loc, pairs, i64,
+        [&](OpBuilder &b, Location loc, Value x, Value) -> Value {
+          return arith::ShRUIOp::create(b, loc, x, constInt(b, loc, i64, 32));
+        });
+    return {sortedKeys, perm};
+  }
+  Value inIdx = lanes[1];
   if (narrow)
     inIdx = mapLine(b, loc, inIdx, i64,
                     [](OpBuilder &b, Location loc, Value x, Value) -> Value {
                       return arith::ExtUIOp::create(b, loc, b.getI64Type(), x);
                     });
-  return {inKeys, inIdx};
+  return {lanes[0], inIdx};
 }
 
 std::pair<Value, Value> lowering::radixSelect(OpBuilder &b, Location loc,
