@@ -101,57 +101,50 @@ static std::pair<Value, Value> advance(OpBuilder &b, Location loc, Value take,
 
 static Value permuteLine(OpBuilder &b, Location loc, Value line, Value perm);
 
-/// The values and indices (i64) of the `k` smallest keys of a 1-D `line`
-/// (0 < k < n) in index order. An MSD radix selection finds the k-th key T
-/// and how many keys equal to T to take; one pass collects the keys below T
-/// and the first of those equal to T in index order.
-static std::pair<Value, Value>
-selectLineInIndexOrder(OpBuilder &b, Location loc, Value line, int64_t k,
-                       const SortKeyInfo &info, bool descending, Value valid) {
-  Type keyType = b.getIntegerType(info.keyBits), i64 = b.getI64Type();
-  Type elementType = cast<RankedTensorType>(line.getType()).getElementType();
-  Value n = selectionLength(b, loc, dimValue(b, loc, line, 0), k, valid);
-  auto keyAt = [&](OpBuilder &b, Location loc, Value i) -> Value {
-    Value x = tensor::ExtractOp::create(b, loc, line, i);
-    return lineKey(b, loc, x, i, info, descending, valid);
-  };
-  auto [threshold, need] = radixSelect(
-      b, loc, keyType, n, constInt(b, loc, i64, k), info.sortBits, keyAt);
+/// The element type of the positions a selection over `line` carries: i32
+/// where its static length fits, else i64.
+static Type positionType(OpBuilder &b, Value line) {
+  int64_t length = cast<RankedTensorType>(line.getType()).getDimSize(0);
+  return !ShapedType::isDynamic(length) &&
+                 length <= std::numeric_limits<int32_t>::max()
+             ? Type(b.getI32Type())
+             : Type(b.getI64Type());
+}
 
-  // Collect, in index order, into k + 1 slots: the last one takes the
-  // writes of the elements that are not taken once all k are in.
-  Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
-  Value zero64 = constInt(b, loc, i64, 0);
-  OpFoldResult slots = b.getIndexAttr(k + 1);
-  Value idx0 = emptyTensor(b, loc, {slots}, i64);
-  Value vals0 = emptyTensor(b, loc, {slots}, elementType);
-  auto collect = scf::ForOp::create(
-      b, loc, c0, n, c1, ValueRange{idx0, vals0, c0, zero64},
-      [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
-        Value x = tensor::ExtractOp::create(b, loc, line, i);
-        Value key = lineKey(b, loc, x, i, info, descending, valid);
-        auto [take, equal] = takeKey(b, loc, key, threshold, it[3], need);
-        Value at = it[2];
-        Value oi =
-            tensor::InsertOp::create(b, loc, indexToI64(b, loc, i), it[0], at);
-        Value ov = tensor::InsertOp::create(b, loc, x, it[1], at);
-        auto [j, seen] = advance(b, loc, take, equal, at, it[3]);
-        scf::YieldOp::create(b, loc, ValueRange{oi, ov, j, seen});
-      });
-  return {firstElements(b, loc, collect.getResult(1), k),
-          firstElements(b, loc, collect.getResult(0), k)};
+/// The `line` values and the positions (as i64) of `positions`, a 1-D
+/// tensor of positions in `line` (i32 or i64).
+static std::pair<Value, Value> atPositions(OpBuilder &b, Location loc,
+                                           Value line, Value positions) {
+  Type i64 = b.getI64Type();
+  Type elementType = cast<RankedTensorType>(line.getType()).getElementType();
+  Value values =
+      mapLine(b, loc, positions, elementType,
+              [&](OpBuilder &b, Location loc, Value pos, Value) -> Value {
+                return tensor::ExtractOp::create(
+                    b, loc, line,
+                    ValueRange{arith::IndexCastUIOp::create(
+                        b, loc, b.getIndexType(), pos)});
+              });
+  Value indices = positions;
+  if (cast<RankedTensorType>(positions.getType()).getElementType() != i64)
+    indices = mapLine(b, loc, positions, i64,
+                      [&](OpBuilder &b, Location loc, Value pos, Value) {
+                        return Value(arith::ExtUIOp::create(b, loc, i64, pos));
+                      });
+  return {values, indices};
 }
 
 /// The values and indices (i64) of the `k` smallest keys of a 1-D `line`
-/// (0 < k < n) in stable sorted order (the same as the first k of
-/// `argsortLine`). A radix split on the most significant digit in which the
-/// keys differ; one pass that puts the positions of the keys with a smaller
-/// digit into the result and those with the k-th key's digit into a
-/// candidate list; a radix selection among the candidates and a pass over
-/// them that adds the keys below its threshold and the first of those equal
-/// to it; a stable radix sort of the k keys. Keys equal to each other have
-/// the same digit, so they stay in index order up to the sort, which keeps
-/// it.
+/// (0 < k < n): with `sorted`, in stable sorted order (the same as the
+/// first k of `argsortLine`); without, those with a digit below the split's
+/// in index order, then the rest in index order. A radix split on the most
+/// significant digit in which the keys differ; one pass that puts the positions
+/// of the keys with a smaller digit into the result and those with the k-th
+/// key's digit into a candidate list; a radix selection among the candidates
+/// and a pass over them that adds the keys below its threshold and the first of
+/// those equal to it; a stable radix sort of the k keys. Keys equal to each
+/// other have the same digit, so they stay in index order up to the sort, which
+/// keeps it.
 ///
 /// The passes move positions only, as i32 where every position fits (a
 /// static line length below 2^31): a key is read again from the line where
@@ -159,20 +152,15 @@ selectLineInIndexOrder(OpBuilder &b, Location loc, Value line, int64_t k,
 /// forward through the line. The partition pass over all n elements then
 /// stores 8 bytes an element instead of 24 (a key and an i64 position,
 /// twice), and keeps few enough values live that its loop does not spill.
-static std::pair<Value, Value> selectSortedLine(OpBuilder &b, Location loc,
-                                                Value line, int64_t k,
-                                                const SortKeyInfo &info,
-                                                bool descending, Value valid) {
+static std::pair<Value, Value>
+selectLine(OpBuilder &b, Location loc, Value line, int64_t k,
+           const SortKeyInfo &info, bool descending, Value valid, bool sorted) {
   Type keyType = b.getIntegerType(info.keyBits), i64 = b.getI64Type();
   // The buffers are sized by the line (`lineLength`); the passes read the
   // first `n` elements.
   Value lineLength = dimValue(b, loc, line, 0);
   Value n = selectionLength(b, loc, lineLength, k, valid);
-  int64_t staticLength = cast<RankedTensorType>(line.getType()).getDimSize(0);
-  Type posType = !ShapedType::isDynamic(staticLength) &&
-                         staticLength <= std::numeric_limits<int32_t>::max()
-                     ? Type(b.getI32Type())
-                     : i64;
+  Type posType = positionType(b, line);
   auto keyAt = [&](OpBuilder &b, Location loc, Value i) -> Value {
     Value x = tensor::ExtractOp::create(b, loc, line, i);
     return lineKey(b, loc, x, i, info, descending, valid);
@@ -249,11 +237,13 @@ static std::pair<Value, Value> selectSortedLine(OpBuilder &b, Location loc,
         auto [next, seen] = advance(b, loc, take, equal, at, it[2]);
         scf::YieldOp::create(b, loc, ValueRange{kept, next, seen});
       });
+  Value selPos = firstElements(b, loc, collect.getResult(0), k);
+  if (!sorted)
+    return atPositions(b, loc, line, selPos);
   // The k keys, read again at their (increasing) positions, in a buffer of
   // their own: a radix sort of k keys in a plain buffer is the routine a
   // sift.argsort of k keys runs (one function for both; see
   // --sift-outline-lines).
-  Value selPos = firstElements(b, loc, collect.getResult(0), k);
   Value selKeys = mapLine(b, loc, selPos, keyType,
                           [&](OpBuilder &b, Location loc, Value pos, Value) {
                             return keyAt(b, loc, fromPos(b, loc, pos));
@@ -468,11 +458,8 @@ struct TopkLowering : OpRewritePattern<TopkOp> {
             return buildOutlinable(
                 b, loc, "topk", [&](OpBuilder &b, Location loc) {
                   auto [values, indices] =
-                      op.getUnsorted()
-                          ? selectLineInIndexOrder(b, loc, line[0], k, info,
-                                                   descending, lineValid)
-                          : selectSortedLine(b, loc, line[0], k, info,
-                                             descending, lineValid);
+                      selectLine(b, loc, line[0], k, info, descending,
+                                 lineValid, /*sorted=*/!op.getUnsorted());
                   return SmallVector<Value>{values, indices};
                 });
           }

@@ -134,19 +134,22 @@ func.func @topk_valid(%x: tensor<4x100xi32>, %n: tensor<4xindex>) -> (tensor<4x5
 
 // -----
 
-// unsorted: the MSD radix selection of the k-th key, then one pass in index
-// order collecting the keys below it and the first of those equal to it,
-// into k + 1 slots; no sort afterwards. The selection is a routine (an
-// scf.execute_region that --sift-outline-lines makes a function).
+// unsorted: the sorted form's selection without its sort: the radix split,
+// the partition into the positions of the keys below the split's digit
+// (i32, in k + 1 slots) and the candidates, the MSD radix selection among
+// the candidates and the pass that appends those taken; the values and the
+// i64 indices are then read at the k positions. The selection is a routine
+// (an scf.execute_region that --sift-outline-lines makes a function).
 // CHECK-LABEL: func.func @topk_unsorted
 // CHECK-NOT: scf.forall
 // CHECK: %[[R:.*]]:2 = scf.execute_region -> (tensor<5xi32>, tensor<5xi64>) no_inline {
+// CHECK: scf.for %{{.*}} = %c0 to %c100 {{.*}} -> (tensor<6xi32>, tensor<101xi32>, index, index)
 // CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args({{.*}}) -> (tensor<100xi32>, index, i64, i32, i32, i32)
-// CHECK: scf.if %{{.*}} -> (tensor<100xi32>, index, i64, i32, i32, i32)
-// CHECK-NOT: scf.if %{{.*}} -> (tensor<100xi32>, index, i64, i32, i32, i32)
-// CHECK: %[[PICK:.*]]:4 = scf.for %{{.*}} = %c0 to %c100 {{.*}} -> (tensor<6xi64>, tensor<6xi32>, index, i64)
-// CHECK: %[[V:.*]] = tensor.extract_slice %[[PICK]]#1[0] [5] [1] : tensor<6xi32> to tensor<5xi32>
-// CHECK: %[[I:.*]] = tensor.extract_slice %[[PICK]]#0[0] [5] [1] : tensor<6xi64> to tensor<5xi64>
+// CHECK: %[[PICK:.*]]:3 = scf.for {{.*}} -> (tensor<6xi32>, index, i64)
+// CHECK: %[[POS:.*]] = tensor.extract_slice %[[PICK]]#0[0] [5] [1] : tensor<6xi32> to tensor<5xi32>
+// CHECK: %[[V:.*]] = linalg.generic {{.*}} ins(%[[POS]] : tensor<5xi32>) outs(%{{.*}} : tensor<5xi32>)
+// CHECK: %[[I:.*]] = linalg.generic {{.*}} ins(%[[POS]] : tensor<5xi32>) outs(%{{.*}} : tensor<5xi64>)
+// CHECK: arith.extui %{{.*}} : i32 to i64
 // CHECK-NOT: scf.for
 // CHECK: scf.yield %[[V]], %[[I]]
 // CHECK-NEXT: }

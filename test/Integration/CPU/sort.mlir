@@ -94,8 +94,9 @@ func.func @main() {
   %sv, %si = call @topk_smallest(%t) : (tensor<5xf32>) -> (tensor<3xf32>, tensor<3xi64>)
   %svc = tensor.cast %sv : tensor<3xf32> to tensor<*xf32>
   call @printMemrefF32(%svc) : (tensor<*xf32>) -> ()
-  // `unsorted`: the same three elements; this lowering selects them and
-  // returns them in index order.
+  // `unsorted`: the same three elements, in this lowering's selection
+  // order: the keys whose top varying digit is below the third's, in
+  // index order, then the others taken (here all three are below it).
   // CHECK: [1,  5,  2]
   %sic = tensor.cast %si : tensor<3xi64> to tensor<*xi64>
   call @printMemrefI64(%sic) : (tensor<*xi64>) -> ()
