@@ -96,7 +96,7 @@ func.func @main() {
   call @printMemrefF32(%svc) : (tensor<*xf32>) -> ()
   // `unsorted`: the same three elements, in this lowering's selection
   // order: the keys whose top varying digit is below the third's, in
-  // index order, then the others taken (here all three are below it).
+  // index order, then the others taken (here that is index order).
   // CHECK: [1,  5,  2]
   %sic = tensor.cast %si : tensor<3xi64> to tensor<*xi64>
   call @printMemrefI64(%sic) : (tensor<*xi64>) -> ()
