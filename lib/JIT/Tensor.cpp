@@ -7,6 +7,7 @@
 #include "sift/JIT/Tensor.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Alignment.h"
 #include "llvm/Support/ErrorHandling.h"
 
 #include <cstdint>
@@ -239,9 +240,8 @@ llvm::Expected<Tensor> Tensor::zeros(DType dtype,
                      "out of memory: cannot allocate " + llvm::Twine(bytes) +
                          " bytes for a tensor of shape " + formatShape(shape) +
                          " of " + dtypeName(dtype));
-  auto at = reinterpret_cast<uintptr_t>(p);
-  void *data = reinterpret_cast<void *>((at + kDataAlignment - 1) /
-                                        kDataAlignment * kDataAlignment);
+  void *data =
+      reinterpret_cast<void *>(llvm::alignAddr(p, llvm::Align(kDataAlignment)));
   return adoptMalloced(p, data, dtype, shape);
 }
 

@@ -101,14 +101,9 @@ static std::pair<Value, Value> advance(OpBuilder &b, Location loc, Value take,
 
 static Value permuteLine(OpBuilder &b, Location loc, Value line, Value perm);
 
-/// The element type of the positions a selection over `line` carries: i32
-/// where its static length fits, else i64.
-static Type positionType(OpBuilder &b, Value line) {
-  int64_t length = cast<RankedTensorType>(line.getType()).getDimSize(0);
-  return !ShapedType::isDynamic(length) &&
-                 length <= std::numeric_limits<int32_t>::max()
-             ? Type(b.getI32Type())
-             : Type(b.getI64Type());
+/// Position `pos` (i32 or i64) as an index.
+static Value positionIndex(OpBuilder &b, Location loc, Value pos) {
+  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), pos);
 }
 
 /// The `line` values and the positions (as i64) of `positions`, a 1-D
@@ -121,9 +116,7 @@ static std::pair<Value, Value> atPositions(OpBuilder &b, Location loc,
       mapLine(b, loc, positions, elementType,
               [&](OpBuilder &b, Location loc, Value pos, Value) -> Value {
                 return tensor::ExtractOp::create(
-                    b, loc, line,
-                    ValueRange{arith::IndexCastUIOp::create(
-                        b, loc, b.getIndexType(), pos)});
+                    b, loc, line, ValueRange{positionIndex(b, loc, pos)});
               });
   Value indices = positions;
   if (cast<RankedTensorType>(positions.getType()).getElementType() != i64)
@@ -160,16 +153,14 @@ selectLine(OpBuilder &b, Location loc, Value line, int64_t k,
   // first `n` elements.
   Value lineLength = dimValue(b, loc, line, 0);
   Value n = selectionLength(b, loc, lineLength, k, valid);
-  Type posType = positionType(b, line);
+  Type posType =
+      positionType(b, cast<RankedTensorType>(line.getType()).getDimSize(0));
   auto keyAt = [&](OpBuilder &b, Location loc, Value i) -> Value {
     Value x = tensor::ExtractOp::create(b, loc, line, i);
     return lineKey(b, loc, x, i, info, descending, valid);
   };
   auto toPos = [&](OpBuilder &b, Location loc, Value i) -> Value {
     return arith::IndexCastUIOp::create(b, loc, posType, i);
-  };
-  auto fromPos = [](OpBuilder &b, Location loc, Value pos) -> Value {
-    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), pos);
   };
   Value kValue = constInt(b, loc, i64, k);
   RadixSplit split =
@@ -217,7 +208,8 @@ selectLine(OpBuilder &b, Location loc, Value line, int64_t k,
   Value candPos = partition.getResult(1);
   auto candKeyAt = [&](OpBuilder &b, Location loc, Value j) -> Value {
     return keyAt(
-        b, loc, fromPos(b, loc, tensor::ExtractOp::create(b, loc, candPos, j)));
+        b, loc,
+        positionIndex(b, loc, tensor::ExtractOp::create(b, loc, candPos, j)));
   };
 
   // The remaining k - below keys from the candidates, in index order.
@@ -230,7 +222,7 @@ selectLine(OpBuilder &b, Location loc, Value line, int64_t k,
                  zero64},
       [&](OpBuilder &b, Location loc, Value j, ValueRange it) {
         Value pos = tensor::ExtractOp::create(b, loc, candPos, j);
-        Value key = keyAt(b, loc, fromPos(b, loc, pos));
+        Value key = keyAt(b, loc, positionIndex(b, loc, pos));
         auto [take, equal] = takeKey(b, loc, key, threshold, it[2], need);
         Value at = it[1];
         Value kept = tensor::InsertOp::create(b, loc, pos, it[0], at);
@@ -246,22 +238,13 @@ selectLine(OpBuilder &b, Location loc, Value line, int64_t k,
   // --sift-outline-lines).
   Value selKeys = mapLine(b, loc, selPos, keyType,
                           [&](OpBuilder &b, Location loc, Value pos, Value) {
-                            return keyAt(b, loc, fromPos(b, loc, pos));
+                            return keyAt(b, loc, positionIndex(b, loc, pos));
                           });
   // Ties are in index order, and the sort is stable.
   Value perm =
       radixArgsort(b, loc, selKeys, constIndex(b, loc, k), info.sortBits)
           .second;
-  // The positions in that order, as i64.
-  Value indices = mapLine(
-      b, loc, perm, i64, [&](OpBuilder &b, Location loc, Value p, Value) {
-        Value pos = tensor::ExtractOp::create(
-            b, loc, selPos, ValueRange{i64ToIndex(b, loc, p)});
-        return pos.getType() == i64
-                   ? pos
-                   : Value(arith::ExtUIOp::create(b, loc, i64, pos));
-      });
-  return {permuteLine(b, loc, line, indices), indices};
+  return atPositions(b, loc, line, permuteLine(b, loc, selPos, perm));
 }
 
 /// `line[perm[i]]` for every i.

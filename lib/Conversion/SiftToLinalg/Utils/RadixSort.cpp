@@ -250,6 +250,13 @@ static std::pair<Value, Value> findDigit(OpBuilder &b, Location loc, Value hist,
   return {scan.getResult(1), scan.getResult(2)};
 }
 
+Type lowering::positionType(OpBuilder &b, int64_t length) {
+  return !ShapedType::isDynamic(length) &&
+                 length <= std::numeric_limits<int32_t>::max()
+             ? Type(b.getI32Type())
+             : Type(b.getI64Type());
+}
+
 static std::pair<Value, Value> radixArgsortBody(OpBuilder &b, Location loc,
                                                 Value keys, Value n,
                                                 unsigned sortBits);
@@ -277,15 +284,13 @@ static std::pair<Value, Value> radixArgsortBody(OpBuilder &b, Location loc,
   // The positions travel through the passes as i32 when every one fits
   // (a static length below 2^31): each pass then moves 16 bytes an element
   // instead of 24. They widen to i64 once, after the last pass.
-  int64_t staticN = cast<RankedTensorType>(keys.getType()).getDimSize(0);
-  bool narrow = !ShapedType::isDynamic(staticN) &&
-                staticN <= std::numeric_limits<int32_t>::max();
-  Type idxType = narrow ? Type(b.getI32Type()) : i64;
+  Type idxType =
+      positionType(b, cast<RankedTensorType>(keys.getType()).getDimSize(0));
+  bool narrow = idxType != i64;
   // Keys of at most 32 bits travel with their i32 position in one i64 (the
   // position in the high half): each pass then loads and stores one 8-byte
   // element instead of two, a move per element.
   bool packed = narrow && keyType.getIntOrFloatBitWidth() <= 32;
-  Type packedType = i64;
   auto keyOfLanes = [&](OpBuilder &b, Location loc, ValueRange lane) -> Value {
     if (!packed)
       return lane[0];
@@ -294,13 +299,13 @@ static std::pair<Value, Value> radixArgsortBody(OpBuilder &b, Location loc,
   // What the passes move: (keys, positions), or the packed pairs.
   SmallVector<Value> lanes;
   if (packed) {
-    lanes.push_back(generateLine(
-        b, loc, n, packedType, [&](OpBuilder &b, Location loc, Value i) {
+    lanes.push_back(
+        generateLine(b, loc, n, i64, [&](OpBuilder &b, Location loc, Value i) {
           Value key = arith::ExtUIOp::create(
-              b, loc, packedType, tensor::ExtractOp::create(b, loc, keys, i));
+              b, loc, i64, tensor::ExtractOp::create(b, loc, keys, i));
           Value pos = arith::ShLIOp::create(
-              b, loc, arith::IndexCastUIOp::create(b, loc, packedType, i),
-              constInt(b, loc, packedType, 32));
+              b, loc, arith::IndexCastUIOp::create(b, loc, i64, i),
+              constInt(b, loc, i64, 32));
           return arith::OrIOp::create(b, loc, pos, key).getResult();
         }));
   } else {

@@ -35,6 +35,11 @@ FailureOr<SortKeyInfo> getSortKeyInfo(Type elementType);
 Value toSortKey(OpBuilder &b, Location loc, Value scalar,
                 const SortKeyInfo &info, bool descending);
 
+/// The element type of positions in a line of `length` elements (static or
+/// ShapedType::kDynamic): i32 where every position fits (a static length
+/// below 2^31), else i64. Sorts and selections carry positions this narrow.
+Type positionType(OpBuilder &b, int64_t length);
+
 /// Stable LSD radix argsort (8-bit digits) of the 1-D unsigned `keys`
 /// (i32 or i64, `n` elements, only the low `sortBits` bits used). Returns the
 /// sorted keys and the permutation (i64 indices into `keys`).
