@@ -1669,6 +1669,88 @@ def staticize_cases():
                                  sampler_reference(inp, labels, seed, k),
                                  (0.0, 0.0)))
 
+    # Labels of sampled items: three classes (the constant on either side
+    # of the compare), each a slice of a randperm of its own length,
+    # concatenated and shuffled; the labels gathered through all of it are
+    # a select on the shuffle's positions, a class's own labels a splat,
+    # and so is a float selection of 0.5 (GatherOfSelection.cpp). The
+    # scores of the sampled items stay a gather.
+    sampled_prog = """
+func.func @sampled_labels(%labels: tensor<NNxi64>, %scores: tensor<NNxf32>, %seed: i64)
+    -> (tensor<?xi64>, tensor<?xi64>, tensor<?xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %k = arith.constant KK : index
+  %o1 = arith.constant 1 : i64
+  %o2 = arith.constant 2 : i64
+  %o3 = arith.constant 3 : i64
+  %zero = arith.constant dense<0> : tensor<NNxi64>
+  %one = arith.constant dense<1> : tensor<NNxi64>
+  %two = arith.constant dense<2> : tensor<NNxi64>
+  %half = arith.constant dense<0.5> : tensor<NNxf32>
+  %ma = arith.cmpi eq, %labels, %one : tensor<NNxi64>
+  %mb = arith.cmpi eq, %two, %labels : tensor<NNxi64>
+  %mc = arith.cmpi eq, %labels, %zero : tensor<NNxi64>
+  %ia = sift.nonzero %ma : tensor<NNxi1> -> tensor<?xi64>
+  %ib = sift.nonzero %mb : tensor<NNxi1> -> tensor<?xi64>
+  %ic = sift.nonzero %mc : tensor<NNxi1> -> tensor<?xi64>
+  %na = tensor.dim %ia, %c0 : tensor<?xi64>
+  %nb = tensor.dim %ib, %c0 : tensor<?xi64>
+  %nc = tensor.dim %ic, %c0 : tensor<?xi64>
+  %ka = arith.minui %na, %k : index
+  %kb = arith.minui %nb, %k : index
+  %kc = arith.minui %nc, %k : index
+  %pa = sift.randperm %na, %seed : tensor<?xi64>
+  %pb = sift.randperm %nb, %seed offset %o1 : tensor<?xi64>
+  %pc = sift.randperm %nc, %seed offset %o2 : tensor<?xi64>
+  %ta = tensor.extract_slice %pa[0] [%ka] [1] : tensor<?xi64> to tensor<?xi64>
+  %tb = tensor.extract_slice %pb[0] [%kb] [1] : tensor<?xi64> to tensor<?xi64>
+  %tc = tensor.extract_slice %pc[0] [%kc] [1] : tensor<?xi64> to tensor<?xi64>
+  %sa = sift.gather %ia[%ta] : tensor<?xi64>, tensor<?xi64> -> tensor<?xi64>
+  %sb = sift.gather %ib[%tb] : tensor<?xi64>, tensor<?xi64> -> tensor<?xi64>
+  %sc = sift.gather %ic[%tc] : tensor<?xi64>, tensor<?xi64> -> tensor<?xi64>
+  %all = tensor.concat dim(0) %sa, %sb, %sc : (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64>
+  %kab = arith.addi %ka, %kb : index
+  %total = arith.addi %kab, %kc : index
+  %mix = sift.randperm %total, %seed offset %o3 : tensor<?xi64>
+  %idx = sift.gather %all[%mix] : tensor<?xi64>, tensor<?xi64> -> tensor<?xi64>
+  %lab = sift.gather %labels[%idx] : tensor<NNxi64>, tensor<?xi64> -> tensor<?xi64>
+  %lab_b = sift.gather %labels[%sb] : tensor<NNxi64>, tensor<?xi64> -> tensor<?xi64>
+  %sco = sift.gather %scores[%idx] : tensor<NNxf32>, tensor<?xi64> -> tensor<?xf32>
+  %mh = arith.cmpf oeq, %scores, %half : tensor<NNxf32>
+  %ih = sift.nonzero %mh : tensor<NNxi1> -> tensor<?xi64>
+  %sh = sift.gather %scores[%ih] : tensor<NNxf32>, tensor<?xi64> -> tensor<?xf32>
+  return %lab, %lab_b, %sco, %sh : tensor<?xi64>, tensor<?xi64>, tensor<?xf32>, tensor<?xf32>
+}
+"""
+
+    def sampled_ref(labels, scores, seed, k):
+        sel = []
+        for off, c in enumerate((1, 2, 0)):
+            i = ops.nonzero(labels == c)
+            sel.append(ops.gather(i, ops.randperm(len(i), seed, off)[
+                :min(len(i), k)]))
+        both = np.concatenate(sel)
+        idx = ops.gather(both, ops.randperm(len(both), seed, 3))
+        return [ops.gather(labels, idx), ops.gather(labels, sel[1]),
+                ops.gather(scores, idx),
+                ops.gather(scores, ops.nonzero(scores == np.float32(0.5)))]
+    for name, n, k, labels in (
+            ("random", 300, 40, None),
+            ("one_class_short", 60, 16,
+             np.array([1] * 40 + [0] * 3 + [-1] * 17, np.int64)),
+            ("no_class_2", 50, 8, np.array([0, 1] * 25, np.int64)),
+            ("none_selected", 20, 4, np.full(20, -1, np.int64)),
+            ("n1", 1, 2, np.array([2], np.int64))):
+        if labels is None:
+            labels = r.integers(-1, 3, n).astype(np.int64)
+        scores = np.where(r.random(n) < 0.3, 0.5,
+                          r.random(n)).astype(np.float32)
+        out.append(StaticizeCase(
+            "sampled_labels_" + name,
+            sampled_prog.replace("NN", str(n)).replace("KK", str(k)),
+            "sampled_labels", [labels, scores], {"seed": 77},
+            sampled_ref(labels, scores, 77, k), (0.0, 0.0)))
+
     # Two small programs of one rewrite each (nonzero -> compact; a dynamic
     # randperm -> random_bits + argsort), so that the plumbing is checked
     # even while the examples' ops do not all lower yet.

@@ -1,5 +1,5 @@
 // The seed's sampler (examples/sampler.mlir), staticized and batched over
-// 32 rows, through --sift-gpu-pipeline: 21 kernels, each over every row
+// 32 rows, through --sift-gpu-pipeline: 20 kernels, each over every row
 // (the argsorts that staticize leaves unused, top-k having taken their
 // place, become no kernel; element-wise ops reading the same tensor, the
 // two label masks among them, are one kernel: --sift-fuse-siblings).
@@ -31,14 +31,14 @@
 // RUN: count 0 < %t.whole.err
 
 // WHOLE-LABEL: llvm.func @sampler(
-// WHOLE-COUNT-31: gpu.launch_func
+// WHOLE-COUNT-29: gpu.launch_func
 // WHOLE-NOT: gpu.launch_func
 // WHOLE: llvm.func @sampler_batched
 
 // HOST-LABEL: llvm.func @sampler_batched
 // HOST-NOT: gpu.launch_func
 // HOST: llvm.call @mgpuMemAlloc
-// HOST-COUNT-21: gpu.launch_func {{.*}} @sampler_batched_kernel{{(_[0-9]+)?}}::@sampler_batched_kernel
+// HOST-COUNT-20: gpu.launch_func {{.*}} @sampler_batched_kernel{{(_[0-9]+)?}}::@sampler_batched_kernel
 // HOST-NOT: gpu.launch_func
 // HOST: llvm.return
 // HOST-NOT: llvm.func @sampler(

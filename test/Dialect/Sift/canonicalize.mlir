@@ -234,3 +234,122 @@ func.func @scatter_no_lanes(%u: tensor<0xf32>, %d: tensor<8xf32>, %i: tensor<0xi
   %0 = sift.scatter %u into %d[%i] reduce(add) : tensor<0xf32>, tensor<0xi64> into tensor<8xf32>
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+// x[nonzero(x == c)] reads c at every index (GatherOfSelection.cpp), the
+// constant on either side of the compare.
+// CHECK-LABEL: func @gather_of_selection
+// CHECK-SAME: %[[X:.*]]: tensor<100xi64>
+func.func @gather_of_selection(%x: tensor<100xi64>) -> (tensor<?xi64>, tensor<?xi64>) {
+  %c3 = arith.constant dense<3> : tensor<100xi64>
+  %m = arith.cmpi eq, %x, %c3 : tensor<100xi64>
+  %m2 = arith.cmpi eq, %c3, %x : tensor<100xi64>
+  // CHECK-DAG: %[[C3:.*]] = arith.constant 3 : i64
+  // CHECK-DAG: %[[I:.*]] = sift.nonzero
+  // CHECK-DAG: %[[N:.*]] = tensor.dim %[[I]]
+  // CHECK: %[[S:.*]] = tensor.splat %[[C3]][%[[N]]] : tensor<?xi64>
+  // CHECK-NOT: sift.gather
+  // CHECK: return %[[S]], %{{.*}}
+  %i = sift.nonzero %m : tensor<100xi1> -> tensor<?xi64>
+  %v = sift.gather %x[%i] : tensor<100xi64>, tensor<?xi64> -> tensor<?xi64>
+  %i2 = sift.nonzero %m2 : tensor<100xi1> -> tensor<?xi64>
+  %v2 = sift.gather %x[%i2] : tensor<100xi64>, tensor<?xi64> -> tensor<?xi64>
+  return %v, %v2 : tensor<?xi64>, tensor<?xi64>
+}
+
+// -----
+
+// The sampler's labels[idx]: positives and negatives, each a slice of a
+// randperm of its own length, concatenated and shuffled by a randperm of
+// the two slices' sizes. The labels are 1 where the shuffle's position is
+// below the positives' count, else 0; the labels are not read again.
+// CHECK-LABEL: func @sampled_labels
+func.func @sampled_labels(%labels: tensor<100xi64>, %seed: i64, %k: index) -> tensor<?xi64> {
+  %c0 = arith.constant 0 : index
+  %one = arith.constant dense<1> : tensor<100xi64>
+  %zero = arith.constant dense<0> : tensor<100xi64>
+  %mp = arith.cmpi eq, %labels, %one : tensor<100xi64>
+  %mn = arith.cmpi eq, %labels, %zero : tensor<100xi64>
+  %pos = sift.nonzero %mp : tensor<100xi1> -> tensor<?xi64>
+  %neg = sift.nonzero %mn : tensor<100xi1> -> tensor<?xi64>
+  %np = tensor.dim %pos, %c0 : tensor<?xi64>
+  %nn = tensor.dim %neg, %c0 : tensor<?xi64>
+  %kp = arith.minui %np, %k : index
+  %kn = arith.minui %nn, %k : index
+  %pp = sift.randperm %np, %seed : tensor<?xi64>
+  %tp = tensor.extract_slice %pp[0] [%kp] [1] : tensor<?xi64> to tensor<?xi64>
+  %sp = sift.gather %pos[%tp] : tensor<?xi64>, tensor<?xi64> -> tensor<?xi64>
+  %pn = sift.randperm %nn, %seed : tensor<?xi64>
+  %tn = tensor.extract_slice %pn[0] [%kn] [1] : tensor<?xi64> to tensor<?xi64>
+  %sn = sift.gather %neg[%tn] : tensor<?xi64>, tensor<?xi64> -> tensor<?xi64>
+  %both = tensor.concat dim(0) %sp, %sn : (tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64>
+  %total = arith.addi %kp, %kn : index
+  // CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i64
+  // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : i64
+  // CHECK: %[[MIX:.*]] = sift.randperm
+  // CHECK-DAG: %[[END:.*]] = arith.index_cast %[[KP:.*]] : index to i64
+  // CHECK-DAG: %[[B:.*]] = tensor.splat %[[END]]
+  // CHECK-DAG: %[[IS_POS:.*]] = arith.cmpi slt, %[[MIX]], %[[B]] : tensor<?xi64>
+  // CHECK-DAG: %[[ONES:.*]] = tensor.splat %[[ONE]]
+  // CHECK-DAG: %[[ZEROS:.*]] = tensor.splat %[[ZERO]]
+  // CHECK: %[[L:.*]] = arith.select %[[IS_POS]], %[[ONES]], %[[ZEROS]] : tensor<?xi1>, tensor<?xi64>
+  // CHECK-NOT: sift.gather %{{.*}}labels
+  // CHECK: return %[[L]]
+  %mix = sift.randperm %total, %seed : tensor<?xi64>
+  %idx = sift.gather %both[%mix] : tensor<?xi64>, tensor<?xi64> -> tensor<?xi64>
+  %lab = sift.gather %labels[%idx] : tensor<100xi64>, tensor<?xi64> -> tensor<?xi64>
+  return %lab : tensor<?xi64>
+}
+
+// -----
+
+// What stays a gather: a float compare with 0.0 (x == 0.0 also selects
+// -0.0, whose bits the gather keeps) or an unordered one (ueq also selects
+// NaN), a compare that is not an equality, a selection on another tensor,
+// and positions that may be out of range (an argument: its out-of-range
+// lanes read the fill).
+// CHECK-LABEL: func @gather_of_selection_kept
+func.func @gather_of_selection_kept(%x: tensor<100xf32>, %y: tensor<100xi64>, %z: tensor<100xi64>, %t: tensor<?xi64>)
+    -> (tensor<?xf32>, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<?xf32>) {
+  %f0 = arith.constant dense<0.0> : tensor<100xf32>
+  %fh = arith.constant dense<0.5> : tensor<100xf32>
+  %mu = arith.cmpf ueq, %x, %fh : tensor<100xf32>
+  %iu = sift.nonzero %mu : tensor<100xi1> -> tensor<?xi64>
+  // CHECK: sift.gather %{{.*}} : tensor<100xf32>, tensor<?xi64>
+  %vu = sift.gather %x[%iu] : tensor<100xf32>, tensor<?xi64> -> tensor<?xf32>
+  %c3 = arith.constant dense<3> : tensor<100xi64>
+  %mf = arith.cmpf oeq, %x, %f0 : tensor<100xf32>
+  %if = sift.nonzero %mf : tensor<100xi1> -> tensor<?xi64>
+  // CHECK: sift.gather %{{.*}} : tensor<100xf32>, tensor<?xi64>
+  %vf = sift.gather %x[%if] : tensor<100xf32>, tensor<?xi64> -> tensor<?xf32>
+  %mg = arith.cmpi sge, %y, %c3 : tensor<100xi64>
+  %ig = sift.nonzero %mg : tensor<100xi1> -> tensor<?xi64>
+  // CHECK: sift.gather %{{.*}} : tensor<100xi64>, tensor<?xi64>
+  %vg = sift.gather %y[%ig] : tensor<100xi64>, tensor<?xi64> -> tensor<?xi64>
+  %mz = arith.cmpi eq, %z, %c3 : tensor<100xi64>
+  %iz = sift.nonzero %mz : tensor<100xi1> -> tensor<?xi64>
+  // CHECK: sift.gather %{{.*}} : tensor<100xi64>, tensor<?xi64>
+  %vz = sift.gather %y[%iz] : tensor<100xi64>, tensor<?xi64> -> tensor<?xi64>
+  %my = arith.cmpi eq, %y, %c3 : tensor<100xi64>
+  %iy = sift.nonzero %my : tensor<100xi1> -> tensor<?xi64>
+  %jt = sift.gather %iy[%t] : tensor<?xi64>, tensor<?xi64> -> tensor<?xi64>
+  // CHECK: sift.gather %{{.*}} : tensor<100xi64>, tensor<?xi64>
+  %vt = sift.gather %y[%jt] : tensor<100xi64>, tensor<?xi64> -> tensor<?xi64>
+  return %vf, %vg, %vz, %vt, %vu : tensor<?xf32>, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<?xf32>
+}
+
+// -----
+
+// A float selection of c != 0 gives c (an equality that leaves one value).
+// CHECK-LABEL: func @gather_of_float_selection
+func.func @gather_of_float_selection(%x: tensor<10xf32>) -> tensor<?xf32> {
+  %h = arith.constant dense<0.5> : tensor<10xf32>
+  %m = arith.cmpf oeq, %x, %h : tensor<10xf32>
+  %i = sift.nonzero %m : tensor<10xi1> -> tensor<?xi64>
+  // CHECK: %[[H:.*]] = arith.constant 5.000000e-01 : f32
+  // CHECK: tensor.splat %[[H]]
+  // CHECK-NOT: sift.gather
+  %v = sift.gather %x[%i] : tensor<10xf32>, tensor<?xi64> -> tensor<?xf32>
+  return %v : tensor<?xf32>
+}

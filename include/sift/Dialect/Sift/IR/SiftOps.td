@@ -409,7 +409,11 @@ def Sift_GatherOp : Sift_Op<"gather",
     last axis and their batched forms. An index outside `[0, n)` (for
     instance the -1 padding of `sift.compact`) marks an invalid lane whose
     result is `fill` (zero by default). Gathering by the identity `iota`
-    folds away.
+    folds away. A gather of a 1-D `x` at indices selected where `x == c`
+    (through slices, in-range gathers and concatenations with other such
+    selections, as a sampler's `labels[idx]`) is `c` at each index, or a
+    select on the positions between the selections: a canonicalization,
+    applied by `--sift-staticize` before its rewrite.
 
     Example:
 
@@ -431,6 +435,7 @@ def Sift_GatherOp : Sift_Op<"gather",
   }];
   let hasVerifier = 1;
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Sift_ScatterOp : Sift_Op<"scatter",

@@ -26,6 +26,7 @@
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir {
 namespace sift {
@@ -526,6 +527,13 @@ LogicalResult Staticizer::rewriteReturn(func::ReturnOp op) {
 } // namespace mlir
 
 FailureOr<StaticizeResult> mlir::sift::staticizeFunction(func::FuncOp func) {
+  // A gather whose values the selections its indices come from already
+  // tell (a sampler's `labels[idx]`, idx drawn from nonzero(labels == 1)
+  // and nonzero(labels == 0)) becomes those values before the rewrite, which
+  // then never reads its source again (GatherOfSelection.cpp).
+  RewritePatternSet patterns(func.getContext());
+  GatherOp::getCanonicalizationPatterns(patterns, func.getContext());
+  walkAndApplyPatterns(func, FrozenRewritePatternSet(std::move(patterns)));
   SizeBounds bounds;
   staticize::Staticizer staticizer(func, bounds);
   if (failed(staticizer.run()))
