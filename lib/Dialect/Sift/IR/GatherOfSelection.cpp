@@ -212,16 +212,26 @@ TypedAttr selectedValue(Value x, Value mask) {
 
 FailureOr<SmallVector<Piece>> piecesAt(Value x, Value idx, int depth);
 
-/// The pieces of x at J[T], from those of x at J (`inner`): one piece when
-/// every piece holds the same value. Different values are a select that the
-/// caller materializes, so this returns failure for them.
-FailureOr<SmallVector<Piece>> gatherPieces(ArrayRef<Piece> inner, Value t) {
-  if (inner.empty())
+/// For a gather J[T] (1-D, every position of T in [0, len J)): the pieces
+/// of x at J, which T then reads.
+FailureOr<SmallVector<Piece>> piecesGathered(Value x, GatherOp gather,
+                                             int depth) {
+  Value j = gather.getSource(), t = gather.getIndices();
+  if (gather.getBatchDims() != 0 || !isVector(j) || !isVector(t) ||
+      !inRange(t, lengthOf(j)))
     return failure();
-  for (const Piece &p : inner)
-    if (p.value != inner.front().value)
-      return failure();
-  return SmallVector<Piece>{{inner.front().value, t}};
+  FailureOr<SmallVector<Piece>> inner = piecesAt(x, j, depth + 1);
+  if (failed(inner) || inner->empty())
+    return failure();
+  return inner;
+}
+
+/// The value every piece holds, or null when they differ.
+TypedAttr commonValue(ArrayRef<Piece> pieces) {
+  for (const Piece &p : pieces)
+    if (p.value != pieces.front().value)
+      return {};
+  return pieces.front().value;
 }
 
 FailureOr<SmallVector<Piece>> piecesAt(Value x, Value idx, int depth) {
@@ -238,14 +248,13 @@ FailureOr<SmallVector<Piece>> piecesAt(Value x, Value idx, int depth) {
     return failure();
   }
   if (auto gather = dyn_cast<GatherOp>(def)) {
-    Value j = gather.getSource(), t = gather.getIndices();
-    if (gather.getBatchDims() != 0 || !isVector(j) || !isVector(t) ||
-        !inRange(t, lengthOf(j)))
+    // Pieces with different values become one select (at the top only).
+    FailureOr<SmallVector<Piece>> inner = piecesGathered(x, gather, depth);
+    TypedAttr c = succeeded(inner) ? commonValue(*inner) : TypedAttr();
+    if (!c)
       return failure();
-    FailureOr<SmallVector<Piece>> inner = piecesAt(x, j, depth + 1);
-    if (failed(inner))
-      return failure();
-    return gatherPieces(*inner, t);
+    // J[T] is as long as T, which does not keep the gather alive.
+    return SmallVector<Piece>{{c, gather.getIndices()}};
   }
   if (auto concat = dyn_cast<tensor::ConcatOp>(def)) {
     if (concat.getDim() != 0)
@@ -328,23 +337,22 @@ struct GatherOfSelectedValues : OpRewritePattern<GatherOp> {
       return failure();
     Location loc = op.getLoc();
     Value known;
-    if (FailureOr<SmallVector<Piece>> pieces = piecesAt(x, idx, 0);
-        succeeded(pieces) && pieces->size() == 1) {
+    if (auto gather = idx.getDefiningOp<GatherOp>()) {
+      // J[T]: c where every piece of J holds c, else (positives and
+      // negatives concatenated, then shuffled) a select on T.
+      FailureOr<SmallVector<Piece>> inner = piecesGathered(x, gather, 0);
+      if (failed(inner))
+        return failure();
+      if (TypedAttr c = commonValue(*inner))
+        known = Splats(rewriter, loc, idx).of(rewriter, loc, c);
+      else
+        known = selectPieces(rewriter, loc, *inner, gather.getIndices());
+    } else {
+      FailureOr<SmallVector<Piece>> pieces = piecesAt(x, idx, 0);
+      if (failed(pieces) || pieces->size() != 1)
+        return failure();
       known =
           Splats(rewriter, loc, idx).of(rewriter, loc, pieces->front().value);
-    } else if (auto gather = idx.getDefiningOp<GatherOp>()) {
-      // J[T] whose pieces hold different values (positives and negatives
-      // concatenated, then shuffled): a select on T.
-      Value j = gather.getSource(), t = gather.getIndices();
-      if (gather.getBatchDims() != 0 || !isVector(j) || !isVector(t) ||
-          !inRange(t, lengthOf(j)))
-        return failure();
-      FailureOr<SmallVector<Piece>> inner = piecesAt(x, j, 1);
-      if (failed(inner) || inner->empty())
-        return failure();
-      known = selectPieces(rewriter, loc, *inner, t);
-    } else {
-      return failure();
     }
     if (known.getType() != op.getType())
       known = tensor::CastOp::create(rewriter, loc, op.getType(), known);
