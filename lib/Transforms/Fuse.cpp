@@ -184,12 +184,20 @@ struct Kernel {
   }
 };
 
+/// The ops a rewriter erased: a new op may take an erased one's address,
+/// so a pointer taken before a rewrite says nothing once it ran.
+struct ErasedOps : public RewriterBase::Listener {
+  void notifyOperationErased(Operation *op) override { erased.insert(op); }
+  llvm::DenseSet<Operation *> erased;
+};
+
 /// Forms the kernels of one function.
 class KernelFormer {
 public:
   KernelFormer(func::FuncOp func, int64_t minRows, int64_t maxRowBytes,
                ArrayRef<std::string> keepOut)
-      : func(func), rewriter(func.getContext()), maxRowBytes(maxRowBytes) {
+      : func(func), rewriter(func.getContext(), &erasedOps),
+        maxRowBytes(maxRowBytes) {
     for (const std::string &name : keepOut)
       this->keepOut.insert(name);
     // The rows: the leading dimension that every result of the function
@@ -228,6 +236,7 @@ private:
   void eraseDeadOps(Block &block);
 
   func::FuncOp func;
+  ErasedOps erasedOps;
   IRRewriter rewriter;
   std::optional<int64_t> rowCount;
   int64_t maxRowBytes;
@@ -540,10 +549,9 @@ LogicalResult KernelFormer::run() {
   llvm::DenseSet<Operation *> formed;
   for (Operation *op : candidates) {
     eraseDeadOps(func.getBody().front());
-    // Dead candidates were erased: look them up again.
-    bool stillThere =
-        llvm::any_of(body, [&](Operation &other) { return &other == op; });
-    if (!stillThere || op->use_empty())
+    // Candidates that died (unused, or fused into a kernel) were erased,
+    // and their addresses may hold ops made since.
+    if (erasedOps.erased.contains(op) || op->use_empty())
       continue;
     if (failed(formKernel(cast<TilingInterface>(op))))
       continue;
