@@ -895,6 +895,79 @@ def topk_valid_cases():
     return out
 
 
+def unsigned_order_cases():
+    """argsort and topk marked `unsigned`: integers compared as unsigned
+    (NumPy's order of the bits viewed as uint), so negatives rank above
+    every non-negative; the extremes of each width, ties, a row longer than
+    the GPU's bitonic limit, a top-k along the first axis and with `valid`
+    (as --sift-staticize gives randperm(n)[:k])."""
+    out = []
+    r = rng_for("unsigned_order")
+    wide = r.integers(-(1 << 31), 1 << 31, 5000, dtype=np.int64).astype(
+        np.int32)
+    wide[::53] = -1
+    wide[7::61] = 0
+    wide[11::67] = -(1 << 31)
+    wide[13::71] = (1 << 31) - 1
+    inputs = [
+        ("i32_mixed_signs", wide[:300], -1),
+        ("i32_long", wide, -1),
+        ("i64_extremes", np.array([0, -2**63, 2**63 - 1, -1, 5, -1, 0,
+                                   2**63 - 1], np.int64), -1),
+        ("i8_ties", r.integers(-4, 4, 60).astype(np.int8), -1),
+        ("i16_2d_dim0", r.integers(-3, 3, (9, 5)).astype(np.int16), 0),
+    ]
+    for name, x, dim in inputs:
+        it = ttype(x.shape, "i64")
+        attrs = " {dim = %d : i64}" % dim if dim != -1 else ""
+        for desc in (False, True):
+            kw = " descending" if desc else ""
+            i = ops.argsort(x, dim, desc, unsigned=True)
+            mlir = func("f", [("x", tt(x))], [("%i", it)],
+                        ["%%i = sift.argsort %%x%s unsigned%s : %s -> %s"
+                         % (kw, attrs, tt(x), it)])
+            out.append(Case("argsort_unsigned",
+                            name + ("_desc" if desc else "_asc"), mlir, [x],
+                            expect=[i]))
+        axis = dim % x.ndim
+        k = min(7, x.shape[axis] - 1) if name != "i32_long" else 300
+        kshape = list(x.shape)
+        kshape[axis] = k
+        vt, kt = ttype(kshape, x.dtype), ttype(kshape, "i64")
+        for smallest in (False, True):
+            kw = " smallest" if smallest else ""
+            v, i = ops.topk(x, k, dim, smallest=smallest, unsigned=True)
+            mlir = func("f", [("x", tt(x))], [("%v", vt), ("%i", kt)],
+                        ["%%v, %%i = sift.topk %%x k(%d)%s unsigned%s : "
+                         "%s -> %s, %s" % (k, kw, attrs, tt(x), vt, kt)])
+            out.append(Case("topk_unsigned",
+                            "%s_%s" % (name, "smallest" if smallest
+                                       else "largest"),
+                            mlir, [x], expect=[v, i]))
+    # `valid`: the prefix ranks as unsigned, the rest last in index order.
+    for name, x, k, valid in [("prefix", wide[:300], 20, 150),
+                              ("shorter_than_k", wide[:300], 40, 25),
+                              ("long", wide, 300, 4000)]:
+        vt, kt = ttype([k], x.dtype), ttype([k], "i64")
+        for smallest in (False, True):
+            kw = " smallest" if smallest else ""
+            v, i = topk_valid_ref(_unsigned(x), k, 0, smallest, valid)
+            mlir = func("f", [("x", tt(x)), ("n", "index")],
+                        [("%v", vt), ("%i", kt)],
+                        ["%%v, %%i = sift.topk %%x k(%d) valid(%%n : index)%s"
+                         " unsigned : %s -> %s, %s" % (k, kw, tt(x), vt, kt)])
+            out.append(Case("topk_unsigned",
+                            "valid_%s_%s" % (name, "smallest" if smallest
+                                             else "largest"),
+                            mlir, [x], args={"n": valid},
+                            expect=[x[i], i]))
+    return out
+
+
+def _unsigned(x):
+    return x.view(np.dtype("u%d" % x.dtype.itemsize))
+
+
 def unsorted_check(x, axis, want_v, want_i):
     """`unsorted`: per row the same set of indices as the sorted form, each
     value paired with its index (values[j] == input[indices[j]])."""
@@ -2639,7 +2712,8 @@ func.func @mean(%x: tensor<Nxf32>, %m: tensor<Nxi1>) -> tensor<f32> {
 
 GENERATORS = [nonzero_cases, unique_cases, masked_select_cases,
               randperm_cases, count_cases, compact_cases, cumsum_cases,
-              sort_cases, topk_cases, topk_valid_cases, gather_cases, scatter_cases,
+              sort_cases, topk_cases, topk_valid_cases,
+              unsigned_order_cases, gather_cases, scatter_cases,
               random_cases, sample_balanced_cases, cross_entropy_cases, staticize_cases,
               numerics_cases]
 

@@ -26,8 +26,9 @@
 // The two label groups are padded to K = 1000 rows each (min(len, K/2) and
 // K - min(len, K/2) are both at most K); their concatenation holds 2000 rows,
 // but the sampled total num_pos + num_neg is bounded by K = 1000, by cases
-// on the fill-up selects. Each group's randperm prefix is a top-k of its keys
-// that ranks only the group's count of them (`valid`, the compaction's count).
+// on the fill-up selects. Each group's randperm prefix is a top-k of its
+// Philox words (unsigned) that ranks only the group's count of them
+// (`valid`, the compaction's count), the words unmasked.
 // STATIC-LABEL: func.func @sampler
 // STATIC-SAME: -> (tensor<1000x16xf32>, tensor<i64>, tensor<1000xi64>, tensor<i64>)
 // STATIC: %{{.*}}, %[[POS:.*]] = sift.compact %{{.*}} : tensor<10000xi1> -> tensor<10000xi64>, tensor<i64>
@@ -36,13 +37,13 @@
 // STATIC: %{{.*}}, %[[NEG:.*]] = sift.compact %{{.*}} : tensor<10000xi1> -> tensor<10000xi64>, tensor<i64>
 // STATIC: %[[NEGN:.*]] = tensor.extract %[[NEG]][]
 // STATIC: %[[NNEG:.*]] = arith.index_cast %[[NEGN]] : i64 to index
-// STATIC: sift.random_bits %{{.*}} : tensor<10000xi32>
-// STATIC: sift.topk %{{.*}} k(1000) valid(%[[NPOS]] : index) smallest {dim = 0 : i64} : tensor<10000xi32> -> tensor<1000xi32>, tensor<1000xi64>
+// STATIC: %[[POSBITS:.*]] = sift.random_bits %{{.*}} : tensor<10000xi32>
+// STATIC: sift.topk %[[POSBITS]] k(1000) valid(%[[NPOS]] : index) smallest unsigned {dim = 0 : i64} : tensor<10000xi32> -> tensor<1000xi32>, tensor<1000xi64>
 // STATIC: sift.gather %{{.*}} : tensor<10000xi64>, tensor<1000xi64> -> tensor<1000xi64>
-// STATIC: sift.random_bits %{{.*}} offset %{{.*}} : tensor<10000xi32>
-// STATIC: sift.topk %{{.*}} k(1000) valid(%[[NNEG]] : index) smallest {dim = 0 : i64} : tensor<10000xi32> -> tensor<1000xi32>, tensor<1000xi64>
+// STATIC: %[[NEGBITS:.*]] = sift.random_bits %{{.*}} offset %{{.*}} : tensor<10000xi32>
+// STATIC: sift.topk %[[NEGBITS]] k(1000) valid(%[[NNEG]] : index) smallest unsigned {dim = 0 : i64} : tensor<10000xi32> -> tensor<1000xi32>, tensor<1000xi64>
 // STATIC: tensor.concat dim(0) %{{.*}}, %{{.*}} : (tensor<1000xi64>, tensor<1000xi64>) -> tensor<2000xi64>
 // STATIC: sift.random_bits %{{.*}} offset %{{.*}} : tensor<1000xi32>
-// STATIC: sift.argsort %{{.*}} : tensor<1000xi32> -> tensor<1000xi64>
+// STATIC: sift.argsort %{{.*}} unsigned : tensor<1000xi32> -> tensor<1000xi64>
 // STATIC: sift.gather %{{.*}} : tensor<10000x16xf32>, tensor<1000xi64> -> tensor<1000x16xf32>
 // STATIC: return

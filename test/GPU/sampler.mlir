@@ -31,7 +31,7 @@
 // RUN: count 0 < %t.whole.err
 
 // WHOLE-LABEL: llvm.func @sampler(
-// WHOLE-COUNT-29: gpu.launch_func
+// WHOLE-COUNT-27: gpu.launch_func
 // WHOLE-NOT: gpu.launch_func
 // WHOLE: llvm.func @sampler_batched
 

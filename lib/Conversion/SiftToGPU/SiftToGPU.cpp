@@ -2974,7 +2974,7 @@ static constexpr int64_t kMaxRandpermSize = int64_t(1) << 56;
 /// sift.randperm as the CPU lowering draws it, with no sequential loop: the
 /// first n words of the Philox stream (seed, offset), one per element
 /// (elementwise), their sign bits flipped so that a signed i32 order is
-/// the words' unsigned order (RandpermOp::buildSortKeys), and a stable
+/// the words' unsigned order (as `decomposeUnsignedOrder`), and a stable
 /// ascending argsort (the argsort kernel). A dynamic n outside [0, 2^56] is
 /// the CPU lowering's run-time error (then an empty permutation).
 static LogicalResult decomposeRandperm(RandpermOp op) {
@@ -3303,6 +3303,61 @@ static LogicalResult decomposeTopkValid(TopkOp op) {
   return success();
 }
 
+/// An argsort or top-k that orders integers as unsigned, as the signed one
+/// of the elements with their sign bit flipped (the signed order of
+/// x ^ 2^(w-1) is the unsigned order of x), a top-k's values flipped back:
+///   key = x ^ 2^(w-1)                     elementwise
+///   i = argsort(key), or v', i = topk(key) and v = v' ^ 2^(w-1)
+/// The sorting kernels order signed integers. (`i1` is unsigned in sift's
+/// order already.)
+static void decomposeUnsignedOrder(Operation *op) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  auto flip = [&](Value x) -> Value {
+    auto type = cast<RankedTensorType>(x.getType());
+    unsigned width = type.getElementTypeBitWidth();
+    int64_t rank = type.getRank();
+    Value init = tensor::EmptyOp::create(
+        b, loc, tensor::getMixedSizes(b, loc, x), type.getElementType());
+    Value signBit =
+        lowering::constInt(b, loc, type.getElementType(),
+                           APInt::getSignMask(width).getSExtValue());
+    return linalg::GenericOp::create(
+               b, loc, TypeRange{type}, ValueRange{x}, ValueRange{init},
+               SmallVector<AffineMap>(2, b.getMultiDimIdentityMap(rank)),
+               SmallVector<utils::IteratorType>(rank,
+                                                utils::IteratorType::parallel),
+               [&](OpBuilder &b, Location loc, ValueRange args) {
+                 linalg::YieldOp::create(
+                     b, loc,
+                     ValueRange{arith::XOrIOp::create(b, loc, args[0], signBit)
+                                    .getResult()});
+               })
+        .getResult(0);
+  };
+  Value input = op->getOperand(0);
+  if (!cast<RankedTensorType>(input.getType()).getElementType().isInteger(1))
+    input = flip(input);
+  if (auto argsort = dyn_cast<ArgsortOp>(op)) {
+    Value perm = ArgsortOp::create(b, loc, argsort.getType(), input,
+                                   argsort.getDim(), argsort.getDescending(),
+                                   /*isUnsigned=*/false);
+    argsort.getResult().replaceAllUsesWith(perm);
+  } else {
+    auto topk = cast<TopkOp>(op);
+    auto signedTopk = TopkOp::create(
+        b, loc, topk.getValues().getType(), topk.getIndices().getType(), input,
+        topk.getK(), topk.getDim(), topk.getSmallest(), topk.getUnsorted(),
+        topk.getValid(), /*isUnsigned=*/false);
+    Value values = signedTopk.getValues();
+    if (input != op->getOperand(0))
+      values = flip(values);
+    topk.getValues().replaceAllUsesWith(values);
+    topk.getIndices().replaceAllUsesWith(signedTopk.getIndices());
+  }
+  op->erase();
+}
+
 /// sift.sample_balanced of static, non-empty labels `[B..., N]` as rows
 /// `[R, N]`, as kernels:
 ///   key[r, j] = philox(seed, stream of row r, j) ^ 2^31    elementwise
@@ -3528,6 +3583,18 @@ struct ConvertSiftToGpuPass
       else
         (void)decomposeSampleBalanced(cast<SampleBalancedOp>(op));
     }
+    // Unsigned orders become signed ones of flipped keys.
+    SmallVector<Operation *> unsignedSorts;
+    getOperation()->walk([&](Operation *op) {
+      auto argsort = dyn_cast<ArgsortOp>(op);
+      auto topk = dyn_cast<TopkOp>(op);
+      if (((argsort && argsort.getIsUnsigned()) ||
+           (topk && topk.getIsUnsigned())) &&
+          isa<func::FuncOp>(op->getParentOp()))
+        unsignedSorts.push_back(op);
+    });
+    for (Operation *op : unsignedSorts)
+      decomposeUnsignedOrder(op);
     // A top-k with `valid` is a top-k of masked keys.
     SmallVector<TopkOp> validTopks;
     getOperation()->walk([&](TopkOp op) {

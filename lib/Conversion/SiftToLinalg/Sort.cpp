@@ -20,6 +20,8 @@
 
 #include "sift/Dialect/Sift/IR/SiftOps.h"
 
+#include <type_traits>
+
 using namespace mlir;
 using namespace mlir::sift;
 using namespace mlir::sift::lowering;
@@ -257,12 +259,13 @@ static Value permuteLine(OpBuilder &b, Location loc, Value line, Value perm) {
                  });
 }
 
-/// The key layout of the element type of `op`'s `input`, or a match failure
-/// with the reason.
+/// The key layout of the element type of `op`'s `input` (ordered as
+/// unsigned with `isUnsigned`), or a match failure with the reason.
 static FailureOr<SortKeyInfo> matchSortKey(PatternRewriter &rewriter,
-                                           Operation *op, Value input) {
+                                           Operation *op, Value input,
+                                           bool isUnsigned = false) {
   Type elementType = cast<RankedTensorType>(input.getType()).getElementType();
-  FailureOr<SortKeyInfo> info = getSortKeyInfo(elementType);
+  FailureOr<SortKeyInfo> info = getSortKeyInfo(elementType, isUnsigned);
   if (failed(info))
     return unsupportedElementType(rewriter, op, elementType);
   return info;
@@ -280,7 +283,11 @@ struct SortedLines {
   /// element type has no sort key.
   template <typename OpTy>
   static FailureOr<SortedLines> match(PatternRewriter &rewriter, OpTy op) {
-    FailureOr<SortKeyInfo> info = matchSortKey(rewriter, op, op.getInput());
+    bool isUnsigned = false;
+    if constexpr (!std::is_same_v<OpTy, SortOp>)
+      isUnsigned = op.getIsUnsigned();
+    FailureOr<SortKeyInfo> info =
+        matchSortKey(rewriter, op, op.getInput(), isUnsigned);
     if (failed(info))
       return failure();
     return SortedLines{op.getInput(),

@@ -254,25 +254,38 @@ def sort(x, dim=-1, descending=False):
     return vals, idxs
 
 
-def argsort(x, dim=-1, descending=False):
-    """`sift.argsort`: the indices of `sort`."""
-    return sort(x, dim, descending)[1]
+def _as_unsigned(x):
+    """The integers of `x` as the unsigned integers of their bits (the order
+    of an argsort or top-k marked `unsigned`)."""
+    x = np.asarray(x)
+    if x.dtype.kind not in "iu":
+        raise ValueError("an unsigned order needs integers, not %s" % x.dtype)
+    return x.view(np.dtype("u%d" % x.dtype.itemsize))
 
 
-def topk(x, k, dim=-1, smallest=False):
+def argsort(x, dim=-1, descending=False, unsigned=False):
+    """`sift.argsort`: the indices of `sort`; with `unsigned`, of the
+    integers compared as unsigned."""
+    return sort(_as_unsigned(x) if unsigned else x, dim, descending)[1]
+
+
+def topk(x, k, dim=-1, smallest=False, unsigned=False):
     """`sift.topk` (sorted form): the k best along `dim`, best first; ties go
-    to the lower index; NaN is the largest value. Returns (values, indices).
-    For `unsorted`, compare the same set of (value, index) pairs."""
+    to the lower index; NaN is the largest value; with `unsigned`, integers
+    compare as unsigned. Returns (values, indices). For `unsorted`, compare
+    the same set of (value, index) pairs."""
     x = np.asarray(x)
     axis = _axis(dim, x.ndim)
     if not 0 <= k <= x.shape[axis]:
         raise ValueError("k = %d outside [0, %d]" % (k, x.shape[axis]))
     # Largest first = stable descending sort (lower index first among ties,
     # NaN first); smallest first = stable ascending (NaN last).
-    vals, idxs = sort(x, axis, descending=not smallest)
+    _, idxs = sort(_as_unsigned(x) if unsigned else x, axis,
+                   descending=not smallest)
     sl = [slice(None)] * x.ndim
     sl[axis] = slice(0, k)
-    return vals[tuple(sl)].copy(), idxs[tuple(sl)].copy()
+    idxs = idxs[tuple(sl)].copy()
+    return np.take_along_axis(x, idxs, axis), idxs
 
 
 def gather(source, indices, batch_dims=0, fill=0):

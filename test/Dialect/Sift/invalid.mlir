@@ -294,6 +294,22 @@ func.func @argsort_dim(%x: tensor<8xf32>) {
 
 // -----
 
+func.func @argsort_unsigned_float(%x: tensor<8xf32>) {
+  // expected-error @+1 {{orders `unsigned` only integers, got 'f32'}}
+  %0 = sift.argsort %x unsigned : tensor<8xf32> -> tensor<8xi64>
+  return
+}
+
+// -----
+
+func.func @topk_unsigned_float(%x: tensor<8xf16>) {
+  // expected-error @+1 {{orders `unsigned` only integers, got 'f16'}}
+  %0:2 = sift.topk %x k(2) unsigned : tensor<8xf16> -> tensor<2xf16>, tensor<2xi64>
+  return
+}
+
+// -----
+
 func.func @topk_negative_k(%x: tensor<8xf32>) {
   // expected-error @+2 {{failed to infer returned types}}
   // expected-error @+1 {{expects k >= 0, got -1}}

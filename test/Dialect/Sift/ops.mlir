@@ -109,6 +109,8 @@ func.func @sort(%x: tensor<1000xf32>, %y: tensor<4x8xi32>) {
   // CHECK: sift.argsort %{{.*}} descending {dim = -2 : i64} : tensor<4x8xi32> -> tensor<4x8xi64>
   %3 = sift.argsort %y descending {dim = -2 : i64}
       : tensor<4x8xi32> -> tensor<4x8xi64>
+  // CHECK: sift.argsort %{{.*}} descending unsigned : tensor<4x8xi32> -> tensor<4x8xi64>
+  %4 = sift.argsort %y descending unsigned : tensor<4x8xi32> -> tensor<4x8xi64>
   return
 }
 
@@ -122,6 +124,14 @@ func.func @topk(%x: tensor<1000xf32>, %y: tensor<8x64xf32>, %d: tensor<?xf32>) {
       : tensor<8x64xf32> -> tensor<8x5xf32>, tensor<8x5xi64>
   // CHECK: sift.topk %{{.*}} k(0) : tensor<?xf32> -> tensor<0xf32>, tensor<0xi64>
   %2:2 = sift.topk %d k(0) : tensor<?xf32> -> tensor<0xf32>, tensor<0xi64>
+  return
+}
+
+// CHECK-LABEL: func @topk_unsigned
+func.func @topk_unsigned(%x: tensor<1000xi32>, %n: index) {
+  // CHECK: sift.topk %{{.*}} k(10) valid(%{{.*}} : index) smallest unsigned : tensor<1000xi32> -> tensor<10xi32>, tensor<10xi64>
+  %0:2 = sift.topk %x k(10) valid(%n : index) smallest unsigned
+      : tensor<1000xi32> -> tensor<10xi32>, tensor<10xi64>
   return
 }
 

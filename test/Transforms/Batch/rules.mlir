@@ -36,9 +36,7 @@ func.func @f(%x: tensor<16xf32>, %s: f32) -> (tensor<16xf32>, f32, tensor<16xf32
 // CHECK: sift.cumsum %[[X]] {dim = 1 : i64} : tensor<8x4x100xf32>
 // CHECK: sift.random_bits %[[SEED]] : tensor<8xi64> -> tensor<8x4x100xi32>
 // CHECK: %[[BITS:.*]] = sift.random_bits %[[SEED]] offset %{{.*}} : tensor<8xi64> -> tensor<8x50xi32>
-// CHECK: %[[SIGN:.*]] = arith.constant dense<-2147483648> : tensor<8x50xi32>
-// CHECK: %[[KEYS:.*]] = arith.xori %[[BITS]], %[[SIGN]] : tensor<8x50xi32>
-// CHECK: sift.argsort %[[KEYS]] {dim = 1 : i64} : tensor<8x50xi32> -> tensor<8x50xi64>
+// CHECK: sift.argsort %[[BITS]] unsigned {dim = 1 : i64} : tensor<8x50xi32> -> tensor<8x50xi64>
 func.func @f(%x: tensor<4x100xf32>, %seed: i64) -> (tensor<4x100xf32>, tensor<4x3xf32>, tensor<4x100xf32>, tensor<4x100xi32>, tensor<50xi64>) {
   %s, %i = sift.sort %x descending {dim = 1 : i64} : tensor<4x100xf32> -> tensor<4x100xf32>, tensor<4x100xi64>
   %v, %j = sift.topk %x k(3) : tensor<4x100xf32> -> tensor<4x3xf32>, tensor<4x3xi64>

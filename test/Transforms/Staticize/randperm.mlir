@@ -1,8 +1,7 @@
-// randperm of a data-dependent n: the argsort of the Philox keys of the
-// bound's length, 32-bit (the word with its sign bit flipped, which orders
-// as a signed i32 as the word does unsigned), with the lanes at or past n
-// keyed INT32_MAX so that they sort after every valid lane; the first n
-// lanes are exactly randperm(n).
+// randperm of a data-dependent n: the unsigned argsort of the Philox words
+// of the bound's length, with the lanes at or past n keyed 0xFFFFFFFF so
+// that they sort after every valid lane; the first n lanes are exactly
+// randperm(n).
 // RUN: tensor-opt %s --sift-staticize --sift-verify-static | FileCheck %s
 
 // CHECK-LABEL: func @randperm_of_count
@@ -13,12 +12,11 @@ func.func @randperm_of_count(%m: tensor<50xi1>, %seed: i64) -> tensor<?xi64> {
   %idx = sift.nonzero %m : tensor<50xi1> -> tensor<?xi64>
   %n = tensor.dim %idx, %c0 : tensor<?xi64>
   // CHECK: %[[BITS:.*]] = sift.random_bits %[[SEED]] offset %{{.*}} : tensor<50xi32>
-  // CHECK: %[[SIGN:.*]] = arith.constant dense<-2147483648> : tensor<50xi32>
-  // CHECK: %[[KEYS:.*]] = arith.xori %[[BITS]], %[[SIGN]] : tensor<50xi32>
-  // CHECK: %[[PAST:.*]] = arith.constant dense<2147483647> : tensor<50xi32>
+  // CHECK-NOT: arith.xori
+  // CHECK: %[[PAST:.*]] = arith.constant dense<-1> : tensor<50xi32>
   // CHECK: %[[VALID:.*]] = arith.cmpi slt
-  // CHECK: %[[MASKED:.*]] = arith.select %[[VALID]], %[[KEYS]], %[[PAST]]
-  // CHECK: %[[PERM:.*]] = sift.argsort %[[MASKED]] : tensor<50xi32> -> tensor<50xi64>
+  // CHECK: %[[MASKED:.*]] = arith.select %[[VALID]], %[[BITS]], %[[PAST]]
+  // CHECK: %[[PERM:.*]] = sift.argsort %[[MASKED]] unsigned : tensor<50xi32> -> tensor<50xi64>
   // CHECK: return %[[PERM]]
   %p = sift.randperm %n, %seed offset %c7 : tensor<?xi64>
   return %p : tensor<?xi64>
@@ -27,7 +25,7 @@ func.func @randperm_of_count(%m: tensor<50xi1>, %seed: i64) -> tensor<?xi64> {
 // A size argument with a user-supplied bound.
 // CHECK-LABEL: func @randperm_annotated
 // CHECK: sift.random_bits %{{.*}} : tensor<64xi32>
-// CHECK: sift.argsort %{{.*}} : tensor<64xi32> -> tensor<64xi64>
+// CHECK: sift.argsort %{{.*}} unsigned : tensor<64xi32> -> tensor<64xi64>
 func.func @randperm_annotated(%n: index {sift.bound = 64 : i64}, %seed: i64)
     -> tensor<?xi64> {
   %p = sift.randperm %n, %seed : tensor<?xi64>
@@ -39,12 +37,13 @@ func.func @randperm_annotated(%n: index {sift.bound = 64 : i64}, %seed: i64)
 // them; the argsort left without uses goes at the next canonicalization). A
 // slice that does not start at 0 stays a gather of the argsort. The top-k
 // ranks only the first n keys (`valid`, n the count of the nonzero): its
-// selection reads no padding.
+// selection reads no padding, and it takes the words unmasked (the lanes
+// past n rank last whatever their words), so no pass masks them.
 // CHECK-LABEL: func @randperm_prefix
 // CHECK: %{{.*}}, %[[COUNT:.*]] = sift.compact
 // CHECK: %[[N:.*]] = arith.index_cast %{{.*}} : i64 to index
-// CHECK: %[[MASKED:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<50xi1>, tensor<50xi32>
-// CHECK: %{{.*}}, %[[FIRST:.*]] = sift.topk %[[MASKED]] k(8) valid(%[[N]] : index) smallest {dim = 0 : i64} : tensor<50xi32> -> tensor<8xi32>, tensor<8xi64>
+// CHECK: %[[BITS:.*]] = sift.random_bits
+// CHECK: %{{.*}}, %[[FIRST:.*]] = sift.topk %[[BITS]] k(8) valid(%[[N]] : index) smallest unsigned {dim = 0 : i64} : tensor<50xi32> -> tensor<8xi32>, tensor<8xi64>
 // CHECK: arith.select %{{.*}}, %[[FIRST]], %{{.*}} : tensor<8xi1>, tensor<8xi64>
 // CHECK: sift.argsort
 // CHECK: sift.gather

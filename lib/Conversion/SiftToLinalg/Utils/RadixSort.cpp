@@ -16,8 +16,11 @@ using namespace mlir;
 using namespace mlir::sift;
 using namespace mlir::sift::lowering;
 
-FailureOr<SortKeyInfo> lowering::getSortKeyInfo(Type elementType) {
+FailureOr<SortKeyInfo> lowering::getSortKeyInfo(Type elementType,
+                                                bool isUnsigned) {
   unsigned width = 0;
+  if (isUnsigned && !isa<IntegerType>(elementType))
+    return failure();
   if (auto floatType = dyn_cast<FloatType>(elementType)) {
     if (!floatType.isF16() && !floatType.isBF16() && !floatType.isF32() &&
         !floatType.isF64())
@@ -30,7 +33,7 @@ FailureOr<SortKeyInfo> lowering::getSortKeyInfo(Type elementType) {
   } else {
     return failure();
   }
-  return SortKeyInfo{width <= 32 ? 32u : 64u, width};
+  return SortKeyInfo{width <= 32 ? 32u : 64u, width, isUnsigned};
 }
 
 static Value constAPInt(OpBuilder &b, Location loc, Type type,
@@ -67,8 +70,9 @@ Value lowering::toSortKey(OpBuilder &b, Location loc, Value scalar,
         b, loc, negative, constInt(b, loc, bitsType, -1),
         constAPInt(b, loc, bitsType, APInt::getSignMask(width)));
     bits = arith::XOrIOp::create(b, loc, bits, mask);
-  } else if (width > 1) {
-    // Signed order: flip the sign bit. (`i1` is false < true as it is.)
+  } else if (width > 1 && !info.isUnsigned) {
+    // Signed order: flip the sign bit. (`i1` is false < true as it is, and
+    // unsigned order is the bits' own.)
     bits = arith::XOrIOp::create(
         b, loc, bits, constAPInt(b, loc, bitsType, APInt::getSignMask(width)));
   }

@@ -23,15 +23,20 @@ struct SortKeyInfo {
   unsigned keyBits;
   /// How many low bits of the key vary (the radix passes cover only those).
   unsigned sortBits;
+  /// Integers ordered as unsigned (the `unsigned` of argsort and topk).
+  bool isUnsigned = false;
 };
 
-/// The key layout of an element type, or failure when unsupported.
-FailureOr<SortKeyInfo> getSortKeyInfo(Type elementType);
+/// The key layout of an element type, or failure when unsupported; with
+/// `isUnsigned`, of an integer type ordered as unsigned (failure for other
+/// types).
+FailureOr<SortKeyInfo> getSortKeyInfo(Type elementType,
+                                      bool isUnsigned = false);
 
 /// The unsigned key of a scalar: ascending unsigned order of keys is the
-/// sift total order of values (signed integers, `i1` false < true, floats
-/// with -0.0 == +0.0 and every NaN equal and largest). `descending` inverts
-/// the key's `sortBits`.
+/// sift total order of values (signed integers, or unsigned ones with
+/// `info.isUnsigned`, `i1` false < true, floats with -0.0 == +0.0 and every
+/// NaN equal and largest). `descending` inverts the key's `sortBits`.
 Value toSortKey(OpBuilder &b, Location loc, Value scalar,
                 const SortKeyInfo &info, bool descending);
 

@@ -312,15 +312,6 @@ MaskedSelectOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
 // RandpermOp
 //===----------------------------------------------------------------------===//
 
-Value RandpermOp::buildSortKeys(OpBuilder &b, Location loc, Value bits) {
-  auto type = cast<RankedTensorType>(bits.getType());
-  Value signBit = arith::ConstantOp::create(
-      b, loc,
-      DenseElementsAttr::get(
-          type, b.getI32IntegerAttr(std::numeric_limits<int32_t>::min())));
-  return arith::XOrIOp::create(b, loc, bits, signBit);
-}
-
 LogicalResult RandpermOp::verify() {
   int64_t size = getType().getDimSize(0);
   APInt n;

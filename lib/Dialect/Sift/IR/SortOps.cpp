@@ -150,7 +150,24 @@ LogicalResult ArgsortOp::inferReturnTypes(MLIRContext *ctx,
   return success();
 }
 
+/// `unsigned` orders integers: other element types have no unsigned order.
+static LogicalResult verifyUnsignedOrder(Operation *op, bool isUnsigned,
+                                         Value input) {
+  Type elementType = getElementTypeOrSelf(input.getType());
+  if (isUnsigned && !isa<IntegerType>(elementType))
+    return op->emitOpError("orders `unsigned` only integers, got ")
+           << elementType;
+  return success();
+}
+
+LogicalResult ArgsortOp::verify() {
+  return verifyUnsignedOrder(*this, getIsUnsigned(), getInput());
+}
+
 OpFoldResult ArgsortOp::fold(FoldAdaptor adaptor) {
+  // The constant folder orders integers as signed.
+  if (getIsUnsigned())
+    return {};
   DenseElementsAttr indices;
   if (failed(foldSort(adaptor.getInput(), {}, getType(), getAxis(),
                       getDescending(), nullptr, &indices)))
@@ -186,6 +203,8 @@ LogicalResult TopkOp::inferReturnTypes(MLIRContext *ctx,
 }
 
 LogicalResult TopkOp::verify() {
+  if (failed(verifyUnsignedOrder(*this, getIsUnsigned(), getInput())))
+    return failure();
   auto validType = dyn_cast_if_present<RankedTensorType>(
       getValid() ? getValid().getType() : Type());
   if (!validType)
@@ -208,7 +227,8 @@ void TopkOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
   setNameFn(getIndices(), "indices");
 }
 
-TypedAttr mlir::sift::getLastInSortOrder(Type type, bool ascending) {
+TypedAttr mlir::sift::getLastInSortOrder(Type type, bool ascending,
+                                         bool isUnsigned) {
   Builder b(type.getContext());
   if (auto floatType = dyn_cast<FloatType>(type)) {
     const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
@@ -218,8 +238,9 @@ TypedAttr mlir::sift::getLastInSortOrder(Type type, bool ascending) {
   unsigned width = type.getIntOrFloatBitWidth();
   // i1 is unsigned in sift's order (false < true); its signed maximum
   // would be false.
-  if (width == 1)
-    return b.getIntegerAttr(type, ascending ? 1 : 0);
+  if (width == 1 || isUnsigned)
+    return b.getIntegerAttr(type, ascending ? APInt::getMaxValue(width)
+                                            : APInt::getZero(width));
   return b.getIntegerAttr(type, ascending ? APInt::getSignedMaxValue(width)
                                           : APInt::getSignedMinValue(width));
 }

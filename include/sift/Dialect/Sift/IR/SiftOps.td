@@ -172,16 +172,6 @@ def Sift_RandpermOp : Sift_Op<"randperm", [Sift_ShapeBounds, Pure]> {
   }];
   let hasVerifier = 1;
   let hasCanonicalizer = 1;
-  let extraClassDeclaration = [{
-    /// Sort keys of randperm's order from its stream's words `bits` (an i32
-    /// tensor): a stable ascending `sift.argsort` of them is randperm. The
-    /// word with its sign bit flipped orders as a signed i32 as the word
-    /// does unsigned, so the keys stay 32-bit (half the radix passes of
-    /// 64-bit keys).
-    static ::mlir::Value buildSortKeys(::mlir::OpBuilder &b,
-                                       ::mlir::Location loc,
-                                       ::mlir::Value bits);
-  }];
 }
 
 //===----------------------------------------------------------------------===//
@@ -323,7 +313,9 @@ def Sift_ArgsortOp : Sift_AxisOp<"argsort",
   let description = [{
     `torch.argsort(x, dim, descending, stable=True)`: the indices that sort
     `input` along `dim`, with the ordering rules of `sift.sort` (stable, NaN
-    largest). Argsort of a constant folds.
+    largest). `unsigned` orders integers as unsigned (`i32` 0xFFFFFFFF
+    last ascending), as randperm orders its Philox words: integers only.
+    Argsort of a constant folds.
 
     Example:
 
@@ -333,12 +325,14 @@ def Sift_ArgsortOp : Sift_AxisOp<"argsort",
   }];
   let arguments = (ins Sift_NumericTensor:$input,
                        DefaultValuedAttr<I64Attr, "-1">:$dim,
-                       UnitAttr:$descending);
+                       UnitAttr:$descending,
+                       UnitAttr:$isUnsigned);
   let results = (outs Sift_I64Tensor:$result);
   let assemblyFormat = [{
-    $input (`descending` $descending^)? attr-dict `:` type($input) `->`
-    type($result)
+    $input (`descending` $descending^)? (`unsigned` $isUnsigned^)? attr-dict
+    `:` type($input) `->` type($result)
   }];
+  let hasVerifier = 1;
   let hasFolder = 1;
 }
 
@@ -352,7 +346,8 @@ def Sift_TopkOp : Sift_AxisOp<"topk",
     broken by the lower index first, so the result is fully determined. With
     the default ordering the values are sorted (largest first, or smallest
     first with `smallest`); with `unsorted` the same set is returned in an
-    order the implementation chooses. NaN is larger than every number. `k`
+    order the implementation chooses. NaN is larger than every number.
+    `unsigned` orders integers as unsigned (as `sift.argsort unsigned`). `k`
     must not exceed the size of the axis; `k = 0` gives empty results.
 
     `valid(%v)` says that only the first `%v` elements of each line are
@@ -382,11 +377,12 @@ def Sift_TopkOp : Sift_AxisOp<"topk",
                        DefaultValuedAttr<I64Attr, "-1">:$dim,
                        UnitAttr:$smallest,
                        UnitAttr:$unsorted,
-                       Optional<AnyTypeOf<[Index, RankedTensorOf<[Index]>]>>:$valid);
+                       Optional<AnyTypeOf<[Index, RankedTensorOf<[Index]>]>>:$valid,
+                       UnitAttr:$isUnsigned);
   let results = (outs Sift_NumericTensor:$values, Sift_I64Tensor:$indices);
   let assemblyFormat = [{
     $input `k` `(` $k `)` (`valid` `(` $valid^ `:` type($valid) `)`)?
-    (`smallest` $smallest^)? (`unsorted` $unsorted^)?
+    (`smallest` $smallest^)? (`unsorted` $unsorted^)? (`unsigned` $isUnsigned^)?
     attr-dict `:` type($input) `->` type($values) `,` type($indices)
   }];
   let hasVerifier = 1;

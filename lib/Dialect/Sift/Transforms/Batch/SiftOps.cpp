@@ -143,11 +143,11 @@ LogicalResult Batcher::batchRandperm(OpBuilder &b, RandpermOp op) {
   Value offset = perRowSeed(b, loc, op.getOffset());
   auto bitsType = RankedTensorType::get({size, n}, b.getI32Type());
   Value bits = RandomBitsOp::create(b, loc, bitsType, seed, offset);
-  Value keys = RandpermOp::buildSortKeys(b, loc, bits);
   auto indexType = RankedTensorType::get({size, n}, b.getI64Type());
-  setBatched(op.getResult(), ArgsortOp::create(b, loc, indexType, keys,
+  setBatched(op.getResult(), ArgsortOp::create(b, loc, indexType, bits,
                                                /*dim=*/b.getI64IntegerAttr(1),
-                                               /*descending=*/nullptr));
+                                               /*descending=*/nullptr,
+                                               /*isUnsigned=*/b.getUnitAttr()));
   return success();
 }
 

@@ -129,10 +129,9 @@ LogicalResult Staticizer::rewriteMaskedSelect(ImplicitLocOpBuilder &b,
   return success();
 }
 
-// randperm(n) -> stable argsort of the stream's keys, invalid lanes last.
-// randperm orders lanes by their unsigned 32-bit Philox word, ties by
-// lane; the keys are RandpermOp::buildSortKeys's 32-bit ones, and an
-// invalid lane gets the largest key, INT32_MAX.
+// randperm(n) -> stable unsigned argsort of the stream's words, invalid
+// lanes last. randperm orders lanes by their unsigned 32-bit Philox word,
+// ties by lane; an invalid lane gets the largest word, 0xFFFFFFFF.
 // A valid lane whose word is 0xFFFFFFFF ties with the invalid lanes, but
 // comes before them (its index is lower): the first n lanes are exactly
 // randperm(n).
@@ -146,14 +145,16 @@ LogicalResult Staticizer::rewriteRandperm(ImplicitLocOpBuilder &b,
   auto keyType = RankedTensorType::get({n}, b.getI32Type());
   Value bits =
       RandomBitsOp::create(b, keyType, perm.getSeed(), perm.getOffset());
-  Value keys = RandpermOp::buildSortKeys(b, b.getLoc(), bits);
   Value past = arith::ConstantOp::create(
-      b,
-      DenseElementsAttr::get(
-          keyType, b.getI32IntegerAttr(std::numeric_limits<int32_t>::max())));
+      b, DenseElementsAttr::get(keyType, b.getI32IntegerAttr(-1)));
   Value valid = laneIsValid(b, n, perm.getN());
-  keys = arith::SelectOp::create(b, valid, keys, past);
-  define(op, perm.getResult(), ArgsortOp::create(b, keys), perm.getN());
+  Value keys = arith::SelectOp::create(b, valid, bits, past);
+  auto argsort = ArgsortOp::create(b, keys, /*dim=*/-1, /*descending=*/false,
+                                   /*isUnsigned=*/true);
+  // A selection of its first lanes ranks only the valid ones
+  // (rewriteExtractSlice): it takes the words unmasked.
+  unmaskedKeys[argsort.getResult()] = bits;
+  define(op, perm.getResult(), argsort, perm.getN());
   ++numSyncsRemoved;
   toErase.insert(op);
   return success();

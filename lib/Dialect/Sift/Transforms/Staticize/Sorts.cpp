@@ -34,16 +34,18 @@ LogicalResult Staticizer::rewriteSortLike(ImplicitLocOpBuilder &b,
   Padded p = padded[input];
   auto type = cast<RankedTensorType>(p.padded.getType());
   int64_t axis = 0;
-  bool last = true;
+  bool last = true, isUnsigned = false;
   if (auto sort = dyn_cast<SortOp>(op)) {
     axis = sort.getAxis();
     last = !sort.getDescending();
   } else if (auto argsort = dyn_cast<ArgsortOp>(op)) {
     axis = argsort.getAxis();
     last = !argsort.getDescending();
+    isUnsigned = argsort.getIsUnsigned();
   } else if (auto topk = dyn_cast<TopkOp>(op)) {
     axis = topk.getAxis();
     last = topk.getSmallest();
+    isUnsigned = topk.getIsUnsigned();
   } else {
     axis = cast<CumsumOp>(op).getAxis();
   }
@@ -52,7 +54,8 @@ LogicalResult Staticizer::rewriteSortLike(ImplicitLocOpBuilder &b,
                            "by --sift-staticize yet");
   Value key = p.padded;
   if (axis == 0 && !isa<CumsumOp>(op))
-    key = resetPadding(b, p, getLastInSortOrder(type.getElementType(), last));
+    key = resetPadding(
+        b, p, getLastInSortOrder(type.getElementType(), last, isUnsigned));
   IRMapping mapping;
   mapping.map(input, key);
   Operation *clone = b.clone(*op, mapping);

@@ -194,6 +194,10 @@ private:
   /// Upper bounds of loops' upper bounds, taken before the rewrite replaces
   /// sizes by counts.
   DenseMap<Operation *, int64_t> loopBounds;
+  /// The argsorts that make randperm(n), each with its stream's words
+  /// before the lanes at and past n were masked: a top-k of the argsort's
+  /// first lanes with `valid(n)` reads those, and no masking pass runs.
+  DenseMap<Value, Value> unmaskedKeys;
 };
 
 /// Whether some type is a tensor with a dynamic dimension.

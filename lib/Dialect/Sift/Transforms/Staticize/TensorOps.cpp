@@ -96,20 +96,25 @@ LogicalResult Staticizer::rewriteExtractSlice(ImplicitLocOpBuilder &b,
   // A prefix of a stable argsort (as randperm(n)[:k] becomes) is a top-k
   // selection of its keys: sorted, ties by the lower index, so the rows
   // are the same, in O(n) instead of a full sort. Only the source's first
-  // `count` keys are real (`valid`): the selection reads no padding. Rows
-  // past the source's count are padding as below.
+  // `count` keys are real (`valid`): the selection reads no padding, and
+  // ranks the lanes past the count last whatever their keys, so a
+  // randperm's words go to it unmasked. Rows past the source's count are
+  // padding as below.
   auto argsort = src.padded.getDefiningOp<ArgsortOp>();
   if (argsort && srcType.getRank() == 1 && !trailing &&
       isConstantIntValue(slice.getMixedOffsets()[0], 0) &&
       isConstantIntValue(slice.getMixedStrides()[0], 1) &&
       n < cast<RankedTensorType>(src.padded.getType()).getDimSize(0)) {
     Value keys = argsort.getInput();
+    if (Value words = unmaskedKeys.lookup(argsort.getResult()))
+      keys = words;
     auto keysType = cast<RankedTensorType>(keys.getType());
     auto topk =
         TopkOp::create(b, RankedTensorType::get({n}, keysType.getElementType()),
                        RankedTensorType::get({n}, b.getI64Type()), keys, n,
                        /*dim=*/0, /*smallest=*/!argsort.getDescending(),
-                       /*unsorted=*/false, /*valid=*/src.count);
+                       /*unsorted=*/false, /*valid=*/src.count,
+                       /*isUnsigned=*/argsort.getIsUnsigned());
     Value inRange =
         arith::CmpIOp::create(b, arith::CmpIPredicate::slt, iota(b, n),
                               splat(b, toI64(b, src.count), n));
