@@ -504,7 +504,8 @@ struct UniqueLowering : OpRewritePattern<UniqueOp> {
                          [&](OpBuilder &b, Location loc, Value x, Value) {
                            return toSortKey(b, loc, x, *info, false);
                          });
-    auto [sortedKeys, perm] = radixArgsort(b, loc, keys, n, info->sortBits);
+    auto [sortedKeys, perm] =
+        radixArgsort(b, loc, keys, n, info->sortBits, /*withKeys=*/true);
 
     Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
     Value zero64 = constInt(b, loc, i64, 0), one64 = constInt(b, loc, i64, 1);

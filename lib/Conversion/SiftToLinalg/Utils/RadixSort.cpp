@@ -263,23 +263,32 @@ Type lowering::positionType(OpBuilder &b, int64_t length) {
 
 static std::pair<Value, Value> radixArgsortBody(OpBuilder &b, Location loc,
                                                 Value keys, Value n,
-                                                unsigned sortBits);
+                                                unsigned sortBits,
+                                                bool withKeys);
 
 std::pair<Value, Value> lowering::radixArgsort(OpBuilder &b, Location loc,
                                                Value keys, Value n,
-                                               unsigned sortBits) {
-  // One routine per key type and length, shared by every sort of them.
+                                               unsigned sortBits,
+                                               bool withKeys) {
+  // One routine per key type and length (and results), shared by every
+  // sort of them.
   SmallVector<Value> sorted =
       buildOutlinable(b, loc, "radix_argsort", [&](OpBuilder &b, Location loc) {
-        auto [sortedKeys, perm] = radixArgsortBody(b, loc, keys, n, sortBits);
+        auto [sortedKeys, perm] =
+            radixArgsortBody(b, loc, keys, n, sortBits, withKeys);
+        if (!withKeys)
+          return SmallVector<Value>{perm};
         return SmallVector<Value>{sortedKeys, perm};
       });
+  if (!withKeys)
+    return {Value(), sorted[0]};
   return {sorted[0], sorted[1]};
 }
 
 static std::pair<Value, Value> radixArgsortBody(OpBuilder &b, Location loc,
                                                 Value keys, Value n,
-                                                unsigned sortBits) {
+                                                unsigned sortBits,
+                                                bool withKeys) {
   Type keyType = cast<RankedTensorType>(keys.getType()).getElementType();
   Type i64 = b.getI64Type();
   Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
@@ -300,18 +309,11 @@ static std::pair<Value, Value> radixArgsortBody(OpBuilder &b, Location loc,
       return lane[0];
     return arith::TruncIOp::create(b, loc, keyType, lane[0]);
   };
-  // What the passes move: (keys, positions), or the packed pairs.
+  // What the passes move: (keys, positions), or the packed pairs, which
+  // the first pass makes from the keys as it moves them (it always runs).
   SmallVector<Value> lanes;
   if (packed) {
-    lanes.push_back(
-        generateLine(b, loc, n, i64, [&](OpBuilder &b, Location loc, Value i) {
-          Value key = arith::ExtUIOp::create(
-              b, loc, i64, tensor::ExtractOp::create(b, loc, keys, i));
-          Value pos = arith::ShLIOp::create(
-              b, loc, arith::IndexCastUIOp::create(b, loc, i64, i),
-              constInt(b, loc, i64, 32));
-          return arith::OrIOp::create(b, loc, pos, key).getResult();
-        }));
+    lanes.push_back(keys);
   } else {
     lanes.push_back(keys);
     lanes.push_back(generateLine(
@@ -341,64 +343,89 @@ static std::pair<Value, Value> radixArgsortBody(OpBuilder &b, Location loc,
       return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), d);
     };
     SmallVector<Value> cur = lanes;
+    // The first packed pass reads the keys and packs each with its
+    // position; the others move what the pass before wrote.
+    bool packing = packed && shiftBits == 0;
     SmallVector<Type> laneTypes = llvm::to_vector(ValueRange(cur).getTypes());
+    if (packing)
+      laneTypes = {RankedTensorType::get(
+          cast<RankedTensorType>(keys.getType()).getShape(), i64)};
+    auto readElems = [&](OpBuilder &b, Location loc, Value i) {
+      SmallVector<Value> elems;
+      for (Value lane : cur)
+        elems.push_back(tensor::ExtractOp::create(b, loc, lane, i));
+      if (!packing)
+        return std::make_pair(elems, keyOfLanes(b, loc, elems));
+      Value key = elems[0];
+      Value pos = arith::ShLIOp::create(
+          b, loc, arith::IndexCastUIOp::create(b, loc, i64, i),
+          constInt(b, loc, i64, 32));
+      Value pair = arith::OrIOp::create(
+          b, loc, pos, arith::ExtUIOp::create(b, loc, i64, key));
+      return std::make_pair(SmallVector<Value>{pair}, key);
+    };
+    auto runPass = [&](OpBuilder &b, Location loc) {
+      // Exclusive prefix sum of the digit's histogram: where each
+      // digit's run starts.
+      Value starts0 = emptyTensor(b, loc, {b.getIndexAttr(256)}, i64);
+      auto starts = scf::ForOp::create(
+          b, loc, c0, c256, c1, ValueRange{starts0, zero64},
+          [&](OpBuilder &b, Location loc, Value d, ValueRange it) {
+            Value c = countOf(b, loc, hists, d, histOffset);
+            Value s = tensor::InsertOp::create(b, loc, it[1], it[0], d);
+            Value acc = arith::AddIOp::create(b, loc, it[1], c);
+            scf::YieldOp::create(b, loc, ValueRange{s, acc});
+          });
+
+      // Stable scatter in input order.
+      SmallVector<Value> init;
+      for (Type t : laneTypes)
+        init.push_back(emptyTensor(b, loc, {getAsOpFoldResult(n)},
+                                   cast<RankedTensorType>(t).getElementType()));
+      init.push_back(starts.getResult(0));
+      auto scatter = scf::ForOp::create(
+          b, loc, c0, n, c1, init,
+          [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
+            auto [elems, key] = readElems(b, loc, i);
+            Value d = digitOf(b, loc, key);
+            Value startsNow = it.back();
+            Value pos = tensor::ExtractOp::create(b, loc, startsNow, d);
+            Value at = i64ToIndex(b, loc, pos);
+            SmallVector<Value> next;
+            for (auto [elem, out] : llvm::zip(elems, it.drop_back()))
+              next.push_back(tensor::InsertOp::create(b, loc, elem, out, at));
+            Value bumped = arith::AddIOp::create(b, loc, pos, one64);
+            next.push_back(
+                tensor::InsertOp::create(b, loc, bumped, startsNow, d));
+            scf::YieldOp::create(b, loc, next);
+          });
+      SmallVector<Value> moved;
+      for (auto [result, t] :
+           llvm::zip(scatter.getResults().drop_back(), laneTypes))
+        moved.push_back(castTo(b, loc, result, t));
+      return moved;
+    };
+    if (packing) {
+      lanes = runPass(b, loc);
+      continue;
+    }
     auto pass = scf::IfOp::create(
         b, loc, digitNonZero(b, loc, varying, shiftBits),
         [&](OpBuilder &b, Location loc) {
-          // Exclusive prefix sum of the digit's histogram: where each
-          // digit's run starts.
-          Value starts0 = emptyTensor(b, loc, {b.getIndexAttr(256)}, i64);
-          auto starts = scf::ForOp::create(
-              b, loc, c0, c256, c1, ValueRange{starts0, zero64},
-              [&](OpBuilder &b, Location loc, Value d, ValueRange it) {
-                Value c = countOf(b, loc, hists, d, histOffset);
-                Value s = tensor::InsertOp::create(b, loc, it[1], it[0], d);
-                Value acc = arith::AddIOp::create(b, loc, it[1], c);
-                scf::YieldOp::create(b, loc, ValueRange{s, acc});
-              });
-
-          // Stable scatter in input order.
-          SmallVector<Value> init;
-          for (Type t : laneTypes)
-            init.push_back(
-                emptyTensor(b, loc, {getAsOpFoldResult(n)},
-                            cast<RankedTensorType>(t).getElementType()));
-          init.push_back(starts.getResult(0));
-          auto scatter = scf::ForOp::create(
-              b, loc, c0, n, c1, init,
-              [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
-                SmallVector<Value> elems;
-                for (Value lane : cur)
-                  elems.push_back(tensor::ExtractOp::create(b, loc, lane, i));
-                Value d = digitOf(b, loc, keyOfLanes(b, loc, elems));
-                Value startsNow = it.back();
-                Value pos = tensor::ExtractOp::create(b, loc, startsNow, d);
-                Value at = i64ToIndex(b, loc, pos);
-                SmallVector<Value> next;
-                for (auto [elem, out] : llvm::zip(elems, it.drop_back()))
-                  next.push_back(
-                      tensor::InsertOp::create(b, loc, elem, out, at));
-                Value bumped = arith::AddIOp::create(b, loc, pos, one64);
-                next.push_back(
-                    tensor::InsertOp::create(b, loc, bumped, startsNow, d));
-                scf::YieldOp::create(b, loc, next);
-              });
-          SmallVector<Value> moved;
-          for (auto [result, t] :
-               llvm::zip(scatter.getResults().drop_back(), laneTypes))
-            moved.push_back(castTo(b, loc, result, t));
-          scf::YieldOp::create(b, loc, moved);
+          scf::YieldOp::create(b, loc, runPass(b, loc));
         },
         [&](OpBuilder &b, Location loc) { scf::YieldOp::create(b, loc, cur); });
     lanes = llvm::to_vector_of<Value>(pass.getResults());
   }
   if (packed) {
     Value pairs = lanes[0];
-    Value sortedKeys =
-        mapLine(b, loc, pairs, keyType,
-                [&](OpBuilder &b, Location loc, Value x, Value) -> Value {
-                  return arith::TruncIOp::create(b, loc, keyType, x);
-                });
+    Value sortedKeys;
+    if (withKeys)
+      sortedKeys =
+          mapLine(b, loc, pairs, keyType,
+                  [&](OpBuilder &b, Location loc, Value x, Value) -> Value {
+                    return arith::TruncIOp::create(b, loc, keyType, x);
+                  });
     Value perm = mapLine(
         b, loc, pairs, i64,
         [&](OpBuilder &b, Location loc, Value x, Value) -> Value {

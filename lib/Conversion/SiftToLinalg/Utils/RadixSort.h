@@ -47,9 +47,11 @@ Type positionType(OpBuilder &b, int64_t length);
 
 /// Stable LSD radix argsort (8-bit digits) of the 1-D unsigned `keys`
 /// (i32 or i64, `n` elements, only the low `sortBits` bits used). Returns the
-/// sorted keys and the permutation (i64 indices into `keys`).
+/// sorted keys (with `withKeys`; null otherwise) and the permutation (i64
+/// indices into `keys`).
 std::pair<Value, Value> radixArgsort(OpBuilder &b, Location loc, Value keys,
-                                     Value n, unsigned sortBits);
+                                     Value n, unsigned sortBits,
+                                     bool withKeys = false);
 
 /// MSD radix selection of the `k`-th smallest (an i64, 1 <= k <= n) of `n`
 /// unsigned keys of `keyType` (as `radixArgsort`), the key of element `i`
