@@ -84,9 +84,14 @@ static std::optional<int64_t> staticWork(Region &region) {
   for (Block &block : region)
     for (Operation &op : block) {
       // A call (a routine of the lowering) does work this pass cannot see
-      // from here: unknown.
-      if (isa<CallOpInterface>(op))
-        return std::nullopt;
+      // from here: unknown, unless the call states it (kStaticWorkAttrName).
+      if (isa<CallOpInterface>(op)) {
+        auto work = op.getAttrOfType<IntegerAttr>(kStaticWorkAttrName);
+        if (!work)
+          return std::nullopt;
+        most = std::max(most, work.getInt());
+        continue;
+      }
       if (op.getNumRegions() == 0)
         continue;
       std::optional<int64_t> work = staticWork(&op);

@@ -207,3 +207,37 @@ func.func @rows_of_tiles(%a: memref<8x1000000xf32>, %b: memref<8x5000xf32>) {
   }
   return
 }
+
+// -----
+
+// A call does work the pass cannot see, and its loop stays parallel;
+// unless the call states it (`sift.static_work`, as the Philox chunk loop
+// of the random ops does: at most 1024 blocks a call): 3 chunks of 1024
+// are below the default 16384 and run on the calling thread, 30 are not.
+// CHECK-LABEL: func.func @calls
+// CHECK: scf.for %{{.*}} = %c0 to %c3 step %c1
+// CHECK: call @chunk({{.*}}) {sift.static_work = 1024 : i64}
+// CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c30) step (%c1)
+// CHECK: call @chunk({{.*}}) {sift.static_work = 1024 : i64}
+// CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c3) step (%c1)
+// CHECK: call @chunk({{.*}}) : (index) -> ()
+func.func private @chunk(index)
+func.func @calls() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c30 = arith.constant 30 : index
+  scf.parallel (%i) = (%c0) to (%c3) step (%c1) {
+    func.call @chunk(%i) {sift.static_work = 1024 : i64} : (index) -> ()
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c30) step (%c1) {
+    func.call @chunk(%i) {sift.static_work = 1024 : i64} : (index) -> ()
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c3) step (%c1) {
+    func.call @chunk(%i) : (index) -> ()
+    scf.reduce
+  }
+  return
+}

@@ -41,6 +41,12 @@ inline llvm::StringRef routineName(scf::ExecuteRegionOp region) {
 /// them that calls the routine).
 inline constexpr llvm::StringLiteral kLineRoutineAttrName = "sift.line_routine";
 
+/// An i64 attribute of a call: at most how many innermost loop iterations
+/// one run of the callee takes (a Philox chunk: its blocks), which
+/// --sift-sequentialize-inner-parallel-dims weighs as the call's work; a
+/// call without it does work that pass cannot see.
+inline constexpr llvm::StringLiteral kStaticWorkAttrName = "sift.static_work";
+
 } // namespace sift
 } // namespace mlir
 

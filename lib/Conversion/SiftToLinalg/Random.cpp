@@ -331,7 +331,11 @@ static Value generateFromBlocks(
           if (row)
             args.push_back(row);
           args.append({begin, end, chunkEnd});
-          func::CallOp::create(b, loc, routine, args);
+          // At most a chunk of blocks a call: a small stream's chunk loop
+          // then runs on the calling thread.
+          func::CallOp::create(b, loc, routine, args)
+              ->setAttr(kStaticWorkAttrName,
+                        b.getI64IntegerAttr(kBlocksPerChunk));
         });
   } else if (fullBlocks > 0 && rows > 0) {
     SmallVector<Value> lanes;

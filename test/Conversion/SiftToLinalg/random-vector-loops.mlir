@@ -76,7 +76,7 @@ func.func @rows_valid(%seed: tensor<4xi64>, %v: tensor<4xindex>) -> tensor<4x819
 // CHECK: %[[BLOCKS:.*]] = arith.ceildivui %arg1, %c4 : index
 // CHECK: %[[MINE:.*]] = arith.minui %[[BLOCKS]], %c2500 : index
 // CHECK: %[[END:.*]] = arith.minui %{{.*}}, %[[MINE]] : index
-// CHECK: func.call @__sift_philox_bits_i32_x4(%arg0, %c0_i64, %{{.*}}, %{{.*}}, %[[END]], %{{.*}}) : (i64, i64, memref<?xi32>, index, index, index) -> ()
+// CHECK: func.call @__sift_philox_bits_i32_x4(%arg0, %c0_i64, %{{.*}}, %{{.*}}, %[[END]], %{{.*}}) {sift.static_work = 1024 : i64} : (i64, i64, memref<?xi32>, index, index, index) -> ()
 func.func @line_valid(%seed: i64, %v: index) -> tensor<10000xi32> {
   %r = sift.random_bits %seed valid(%v : index) : tensor<10000xi32>
   return %r : tensor<10000xi32>
