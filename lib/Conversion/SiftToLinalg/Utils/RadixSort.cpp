@@ -311,11 +311,8 @@ static std::pair<Value, Value> radixArgsortBody(OpBuilder &b, Location loc,
   };
   // What the passes move: (keys, positions), or the packed pairs, which
   // the first pass makes from the keys as it moves them (it always runs).
-  SmallVector<Value> lanes;
-  if (packed) {
-    lanes.push_back(keys);
-  } else {
-    lanes.push_back(keys);
+  SmallVector<Value> lanes{keys};
+  if (!packed) {
     lanes.push_back(generateLine(
         b, loc, n, idxType, [&](OpBuilder &b, Location loc, Value i) {
           return arith::IndexCastUIOp::create(b, loc, idxType, i).getResult();

@@ -11,7 +11,7 @@
 
 #include "Staticizer.h"
 
-#include <limits>
+#include "sift/Dialect/Sift/IR/SortOrder.h"
 
 using namespace mlir;
 using namespace mlir::sift;
@@ -146,7 +146,9 @@ LogicalResult Staticizer::rewriteRandperm(ImplicitLocOpBuilder &b,
   Value bits =
       RandomBitsOp::create(b, keyType, perm.getSeed(), perm.getOffset());
   Value past = arith::ConstantOp::create(
-      b, DenseElementsAttr::get(keyType, b.getI32IntegerAttr(-1)));
+      b, DenseElementsAttr::get(
+             keyType, getLastInSortOrder(b.getI32Type(), /*ascending=*/true,
+                                         /*isUnsigned=*/true)));
   Value valid = laneIsValid(b, n, perm.getN());
   Value keys = arith::SelectOp::create(b, valid, bits, past);
   auto argsort = ArgsortOp::create(b, keys, /*dim=*/-1, /*descending=*/false,
