@@ -66,7 +66,17 @@ from sift_sampler import auto_sampler_mlir; print(auto_sampler_mlir($n, $((n / 1
     >"$out.dyn.mlir" &&
     "$TO" "$out.dyn.mlir" --sift-staticize --sift-batch="func=sampler size=32" \
       --canonicalize --cse -o "$out" &&
-    python3 "$ROOT/scripts/make_sampler_inputs.py" "$in" 32 "$n" >/dev/null
+    { python3 - "$in" "$n" 2>/dev/null <<'EOF' ||
+import os, sys
+import numpy as np  # fast; without NumPy, the standard library's script
+out, n = sys.argv[1], int(sys.argv[2])
+rng = np.random.default_rng(0)
+os.makedirs(out, exist_ok=True)
+np.save(os.path.join(out, "features.npy"), rng.random((32, n, 16), np.float32))
+np.save(os.path.join(out, "labels.npy"), (rng.random((32, n)) < 0.3).astype(np.int64))
+np.save(os.path.join(out, "seeds.npy"), rng.integers(0, 2**62, 32, np.int64))
+EOF
+      python3 "$ROOT/scripts/make_sampler_inputs.py" "$in" 32 "$n" >/dev/null; }
 }
 
 step_smoke() {
