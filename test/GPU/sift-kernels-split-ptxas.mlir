@@ -4,11 +4,11 @@
 // spills; global atomics in the PTX (red/atom.global.add).
 //
 // RUN: tensor-opt %S/sift-kernels-split.mlir --symbol-privatize=exclude=count_long,compact_long,topk_long --symbol-dce -o %t.in.mlir
-// RUN: tensor-opt %t.in.mlir --sift-gpu-pipeline="chip=sm_90" -o %t.sm90.mlir
+// RUN: tensor-opt %t.in.mlir --sift-gpu-pipeline="chip=sm_90 sort-digit-bits=4" -o %t.sm90.mlir
 // RUN: %extract_ptx %t.sm90 %t.sm90.mlir
 // RUN: python3 %S/Inputs/ptxas_all.py %ptxas sm_90 %t.sm90 > %t.sm90.txt
 // RUN: FileCheck %s --implicit-check-not="{{[1-9][0-9]*}} bytes spill" --implicit-check-not=error < %t.sm90.txt
-// RUN: tensor-opt %t.in.mlir --sift-gpu-pipeline="chip=sm_80" -o %t.sm80.mlir
+// RUN: tensor-opt %t.in.mlir --sift-gpu-pipeline="chip=sm_80 sort-digit-bits=4" -o %t.sm80.mlir
 // RUN: %extract_ptx %t.sm80 %t.sm80.mlir
 // RUN: python3 %S/Inputs/ptxas_all.py %ptxas sm_80 %t.sm80 > %t.sm80.txt
 // RUN: FileCheck %s --implicit-check-not="{{[1-9][0-9]*}} bytes spill" --implicit-check-not=error < %t.sm80.txt

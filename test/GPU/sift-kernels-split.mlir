@@ -17,13 +17,13 @@
 // per row sorts the K. ctest conformance-gpu-kernels-split runs them on the
 // CPU against NumPy with small segments.
 //
-// RUN: tensor-opt %s --convert-sift-to-gpu="split-blocks=1024 split-min=16384 sort-split-min=16384" | FileCheck %s --check-prefix=CALLS
+// RUN: tensor-opt %s --convert-sift-to-gpu="split-blocks=1024 split-min=16384 sort-split-min=16384 sort-digit-bits=4" | FileCheck %s --check-prefix=CALLS
 // RUN: tensor-opt %s --convert-sift-to-gpu | FileCheck %s --check-prefix=DEFAULT
 // RUN: tensor-opt %s --convert-sift-to-gpu="split-blocks=0" | FileCheck %s --check-prefix=WHOLE
 // RUN: tensor-opt %s --convert-sift-to-gpu="split-min=300000 sort-split-min=0" | FileCheck %s --check-prefix=WHOLE
-// RUN: tensor-opt %s --convert-sift-to-gpu="split-blocks=1024 split-min=16384 sort-split-min=16384" --sift-gpu-expand-kernels | FileCheck %s --check-prefix=LAUNCH
-// sort-digit-bits=8: the split radix passes' digits of 8 bits, marked on
-// the call: a split sort's (per row 4 digits x 256 bins + 24 segments x
+// RUN: tensor-opt %s --convert-sift-to-gpu="split-blocks=1024 split-min=16384 sort-split-min=16384 sort-digit-bits=4" --sift-gpu-expand-kernels | FileCheck %s --check-prefix=LAUNCH
+// sort-digit-bits=8 (the default; the CALLS and LAUNCH checks above pin
+// 4): the split radix passes' digits of 8 bits, marked on the call: a split sort's (per row 4 digits x 256 bins + 24 segments x
 // 256, a host loop of 4 passes) and a split selection's (per row 4 digits
 // x 256 bins + 12 segments x 2 counts, 4 launches of a 256-bin histogram
 // instead of 8); a bad width is an error.
@@ -69,7 +69,7 @@
 // DEFAULT: sift.gpu_kernel = "argsort"
 // DEFAULT-NOT: segments
 // DEFAULT-LABEL: func.func @topk_big_k
-// DEFAULT: segment_length = 8352 : i64, segments = 24 : i64, sift.gpu_kernel = "topk", sort_segment_length = 2112 : i64, sort_segments = 19 : i64
+// DEFAULT: segment_length = 8352 : i64, segments = 24 : i64, sift.gpu_kernel = "topk", sort_digit_bits = 8 : i64, sort_segment_length = 2112 : i64, sort_segments = 19 : i64
 
 // WIDE-LABEL: func.func @topk_long
 // WIDE: memref.alloc() : memref<2096xi32>
@@ -96,7 +96,7 @@
 // SORTMIN-LABEL: func.func @argsort_long
 // SORTMIN: sort_segment_length = 8352 : i64, sort_segments = 6 : i64
 // SORTMIN-LABEL: func.func @topk_big_k
-// SORTMIN: segment_length = 8352 : i64, segments = 24 : i64, sift.gpu_kernel = "topk", sort_segment_length = 10016 : i64, sort_segments = 4 : i64
+// SORTMIN: segment_length = 8352 : i64, segments = 24 : i64, sift.gpu_kernel = "topk", sort_digit_bits = 8 : i64, sort_segment_length = 10016 : i64, sort_segments = 4 : i64
 
 // CALLS-LABEL: func.func @count_long
 // CALLS: call @__sift_gpu_count(%{{.*}}, %{{.*}}) {segment_length = 16672 : i64, segments = 6 : i64, sift.gpu_kernel = "count"}

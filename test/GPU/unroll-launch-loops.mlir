@@ -9,8 +9,8 @@
 // The pipeline: the digit passes of a radix sort split across blocks
 // (two launches a digit, 8 digits of an i32 key) are one run of launches
 // on one stream, synchronized once before the copy of the result.
-// RUN: tensor-opt %s --split-input-file --symbol-privatize=exclude=argsort_long --symbol-dce | tensor-opt --split-input-file --sift-gpu-pipeline="chip=sm_90 format=isa" | FileCheck %s --check-prefix=PIPE
-// RUN: tensor-opt %s --split-input-file --symbol-privatize=exclude=argsort_long --symbol-dce | tensor-opt --split-input-file --sift-gpu-pipeline="chip=sm_90 format=isa unroll-launch-loops=0" | FileCheck %s --check-prefix=LOOP
+// RUN: tensor-opt %s --split-input-file --symbol-privatize=exclude=argsort_long --symbol-dce | tensor-opt --split-input-file --sift-gpu-pipeline="chip=sm_90 format=isa sort-digit-bits=4" | FileCheck %s --check-prefix=PIPE
+// RUN: tensor-opt %s --split-input-file --symbol-privatize=exclude=argsort_long --symbol-dce | tensor-opt --split-input-file --sift-gpu-pipeline="chip=sm_90 format=isa unroll-launch-loops=0 sort-digit-bits=4" | FileCheck %s --check-prefix=LOOP
 
 module attributes {gpu.container_module} {
   gpu.module @k {

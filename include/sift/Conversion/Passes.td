@@ -143,10 +143,10 @@ def ConvertSiftToGPU : Pass<"convert-sift-to-gpu", "ModuleOp"> {
     Option<"sortSplitMin", "sort-split-min", "int64_t", /*default=*/"2048",
            "The fewest elements of a row per block of a split radix sort "
            "(of a row, or of the K a topk takes; 0: split-min)">,
-    Option<"sortDigitBits", "sort-digit-bits", "int64_t", /*default=*/"4",
+    Option<"sortDigitBits", "sort-digit-bits", "int64_t", /*default=*/"8",
            "The digits of the radix passes split across blocks (sorts, "
-           "and topk's selection): 4 bits (16 bins), or 8 (256 bins, half "
-           "the passes; blocks of fewer than 256 threads keep 4)">,
+           "and topk's selection): 8 bits (256 bins; blocks of fewer than "
+           "256 threads keep 4), or 4 (16 bins, twice the passes)">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",

@@ -282,8 +282,8 @@ struct SplitOptions {
   /// holds two of `minSegment` (0: minSegment).
   int64_t minSortSegment = 0;
   /// The bits of the digits of the radix passes split across blocks (a
-  /// sort's, a selection's): 4, or kWideSortDigitBits.
-  int64_t sortDigitBits = 4;
+  /// sort's, a selection's): kWideSortDigitBits, or 4.
+  int64_t sortDigitBits = 8;
 };
 
 /// A row split across `segments` blocks, each over `length` consecutive
