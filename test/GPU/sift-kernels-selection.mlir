@@ -57,8 +57,9 @@
 // CALLS: arith.remui %{{.*}}, %c3 : index
 // CALLS: tensor.extract %{{.*}}[%{{.*}}] : tensor<2xi64>
 // CALLS: arith.mului_extended
-// CALLS: arith.xori %{{.*}}, %c-2147483648_i32 : i32
-// CALLS: call @__sift_gpu_argsort({{.*}}) {sift.gpu_kernel = "argsort"} : (memref<6x300xi32>, memref<6x300xi64>) -> ()
+// The words sorted as unsigned: no sign bit flipped.
+// CALLS-NOT: arith.xori %{{.*}}, %c-2147483648_i32 : i32
+// CALLS: call @__sift_gpu_argsort({{.*}}) {sift.gpu_kernel = "argsort", unsigned} : (memref<6x300xi32>, memref<6x300xi64>) -> ()
 // Both classes in one elementwise op.
 // CALLS: linalg.generic {{.*}} outs(%{{.*}}, %{{.*}} : tensor<6x300xi1>, tensor<6x300xi1>)
 // K = floor(24 * 0.25) positives, K = 24 negatives.

@@ -58,14 +58,14 @@
 // CALLS: tensor.empty(%[[N]]) : tensor<1x?xi32>
 // CALLS: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]
 // CALLS: arith.mului_extended
-// The sign bit flipped: the words' unsigned order as a signed i32 order.
-// CALLS: arith.xori %{{.*}}, %c-2147483648_i32 : i32
-// CALLS: call @__sift_gpu_argsort_{{[0-9]+}}({{.*}}) {sift.gpu_kernel = "argsort"} : (memref<1x?xi32>, memref<1x?xi64>, memref<2x1x?xi32>, memref<2x1x?xi32>) -> ()
+// The words sorted as unsigned: no sign bit flipped.
+// CALLS-NOT: arith.xori %{{.*}}, %c-2147483648_i32 : i32
+// CALLS: call @__sift_gpu_argsort_{{[0-9]+}}({{.*}}) {sift.gpu_kernel = "argsort", unsigned} : (memref<1x?xi32>, memref<1x?xi64>, memref<2x1x?xi32>, memref<2x1x?xi32>) -> ()
 // CALLS-LABEL: func.func @randperm_static
 // A constant n needs no check: the bitonic sort of 16 keys.
 // CALLS-NOT: sift_rt_report
 // CALLS: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x16xi32>)
-// CALLS: {sift.gpu_kernel = "argsort"} : (memref<1x16xi32>, memref<1x16xi64>) -> ()
+// CALLS: {sift.gpu_kernel = "argsort", unsigned} : (memref<1x16xi32>, memref<1x16xi64>) -> ()
 // CALLS-LABEL: func.func @left_alone
 // CALLS: sift.unique %{{.*}} : tensor<?xi64> -> tensor<?xi64>
 // CALLS: sift.unique %{{.*}} : tensor<0xi64> -> tensor<?xi64>

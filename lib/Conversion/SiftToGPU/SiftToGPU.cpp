@@ -2561,8 +2561,8 @@ static FailureOr<SortingKernel> sortingKernelOf(func::CallOp call) {
   auto inputType = dyn_cast<MemRefType>(call.getOperand(0).getType());
   if (!inputType || inputType.getRank() != 2)
     return failure();
-  FailureOr<lowering::SortKeyInfo> info =
-      lowering::getSortKeyInfo(inputType.getElementType());
+  FailureOr<lowering::SortKeyInfo> info = lowering::getSortKeyInfo(
+      inputType.getElementType(), call->hasAttr("unsigned"));
   if (failed(info))
     return failure();
   SortingKernel kernel;
@@ -2651,8 +2651,10 @@ static LogicalResult convertSorting(Operation *op, StringRef kind, Value input,
   auto inputType = cast<RankedTensorType>(input.getType());
   if (axis != inputType.getRank() - 1 || inputType.getShape().back() == 0)
     return failure();
+  bool isUnsigned = llvm::any_of(
+      attrs, [](NamedAttribute a) { return a.getName() == "unsigned"; });
   FailureOr<lowering::SortKeyInfo> info =
-      lowering::getSortKeyInfo(inputType.getElementType());
+      lowering::getSortKeyInfo(inputType.getElementType(), isUnsigned);
   if (failed(info))
     return failure();
   auto indicesType = cast<RankedTensorType>(indicesResult.getType());
@@ -2773,6 +2775,8 @@ static LogicalResult convertArgsort(ArgsortOp op, SplitOptions splitOptions) {
   SmallVector<NamedAttribute> attrs;
   if (op.getDescending())
     attrs.push_back(b.getNamedAttr("descending", b.getUnitAttr()));
+  if (op.getIsUnsigned())
+    attrs.push_back(b.getNamedAttr("unsigned", b.getUnitAttr()));
   return convertSorting(op, "argsort", op.getInput(), op.getAxis(), Value(),
                         op.getResult(), attrs, splitOptions);
 }
@@ -2788,6 +2792,8 @@ static LogicalResult convertTopk(TopkOp op, SplitOptions splitOptions) {
     attrs.push_back(b.getNamedAttr("smallest", b.getUnitAttr()));
   if (op.getUnsorted())
     attrs.push_back(b.getNamedAttr("unsorted", b.getUnitAttr()));
+  if (op.getIsUnsigned())
+    attrs.push_back(b.getNamedAttr("unsigned", b.getUnitAttr()));
   return convertSorting(op, "topk", op.getInput(), op.getAxis(), op.getValues(),
                         op.getIndices(), attrs, splitOptions);
 }
@@ -2973,9 +2979,8 @@ static constexpr int64_t kMaxRandpermSize = int64_t(1) << 56;
 
 /// sift.randperm as the CPU lowering draws it, with no sequential loop: the
 /// first n words of the Philox stream (seed, offset), one per element
-/// (elementwise), their sign bits flipped so that a signed i32 order is
-/// the words' unsigned order (as `decomposeUnsignedOrder`), and a stable
-/// ascending argsort (the argsort kernel). A dynamic n outside [0, 2^56] is
+/// (elementwise), and their stable ascending argsort as unsigned integers
+/// (the argsort kernel). A dynamic n outside [0, 2^56] is
 /// the CPU lowering's run-time error (then an empty permutation).
 static LogicalResult decomposeRandperm(RandpermOp op) {
   IRRewriter rewriter(op);
@@ -3022,13 +3027,10 @@ static LogicalResult decomposeRandperm(RandpermOp op) {
         Value i = linalg::IndexOp::create(b, loc, 1);
         Value word = lowering::philoxWord(b, loc, seed, offset,
                                           lowering::indexToI64(b, loc, i));
-        Value key = arith::XOrIOp::create(
-            b, loc, word,
-            lowering::constInt(b, loc, i32,
-                               std::numeric_limits<int32_t>::min()));
-        linalg::YieldOp::create(b, loc, key);
+        linalg::YieldOp::create(b, loc, word);
       });
-  Value perm = ArgsortOp::create(b, loc, keys.getResult(0));
+  Value perm = ArgsortOp::create(b, loc, keys.getResult(0), /*dim=*/-1,
+                                 /*descending=*/false, /*isUnsigned=*/true);
   perm = tensor::CollapseShapeOp::create(b, loc, perm, rowsReassociation(1));
   rewriter.replaceOp(op, lowering::castTo(rewriter, loc, perm, op.getType()));
   return success();
@@ -3256,7 +3258,8 @@ static LogicalResult decomposeTopkValid(TopkOp op) {
   Type elementType = type.getElementType();
   Value input = op.getInput();
   Value last = arith::ConstantOp::create(
-      b, loc, getLastInSortOrder(elementType, op.getSmallest()));
+      b, loc,
+      getLastInSortOrder(elementType, op.getSmallest(), op.getIsUnsigned()));
   // The input and the lengths as operands (the lengths along the lines):
   // the masking fuses into the input's producer, often the same masking.
   int64_t rank = type.getRank();
@@ -3287,7 +3290,7 @@ static LogicalResult decomposeTopkValid(TopkOp op) {
   auto topk = TopkOp::create(b, loc, op.getValues().getType(),
                              op.getIndices().getType(), keys, op.getK(),
                              op.getDim(), op.getSmallest(), op.getUnsorted(),
-                             /*valid=*/Value());
+                             /*valid=*/Value(), op.getIsUnsigned());
   Value indices = topk.getIndices();
   Value values = generateTensor(
       b, loc, cast<RankedTensorType>(indices.getType()).getShape(), elementType,
@@ -3303,61 +3306,6 @@ static LogicalResult decomposeTopkValid(TopkOp op) {
   return success();
 }
 
-/// An argsort or top-k that orders integers as unsigned, as the signed one
-/// of the elements with their sign bit flipped (the signed order of
-/// x ^ 2^(w-1) is the unsigned order of x), a top-k's values flipped back:
-///   key = x ^ 2^(w-1)                     elementwise
-///   i = argsort(key), or v', i = topk(key) and v = v' ^ 2^(w-1)
-/// The sorting kernels order signed integers. (`i1` is unsigned in sift's
-/// order already.)
-static void decomposeUnsignedOrder(Operation *op) {
-  OpBuilder b(op);
-  Location loc = op->getLoc();
-  auto flip = [&](Value x) -> Value {
-    auto type = cast<RankedTensorType>(x.getType());
-    unsigned width = type.getElementTypeBitWidth();
-    int64_t rank = type.getRank();
-    Value init = tensor::EmptyOp::create(
-        b, loc, tensor::getMixedSizes(b, loc, x), type.getElementType());
-    Value signBit =
-        lowering::constInt(b, loc, type.getElementType(),
-                           APInt::getSignMask(width).getSExtValue());
-    return linalg::GenericOp::create(
-               b, loc, TypeRange{type}, ValueRange{x}, ValueRange{init},
-               SmallVector<AffineMap>(2, b.getMultiDimIdentityMap(rank)),
-               SmallVector<utils::IteratorType>(rank,
-                                                utils::IteratorType::parallel),
-               [&](OpBuilder &b, Location loc, ValueRange args) {
-                 linalg::YieldOp::create(
-                     b, loc,
-                     ValueRange{arith::XOrIOp::create(b, loc, args[0], signBit)
-                                    .getResult()});
-               })
-        .getResult(0);
-  };
-  Value input = op->getOperand(0);
-  if (!cast<RankedTensorType>(input.getType()).getElementType().isInteger(1))
-    input = flip(input);
-  if (auto argsort = dyn_cast<ArgsortOp>(op)) {
-    Value perm = ArgsortOp::create(b, loc, argsort.getType(), input,
-                                   argsort.getDim(), argsort.getDescending(),
-                                   /*isUnsigned=*/false);
-    argsort.getResult().replaceAllUsesWith(perm);
-  } else {
-    auto topk = cast<TopkOp>(op);
-    auto signedTopk = TopkOp::create(
-        b, loc, topk.getValues().getType(), topk.getIndices().getType(), input,
-        topk.getK(), topk.getDim(), topk.getSmallest(), topk.getUnsorted(),
-        topk.getValid(), /*isUnsigned=*/false);
-    Value values = signedTopk.getValues();
-    if (input != op->getOperand(0))
-      values = flip(values);
-    topk.getValues().replaceAllUsesWith(values);
-    topk.getIndices().replaceAllUsesWith(signedTopk.getIndices());
-  }
-  op->erase();
-}
-
 /// sift.sample_balanced of static, non-empty labels `[B..., N]` as rows
 /// `[R, N]`, as kernels:
 ///   key[r, j] = philox(seed, stream of row r, j) ^ 2^31    elementwise
@@ -3368,11 +3316,10 @@ static void decomposeUnsignedOrder(Operation *op) {
 ///   out[r, s] = perm[r, P[s]] for s < numPos, then
 ///               perm[r, Q[s - numPos]] for the next numNeg, then -1
 ///   count[r] = numPos + numNeg                             elementwise
-/// with numNeg = min(negCount, num_samples - numPos). The keys' flipped
-/// sign bit makes the signed i32 order the words' unsigned order (as
-/// randperm's); the argsort is stable, so perm is the CPU's order by
-/// (unsigned key, index), and each compaction keeps its class's first
-/// items in that order: the items the CPU's walk over perm takes, in its
+/// with numNeg = min(negCount, num_samples - numPos). The argsort orders
+/// the words as unsigned (as randperm's) and is stable, so perm is the
+/// CPU's order by (unsigned key, index), and each compaction keeps its class's
+/// first items in that order: the items the CPU's walk over perm takes, in its
 /// order. numPos = min(P, posCap) and numNeg = min(Q, num_samples - numPos)
 /// as on the CPU: a compaction's count is min(true lanes, K).
 static LogicalResult decomposeSampleBalanced(SampleBalancedOp op) {
@@ -3418,15 +3365,11 @@ static LogicalResult decomposeSampleBalanced(SampleBalancedOp op) {
         };
         Value stream = arith::AddIOp::create(b, loc, rowValue(offset),
                                              lowering::indexToI64(b, loc, q));
-        Value word = lowering::philoxWord(b, loc, rowValue(seed), stream,
-                                          lowering::indexToI64(b, loc, ivs[1]));
-        return arith::XOrIOp::create(
-                   b, loc, word,
-                   lowering::constInt(b, loc, i32,
-                                      std::numeric_limits<int32_t>::min()))
-            .getResult();
+        return lowering::philoxWord(b, loc, rowValue(seed), stream,
+                                    lowering::indexToI64(b, loc, ivs[1]));
       });
-  Value perm = ArgsortOp::create(b, loc, keys);
+  Value perm = ArgsortOp::create(b, loc, keys, /*dim=*/-1,
+                                 /*descending=*/false, /*isUnsigned=*/true);
   // The classes in key order, in one elementwise op: labels equal to
   // negative_label are negatives, others not equal to ignore_label
   // positives.
@@ -3583,18 +3526,6 @@ struct ConvertSiftToGpuPass
       else
         (void)decomposeSampleBalanced(cast<SampleBalancedOp>(op));
     }
-    // Unsigned orders become signed ones of flipped keys.
-    SmallVector<Operation *> unsignedSorts;
-    getOperation()->walk([&](Operation *op) {
-      auto argsort = dyn_cast<ArgsortOp>(op);
-      auto topk = dyn_cast<TopkOp>(op);
-      if (((argsort && argsort.getIsUnsigned()) ||
-           (topk && topk.getIsUnsigned())) &&
-          isa<func::FuncOp>(op->getParentOp()))
-        unsignedSorts.push_back(op);
-    });
-    for (Operation *op : unsignedSorts)
-      decomposeUnsignedOrder(op);
     // A top-k with `valid` is a top-k of masked keys.
     SmallVector<TopkOp> validTopks;
     getOperation()->walk([&](TopkOp op) {
