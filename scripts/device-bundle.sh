@@ -69,6 +69,9 @@ for l in $(libs /usr/bin/zstd); do
   [[ "$l" =~ $SYSTEM ]] || cp -L "$l" "$OUT/pack/zstd/"
 done
 
+# The commit the binaries were built from ("-dirty": with local changes).
+git -C "$ROOT" describe --always --dirty >"$OUT/COMMIT" 2>/dev/null || true
+
 cat >"$OUT/unpack.sh" <<'EOF'
 #!/usr/bin/env bash
 # Unpacks the bundle next to this script: bin/ and lib/ (run bin/tensor-run).

@@ -151,7 +151,8 @@ step_conformance() {
 }
 
 step_bench() {
-  python3 "$ROOT/bench/gpu/run.py" --tensor-run "$TR" --out "$LOG" ${SIFT_BENCH_ARGS:-}
+  SIFT_COMMIT="$(cat "$ROOT/.device/COMMIT" 2>/dev/null)" \
+    python3 "$ROOT/bench/gpu/run.py" --tensor-run "$TR" --out "$LOG" ${SIFT_BENCH_ARGS:-}
 }
 
 failed=0

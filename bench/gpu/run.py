@@ -553,6 +553,11 @@ def run_all(args, cases, data_dir, versions):
 
 def sift_versions(args):
     v = {"tensor_run": args.tensor_run}
+    # The bundle's commit (scripts/device-bundle.sh; device-check.sh passes
+    # it on): the copy of the tree on a device machine may carry a stale .git.
+    if os.environ.get("SIFT_COMMIT"):
+        v["sift_commit"] = os.environ["SIFT_COMMIT"]
+        return v
     try:
         v["sift_commit"] = subprocess.run(
             ["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
