@@ -76,7 +76,10 @@ func.func @argsort_f32_key(%x: tensor<10xf32>) -> tensor<10xi64> {
 // -----
 
 // topk with 0 < k < n selects before it sorts, per line (an scf.forall): a
-// radix split on the most significant digit that varies, one partition pass
+// radix split on the most significant digit that varies (one pass counts
+// the top digit and ORs and ANDs the keys; only when the top digit is the
+// same in every key does a second pass count the digit that varies), one
+// partition pass
 // that writes positions only (i32: the line's length fits) into k + 1
 // result slots and the candidates (n + 1 slots: their count is known only
 // at run time, at most n), an MSD radix selection among the candidates (a
@@ -87,6 +90,11 @@ func.func @argsort_f32_key(%x: tensor<10xf32>) -> tensor<10xi64> {
 // CHECK-LABEL: func.func @topk
 // CHECK: scf.forall (%{{.*}}) in (%c4) shared_outs(%[[V:.*]] = %{{.*}}, %[[I:.*]] = %{{.*}})
 // CHECK: tensor.extract_slice %arg0[%{{.*}}, 0] [1, 100] [1, 1] : tensor<4x100xf32> to tensor<100xf32>
+// CHECK: %[[TOP:.*]]:3 = scf.for %{{.*}} = %c0 to %c100 {{.*}} -> (tensor<1024xi64>, i32, i32)
+// CHECK: scf.if %{{.*}} -> (tensor<1024xi64>) {
+// CHECK-NEXT: scf.yield %[[TOP]]#0 : tensor<1024xi64>
+// CHECK-NEXT: } else {
+// CHECK: scf.for %{{.*}} = %c0 to %c100 {{.*}} -> (tensor<1024xi64>)
 // CHECK: scf.for %{{.*}} = %c0 to %c256 {{.*}} -> (i64, index, i64)
 // CHECK: scf.for %{{.*}} = %c0 to %c100 {{.*}} -> (tensor<6xi32>, tensor<101xi32>, index, index)
 // CHECK: scf.for %[[STEP:.*]] = %c0 to %c4 step %c1 iter_args({{.*}}) -> (tensor<100xi32>, index, i64, i32, i32, i32)

@@ -170,14 +170,15 @@ histogramOf(OpBuilder &b, Location loc, Value n, KeyFn keyAt,
   return hist.getResult(0);
 }
 
-/// The histograms of every 8-bit digit of the `numDigits` low digits of the
-/// keys of elements [0, n) (read with `keyAt`), in one pass over them: a
-/// flat tensor of `numDigits` histograms (as `histogramOf`'s, digit `p` at
-/// offset 256 * kHistCopies * p); and the bitwise OR and AND of the keys
+/// The histograms of the `numDigits` 8-bit digits of the keys of elements
+/// [0, n) (read with `keyAt`) from digit `firstDigit` up (the low ones by
+/// default), in one pass over them: a flat tensor of `numDigits` histograms
+/// (as `histogramOf`'s, digit `firstDigit + p` at offset
+/// 256 * kHistCopies * p); and the bitwise OR and AND of the keys
 /// (`orAndOf`'s).
 static std::tuple<Value, Value, Value>
 digitHistogramsOf(OpBuilder &b, Location loc, Type keyType, Value n,
-                  unsigned numDigits, KeyFn keyAt) {
+                  unsigned numDigits, KeyFn keyAt, unsigned firstDigit = 0) {
   Type i64 = b.getI64Type();
   Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
   Value hist0 =
@@ -194,8 +195,8 @@ digitHistogramsOf(OpBuilder &b, Location loc, Type keyType, Value n,
         for (unsigned p = 0; p < numDigits; ++p) {
           Value d = arith::AndIOp::create(
               b, loc,
-              arith::ShRUIOp::create(b, loc, key,
-                                     constInt(b, loc, keyType, 8 * p)),
+              arith::ShRUIOp::create(
+                  b, loc, key, constInt(b, loc, keyType, 8 * (firstDigit + p))),
               constInt(b, loc, keyType, 255));
           Value at = arith::AddIOp::create(
               b, loc,
@@ -578,8 +579,12 @@ RadixSplit lowering::radixSplit(OpBuilder &b, Location loc, Type keyType,
                                 Value n, Value k, unsigned sortBits,
                                 KeyFn keyAt) {
   // The most significant digit in which the keys differ (digit 0 when they
-  // are all equal).
-  auto [orAll, andAll] = orAndOf(b, loc, keyType, n, keyAt);
+  // are all equal). One pass counts the top digit and finds the bits that
+  // vary: where the top digit varies (random keys), that histogram is the
+  // split's; else a second pass counts the digit found.
+  unsigned topDigit = (sortBits - 1) / 8;
+  auto [topHist, orAll, andAll] =
+      digitHistogramsOf(b, loc, keyType, n, 1, keyAt, topDigit);
   Value varying = arith::XOrIOp::create(b, loc, orAll, andAll);
   Value shift = constInt(b, loc, keyType, 0);
   for (unsigned shiftBits = 8; shiftBits < sortBits; shiftBits += 8)
@@ -587,13 +592,27 @@ RadixSplit lowering::radixSplit(OpBuilder &b, Location loc, Type keyType,
         b, loc, digitNonZero(b, loc, varying, shiftBits),
         constInt(b, loc, keyType, shiftBits), shift);
   Value digitMask = constInt(b, loc, keyType, 255);
-  Value hist = histogramOf(
-      b, loc, n, keyAt, [&](OpBuilder &b, Location loc, Value key) -> Value {
-        Value d = arith::AndIOp::create(
-            b, loc, arith::ShRUIOp::create(b, loc, key, shift), digitMask);
-        return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), d);
+  Value atTop = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, shift,
+                                      constInt(b, loc, keyType, 8 * topDigit));
+  auto hist = scf::IfOp::create(
+      b, loc, atTop,
+      [&](OpBuilder &b, Location loc) {
+        scf::YieldOp::create(b, loc, topHist);
+      },
+      [&](OpBuilder &b, Location loc) {
+        scf::YieldOp::create(
+            b, loc,
+            histogramOf(b, loc, n, keyAt,
+                        [&](OpBuilder &b, Location loc, Value key) -> Value {
+                          Value d = arith::AndIOp::create(
+                              b, loc,
+                              arith::ShRUIOp::create(b, loc, key, shift),
+                              digitMask);
+                          return arith::IndexCastUIOp::create(
+                              b, loc, b.getIndexType(), d);
+                        }));
       });
-  auto [digit, below] = findDigit(b, loc, hist, k);
+  auto [digit, below] = findDigit(b, loc, hist.getResult(0), k);
   return {shift, arith::IndexCastUIOp::create(b, loc, keyType, digit), below,
-          countOf(b, loc, hist, digit)};
+          countOf(b, loc, hist.getResult(0), digit)};
 }
