@@ -3308,8 +3308,8 @@ static LogicalResult decomposeTopkValid(TopkOp op) {
 
 /// sift.sample_balanced of static, non-empty labels `[B..., N]` as rows
 /// `[R, N]`, as kernels:
-///   key[r, j] = philox(seed, stream of row r, j) ^ 2^31    elementwise
-///   perm = argsort(key)                                    argsort kernel
+///   key[r, j] = philox(seed, stream of row r, j)          elementwise
+///   perm = argsort(key) unsigned                           argsort kernel
 ///   pos[r, i], neg[r, i] = the class of label[r, perm[r, i]] elementwise
 ///   P, numPos = compact(pos, K = min(posCap, N))           compact kernel
 ///   Q, negCount = compact(neg, K = min(num_samples, N))    compact kernel
