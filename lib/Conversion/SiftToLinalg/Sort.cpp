@@ -405,6 +405,18 @@ struct TopkLowering : OpRewritePattern<TopkOp> {
     // sort (k = n, dynamic n) returns them sorted.
     bool descending = !op.getSmallest();
     OpFoldResult kSize = rewriter.getIndexAttr(k);
+    // k = 0: empty results, no line read (nor sorted).
+    if (k == 0) {
+      SmallVector<OpFoldResult> sizes =
+          tensor::getMixedSizes(rewriter, loc, op.getInput());
+      sizes[lines->axis] = kSize;
+      replaceOpWithCasts(
+          rewriter, op,
+          {tensor::EmptyOp::create(rewriter, loc, sizes, lines->elementType()),
+           tensor::EmptyOp::create(rewriter, loc, sizes,
+                                   rewriter.getI64Type())});
+      return success();
+    }
     // With 0 < k < n, select the k best and sort only those; otherwise sort
     // the whole line.
     int64_t n = lines->staticLength();

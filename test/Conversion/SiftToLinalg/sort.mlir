@@ -266,3 +266,18 @@ func.func @argsort_dynamic_positions(%x: tensor<?xi32>) -> tensor<?xi64> {
   %i = sift.argsort %x : tensor<?xi32> -> tensor<?xi64>
   return %i : tensor<?xi64>
 }
+
+// -----
+
+// k = 0: empty results of the lines' other sizes; no line is read, sorted
+// or checked (k never exceeds a dynamic extent).
+// CHECK-LABEL: func.func @topk_k0
+// CHECK-NOT: scf.
+// CHECK-DAG: tensor.empty(%{{.*}}) : tensor<?x0xf32>
+// CHECK-DAG: tensor.empty(%{{.*}}) : tensor<?x0xi64>
+// CHECK-NOT: scf.
+// CHECK: return
+func.func @topk_k0(%x: tensor<?x?xf32>) -> (tensor<?x0xf32>, tensor<?x0xi64>) {
+  %v, %i = sift.topk %x k(0) : tensor<?x?xf32> -> tensor<?x0xf32>, tensor<?x0xi64>
+  return %v, %i : tensor<?x0xf32>, tensor<?x0xi64>
+}
