@@ -667,6 +667,12 @@ def cumsum_cases():
         ("empty_axis", np.zeros((2, 0), np.int64), -1, False, None),
         ("inf_nan", np.array([1.0, INF, -INF, 2.0, NAN, 1.0], np.float32),
          -1, False, None),
+        # Narrower than 32 bits (the GPU kernel sums them in i32 and
+        # truncates): sums that wrap.
+        ("i16_wraps_2d", np.array([[32000, 1000, -5, 32767],
+                                   [-32768, -1, 7, 30000]], np.int16), -1,
+         False, None),
+        ("i1_to_i8_wraps", r.random((3, 300)) < 0.9, -1, True, "i8"),
     ]
     for name, x, dim, excl, rtype in cfgs:
         relt = rtype or ELT[x.dtype]
@@ -676,7 +682,7 @@ def cumsum_cases():
                     ["%%r = sift.cumsum %%x%s%s : %s -> %s"
                      % (" exclusive" if excl else "", attrs, tt(x), rt)])
         exp = ops.cumsum(x, dim, excl, {"i64": np.int64, "i32": np.int32,
-                                       None: None}[rtype])
+                                       "i8": np.int8, None: None}[rtype])
         tol = (2e-6, 1e-5) if x.dtype.kind == "f" else (0, 0)
         out.append(Case("cumsum", name, mlir, [x], expect=[exp], tol=tol))
     return out

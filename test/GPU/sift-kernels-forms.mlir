@@ -1,8 +1,10 @@
 // convert-sift-to-gpu takes every form the conformance suite runs through
 // the kernels (ctest conformance-gpu-kernels), so that suite checks the
 // kernels and not the linalg lowering: element types, ranks 1 to 3,
-// dynamic extents, empty axes. Cumsum along another axis, or of i8, is
-// left to the linalg lowering.
+// dynamic extents, empty axes. Cumsum along another axis is left to the
+// linalg lowering; one of an integer type narrower than 32 bits (i8, or an
+// i1 mask's i16 sums) is the kernel's in i32 (of the elements
+// sign-extended), truncated.
 //
 // RUN: tensor-opt %s --convert-sift-to-gpu | FileCheck %s
 // RUN: tensor-opt %s --convert-sift-to-gpu --sift-gpu-expand-kernels | FileCheck %s --check-prefix=LAUNCH
@@ -14,12 +16,18 @@
 // CHECK-LABEL: func.func @cumsums
 // CHECK-COUNT-5: sift.gpu_kernel = "cumsum"
 // CHECK: sift.cumsum %{{.*}} {dim = 0 : i64}
-// CHECK: sift.cumsum %{{.*}} : tensor<4x9xi8> -> tensor<4x9xi8>
+// CHECK-NOT: sift.cumsum
+// CHECK: arith.extsi %{{.*}} : i8 to i32
+// CHECK: sift.gpu_kernel = "cumsum"} : (memref<4x9xi32>, memref<4x9xi32>)
+// CHECK: arith.trunci %{{.*}} : i32 to i8
+// CHECK: sift.gpu_kernel = "cumsum"} : (memref<4x9xi1>, memref<4x9xi32>)
+// CHECK: arith.trunci %{{.*}} : i32 to i16
+// CHECK-NOT: sift.cumsum
 // CHECK-LABEL: func.func @compacts
 // CHECK-COUNT-3: sift.gpu_kernel = "compact"
 // CHECK-NOT: sift.compact
 
-// LAUNCH-COUNT-13: gpu.launch
+// LAUNCH-COUNT-15: gpu.launch
 // LAUNCH-NOT: call @__sift_gpu
 // THREADS: threads must be a multiple of 32 in [32, 1024], not 48
 
@@ -36,9 +44,9 @@ func.func @counts(%a: tensor<7xi1>, %b: tensor<3x5xf32>, %c: tensor<2x3x4xi32>,
 
 func.func @cumsums(%a: tensor<9xi64>, %b: tensor<4x9xi1>, %c: tensor<2x3x9xf32>,
                    %d: tensor<?xf64>, %e: tensor<4x9xi32>, %f: tensor<4x9xf32>,
-                   %g: tensor<4x9xi8>)
+                   %g: tensor<4x9xi8>, %h: tensor<4x9xi1>)
     -> (tensor<9xi64>, tensor<4x9xi32>, tensor<2x3x9xf32>, tensor<?xf64>,
-        tensor<4x9xi32>, tensor<4x9xf32>, tensor<4x9xi8>) {
+        tensor<4x9xi32>, tensor<4x9xf32>, tensor<4x9xi8>, tensor<4x9xi16>) {
   %0 = sift.cumsum %a exclusive : tensor<9xi64> -> tensor<9xi64>
   %1 = sift.cumsum %b exclusive : tensor<4x9xi1> -> tensor<4x9xi32>
   %2 = sift.cumsum %c {dim = 2 : i64} : tensor<2x3x9xf32> -> tensor<2x3x9xf32>
@@ -46,7 +54,8 @@ func.func @cumsums(%a: tensor<9xi64>, %b: tensor<4x9xi1>, %c: tensor<2x3x9xf32>,
   %4 = sift.cumsum %e {dim = -1 : i64} : tensor<4x9xi32> -> tensor<4x9xi32>
   %5 = sift.cumsum %f {dim = 0 : i64} : tensor<4x9xf32> -> tensor<4x9xf32>
   %6 = sift.cumsum %g : tensor<4x9xi8> -> tensor<4x9xi8>
-  return %0, %1, %2, %3, %4, %5, %6 : tensor<9xi64>, tensor<4x9xi32>, tensor<2x3x9xf32>, tensor<?xf64>, tensor<4x9xi32>, tensor<4x9xf32>, tensor<4x9xi8>
+  %7 = sift.cumsum %h : tensor<4x9xi1> -> tensor<4x9xi16>
+  return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<9xi64>, tensor<4x9xi32>, tensor<2x3x9xf32>, tensor<?xf64>, tensor<4x9xi32>, tensor<4x9xf32>, tensor<4x9xi8>, tensor<4x9xi16>
 }
 
 func.func @compacts(%a: tensor<100xi1>, %b: tensor<2x3x50xi1>, %c: tensor<?x?xi1>)

@@ -2441,6 +2441,25 @@ static LogicalResult convertCount(CountOp op, SplitOptions splitOptions) {
 
 /// sift.cumsum along the last axis: [R, N] in and out, the cumsum kernel's
 /// call.
+/// `fn` of each element of `x`, as a tensor of `elementType` (an
+/// elementwise linalg.generic of x's shape).
+static Value mapElements(OpBuilder &b, Location loc, Value x, Type elementType,
+                         function_ref<Value(OpBuilder &, Location, Value)> fn) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, x),
+                                       elementType);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, ValueRange{x}, ValueRange{init},
+             SmallVector<AffineMap>(2, b.getMultiDimIdentityMap(rank)),
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &b, Location loc, ValueRange args) {
+               linalg::YieldOp::create(b, loc, fn(b, loc, args[0]));
+             })
+      .getResult(0);
+}
+
 static LogicalResult convertCumsum(CumsumOp op) {
   auto inputType = cast<RankedTensorType>(op.getInput().getType());
   auto resultType = cast<RankedTensorType>(op.getResult().getType());
@@ -2451,6 +2470,31 @@ static LogicalResult convertCumsum(CumsumOp op) {
   if (dim != rank - 1)
     return failure(); // other axes stay with the CPU lowering
   Type resultElt = resultType.getElementType();
+  // Integers narrower than the shuffles' 32 bits: the sums in i32 (of the
+  // elements sign-extended; a mask's as it is), truncated. A sum that
+  // wraps at 2^w has the low w bits of the 32-bit one.
+  if (auto narrow = dyn_cast<IntegerType>(resultElt);
+      narrow && narrow.getWidth() < 32) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Type i32 = b.getI32Type();
+    Value input = op.getInput();
+    if (!inputType.getElementType().isInteger(1))
+      input = mapElements(b, loc, input, i32,
+                          [&](OpBuilder &b, Location loc, Value x) -> Value {
+                            return arith::ExtSIOp::create(b, loc, i32, x);
+                          });
+    auto wide = CumsumOp::create(b, loc, resultType.clone(i32), input,
+                                 op.getDim(), op.getExclusive());
+    Value sums =
+        mapElements(b, loc, wide.getResult(), resultElt,
+                    [&](OpBuilder &b, Location loc, Value x) -> Value {
+                      return arith::TruncIOp::create(b, loc, resultElt, x);
+                    });
+    op.getResult().replaceAllUsesWith(sums);
+    op.erase();
+    return convertCumsum(wide);
+  }
   // Shuffles of 32 and 64 bits.
   if (!resultElt.isInteger(32) && !resultElt.isInteger(64) &&
       !resultElt.isF32() && !resultElt.isF64())
