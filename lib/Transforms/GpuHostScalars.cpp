@@ -216,6 +216,59 @@ static void loadsToHostReads(func::FuncOp fn) {
   }
 }
 
+/// Host loads from constant globals at constant indices (a reduction's
+/// initial value, bufferized from a constant tensor) become the constants
+/// they read: the host keeps no copy of a constant it would have to read.
+static void foldConstantLoads(func::FuncOp fn, SymbolTableCollection &symbols) {
+  SmallVector<memref::LoadOp> loads;
+  fn.walk([&](memref::LoadOp load) {
+    if (isHostCode(load) &&
+        load.getMemRef().getDefiningOp<memref::GetGlobalOp>())
+      loads.push_back(load);
+  });
+  for (memref::LoadOp load : loads) {
+    auto get = load.getMemRef().getDefiningOp<memref::GetGlobalOp>();
+    auto global = symbols.lookupNearestSymbolFrom<memref::GlobalOp>(
+        get, get.getNameAttr());
+    if (!global || !global.getConstant())
+      continue;
+    auto init =
+        dyn_cast_if_present<DenseElementsAttr>(global.getInitialValueAttr());
+    if (!init)
+      continue;
+    SmallVector<uint64_t> at;
+    for (Value index : load.getIndices()) {
+      std::optional<int64_t> c = getConstantIntValue(index);
+      if (!c || *c < 0)
+        break;
+      at.push_back(static_cast<uint64_t>(*c));
+    }
+    if (at.size() != load.getIndices().size())
+      continue;
+    // The row-major position of `at`, within the global's shape.
+    ArrayRef<int64_t> shape = init.getType().getShape();
+    uint64_t flat = 0;
+    bool inBounds = true;
+    for (auto [i, size] : llvm::zip(at, shape)) {
+      inBounds &= i < static_cast<uint64_t>(size);
+      flat = flat * size + i;
+    }
+    if (!inBounds)
+      continue;
+    OpBuilder b(load);
+    Attribute value = init.isSplat() ? init.getSplatValue<Attribute>()
+                                     : init.getValues<Attribute>()[flat];
+    auto typed = dyn_cast<TypedAttr>(value);
+    if (!typed)
+      continue;
+    load.replaceAllUsesWith(
+        arith::ConstantOp::create(b, load.getLoc(), typed).getResult());
+    load.erase();
+    if (get->use_empty())
+      get.erase();
+  }
+}
+
 namespace {
 /// Recomputes, inside a kernel, the host scalars it uses that are read from
 /// device memory.
@@ -305,7 +358,9 @@ private:
 struct GpuHostScalarsPass
     : public sift::impl::SiftGpuHostScalarsBase<GpuHostScalarsPass> {
   void runOnOperation() override {
+    SymbolTableCollection symbols;
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
+      foldConstantLoads(fn, symbols);
       storesToKernels(fn);
       SmallVector<gpu::LaunchOp> launches;
       fn.walk([&](gpu::LaunchOp launch) {

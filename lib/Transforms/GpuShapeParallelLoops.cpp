@@ -6,13 +6,18 @@
 
 #include "sift/Transforms/Passes.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir {
@@ -169,6 +174,43 @@ static scf::ParallelOp mergeShortLastDim(scf::ParallelOp op, int64_t threads) {
   return cast<scf::ParallelOp>(next);
 }
 
+/// Whether `loop`, a sequential loop of a function's body, is a serial
+/// kernel: a nest of scalar code that reads or writes buffers (a reduction
+/// left sequential: a float sum too short to block, an integer sum) and
+/// nothing else: no parallel loop, call, allocation or launch inside, and
+/// no results.
+static bool isSerialKernel(scf::ForOp loop) {
+  if (loop.getNumResults() != 0 || !isa<func::FuncOp>(loop->getParentOp()))
+    return false;
+  bool accesses = false;
+  WalkResult walk = loop->walk([&](Operation *op) {
+    if (isa<memref::LoadOp, memref::StoreOp>(op)) {
+      accesses = true;
+      return WalkResult::advance();
+    }
+    if (isa<scf::ForOp, scf::IfOp, scf::YieldOp, memref::DimOp,
+            affine::AffineApplyOp, affine::AffineMinOp, affine::AffineMaxOp>(
+            op) ||
+        isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+        (isa<ViewLikeOpInterface>(op) && op->getNumRegions() == 0 &&
+         isPure(op)))
+      return WalkResult::advance();
+    return WalkResult::interrupt();
+  });
+  return !walk.wasInterrupted() && accesses;
+}
+
+/// `loop` as the one iteration of an scf.parallel: a kernel of one thread.
+static void wrapInParallel(scf::ForOp loop) {
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+  auto parallel = scf::ParallelOp::create(b, loc, ValueRange{c0},
+                                          ValueRange{c1}, ValueRange{c1});
+  loop->moveBefore(parallel.getBody()->getTerminator());
+}
+
 namespace {
 struct GpuShapeParallelLoopsPass
     : public sift::impl::SiftGpuShapeParallelLoopsBase<
@@ -180,6 +222,15 @@ struct GpuShapeParallelLoopsPass
       getOperation().emitError("threads must be positive, got ") << threads;
       return signalPassFailure();
     }
+    // A sequential nest over buffers in the function's body runs on the
+    // device as a kernel of one thread (the host cannot read device
+    // buffers): a reduction left sequential, with its order.
+    SmallVector<scf::ForOp> serial;
+    for (auto loop : getOperation().getBody().getOps<scf::ForOp>())
+      if (isSerialKernel(loop))
+        serial.push_back(loop);
+    for (scf::ForOp loop : serial)
+      wrapInParallel(loop);
     SmallVector<scf::ParallelOp> outermost;
     getOperation().walk([&](scf::ParallelOp op) {
       if (!op->getParentOfType<scf::ParallelOp>() && op.getNumResults() == 0)

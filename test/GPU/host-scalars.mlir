@@ -304,3 +304,34 @@ func.func @host_uses(%arg: memref<4xi64>, %out: memref<256xi64>) -> i64 {
   memref.store %a, %arg[%c1] : memref<4xi64>
   return %n : i64
 }
+
+// -----
+
+// A host load of a constant global at constant indices (a reduction's
+// initial value, bufferized from a constant tensor) is the constant: the
+// store into the device buffer becomes a one-thread kernel of it, and the
+// host keeps no copy of the global.
+memref.global "private" constant @__constant_xf32 : memref<f32> = dense<2.5>
+memref.global "private" constant @__constant_2xi32 : memref<2xi32> = dense<[7, 9]>
+// CHECK-LABEL: func.func @constant_loads
+// CHECK-NOT: memref.get_global
+// CHECK: %[[F:.*]] = arith.constant 2.500000e+00 : f32
+// CHECK: gpu.launch
+// CHECK: memref.store %[[F]]
+// CHECK: %[[I:.*]] = arith.constant 9 : i32
+// CHECK: gpu.launch
+// CHECK: memref.store %[[I]]
+// CHECK-NOT: memref.get_global
+// CHECK: return
+func.func @constant_loads() {
+  %c1 = arith.constant 1 : index
+  %out = gpu.alloc () : memref<f32>
+  %outi = gpu.alloc () : memref<i32>
+  %g = memref.get_global @__constant_xf32 : memref<f32>
+  %v = memref.load %g[] : memref<f32>
+  memref.store %v, %out[] : memref<f32>
+  %gi = memref.get_global @__constant_2xi32 : memref<2xi32>
+  %vi = memref.load %gi[%c1] : memref<2xi32>
+  memref.store %vi, %outi[] : memref<i32>
+  return
+}

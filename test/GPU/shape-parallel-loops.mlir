@@ -121,3 +121,55 @@ func.func @flat_short_rows(%buf: memref<2x3x24xi64>) {
   }
   return
 }
+
+// -----
+
+// A sequential nest over buffers in a function's body (a reduction left
+// sequential: a sum too short to block, a scatter's lanes in order) is the
+// one iteration of a parallel loop: a kernel of one thread, in the same
+// order. A loop that calls, allocates, has results or holds a parallel
+// loop stays (a program's own loop over kernels).
+// CHECK-LABEL: func.func @serial
+// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step
+// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step
+// CHECK: scf.if
+// CHECK: scf.for
+// CHECK: memref.load %{{.*}} : memref<256xf32>
+// CHECK: memref.store %{{.*}} : memref<f32>
+// CHECK: scf.reduce
+// CHECK: scf.reduce
+// CHECK: %[[R:.*]] = scf.for {{.*}} -> (f32)
+// CHECK-NEXT: memref.load
+// CHECK: scf.for
+// CHECK-NEXT: func.call @g
+// CHECK: scf.for
+// CHECK-NEXT: memref.alloc
+// CHECK: return %[[R]]
+func.func private @g()
+func.func @serial(%x: memref<256xf32>, %acc: memref<f32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %c256 step %c1 {
+    %v = memref.load %x[%i] : memref<256xf32>
+    %a = memref.load %acc[] : memref<f32>
+    %s = arith.addf %a, %v : f32
+    memref.store %s, %acc[] : memref<f32>
+  }
+  %r = scf.for %i = %c0 to %c256 step %c1 iter_args(%a = %zero) -> (f32) {
+    %v = memref.load %x[%i] : memref<256xf32>
+    %s = arith.addf %a, %v : f32
+    scf.yield %s : f32
+  }
+  scf.for %i = %c0 to %c256 step %c1 {
+    func.call @g() : () -> ()
+    memref.store %zero, %x[%i] : memref<256xf32>
+  }
+  scf.for %i = %c0 to %c256 step %c1 {
+    %t = memref.alloc() : memref<f32>
+    memref.store %zero, %t[] : memref<f32>
+    memref.dealloc %t : memref<f32>
+  }
+  return %r : f32
+}

@@ -547,6 +547,15 @@ def SiftGpuShapeParallelLoops
       row of any length fits in one block and neighbouring threads touch
       neighbouring elements.
 
+    - A sequential `scf.for` nest in the function's body that reads or
+      writes buffers and holds only scalar code (a reduction left
+      sequential: a float sum too short to block, an integer sum to a
+      scalar, a scatter's lanes in order) becomes the one iteration of an
+      `scf.parallel`: a kernel of one thread, in the nest's order, where
+      the host could not read the device's buffers. A nest with a parallel
+      loop, a call, an allocation or results stays (a program's own loop
+      over kernels).
+
     Loops with results (reductions) are left alone.
 
     Example (threads = 256):
