@@ -224,11 +224,14 @@ struct GpuShapeParallelLoopsPass
     }
     // A sequential nest over buffers in the function's body runs on the
     // device as a kernel of one thread (the host cannot read device
-    // buffers): a reduction left sequential, with its order.
+    // buffers): a reduction left sequential, with its order. Not in private
+    // functions: the deallocation helper's loops over its lists of buffers
+    // are host bookkeeping.
     SmallVector<scf::ForOp> serial;
-    for (auto loop : getOperation().getBody().getOps<scf::ForOp>())
-      if (isSerialKernel(loop))
-        serial.push_back(loop);
+    if (!getOperation().isPrivate())
+      for (auto loop : getOperation().getBody().getOps<scf::ForOp>())
+        if (isSerialKernel(loop))
+          serial.push_back(loop);
     for (scf::ForOp loop : serial)
       wrapInParallel(loop);
     SmallVector<scf::ParallelOp> outermost;

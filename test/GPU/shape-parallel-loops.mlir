@@ -146,6 +146,7 @@ func.func @flat_short_rows(%buf: memref<2x3x24xi64>) {
 // CHECK-NEXT: memref.alloc
 // CHECK: return %[[R]]
 func.func private @g()
+
 func.func @serial(%x: memref<256xf32>, %acc: memref<f32>) -> f32 {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -172,4 +173,18 @@ func.func @serial(%x: memref<256xf32>, %acc: memref<f32>) -> f32 {
     memref.dealloc %t : memref<f32>
   }
   return %r : f32
+}
+
+// A private function (the deallocation helper's kind) keeps its loops.
+// CHECK-LABEL: func.func private @helper
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func private @helper(%x: memref<4xindex>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    memref.store %c0, %x[%i] : memref<4xindex>
+  }
+  return
 }

@@ -2439,8 +2439,6 @@ static LogicalResult convertCount(CountOp op, SplitOptions splitOptions) {
   return success();
 }
 
-/// sift.cumsum along the last axis: [R, N] in and out, the cumsum kernel's
-/// call.
 /// `fn` of each element of `x`, as a tensor of `elementType` (an
 /// elementwise linalg.generic of x's shape).
 static Value mapElements(OpBuilder &b, Location loc, Value x, Type elementType,
@@ -2460,6 +2458,8 @@ static Value mapElements(OpBuilder &b, Location loc, Value x, Type elementType,
       .getResult(0);
 }
 
+/// sift.cumsum along the last axis: [R, N] in and out, the cumsum kernel's
+/// call.
 static LogicalResult convertCumsum(CumsumOp op) {
   auto inputType = cast<RankedTensorType>(op.getInput().getType());
   auto resultType = cast<RankedTensorType>(op.getResult().getType());
