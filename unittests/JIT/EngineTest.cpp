@@ -513,6 +513,16 @@ const char *kGpuProgram =
     "  return %r : tensor<1024xf32>\n"
     "}\n";
 
+/// The error code and message of compiling `source` (named `file`) for the
+/// CUDA target with the runtime acting as if libcuda.so.1 were missing.
+static std::pair<ErrorCode, std::string> compileForCuda(const char *source,
+                                                        const char *file) {
+  ::setenv("SIFT_CUDA_DISABLE", "1", /*overwrite=*/1);
+  CompileOptions options;
+  options.target = Target::CUDA;
+  return errorOf(Engine::compileSource(source, options, file));
+}
+
 // The CUDA target compiles (the GPU pipeline runs) and, without a CUDA
 // driver, fails to load with a clear error, never a crash. SIFT_CUDA_DISABLE
 // makes the runtime act as if libcuda.so.1 were missing, so the test says
@@ -532,7 +542,6 @@ TEST(EngineCompileTest, CudaTargetWithoutDriverIsAClearError) {
 // the program's own loop that adds tensor elements into a scalar it carries
 // (the host would read device memory at every step).
 TEST(EngineCompileTest, CudaTargetRejectsHostLoops) {
-  ::setenv("SIFT_CUDA_DISABLE", "1", /*overwrite=*/1);
   const char *source = "func.func @isum(%a: tensor<64xi32>) -> i32 {\n"
                        "  %c0 = arith.constant 0 : index\n"
                        "  %c1 = arith.constant 1 : index\n"
@@ -546,10 +555,7 @@ TEST(EngineCompileTest, CudaTargetRejectsHostLoops) {
                        "  }\n"
                        "  return %s : i32\n"
                        "}\n";
-  CompileOptions options;
-  options.target = Target::CUDA;
-  auto [code, message] =
-      errorOf(Engine::compileSource(source, options, "isum.mlir"));
+  auto [code, message] = compileForCuda(source, "isum.mlir");
   EXPECT_EQ(code, ErrorCode::CompileError);
   EXPECT_NE(message.find("stays on the host between kernels"),
             std::string::npos)
@@ -561,7 +567,6 @@ TEST(EngineCompileTest, CudaTargetRejectsHostLoops) {
 // dimension) is a kernel of one thread: the program compiles for the CUDA
 // target and stops only at the missing driver.
 TEST(EngineCompileTest, CudaTargetCompilesSerialReduction) {
-  ::setenv("SIFT_CUDA_DISABLE", "1", /*overwrite=*/1);
   const char *source =
       "func.func @isum(%a: tensor<64xi32>, %acc: tensor<i32>) -> "
       "tensor<i32> {\n"
@@ -573,10 +578,7 @@ TEST(EngineCompileTest, CudaTargetCompilesSerialReduction) {
       "    }\n"
       "  return %s : tensor<i32>\n"
       "}\n";
-  CompileOptions options;
-  options.target = Target::CUDA;
-  auto [code, message] =
-      errorOf(Engine::compileSource(source, options, "isum.mlir"));
+  auto [code, message] = compileForCuda(source, "isum.mlir");
   EXPECT_EQ(code, ErrorCode::Unsupported);
   EXPECT_EQ(message.rfind("no CUDA driver/device: ", 0), 0u) << message;
 }
@@ -584,17 +586,13 @@ TEST(EngineCompileTest, CudaTargetCompilesSerialReduction) {
 // A sort is sift's block-level sort kernel: the program compiles for the
 // CUDA target and stops only at the missing driver.
 TEST(EngineCompileTest, CudaTargetCompilesSortKernel) {
-  ::setenv("SIFT_CUDA_DISABLE", "1", /*overwrite=*/1);
   const char *source =
       "func.func @sorted(%a: tensor<64xf32>) -> tensor<64xf32> {\n"
       "  %s:2 = sift.sort %a : tensor<64xf32> -> tensor<64xf32>, "
       "tensor<64xi64>\n"
       "  return %s#0 : tensor<64xf32>\n"
       "}\n";
-  CompileOptions options;
-  options.target = Target::CUDA;
-  auto [code, message] =
-      errorOf(Engine::compileSource(source, options, "sort.mlir"));
+  auto [code, message] = compileForCuda(source, "sort.mlir");
   EXPECT_EQ(code, ErrorCode::Unsupported);
   EXPECT_EQ(message.rfind("no CUDA driver/device: ", 0), 0u) << message;
 }
