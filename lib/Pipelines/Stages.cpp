@@ -81,6 +81,9 @@ void pipelines::addBufferizationStage(OpPassManager &pm, bool outlineRoutines,
   // slice (a kernel's row results) is computed in the slice; a routine's
   // result stays its own where routines become functions, which are then
   // shared wherever the result goes.
+  // A loop's carried tensor updated element-wise is updated in place: one
+  // buffer for the loop, no ownership to track at run time.
+  pm.addNestedPass<func::FuncOp>(createSiftLoopCarriedInPlace());
   SiftEliminateAllocTensorsOptions eliminate;
   eliminate.routineBuffers = outlineRoutines;
   pm.addNestedPass<func::FuncOp>(createSiftEliminateAllocTensors(eliminate));

@@ -236,6 +236,38 @@ def SiftExpandShapeToReshape
   let dependentDialects = ["tensor::TensorDialect"];
 }
 
+def SiftLoopCarriedInPlace
+    : Pass<"sift-loop-carried-in-place", "func::FuncOp"> {
+  let summary = "Update a tensor a loop carries in place: an element-wise "
+                "op that computes its next value writes into it";
+  let description = [{
+    A loop that carries a tensor and computes its next value with an
+    element-wise `linalg.generic` (a batched running sum: `acc' = select(k <
+    n, acc + x[k], acc)`, one lane a row) reads the carried tensor as an
+    input and writes a fresh output. Bufferized, every iteration allocates a
+    buffer and frees the last one, and the buffer the loop returns is known
+    only at run time, so the deallocation pipeline keeps ownership flags and
+    compares buffer addresses at the end (its helper function, host code
+    the GPU pipeline cannot leave between kernels).
+
+    This pass makes such an op read the carried tensor through its output:
+    the output's initial value becomes the loop's iteration argument, and
+    the body reads the output's block argument where it read the input's.
+    One-shot bufferization then updates the loop's buffer in place (an
+    element-wise op may read and write the same buffer), the loop yields its
+    own argument, and canonicalization drops the carried buffer and its
+    ownership flag.
+
+    An op qualifies when it sits directly in an `scf.for` body, every loop
+    is parallel, its result is yielded as the next value of an iteration
+    argument it reads through the same indexing map as that output, the
+    output's initial value is not read by the body, and the argument's other
+    uses come before the op in the body and make no view of it (a later
+    read of the old value would make bufferization copy anyway).
+  }];
+  let dependentDialects = ["linalg::LinalgDialect"];
+}
+
 def SiftEliminateAllocTensors
     : Pass<"sift-eliminate-alloc-tensors", "func::FuncOp"> {
   let summary = "Compute values that are inserted into a slice in the slice "
