@@ -8,6 +8,7 @@
 
 #include "sift/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -71,6 +72,30 @@ static void sinkConstants(gpu::LaunchOp launch) {
         op->erase();
       else
         break;
+  }
+}
+
+/// Replaces the `memref.dim` ops of static sizes by constants: a size the
+/// host asks of a constant buffer (a kernel's check of a weights vector's
+/// length) must not keep the host's `memref.get_global` alive once its
+/// reads have moved into the kernels.
+static void foldStaticDims(ModuleOp module) {
+  SmallVector<memref::DimOp> dims;
+  module.walk([&](memref::DimOp dim) { dims.push_back(dim); });
+  for (memref::DimOp dim : dims) {
+    std::optional<int64_t> index = dim.getConstantIndex();
+    auto type = dyn_cast<MemRefType>(dim.getSource().getType());
+    if (!index || !type || *index < 0 || *index >= type.getRank() ||
+        type.isDynamicDim(*index))
+      continue;
+    OpBuilder b(dim);
+    Value size = arith::ConstantIndexOp::create(b, dim.getLoc(),
+                                                type.getDimSize(*index));
+    Operation *source = dim.getSource().getDefiningOp();
+    dim.replaceAllUsesWith(size);
+    dim.erase();
+    if (source && isa<memref::GetGlobalOp>(source) && source->use_empty())
+      source->erase();
   }
 }
 
@@ -159,6 +184,7 @@ namespace {
 struct GpuDeviceBuffersPass
     : public sift::impl::SiftGpuDeviceBuffersBase<GpuDeviceBuffersPass> {
   void runOnOperation() override {
+    foldStaticDims(getOperation());
     SmallVector<gpu::LaunchOp> launches;
     getOperation().walk([&](gpu::LaunchOp launch) {
       if (!launch->getParentOfType<gpu::GPUModuleOp>())

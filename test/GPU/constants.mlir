@@ -58,6 +58,31 @@ func.func @table_on_both(%out: memref<4xf32>) -> f32 {
   return %h : f32
 }
 
+// -----
+
+// The host asks a constant only its static size (a kernel's check that a
+// weights vector has C entries): the size is a constant, and no host copy
+// of the table is left (it is the kernel's alone).
+// SINK-LABEL: func.func @table_size_on_host
+// SINK-NOT: memref.get_global
+// SINK-NOT: memref.dim
+// SINK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c4{{.*}}, %{{.*}} = %c1
+// SINK-NEXT: memref.get_global @table : memref<4xf32>
+memref.global "private" constant @table : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
+func.func @table_size_on_host(%out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %g = memref.get_global @table : memref<4xf32>
+  %n = memref.dim %g, %c0 : memref<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %n, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %v = memref.load %g[%bx] : memref<4xf32>
+    memref.store %v, %out[%bx] : memref<4xf32>
+    gpu.terminator
+  }
+  return
+}
+
 // The whole pipeline on a tensor constant (Inputs/constant-table.mlir): the
 // verifier accepts it, the host neither holds nor passes the table, and the
 // kernel's PTX defines it.
