@@ -29,6 +29,12 @@ everything selected, NaN, ties, a single row, ignored targets):
 3. `--sift-batch="func=f size=B"` with one input set per row: every result
    of @f_batched must equal the per-sample calls bit for bit (check_batch.py's
    machinery).
+4. with --gpu-pipeline PIPELINE (e.g. the GPU pipeline with its kernels
+   executed on the CPU, `builtin.module(sift-gpu-pipeline{on-cpu=1})`):
+   @f_batched alone, compiled by that pipeline, must equal the per-sample
+   calls (integers exactly, floats within the static-vs-dynamic tolerance:
+   kernels sum in another order). What the pipeline refuses as host code
+   (--sift-verify-gpu) is counted, not a bug.
 
 Integers, indices and booleans compare exactly; floats within
 |a - b| <= 1e-5 + 1e-5 |b| (static vs dynamic: summation order may differ)
@@ -71,7 +77,8 @@ except ImportError:  # pragma: no cover
           "(scripts/bootstrap.sh installs it)")
     sys.exit(77)
 
-from run_conformance import SKIP_PATTERNS, Tools, compare  # noqa: E402
+from run_conformance import (GPU_HOST_CODE, SKIP_PATTERNS, Tools,  # noqa: E402
+                             compare)
 from check_batch import rows_function, same_bits, signature  # noqa: E402
 from sift.reference import ops  # noqa: E402
 
@@ -1513,10 +1520,28 @@ class Outcome(Exception):
         self.kind, self.detail = kind, detail
 
 
+def without_func(module, name):
+    """`module` without func.func @name, unless something refers to it."""
+    m = re.search(r"^(\s*)func\.func (?:private )?@%s\(" % re.escape(name),
+                  module, re.M)
+    if not m:
+        return module
+    end = re.compile(r"^%s}\s*$" % m.group(1), re.M).search(module, m.end())
+    if not end:
+        return module
+    rest = module[:m.start()] + module[end.end():]
+    if re.search(r"@%s\b" % re.escape(name), rest):
+        return module
+    return rest
+
+
 class Runner:
-    def __init__(self, tools, verbose=False):
+    def __init__(self, tools, verbose=False, gpu_tools=None):
         self.tools = tools
         self.verbose = verbose
+        # With --gpu-pipeline: the batched program also runs through that
+        # pipeline (the GPU kernels executed on the CPU).
+        self.gpu_tools = gpu_tools
 
     def opt(self, path, passes, out):
         cmd = [self.tools.tensor_opt, path] + passes + ["-o", out]
@@ -1628,6 +1653,9 @@ class Runner:
             raise Outcome("bug:static-vs-dynamic", "\n".join(errors[:6]))
         if rc == 0:
             self.check_batched(key, module, stacked, rows, size)
+            if self.gpu_tools:
+                notes += self.check_gpu(key, open(batched_path).read(),
+                                        stacked, rows)
         if unverified:
             raise Outcome("bug:verify-static", unverified)
         return notes
@@ -1654,6 +1682,30 @@ class Runner:
                                w[bad[0]].tolist() if bad else w.shape))
         if errors:
             raise Outcome("bug:batch-vs-rows", "\n".join(errors[:6]))
+
+    def check_gpu(self, key, module, stacked, rows):
+        """@f_batched through the GPU pipeline equals the per-sample calls
+        on the CPU: integers exactly, floats within DYN_TOL (the kernels
+        sum in another order). Host code the GPU pipeline refuses by design
+        is a note, not a bug. Only @f_batched and what it calls are
+        compiled: the per-sample @f is not what the GPU runs."""
+        ok, got = self.gpu_tools.run(key + "/gpu", without_func(module, "f"),
+                                     "f_batched", stacked)
+        if not ok:
+            m = GPU_HOST_CODE.search(got)
+            if m:
+                return ["gpu refused: " + m.group(1)[:100]]
+            raise self.run_failure("gpu", got)
+        errors = []
+        if len(got) != len(rows):
+            errors.append("the GPU f_batched has %d results, f_rows %d" %
+                          (len(got), len(rows)))
+        for i, (g, w) in enumerate(zip(got, rows)):
+            errors += compare(g, w, "result %d: GPU pipeline vs the "
+                              "per-sample calls" % i, *DYN_TOL)
+        if errors:
+            raise Outcome("bug:gpu-vs-rows", "\n".join(errors[:6]))
+        return []
 
     def run_failure(self, what, text):
         for pat in SKIP_PATTERNS:
@@ -1759,6 +1811,10 @@ def signature_of(prog, keep, outcome):
     return "%s%s {%s}" % (outcome.kind, where, " ".join(tags))
 
 
+def seed_key(seed):
+    return "seed-%d" % seed
+
+
 def write_bug(out_dir, seed, prog, sets, keep, outcome, tools, opts):
     d = os.path.join(out_dir, "seed-%d" % seed)
     shutil.rmtree(d, ignore_errors=True)
@@ -1774,7 +1830,9 @@ def write_bug(out_dir, seed, prog, sets, keep, outcome, tools, opts):
             "# %s %s --seed %d --count 1 --tensor-run %s --tensor-opt %s"
             % (sys.executable, os.path.abspath(__file__), seed,
                tools.tensor_run, tools.tensor_opt)
-            + (" --skip '%s'" % opts.skip if opts.skip else ""),
+            + (" --skip '%s'" % opts.skip if opts.skip else "")
+            + (" --gpu-pipeline '%s'" % opts.gpu_pipeline
+               if opts.gpu_pipeline else ""),
             "set -x",
             "%s dynamic.mlir --sift-staticize -o static.mlir" %
             tools.tensor_opt]
@@ -1792,6 +1850,15 @@ def write_bug(out_dir, seed, prog, sets, keep, outcome, tools, opts):
                         (tools.tensor_run, which, " ".join(args), which, k))
     cmds.append("%s static.mlir --sift-batch='func=f size=%d' -o batched.mlir"
                 % (tools.tensor_opt, len(sets)))
+    # A GPU-pipeline failure: its program, stacked inputs and command too
+    # (Tools.run wrote them; the minimized case's when it was minimized).
+    for run in ([seed_key(seed) + "-min", seed_key(seed)]
+                if outcome.kind.startswith("bug:gpu") else []):
+        src = os.path.join(tools.workdir, run, "gpu")
+        if os.path.isdir(src):
+            shutil.copytree(src, os.path.join(d, "gpu"))
+            cmds.append("# the GPU pipeline's run: gpu/cmd.sh")
+            break
     with open(os.path.join(d, "cmd.sh"), "w") as f:
         f.write("\n".join(cmds) + "\n")
     with open(os.path.join(d, "report.txt"), "w") as f:
@@ -1817,6 +1884,12 @@ def main():
     ap.add_argument("--keep", default=None, help="keep every case in DIR")
     ap.add_argument("--skip", default=None,
                     help="regex of construct tags not to generate")
+    ap.add_argument("--gpu-pipeline", default=None, metavar="PIPELINE",
+                    help="also run each batched program with tensor-run "
+                    "--pipeline PIPELINE and compare it with the per-sample "
+                    "calls, e.g. the GPU pipeline's kernels executed on "
+                    "the CPU: 'builtin.module(sift-gpu-pipeline{on-cpu=1})'"
+                    " (host code it refuses is counted, not a bug)")
     ap.add_argument("--no-minimize", action="store_true")
     ap.add_argument("--print", action="store_true",
                     help="print the generated programs and exit")
@@ -1834,7 +1907,10 @@ def main():
     work = opts.keep or tempfile.mkdtemp(prefix="sift-diff-")
     out_dir = opts.out or os.path.join(work, "bugs")
     tools = Tools(opts.tensor_run, opts.tensor_opt, work, opts.v)
-    runner = Runner(tools, opts.v)
+    gpu_tools = (Tools(opts.tensor_run, opts.tensor_opt, work, opts.v,
+                       pipeline=opts.gpu_pipeline)
+                 if opts.gpu_pipeline else None)
+    runner = Runner(tools, opts.v, gpu_tools)
     start = time.time()
 
     def one(seed):
@@ -1845,7 +1921,7 @@ def main():
         except Exception:
             return seed, Outcome("generator-error", traceback.format_exc()), \
                 None, None
-        key = "seed-%d" % seed
+        key = seed_key(seed)
         try:
             notes = runner.check(key, prog, sets)
             outcome = Outcome("pass", "; ".join(notes))
@@ -1878,6 +1954,7 @@ def main():
         return seed, outcome, prog, where
 
     counts = {}
+    gpu_counts = {"compared": 0, "refused": 0}
     distinct = {}
     tags = {}
     bugs = 0
@@ -1889,6 +1966,12 @@ def main():
                 continue
             ran += 1
             kind = outcome.kind
+            if kind == "pass" and opts.gpu_pipeline:
+                refused = "gpu refused" in outcome.detail
+                compared = not refused and "batch refused" not in \
+                    outcome.detail
+                gpu_counts["refused"] += refused
+                gpu_counts["compared"] += compared
             counts[kind] = counts.get(kind, 0) + 1
             if prog is not None:
                 for t in prog.tags:
@@ -1907,13 +1990,19 @@ def main():
                       "--tensor-opt %s%s" % (
                           sys.executable, os.path.abspath(__file__), seed,
                           tools.tensor_run, tools.tensor_opt,
-                          " --skip '%s'" % opts.skip if opts.skip else ""))
+                          (" --skip '%s'" % opts.skip if opts.skip else "")
+                          + (" --gpu-pipeline '%s'" % opts.gpu_pipeline
+                             if opts.gpu_pipeline else "")))
             elif opts.v:
                 print("%-7s seed %d%s" % (kind, seed, (": " + outcome.detail
                                                       .splitlines()[0])
                                           if outcome.detail else ""))
             sys.stdout.flush()
     elapsed = time.time() - start
+    if opts.gpu_pipeline:
+        print("differential: through the GPU pipeline: %d compared, %d "
+              "refused as host code" % (gpu_counts["compared"],
+                                         gpu_counts["refused"]))
     print("constructs: " + ", ".join("%s %d" % kv for kv in sorted(
         tags.items())))
     print("differential: %d programs in %.0f s: %s" % (
