@@ -178,9 +178,11 @@ static scf::ParallelOp mergeShortLastDim(scf::ParallelOp op, int64_t threads) {
 /// kernel: a nest of scalar code that reads or writes buffers (a reduction
 /// left sequential: a float sum too short to block, an integer sum) and
 /// nothing else: no parallel loop, call, allocation or launch inside, and
-/// no results.
+/// scalar results only (a sum to a scalar).
 static bool isSerialKernel(scf::ForOp loop) {
-  if (loop.getNumResults() != 0 || !isa<func::FuncOp>(loop->getParentOp()))
+  if (!isa<func::FuncOp>(loop->getParentOp()) ||
+      !llvm::all_of(loop.getResultTypes(),
+                    [](Type type) { return type.isIntOrIndexOrFloat(); }))
     return false;
   bool accesses = false;
   WalkResult walk = loop->walk([&](Operation *op) {
@@ -201,14 +203,34 @@ static bool isSerialKernel(scf::ForOp loop) {
 }
 
 /// `loop` as the one iteration of an scf.parallel: a kernel of one thread.
+/// Each result goes through a buffer of one element (device memory once
+/// --sift-gpu-device-buffers has run): the kernel stores it, the host loads
+/// it after the kernel (--sift-gpu-host-scalars moves that load into the
+/// kernels that use it) and frees the buffer.
 static void wrapInParallel(scf::ForOp loop) {
   OpBuilder b(loop);
   Location loc = loop.getLoc();
   Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
   Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+  SmallVector<Value> cells;
+  for (Type type : loop.getResultTypes())
+    cells.push_back(
+        memref::AllocOp::create(b, loc, MemRefType::get({1}, type)));
   auto parallel = scf::ParallelOp::create(b, loc, ValueRange{c0},
                                           ValueRange{c1}, ValueRange{c1});
   loop->moveBefore(parallel.getBody()->getTerminator());
+  b.setInsertionPointAfter(loop);
+  for (auto [result, cell] : llvm::zip(loop.getResults(), cells))
+    memref::StoreOp::create(b, loc, result, cell, ValueRange{c0});
+  b.setInsertionPointAfter(parallel);
+  for (auto [result, cell] : llvm::zip(loop.getResults(), cells)) {
+    Value value = memref::LoadOp::create(b, loc, cell, ValueRange{c0});
+    result.replaceUsesWithIf(value, [&](OpOperand &use) {
+      return !parallel->isAncestor(use.getOwner());
+    });
+  }
+  for (Value cell : cells)
+    memref::DeallocOp::create(b, loc, cell);
 }
 
 namespace {

@@ -127,8 +127,9 @@ func.func @flat_short_rows(%buf: memref<2x3x24xi64>) {
 // A sequential nest over buffers in a function's body (a reduction left
 // sequential: a sum too short to block, a scatter's lanes in order) is the
 // one iteration of a parallel loop: a kernel of one thread, in the same
-// order. A loop that calls, allocates, has results or holds a parallel
-// loop stays (a program's own loop over kernels).
+// order. Its scalar results (a sum) go through a buffer of one element the
+// kernel stores and the host loads after it. A loop that calls, allocates
+// or holds a parallel loop stays (a program's own loop over kernels).
 // CHECK-LABEL: func.func @serial
 // CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step
 // CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step
@@ -138,8 +139,17 @@ func.func @flat_short_rows(%buf: memref<2x3x24xi64>) {
 // CHECK: memref.store %{{.*}} : memref<f32>
 // CHECK: scf.reduce
 // CHECK: scf.reduce
-// CHECK: %[[R:.*]] = scf.for {{.*}} -> (f32)
+// CHECK: %[[CELL:.*]] = memref.alloc() : memref<1xf32>
+// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step
+// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step
+// CHECK: scf.if
+// CHECK: %[[S:.*]] = scf.for {{.*}} -> (f32)
 // CHECK-NEXT: memref.load
+// CHECK: memref.store %[[S]], %[[CELL]][%{{.*}}] : memref<1xf32>
+// CHECK: scf.reduce
+// CHECK: scf.reduce
+// CHECK: %[[R:.*]] = memref.load %[[CELL]][%{{.*}}] : memref<1xf32>
+// CHECK: memref.dealloc %[[CELL]]
 // CHECK: scf.for
 // CHECK-NEXT: func.call @g
 // CHECK: scf.for

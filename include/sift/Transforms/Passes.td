@@ -584,11 +584,12 @@ def SiftGpuShapeParallelLoops
       sequential: a float sum too short to block, an integer sum to a
       scalar, a scatter's lanes in order) becomes the one iteration of an
       `scf.parallel`: a kernel of one thread, in the nest's order, where
-      the host could not read the device's buffers. A nest with a parallel
-      loop, a call, an allocation or results stays (a program's own loop
-      over kernels).
-
-    Loops with results (reductions) are left alone.
+      the host could not read the device's buffers. Its scalar results (a
+      sum over a tensor's elements) go through buffers of one element that
+      the kernel writes and the host reads after it (the host's read moves
+      into the kernels that use it, --sift-gpu-host-scalars). A nest with a
+      parallel loop, a call, an allocation or a result that is not a scalar
+      stays (a program's own loop over kernels).
 
     Example (threads = 256):
 
@@ -628,6 +629,27 @@ def SiftGpuHoistKernelAllocs
   }];
   let dependentDialects = ["gpu::GPUDialect", "memref::MemRefDialect",
                            "arith::ArithDialect"];
+}
+
+def SiftGpuCopyEscapingConstants
+    : Pass<"sift-gpu-copy-escaping-constants", "func::FuncOp"> {
+  let summary = "Copy a constant tensor that a function returns or a region "
+                "yields into a tensor of its own (the GPU pipeline)";
+  let description = [{
+    A constant tensor that is a function's result or a region's (a branch
+    of an `scf.if` that keeps a scatter's initial value when nothing is
+    scattered, a loop's initial value) bufferizes to the host's
+    `memref.get_global` flowing to the host code as a buffer, which
+    kernels then read or the host copies: host memory between kernels,
+    which `--sift-verify-gpu` rejects. Each such use gets a `linalg.copy`
+    of the constant into a `tensor.empty` instead, right before the
+    terminator: bufferization allocates it (device memory, owned and freed
+    like any temporary), the copy becomes a kernel, and the constant it
+    reads moves into that kernel's `gpu.module` (`--sift-gpu-device-buffers`),
+    copied to the device once. Constants that ops read stay as they are.
+    Runs before bufferization.
+  }];
+  let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect"];
 }
 
 def SiftGpuDeviceBuffers : Pass<"sift-gpu-device-buffers", "ModuleOp"> {
