@@ -180,6 +180,9 @@ void mlir::sift::buildGpuPipeline(OpPassManager &pm,
   // Blocked float sums with the lanes outside: one kernel of a thread per
   // lane, the CPU's additions in the CPU's order.
   addTensorFusionStage(pm, options.reductionLanes, /*lanesOuter=*/true);
+  // A constant returned or yielded as a buffer would be host memory between
+  // kernels: a copy of it is a device buffer a kernel fills.
+  pm.addNestedPass<func::FuncOp>(createSiftGpuCopyEscapingConstants());
   // The lowering's routines stay inline: a kernel cannot call a host
   // function (they are inlined when the loops become branches).
   addBufferizationStage(pm, /*outlineRoutines=*/false);
