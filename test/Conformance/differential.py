@@ -31,6 +31,7 @@ everything selected, NaN, ties, a single row, ignored targets):
    machinery).
 4. with --gpu-pipeline PIPELINE (e.g. the GPU pipeline with its kernels
    executed on the CPU, `builtin.module(sift-gpu-pipeline{on-cpu=1})`):
+   the static @f on the random and the everything-selected sets, and
    @f_batched alone, compiled by that pipeline, must equal the per-sample
    calls (integers exactly, floats within the static-vs-dynamic tolerance:
    kernels sum in another order). What the pipeline refuses as host code
@@ -1651,6 +1652,8 @@ class Runner:
                                   *REF_TOL)
         if errors:
             raise Outcome("bug:static-vs-dynamic", "\n".join(errors[:6]))
+        if self.gpu_tools:
+            notes += self.check_gpu_static(key, static, prog, sets, rows)
         if rc == 0:
             self.check_batched(key, module, stacked, rows, size)
             if self.gpu_tools:
@@ -1682,6 +1685,39 @@ class Runner:
                                w[bad[0]].tolist() if bad else w.shape))
         if errors:
             raise Outcome("bug:batch-vs-rows", "\n".join(errors[:6]))
+
+    def check_gpu_static(self, key, static, prog, sets, rows,
+                         set_indices=(0, 2)):
+        """The static (unbatched) @f through the GPU pipeline, on the random
+        and the everything-selected sets, equals the per-sample calls on the
+        CPU (as check_gpu)."""
+        notes = []
+        for k in set_indices:
+            inputs, scalars = [], {}
+            for pos, (a, val) in enumerate(zip(prog.args, sets[k])):
+                if a.shape is None:
+                    scalars[str(pos)] = int(val)
+                else:
+                    inputs.append(val)
+            ok, got = self.gpu_tools.run("%s/gpu-static-%d" % (key, k), static,
+                                         "f", inputs, scalars)
+            if not ok:
+                m = GPU_HOST_CODE.search(got)
+                if m:
+                    return ["gpu refused (static): " + m.group(1)[:100]]
+                raise self.run_failure("gpu-static", got)
+            errors = []
+            if len(got) != len(rows):
+                errors.append("the GPU @f has %d results, @f_rows %d" %
+                              (len(got), len(rows)))
+            for i, (g, w) in enumerate(zip(got, rows)):
+                errors += compare(g, w[k], "set %d (%s) result %d: the GPU "
+                                  "pipeline's static @f vs the per-sample "
+                                  "calls on the CPU" % (k, SET_NAMES[k], i),
+                                  *DYN_TOL)
+            if errors:
+                raise Outcome("bug:gpu-static-vs-rows", "\n".join(errors[:6]))
+        return notes
 
     def check_gpu(self, key, module, stacked, rows):
         """@f_batched through the GPU pipeline equals the per-sample calls
@@ -1854,10 +1890,15 @@ def write_bug(out_dir, seed, prog, sets, keep, outcome, tools, opts):
     # (Tools.run wrote them; the minimized case's when it was minimized).
     for run in ([seed_key(seed) + "-min", seed_key(seed)]
                 if outcome.kind.startswith("bug:gpu") else []):
-        src = os.path.join(tools.workdir, run, "gpu")
-        if os.path.isdir(src):
-            shutil.copytree(src, os.path.join(d, "gpu"))
-            cmds.append("# the GPU pipeline's run: gpu/cmd.sh")
+        runs = sorted(r for r in (os.listdir(os.path.join(tools.workdir, run))
+                                  if os.path.isdir(os.path.join(
+                                      tools.workdir, run)) else [])
+                      if r.startswith("gpu"))
+        for r in runs:
+            shutil.copytree(os.path.join(tools.workdir, run, r),
+                            os.path.join(d, r))
+            cmds.append("# the GPU pipeline's run: %s/cmd.sh" % r)
+        if runs:
             break
     with open(os.path.join(d, "cmd.sh"), "w") as f:
         f.write("\n".join(cmds) + "\n")
@@ -1954,7 +1995,8 @@ def main():
         return seed, outcome, prog, where
 
     counts = {}
-    gpu_counts = {"compared": 0, "refused": 0}
+    gpu_counts = {"compared": 0, "refused": 0, "static compared": 0,
+                  "static refused": 0}
     distinct = {}
     tags = {}
     bugs = 0
@@ -1967,11 +2009,13 @@ def main():
             ran += 1
             kind = outcome.kind
             if kind == "pass" and opts.gpu_pipeline:
-                refused = "gpu refused" in outcome.detail
-                compared = not refused and "batch refused" not in \
-                    outcome.detail
-                gpu_counts["refused"] += refused
-                gpu_counts["compared"] += compared
+                static_refused = "gpu refused (static)" in outcome.detail
+                refused = "gpu refused: " in outcome.detail
+                batched = "batch refused" not in outcome.detail
+                gpu_counts["static refused"] += static_refused
+                gpu_counts["static compared"] += not static_refused
+                gpu_counts["refused"] += batched and refused
+                gpu_counts["compared"] += batched and not refused
             counts[kind] = counts.get(kind, 0) + 1
             if prog is not None:
                 for t in prog.tags:
@@ -2000,9 +2044,11 @@ def main():
             sys.stdout.flush()
     elapsed = time.time() - start
     if opts.gpu_pipeline:
-        print("differential: through the GPU pipeline: %d compared, %d "
-              "refused as host code" % (gpu_counts["compared"],
-                                         gpu_counts["refused"]))
+        print("differential: through the GPU pipeline: batched %d compared, "
+              "%d refused as host code; static (unbatched) %d compared, %d "
+              "refused" % (gpu_counts["compared"], gpu_counts["refused"],
+                           gpu_counts["static compared"],
+                           gpu_counts["static refused"]))
     print("constructs: " + ", ".join("%s %d" % kv for kv in sorted(
         tags.items())))
     print("differential: %d programs in %.0f s: %s" % (
