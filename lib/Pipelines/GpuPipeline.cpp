@@ -118,9 +118,13 @@ static void addGpuCodegenStage(OpPassManager &pm,
                     .str());
   // Device code first, as upstream's gpu-lower-to-nvvm-pipeline does: the
   // module-level host conversions below must not see gpu.func bodies.
+  // The vector code of a row kernel (the CPU's log-sum-exp of a
+  // cross_entropy a program's own parallel loop holds) lowers as on the
+  // CPU: its transfers to masked loads and stores, then LLVM vectors the
+  // NVPTX back end splits into scalars.
   addPasses(pm, "gpu.module(expand-strided-metadata,lower-affine,"
-                "convert-scf-to-cf,convert-gpu-to-nvvm,canonicalize,cse,"
-                "reconcile-unrealized-casts)");
+                "convert-vector-to-llvm,convert-scf-to-cf,convert-gpu-to-nvvm,"
+                "canonicalize,cse,reconcile-unrealized-casts)");
   // Host code: launches, allocations and copies on one stream per block
   // of host code, synchronized at its end and before host side effects. A
   // host loop of launches with a constant trip count (a radix sort's digit

@@ -6,12 +6,12 @@
 
 #include "sift/Transforms/Passes.h"
 
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace mlir {
 namespace sift {
@@ -34,12 +34,17 @@ static bool isContiguous(Type type) {
                      memref::isStaticShapeAndContiguousRowMajor(memref)));
 }
 
-/// Whether `op` is nested in a loop (or in a kernel).
-static bool insideLoop(Operation *op) {
+/// Whether `op` is host code: in a function's body, or in the sequential
+/// loops and branches there (a program's own loop), not in a parallel loop
+/// (a row kernel's, a lowering's) or a kernel.
+static bool isHostLevel(Operation *op) {
   for (Operation *parent = op->getParentOp(); parent;
-       parent = parent->getParentOp())
-    if (isa<LoopLikeOpInterface, gpu::LaunchOp>(parent))
+       parent = parent->getParentOp()) {
+    if (isa<FunctionOpInterface>(parent))
       return true;
+    if (!isa<scf::ForOp, scf::WhileOp, scf::IfOp>(parent))
+      return false;
+  }
   return false;
 }
 
@@ -51,10 +56,10 @@ struct StridedCopiesToLinalgPass
     getOperation().walk([&](memref::CopyOp copy) {
       Type source = copy.getSource().getType();
       Type target = copy.getTarget().getType();
-      // A contiguous copy stays a memcpy, except outside loops when those
-      // become loops too (the GPU pipeline's kernels).
+      // A contiguous copy stays a memcpy, except in host code when that
+      // becomes loops too (the GPU pipeline's kernels).
       bool keep = isContiguous(source) && isContiguous(target) &&
-                  (!outsideLoops || insideLoop(copy));
+                  (!outsideLoops || !isHostLevel(copy));
       if (keep)
         return;
       // Unranked memrefs have no loops to make.

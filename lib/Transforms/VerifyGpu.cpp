@@ -195,6 +195,26 @@ void VerifyGpuPass::checkHostRegion(Region &region) {
   });
 }
 
+/// The name of the function `op` calls when the module only declares it
+/// (a host runtime function; libdevice's `__nv_*` and LLVM's intrinsics
+/// aside), else nothing.
+static std::optional<StringRef> declaredCallee(Operation *op) {
+  auto call = dyn_cast<CallOpInterface>(op);
+  if (!call)
+    return std::nullopt;
+  auto symbol = dyn_cast_if_present<SymbolRefAttr>(call.getCallableForCallee());
+  if (!symbol)
+    return std::nullopt;
+  StringRef name = symbol.getLeafReference().getValue();
+  if (name.starts_with("__nv_") || name.starts_with("llvm."))
+    return std::nullopt;
+  auto fn = dyn_cast_if_present<FunctionOpInterface>(
+      SymbolTable::lookupNearestSymbolFrom(op, symbol));
+  if (!fn || !fn.isExternal())
+    return std::nullopt;
+  return name;
+}
+
 void VerifyGpuPass::checkKernelBody(Operation *kernel) {
   kernel->walk([&](Operation *op) {
     if (op == kernel)
@@ -207,6 +227,10 @@ void VerifyGpuPass::checkKernelBody(Operation *kernel) {
              calleeName(op) == "free" ||
              calleeName(op) == "_mlir_memref_to_llvm_free")
       report(op) << "'" << op->getName() << "' frees memory inside a kernel";
+    else if (auto callee = declaredCallee(op))
+      report(op) << "'" << op->getName() << "' calls '" << *callee
+                 << "' inside a kernel: a host function the device cannot "
+                    "call";
   });
 }
 

@@ -40,7 +40,10 @@
 // CALLS: func.call @sift_rt_report
 // CALLS: call @__sift_gpu_cross_entropy
 // CALLS-LABEL: func.func @in_a_loop
-// CALLS: sift.cross_entropy
+// CALLS: scf.for
+// CALLS-NOT: sift.cross_entropy
+// CALLS: call @__sift_gpu_cross_entropy
+// CALLS: scf.yield
 
 // LAUNCH-LABEL: func.func @mean_short
 // The error word cleared by one thread.
@@ -154,7 +157,8 @@ func.func @none_long(%x: tensor<8x2000xf32>, %t: tensor<8xi64>) -> tensor<8xf32>
   return %r : tensor<8xf32>
 }
 
-// Inside a loop (a --sift-fuse row kernel): left alone.
+// In a sequential loop of the host code (a program's own loop): a kernel
+// call there.
 func.func @in_a_loop(%x: tensor<4x10xf32>, %t: tensor<4xi64>, %n: index) -> tensor<f32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -165,3 +169,4 @@ func.func @in_a_loop(%x: tensor<4x10xf32>, %t: tensor<4xi64>, %n: index) -> tens
   }
   return %r : tensor<f32>
 }
+

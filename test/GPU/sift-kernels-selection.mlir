@@ -82,8 +82,10 @@
 // CALLS: sift.nonzero %{{.*}} : tensor<?xi64> -> tensor<?xi64>
 // CALLS: sift.masked_select %{{.*}}, %{{.*}} : tensor<0x3xf32>, tensor<0xi1> -> tensor<?x3xf32>
 // CALLS: sift.sample_balanced %{{.*}}, %{{.*}} {num_samples = 8 : i64} : tensor<?xi64> -> tensor<8xi64>, tensor<i64>
+// The op in the program's own (sequential, host) loop is a kernel call.
 // CALLS: scf.for
-// CALLS: sift.nonzero
+// CALLS: sift.gpu_kernel = "compact"} : (memref<1x8xi1>, memref<1x8xi64>, memref<1xi64>) -> ()
+// CALLS: scf.yield
 
 // LAUNCH-LABEL: func.func @nonzero_f32
 // LAUNCH: linalg.generic
@@ -138,8 +140,9 @@ func.func @sample_balanced_no_positives(%l: tensor<50xi64>, %seed: i64) -> (tens
   return %i, %n : tensor<16xi64>, tensor<i64>
 }
 
-// Dynamic or empty operands (the compactions' widths are static), and an
-// op inside a loop, stay with the linalg lowering.
+// Dynamic or empty operands (the compactions' widths are static) stay with
+// the linalg lowering; an op in a sequential loop of the host code is a
+// kernel call there (only ops in parallel loops, row kernels, stay).
 func.func @left_alone(%x: tensor<?xi64>, %e: tensor<0x3xf32>, %em: tensor<0xi1>, %l: tensor<?xi64>, %seed: i64, %b: tensor<4x8xi1>) -> (tensor<?xi64>, tensor<?x3xf32>, tensor<8xi64>, index) {
   %nz = sift.nonzero %x : tensor<?xi64> -> tensor<?xi64>
   %ms = sift.masked_select %e, %em : tensor<0x3xf32>, tensor<0xi1> -> tensor<?x3xf32>

@@ -22,17 +22,16 @@ func.func @copies(%a: memref<4x8xi64>, %out: memref<4x16xi64>, %b: memref<4x8xi6
   return
 }
 
-// With outside-loops (the GPU pipeline: a copy in the function body is host
-// code between device buffers), the contiguous copies outside loops become
-// linalg.copy too (then a parallel loop, a kernel); those inside a loop or
-// a row kernel (scf.forall) stay.
+// With outside-loops (the GPU pipeline: a copy of the host code is between
+// device buffers), the contiguous copies in the function body and in its
+// sequential loops become linalg.copy too (then a parallel loop, a
+// kernel); those inside a row kernel (scf.forall) stay.
 // OUTSIDE-LABEL: func.func @copies
 // OUTSIDE-COUNT-3: linalg.copy
 // OUTSIDE-NOT: memref.copy
 // OUTSIDE-LABEL: func.func @in_loops
-// OUTSIDE-NOT: linalg.copy
 // OUTSIDE: scf.for
-// OUTSIDE-NEXT: memref.copy
+// OUTSIDE-NEXT: linalg.copy
 // OUTSIDE: scf.forall
 // OUTSIDE-NEXT: memref.copy
 // OUTSIDE-NOT: linalg.copy

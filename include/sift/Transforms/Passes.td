@@ -511,11 +511,13 @@ def SiftStridedCopiesToLinalg
     vectorizes (and runs in parallel when large). Contiguous copies stay
     `memcpy`.
 
-    With `outside-loops`, the contiguous copies that are outside every loop
-    become `linalg.copy` as well: in the GPU pipeline such a copy is host
-    code between two device buffers, which must become a kernel (its
-    parallel loop is mapped like any other). Copies inside loops (a row
-    kernel's, a host loop's) are left to them.
+    With `outside-loops`, the contiguous copies of host code (in a
+    function's body, or in the sequential loops and branches there: a
+    program's own loop that inserts each step's result into a slice of an
+    accumulator) become `linalg.copy` as well: in the GPU pipeline such a
+    copy is host code between two device buffers, which must become a
+    kernel (its parallel loop is mapped like any other). Copies inside
+    parallel loops (a row kernel's) and kernels are left to them.
   }];
   let options = [
     Option<"outsideLoops", "outside-loops", "bool", /*default=*/"false",
@@ -808,6 +810,10 @@ def SiftVerifyGpu : Pass<"sift-verify-gpu", "ModuleOp"> {
       in host memory;
     - an allocation inside a kernel (memref.alloc, gpu.alloc, a call of
       malloc);
+    - a call inside a kernel of a function the module only declares (a
+      host runtime function: the CPU lowering's `sift_rt_report` of a
+      cross_entropy in a program's own parallel loop), which the device
+      cannot link (libdevice's `__nv_*` are fine);
     - a launch with constant sizes above `max-threads-per-block` threads
       per block, or a block or grid extent above the CUDA limits (block
       1024 x 1024 x 64, grid 2^31-1 x 65535 x 65535);

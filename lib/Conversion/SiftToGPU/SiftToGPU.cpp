@@ -3533,6 +3533,20 @@ static LogicalResult decomposeSampleBalanced(SampleBalancedOp op) {
   return success();
 }
 
+/// Whether `op` is host code: in a function's body, or in the sequential
+/// loops and branches there (a program's own loop over kernels), not in a
+/// parallel loop (a --sift-fuse row kernel) or another op's region.
+static bool isHostLevel(Operation *op) {
+  for (Operation *parent = op->getParentOp(); parent;
+       parent = parent->getParentOp()) {
+    if (isa<func::FuncOp>(parent))
+      return true;
+    if (!isa<scf::ForOp, scf::IfOp, scf::WhileOp>(parent))
+      return false;
+  }
+  return false;
+}
+
 struct ConvertSiftToGpuPass
     : public sift::impl::ConvertSiftToGPUBase<ConvertSiftToGpuPass> {
   using ConvertSiftToGPUBase::ConvertSiftToGPUBase;
@@ -3548,14 +3562,15 @@ struct ConvertSiftToGpuPass
     });
     for (Operation *op : llvm::reverse(dead))
       op->erase();
-    // Ops directly in a function body: one nested in a loop (a --sift-fuse
-    // row kernel) is already part of a kernel. unique, randperm, nonzero,
+    // Ops of the host code (a function body, or the sequential loops and
+    // branches in it): one nested in a parallel loop (a --sift-fuse row
+    // kernel) is already part of a kernel. unique, randperm, nonzero,
     // masked_select and sample_balanced first become the ops below.
     SmallVector<Operation *> composed;
     getOperation()->walk([&](Operation *op) {
       if (isa<UniqueOp, RandpermOp, NonzeroOp, MaskedSelectOp,
               SampleBalancedOp>(op) &&
-          isa<func::FuncOp>(op->getParentOp()))
+          isHostLevel(op))
         composed.push_back(op);
     });
     for (Operation *op : composed) {
@@ -3573,7 +3588,7 @@ struct ConvertSiftToGpuPass
     // A top-k with `valid` is a top-k of masked keys.
     SmallVector<TopkOp> validTopks;
     getOperation()->walk([&](TopkOp op) {
-      if (op.getValid() && isa<func::FuncOp>(op->getParentOp()))
+      if (op.getValid() && isHostLevel(op))
         validTopks.push_back(op);
     });
     for (TopkOp op : validTopks)
@@ -3589,7 +3604,7 @@ struct ConvertSiftToGpuPass
     getOperation()->walk([&](Operation *op) {
       if (isa<CountOp, CumsumOp, CompactOp, SortOp, ArgsortOp, TopkOp,
               CrossEntropyOp>(op) &&
-          isa<func::FuncOp>(op->getParentOp()))
+          isHostLevel(op))
         ops.push_back(op);
     });
     for (Operation *op : ops) {
