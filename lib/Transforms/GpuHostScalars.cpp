@@ -33,16 +33,119 @@ namespace sift {
 using namespace mlir;
 using namespace mlir::sift;
 
-/// Whether `op` is nested in a loop of host code. A loop's accesses are
-/// the verifier's finding: the loop as a whole must become a kernel, not
-/// one launch per iteration.
+/// Whether `loop` launches kernels (a program's own loop over kernels).
+static bool launchesKernels(Operation *loop) {
+  return loop->walk([](gpu::LaunchOp) { return WalkResult::interrupt(); })
+      .wasInterrupted();
+}
+
+/// Whether `op` is nested in a loop of host code that launches no kernel.
+/// Such a loop's accesses are the verifier's finding: the loop as a whole
+/// must become a kernel, not one launch per iteration. In a loop over
+/// kernels, the scalar code between them moves like any other.
 static bool inHostLoop(Operation *op) {
   for (Operation *parent = op->getParentOp(); parent;
        parent = parent->getParentOp())
     if (isa<scf::ForOp, scf::WhileOp, scf::ParallelOp, scf::ForallOp,
-            affine::AffineForOp, affine::AffineParallelOp>(parent))
+            affine::AffineForOp, affine::AffineParallelOp>(parent) &&
+        !launchesKernels(parent))
       return true;
   return false;
+}
+
+/// Whether `value` is, through pure scalar ops in `region`, computed from a
+/// host load of a device buffer or from one of `carried` (iteration
+/// arguments already kept on the device).
+static bool dependsOnDevice(Value value, Region &region,
+                            const DenseSet<Value> &carried) {
+  SmallVector<Value> work{value};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    if (carried.contains(v))
+      return true;
+    Operation *def = v.getDefiningOp();
+    if (!def || !region.isAncestor(def->getParentRegion()))
+      continue;
+    if (auto load = dyn_cast<memref::LoadOp>(def)) {
+      if (rootBuffer(load.getMemRef()).getDefiningOp<gpu::AllocOp>())
+        return true;
+      continue;
+    }
+    if (def->getNumRegions() == 0 && isPure(def))
+      work.append(def->operand_begin(), def->operand_end());
+  }
+  return false;
+}
+
+/// The scalars a host loop over kernels carries from one iteration to the
+/// next that it computes from device memory (a selection's count, the size
+/// of what an iterative filter keeps) live in a one-element device buffer
+/// instead: stored before the loop, loaded at the top of each iteration,
+/// the next value stored at its end, loaded after the loop, freed at the
+/// function's end. The loads and stores are then the host scalar code
+/// below moves into kernels, so that the host never waits for the value.
+static void carriedScalarsToCells(func::FuncOp fn) {
+  SmallVector<scf::ForOp> loops;
+  fn.walk([&](scf::ForOp loop) {
+    if (isHostCode(loop) && launchesKernels(loop))
+      loops.push_back(loop);
+  });
+  SmallVector<Value> cells;
+  for (scf::ForOp loop : loops) {
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    // The arguments to carry on the device, to a fixed point: an argument
+    // whose next value depends on one of them is carried too.
+    DenseSet<Value> carried;
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (BlockArgument arg : loop.getRegionIterArgs()) {
+        if (carried.contains(arg) || !arg.getType().isIntOrIndexOrFloat())
+          continue;
+        Value next = yield.getOperand(arg.getArgNumber() - 1);
+        if (dependsOnDevice(next, loop.getRegion(), carried)) {
+          carried.insert(arg);
+          changed = true;
+        }
+      }
+    }
+    for (BlockArgument arg : loop.getRegionIterArgs()) {
+      if (!carried.contains(arg))
+        continue;
+      unsigned index = arg.getArgNumber() - 1;
+      Location loc = loop.getLoc();
+      OpBuilder b(loop);
+      Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+      Value cell =
+          gpu::AllocOp::create(b, loc, MemRefType::get({1}, arg.getType()),
+                               Type(), ValueRange(), ValueRange(), ValueRange(),
+                               /*hostShared=*/false)
+              .getMemref();
+      cells.push_back(cell);
+      memref::StoreOp::create(b, loc, loop.getInitArgs()[index], cell,
+                              ValueRange{c0});
+      b.setInsertionPointToStart(loop.getBody());
+      Value current = memref::LoadOp::create(b, loc, cell, ValueRange{c0});
+      arg.replaceAllUsesWith(current);
+      b.setInsertionPoint(yield);
+      memref::StoreOp::create(b, loc, yield.getOperand(index), cell,
+                              ValueRange{c0});
+      // The argument now only passes its initial value on.
+      yield->setOperand(index, arg);
+      b.setInsertionPointAfter(loop);
+      Value last = memref::LoadOp::create(b, loc, cell, ValueRange{c0});
+      loop.getResult(index).replaceAllUsesWith(last);
+    }
+  }
+  if (cells.empty())
+    return;
+  fn.walk([&](func::ReturnOp ret) {
+    OpBuilder b(ret);
+    for (Value cell : cells)
+      gpu::DeallocOp::create(b, ret.getLoc(), TypeRange(), ValueRange(), cell);
+  });
 }
 
 /// Whether the buffer `root` is a fresh allocation.
@@ -155,6 +258,9 @@ static void storesToKernels(func::FuncOp fn) {
     Location loc = run.front().getLoc();
     Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
     auto launch = gpu::LaunchOp::create(b, loc, c1, c1, c1, c1, c1, c1);
+    // Its one thread only stores: what is recomputed at its start reads
+    // memory before any of its stores (ScalarSinker).
+    launch->setAttr("sift.store_kernel", b.getUnitAttr());
     Block &body = launch.getBody().front();
     b.setInsertionPointToStart(&body);
     auto terminator = gpu::TerminatorOp::create(b, loc);
@@ -204,7 +310,10 @@ static void loadsToHostReads(func::FuncOp fn) {
       gpu::TerminatorOp::create(kb, loc);
       source = one;
     }
-    auto host = memref::AllocaOp::create(b, loc, hostType);
+    // At the function's entry: an alloca in a loop would grow the stack at
+    // every iteration.
+    OpBuilder entry = OpBuilder::atBlockBegin(&fn.getBody().front());
+    auto host = memref::AllocaOp::create(entry, loc, hostType);
     host->setAttr("sift.host_read", b.getUnitAttr());
     gpu::MemcpyOp::create(b, loc, TypeRange(), ValueRange(), host, source);
     if (source != load.getMemRef())
@@ -321,6 +430,10 @@ private:
       if (!until || until->isBeforeInBlock(load))
         return false;
       for (Operation *op = load->getNextNode();; op = op->getNextNode()) {
+        // A store kernel reads what it recomputes before it stores.
+        if (op == until && op == launch.getOperation() &&
+            launch->hasAttr("sift.store_kernel"))
+          break;
         if (mayWrite(op, buffer))
           return false;
         if (op == until)
@@ -360,6 +473,7 @@ struct GpuHostScalarsPass
   void runOnOperation() override {
     SymbolTableCollection symbols;
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
+      carriedScalarsToCells(fn);
       foldConstantLoads(fn, symbols);
       storesToKernels(fn);
       SmallVector<gpu::LaunchOp> launches;

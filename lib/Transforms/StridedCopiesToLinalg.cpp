@@ -42,7 +42,8 @@ static bool isHostLevel(Operation *op) {
        parent = parent->getParentOp()) {
     if (isa<FunctionOpInterface>(parent))
       return true;
-    if (!isa<scf::ForOp, scf::WhileOp, scf::IfOp>(parent))
+    if (!isa<scf::ForOp, scf::WhileOp, scf::IfOp, scf::IndexSwitchOp,
+             scf::ExecuteRegionOp>(parent))
       return false;
   }
   return false;

@@ -71,6 +71,31 @@ static bool isHostRead(Operation *op) {
   return load && marked(rootBuffer(load.getMemRef()).getDefiningOp());
 }
 
+/// Whether `buffer` is host bookkeeping: a host allocation, or an argument,
+/// that --sift-gpu-device-buffers marked `sift.host_buffer` (only host code
+/// touches it: the deallocation helper's lists of buffer addresses and
+/// ownership flags, no tensor data).
+static bool isHostBookkeeping(Value buffer) {
+  Value root = rootBuffer(buffer);
+  if (Operation *def = root.getDefiningOp())
+    return def->hasAttr("sift.host_buffer");
+  auto arg = dyn_cast<BlockArgument>(root);
+  if (!arg)
+    return false;
+  auto fn = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
+  return fn && arg.getOwner()->isEntryBlock() &&
+         fn.getArgAttr(arg.getArgNumber(), "sift.host_buffer");
+}
+
+/// Whether `op` reads or writes host bookkeeping only (isHostBookkeeping).
+static bool touchesBookkeepingOnly(Operation *op) {
+  if (auto load = dyn_cast<memref::LoadOp>(op))
+    return isHostBookkeeping(load.getMemRef());
+  if (auto store = dyn_cast<memref::StoreOp>(op))
+    return isHostBookkeeping(store.getMemRef());
+  return false;
+}
+
 /// The name of a called function, for calls of malloc & co.
 static StringRef calleeName(Operation *op) {
   if (auto call = dyn_cast<func::CallOp>(op))
@@ -118,7 +143,10 @@ static Operation *firstAccessIn(Operation *loop) {
       return WalkResult::advance();
     if (isa<gpu::LaunchOp>(op))
       return WalkResult::skip();
-    if (accessesMemory(op)) {
+    // A host read (a synchronization the verifier accepts) and the host
+    // buffer of a result are no tensor data on the host.
+    if (accessesMemory(op) && !isHostRead(op) &&
+        !op->hasAttr("sift.host_result") && !touchesBookkeepingOnly(op)) {
       found = op;
       return WalkResult::interrupt();
     }
@@ -172,8 +200,10 @@ void VerifyGpuPass::checkHostRegion(Region &region) {
     // host copy of a kernel's error word (cross_entropy's out-of-range
     // target: one small copy per call, the run-time error the CPU reports
     // too), and of the scalars the host needs (a dynamic result's size: one
-    // copy each, a synchronization), and their reads.
-    if (op->hasAttr("sift.host_result") || isHostRead(op))
+    // copy each, a synchronization), and their reads; the deallocation
+    // helper's host bookkeeping (addresses and ownership flags).
+    if (op->hasAttr("sift.host_result") || isHostRead(op) ||
+        op->hasAttr("sift.host_buffer") || touchesBookkeepingOnly(op))
       return WalkResult::advance();
     if (isa<memref::AllocOp, memref::AllocaOp, memref::ReallocOp>(op) ||
         isAllocatingCall(op)) {

@@ -99,11 +99,12 @@ func.func @two_users_and_store(%a: memref<256xi64>, %b: memref<256xi64>)
 // marked sift.host_read (a synchronization, which the verifier accepts),
 // and the host reads it there.
 // CHECK-LABEL: func.func @written_between
+// The host buffer at the function's entry (not in a loop: no stack growth).
+// CHECK-NEXT: %[[H:.*]] = memref.alloca() {sift.host_read} : memref<1xi64>
 // CHECK: %[[ONE:.*]] = gpu.alloc  () : memref<1xi64>
 // CHECK: gpu.launch
 // CHECK: memref.load %{{.*}}[%{{.*}}] : memref<2xi64>
 // CHECK: memref.store %{{.*}}, %[[ONE]][%{{.*}}] : memref<1xi64>
-// CHECK: %[[H:.*]] = memref.alloca() {sift.host_read} : memref<1xi64>
 // CHECK: gpu.memcpy  %[[H]], %[[ONE]] : memref<1xi64>, memref<1xi64>
 // CHECK: gpu.dealloc  %[[ONE]] : memref<1xi64>
 // CHECK: %[[N:.*]] = memref.load %[[H]][%{{.*}}] : memref<1xi64>
@@ -333,5 +334,69 @@ func.func @constant_loads() {
   %gi = memref.get_global @__constant_2xi32 : memref<2xi32>
   %vi = memref.load %gi[%c1] : memref<2xi32>
   memref.store %vi, %outi[] : memref<i32>
+  return
+}
+
+// -----
+
+// A program's own loop over kernels that carries a size computed from
+// device memory (what an iterative filter keeps: each step's compaction
+// count) carries it in a one-element device buffer: stored before the loop
+// (a one-thread kernel), read by the kernels of each iteration, the next
+// value stored at the iteration's end by a one-thread kernel that reads the
+// cell and the step's count itself, the result read by the kernel after the
+// loop. The host never reads the size; the verifier accepts the loop.
+// CHECK-LABEL: func.func @carried_size
+// CHECK-NOT: sift.host_read
+// CHECK: %[[CELL:.*]] = gpu.alloc  () : memref<1xindex>
+// CHECK: gpu.launch
+// CHECK: memref.store %{{.*}}, %[[CELL]]
+// CHECK: scf.for
+// CHECK-NOT: memref.load
+// CHECK: gpu.launch
+// CHECK: %[[K:.*]] = memref.load %[[CELL]]
+// CHECK: arith.cmpi ult, %{{.*}}, %[[K]]
+// CHECK: gpu.terminator
+// CHECK: gpu.launch
+// CHECK-DAG: memref.load %[[CELL]]
+// CHECK-DAG: memref.load %{{.*}}[] : memref<i64>
+// CHECK: memref.store %{{.*}}, %[[CELL]]
+// CHECK: gpu.terminator
+// CHECK: scf.yield
+// CHECK-NOT: memref.load
+// CHECK: gpu.launch
+// CHECK: memref.load %[[CELL]]
+// CHECK: gpu.terminator
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.dealloc  %[[CELL]]
+// CHECK-NEXT: return
+func.func @carried_size(%x: memref<64xi64>, %n0: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %count = gpu.alloc () : memref<i64>
+  %r = scf.for %step = %c0 to %c4 step %c1 iter_args(%k = %n0) -> (index) {
+    // The kept prefix is zeroed past its size; its new size is a count.
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+               threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+      %past = arith.cmpi ult, %tx, %k : index
+      scf.if %past {
+        %z = arith.constant 0 : i64
+        memref.store %z, %x[%tx] : memref<64xi64>
+      }
+      gpu.terminator
+    }
+    %c = memref.load %count[] : memref<i64>
+    %ci = arith.index_cast %c : i64 to index
+    %next = arith.minui %ci, %k : index
+    scf.yield %next : index
+  }
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %ri = arith.index_cast %r : index to i64
+    memref.store %ri, %x[%c0] : memref<64xi64>
+    gpu.terminator
+  }
   return
 }

@@ -217,3 +217,34 @@ func.func @error_word(%err: memref<2xi64>) -> (i64, i64) {
   %x = memref.load %other[%c0] : memref<2xi64>
   return %row, %x : i64, i64
 }
+
+// -----
+
+// The deallocation helper's bookkeeping (what --sift-gpu-device-buffers
+// marks sift.host_buffer: host lists of buffer addresses and ownership
+// flags, filled and scanned by host code around a call of the helper) is
+// no tensor data on the host: no finding.
+func.func private @dealloc_helper(%bases: memref<?xindex> {sift.host_buffer}, %flags: memref<?xi1> {sift.host_buffer}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %bases, %c0 : memref<?xindex>
+  scf.for %i = %c0 to %n step %c1 {
+    %b = memref.load %bases[%i] : memref<?xindex>
+    %f = arith.cmpi eq, %b, %c0 : index
+    memref.store %f, %flags[%i] : memref<?xi1>
+  }
+  return
+}
+func.func @bookkeeping(%buf: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %bases = memref.alloc() {sift.host_buffer} : memref<1xindex>
+  %flags = memref.alloc() {sift.host_buffer} : memref<1xi1>
+  %addr = memref.extract_aligned_pointer_as_index %buf : memref<8xf32> -> index
+  memref.store %addr, %bases[%c0] : memref<1xindex>
+  %b = memref.cast %bases : memref<1xindex> to memref<?xindex>
+  %f = memref.cast %flags : memref<1xi1> to memref<?xi1>
+  call @dealloc_helper(%b, %f) : (memref<?xindex>, memref<?xi1>) -> ()
+  memref.dealloc %bases : memref<1xindex>
+  memref.dealloc %flags : memref<1xi1>
+  return
+}

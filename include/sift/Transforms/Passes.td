@@ -672,8 +672,9 @@ def SiftGpuDeviceBuffers : Pass<"sift-gpu-device-buffers", "ModuleOp"> {
     argument that every call passes such a buffer is marked
     `sift.host_buffer` too: the deallocation helper's bookkeeping (buffer
     addresses and ownership flags) and the scratch of sequential host
-    loops. The verifier still reports the host allocation and the host
-    code.
+    loops. The verifier accepts the helper's bookkeeping (host buffers only
+    host code touches hold no tensor data) and reports host loops over
+    them like any other.
 
     Constants kernels read move into them: a host `memref.get_global`, or
     a view of one (casts, reshapes, subviews), used inside a `gpu.launch` is
@@ -765,13 +766,23 @@ def SiftGpuHostScalars : Pass<"sift-gpu-host-scalars", "ModuleOp"> {
 
     - A host `memref.store` into a device buffer (a `gpu.alloc` or a view of
       one) becomes a kernel of one block of one thread; a run of adjacent
-      stores is one kernel. Stores inside host loops stay: the loop is what
-      `--sift-verify-gpu` reports.
+      stores is one kernel. Stores inside host loops that launch no kernel
+      stay: the loop is what `--sift-verify-gpu` reports (in a loop over
+      kernels, a program's own, they move like any other).
+    - First, a scalar such a loop over kernels carries from one iteration
+      to the next and computes from device memory (the size an iterative
+      filter keeps: each step's compaction count) is carried in a
+      one-element device buffer instead: stored before the loop, loaded at
+      the top of each iteration, the next value stored at its end, loaded
+      after the loop, freed before the function returns. The rules below
+      then move those loads and stores into kernels, so that the host does
+      not wait for the value at every iteration.
     - A scalar a `gpu.launch` uses that is a host `memref.load` of a device
       buffer, or a pure scalar op (arith, index, math) of such loads, is
       recomputed at the start of the kernel (the load included), provided
-      that nothing from the load to the launch, the launch itself included,
-      may write or free the buffer (or a view of it; buffers of unknown
+      that nothing from the load to the launch, the launch itself included
+      (unless it is one of the one-thread store kernels above, which read
+      before they store), may write or free the buffer (or a view of it; buffers of unknown
       origin may alias any other). The host ops left without uses go.
 
     - What still needs the host value (a launch size, a branch condition,
@@ -781,8 +792,9 @@ def SiftGpuHostScalars : Pass<"sift-gpu-host-scalars", "ModuleOp"> {
       synchronization, as a dynamic shape needs (`--sift-staticize`
       removes it). A buffer of one element with the identity layout is
       copied whole; another element goes through a one-element device
-      buffer that a one-thread kernel fills. Loads in host loops stay (the
-      loop is the verifier's finding).
+      buffer that a one-thread kernel fills; the host buffer is an alloca
+      at the function's entry. Loads in host loops that launch no kernel
+      stay (the loop is the verifier's finding).
   }];
   let dependentDialects = ["arith::ArithDialect", "gpu::GPUDialect"];
 }

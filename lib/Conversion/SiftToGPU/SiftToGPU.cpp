@@ -3541,7 +3541,8 @@ static bool isHostLevel(Operation *op) {
        parent = parent->getParentOp()) {
     if (isa<func::FuncOp>(parent))
       return true;
-    if (!isa<scf::ForOp, scf::IfOp, scf::WhileOp>(parent))
+    if (!isa<scf::ForOp, scf::IfOp, scf::IndexSwitchOp, scf::WhileOp,
+             scf::ExecuteRegionOp>(parent))
       return false;
   }
   return false;
