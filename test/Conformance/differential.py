@@ -1691,7 +1691,6 @@ class Runner:
         """The static (unbatched) @f through the GPU pipeline, on the random
         and the everything-selected sets, equals the per-sample calls on the
         CPU (as check_gpu)."""
-        notes = []
         for k in set_indices:
             inputs, scalars = [], {}
             for pos, (a, val) in enumerate(zip(prog.args, sets[k])):
@@ -1699,25 +1698,13 @@ class Runner:
                     scalars[str(pos)] = int(val)
                 else:
                     inputs.append(val)
-            ok, got = self.gpu_tools.run("%s/gpu-static-%d" % (key, k), static,
-                                         "f", inputs, scalars)
-            if not ok:
-                m = GPU_HOST_CODE.search(got)
-                if m:
-                    return ["gpu refused (static): " + m.group(1)[:100]]
-                raise self.run_failure("gpu-static", got)
-            errors = []
-            if len(got) != len(rows):
-                errors.append("the GPU @f has %d results, @f_rows %d" %
-                              (len(got), len(rows)))
-            for i, (g, w) in enumerate(zip(got, rows)):
-                errors += compare(g, w[k], "set %d (%s) result %d: the GPU "
-                                  "pipeline's static @f vs the per-sample "
-                                  "calls on the CPU" % (k, SET_NAMES[k], i),
-                                  *DYN_TOL)
-            if errors:
-                raise Outcome("bug:gpu-static-vs-rows", "\n".join(errors[:6]))
-        return notes
+            refused = self.run_gpu_and_compare(
+                "%s/gpu-static-%d" % (key, k), static, "f", inputs, scalars,
+                [w[k] for w in rows], "the GPU pipeline's static @f (set %d, "
+                "%s)" % (k, SET_NAMES[k]), "gpu-static")
+            if refused:
+                return ["gpu refused (static): " + refused]
+        return []
 
     def check_gpu(self, key, module, stacked, rows):
         """@f_batched through the GPU pipeline equals the per-sample calls
@@ -1725,23 +1712,33 @@ class Runner:
         sum in another order). Host code the GPU pipeline refuses by design
         is a note, not a bug. Only @f_batched and what it calls are
         compiled: the per-sample @f is not what the GPU runs."""
-        ok, got = self.gpu_tools.run(key + "/gpu", without_func(module, "f"),
-                                     "f_batched", stacked)
+        refused = self.run_gpu_and_compare(
+            key + "/gpu", without_func(module, "f"), "f_batched", stacked, {},
+            rows, "the GPU pipeline's @f_batched", "gpu")
+        return ["gpu refused: " + refused] if refused else []
+
+    def run_gpu_and_compare(self, run_key, module, entry, inputs, scalars,
+                            want, what, kind):
+        """Runs @entry through the GPU pipeline; its results must equal
+        `want` (integers exactly, floats within DYN_TOL), else Outcome
+        bug:<kind>-vs-rows. Returns the finding when the pipeline refuses
+        the program as host code, else None."""
+        ok, got = self.gpu_tools.run(run_key, module, entry, inputs, scalars)
         if not ok:
             m = GPU_HOST_CODE.search(got)
             if m:
-                return ["gpu refused: " + m.group(1)[:100]]
-            raise self.run_failure("gpu", got)
+                return m.group(1)[:100]
+            raise self.run_failure(kind, got)
         errors = []
-        if len(got) != len(rows):
-            errors.append("the GPU f_batched has %d results, f_rows %d" %
-                          (len(got), len(rows)))
-        for i, (g, w) in enumerate(zip(got, rows)):
-            errors += compare(g, w, "result %d: GPU pipeline vs the "
-                              "per-sample calls" % i, *DYN_TOL)
+        if len(got) != len(want):
+            errors.append("%s has %d results, the per-sample calls %d" %
+                          (what, len(got), len(want)))
+        for i, (g, w) in enumerate(zip(got, want)):
+            errors += compare(g, w, "result %d: %s vs the per-sample calls "
+                              "on the CPU" % (i, what), *DYN_TOL)
         if errors:
-            raise Outcome("bug:gpu-vs-rows", "\n".join(errors[:6]))
-        return []
+            raise Outcome("bug:%s-vs-rows" % kind, "\n".join(errors[:6]))
+        return None
 
     def run_failure(self, what, text):
         for pat in SKIP_PATTERNS:
