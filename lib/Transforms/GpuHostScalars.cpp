@@ -83,10 +83,11 @@ static bool dependsOnDevice(Value value, Region &region,
 /// The scalars a host loop over kernels carries from one iteration to the
 /// next that it computes from device memory (a selection's count, the size
 /// of what an iterative filter keeps) live in a one-element device buffer
-/// instead: stored before the loop, loaded at the top of each iteration,
-/// the next value stored at its end, loaded after the loop, freed at the
-/// function's end. The loads and stores are then the host scalar code
-/// below moves into kernels, so that the host never waits for the value.
+/// instead (allocated at the function's entry): stored before the loop,
+/// loaded at the top of each iteration, the next value stored at its end,
+/// loaded after the loop, freed at the function's end. The loads and stores are
+/// then the host scalar code below moves into kernels, so that the host never
+/// waits for the value.
 static void carriedScalarsToCells(func::FuncOp fn) {
   SmallVector<scf::ForOp> loops;
   fn.walk([&](scf::ForOp loop) {
@@ -116,14 +117,17 @@ static void carriedScalarsToCells(func::FuncOp fn) {
         continue;
       unsigned index = arg.getArgNumber() - 1;
       Location loc = loop.getLoc();
-      OpBuilder b(loop);
-      Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+      // One cell a call, at the function's entry: a loop nested in another
+      // loop reuses it at every outer iteration.
+      OpBuilder entry = OpBuilder::atBlockBegin(&fn.getBody().front());
       Value cell =
-          gpu::AllocOp::create(b, loc, MemRefType::get({1}, arg.getType()),
+          gpu::AllocOp::create(entry, loc, MemRefType::get({1}, arg.getType()),
                                Type(), ValueRange(), ValueRange(), ValueRange(),
                                /*hostShared=*/false)
               .getMemref();
       cells.push_back(cell);
+      OpBuilder b(loop);
+      Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
       memref::StoreOp::create(b, loc, loop.getInitArgs()[index], cell,
                               ValueRange{c0});
       b.setInsertionPointToStart(loop.getBody());

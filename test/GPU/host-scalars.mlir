@@ -350,22 +350,22 @@ func.func @constant_loads() {
 // CHECK-NOT: sift.host_read
 // CHECK: %[[CELL:.*]] = gpu.alloc  () : memref<1xindex>
 // CHECK: gpu.launch
-// CHECK: memref.store %{{.*}}, %[[CELL]]
+// CHECK: memref.store %{{.*}}, %[[CELL]][
 // CHECK: scf.for
 // CHECK-NOT: memref.load
 // CHECK: gpu.launch
-// CHECK: %[[K:.*]] = memref.load %[[CELL]]
+// CHECK: %[[K:.*]] = memref.load %[[CELL]][
 // CHECK: arith.cmpi ult, %{{.*}}, %[[K]]
 // CHECK: gpu.terminator
 // CHECK: gpu.launch
-// CHECK-DAG: memref.load %[[CELL]]
+// CHECK-DAG: memref.load %[[CELL]][
 // CHECK-DAG: memref.load %{{.*}}[] : memref<i64>
-// CHECK: memref.store %{{.*}}, %[[CELL]]
+// CHECK: memref.store %{{.*}}, %[[CELL]][
 // CHECK: gpu.terminator
 // CHECK: scf.yield
 // CHECK-NOT: memref.load
 // CHECK: gpu.launch
-// CHECK: memref.load %[[CELL]]
+// CHECK: memref.load %[[CELL]][
 // CHECK: gpu.terminator
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.dealloc  %[[CELL]]
