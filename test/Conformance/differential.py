@@ -13,8 +13,9 @@ reductions over the selected rows (`linalg.generic` with arbitrary bodies:
 sum(exp(x)), max, count-like, matches against a label, dot products, row
 sums; `linalg.reduce`; means), `sift.count`, `sort/argsort/topk/cumsum` of
 selections, `sift.cross_entropy` on selected rows, `tensor.extract` of an
-element below the count, and `scf.for` loops over range(count) that read the
-selection. The generator builds the NumPy evaluation of the same program
+element below the count, `scf.for` loops over range(count) that read the
+selection, and `scf.for` loops that carry a selection and filter it again
+at each step (a size carried from one iteration to the next). The generator builds the NumPy evaluation of the same program
 alongside the MLIR text.
 
 For each program, on several input sets (random, nothing selected,
@@ -91,6 +92,15 @@ REF_TOL = (1e-4, 1e-4)     # either vs NumPy
 # ----------------------------------------------------------------------------
 
 NPT = {"f32": np.float32, "i64": np.int64, "i1": np.bool_, "i8": np.int8}
+
+
+def filter_steps(x, steps, elt):
+    """NumPy's filter_loop: at step k, keep the values above k / 2 (f32) or
+    2 k (i64)."""
+    for k in range(steps):
+        t = np.float32(k * 0.5) if elt == "f32" else np.int64(2 * k)
+        x = x[x > t]
+    return x
 
 
 class V:
@@ -1351,9 +1361,50 @@ class Generator:
             p.results.append(out)
             return out
 
+        def filter_loop():
+            # An iterative filter: a loop that carries the selection and
+            # keeps, at step k, the values above k / 2 (a shrinking,
+            # data-dependent size carried from one iteration to the next).
+            if v.elt not in ("f32", "i64") or not one_d:
+                return None
+            steps = int(self.rng.integers(1, 4))
+            c0, c1 = p.const(0, "index"), p.const(1, "index")
+            cs = p.const(steps, "index")
+            out = V(p.fresh("flt"), v.shape, v.elt, p.fresh("filtered"))
+            k, s, ki, t, n, sp, mk, s2 = (
+                p.fresh("k"), p.fresh("s"), p.fresh("ki"), p.fresh("t"),
+                p.fresh("n"), p.fresh("sp"), p.fresh("keep"), p.fresh("s"))
+            if v.elt == "f32":
+                half = p.const(0.5, "f32")
+                thr = ["  %s_f = arith.sitofp %s : i64 to f32" % (t, ki),
+                       "  %s = arith.mulf %s_f, %s : f32" % (t, t, half)]
+                cmp = "arith.cmpf ogt,"
+                extra = [half]
+            else:
+                thr = ["  %s = arith.addi %s, %s : i64" % (t, ki, ki)]
+                cmp = "arith.cmpi sgt,"
+                extra = []
+            mtype = "tensor<?xi1>"
+            p.emit(["%s = scf.for %s = %s to %s step %s iter_args(%s = %s) "
+                    "-> (%s) {" % (out, k, c0, cs, c1, s, v, v.type),
+                    "  %s = arith.index_cast %s : index to i64" % (ki, k)] +
+                   thr +
+                   ["  %s = tensor.dim %s, %s : %s" % (n, s, c0, v.type),
+                    "  %s = tensor.splat %s[%s] : %s" % (sp, t, n, v.type),
+                    "  %s = %s %s, %s : %s" % (mk, cmp, s, sp, v.type),
+                    "  %s = sift.masked_select %s, %s : %s, %s -> %s" %
+                    (s2, s, mk, v.type, mtype, v.type),
+                    "  scf.yield %s : %s" % (s2, v.type),
+                    "}"], [out], [v, c0, c1, cs] + extra,
+                   lambda env, v=v.name, steps=steps, e=v.elt:
+                   [filter_steps(env[v], steps, e)], "filter_loop")
+            p.results.append(out)
+            return out
+
         return self.choose([
             (1, "count_cmp", count_cmp), (1, "gather_at", gather_at),
             (0.3, "nested_selection", nested_selection),
+            (0.5, "filter_loop", filter_loop),
             (3, "return", ret), (4, "reduce_generic", reduce_generic),
             (2, "reduce_named", reduce_named), (2, "mean", mean),
             (2, "count", count), (3, "topk", topk),
