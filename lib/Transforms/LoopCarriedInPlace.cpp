@@ -81,10 +81,10 @@ static linalg::GenericOp readThroughOutput(RewriterBase &rewriter,
     maps.push_back(op.getMatchingIndexingMap(&init));
   }
   rewriter.setInsertionPoint(op);
-  auto fused = linalg::GenericOp::create(rewriter, op.getLoc(),
-                                         op.getResultTypes(), inputs, outputs,
-                                         maps, op.getIteratorTypesArray());
-  fused->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+  auto updated = linalg::GenericOp::create(rewriter, op.getLoc(),
+                                           op.getResultTypes(), inputs, outputs,
+                                           maps, op.getIteratorTypesArray());
+  updated->setDiscardableAttrs(op->getDiscardableAttrDictionary());
   // The old body, its dropped input arguments replaced by the output's.
   Block *body = op.getBody();
   Value outArg = body->getArgument(out.getOperandNumber());
@@ -92,10 +92,10 @@ static linalg::GenericOp readThroughOutput(RewriterBase &rewriter,
     rewriter.replaceAllUsesWith(body->getArgument(index), outArg);
   for (unsigned index : llvm::reverse(dropped))
     body->eraseArgument(index);
-  rewriter.inlineRegionBefore(op.getRegion(), fused.getRegion(),
-                              fused.getRegion().end());
-  rewriter.replaceOp(op, fused->getResults());
-  return fused;
+  rewriter.inlineRegionBefore(op.getRegion(), updated.getRegion(),
+                              updated.getRegion().end());
+  rewriter.replaceOp(op, updated->getResults());
+  return updated;
 }
 
 /// An output of `op` (in `loop`'s body) whose result is the next value of
