@@ -782,8 +782,9 @@ def SiftGpuHostScalars : Pass<"sift-gpu-host-scalars", "ModuleOp"> {
       recomputed at the start of the kernel (the load included), provided
       that nothing from the load to the launch, the launch itself included
       (unless it is one of the one-thread store kernels above, which read
-      before they store), may write or free the buffer (or a view of it; buffers of unknown
-      origin may alias any other). The host ops left without uses go.
+      before they store), may write or free the buffer (or a view of it;
+      buffers of unknown origin may alias any other). The host ops left
+      without uses go.
 
     - What still needs the host value (a launch size, a branch condition,
       an allocation size: a dynamic result's; a scalar result) reads it
@@ -835,6 +836,13 @@ def SiftVerifyGpu : Pass<"sift-verify-gpu", "ModuleOp"> {
     A function that only kernels call (before outlining: the deallocation
     helper, which outlining copies into their `gpu.module`s) is checked as
     kernel code, not host code.
+
+    Not findings: the host buffers `--sift-gpu-host-boundary` returns
+    results in, the host copies of scalars the host must read
+    (`sift.host_read`, `sift.error_word`: a synchronization, in a loop too),
+    and the deallocation helper's bookkeeping (host buffers and function
+    arguments marked `sift.host_buffer`: buffer addresses and ownership
+    flags, no tensor data), with the host code that fills and scans it.
 
     With `warn-only`, the findings are warnings and the pass succeeds (the
     work left on the host is visible but not fatal).
