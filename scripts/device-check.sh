@@ -4,6 +4,7 @@
 # libraries; no LLVM needed there). Each step writes its log into LOGDIR:
 #
 #   scripts/device-check.sh LOGDIR [smoke] [sampler] [conformance] [bench]
+#                                 [variants] [differential]
 #
 #   smoke        the driver, and an elementwise kernel against the CPU's
 #   sampler      examples/sampler.mlir made static and batched (B = 32,
@@ -16,6 +17,10 @@
 #                alternated over two rounds (A/B); every variant's results
 #                must be bit-identical to the CPU's
 #   conformance  test/Conformance with --target cuda (every case on the GPU)
+#   differential random programs of test/Conformance/differential.py, each
+#                static and batched function with --target cuda against
+#                the per-sample calls on the CPU (SIFT_DIFF_COUNT programs
+#                from seed 1001, default 100; not among the default steps)
 #   bench        bench/gpu/run.py: sift next to PyTorch and JAX on the GPU
 #
 # Steps run in the order given, each under its own time limit
@@ -150,6 +155,12 @@ step_conformance() {
     --tensor-opt "$TO" --target cuda -j "$JOBS"
 }
 
+step_differential() {
+  python3 "$ROOT/test/Conformance/differential.py" --tensor-run "$TR" \
+    --tensor-opt "$TO" --gpu-target cuda --seed 1001 \
+    --count "${SIFT_DIFF_COUNT:-100}" -j "$JOBS" --out "$LOG/differential-bugs"
+}
+
 step_bench() {
   SIFT_COMMIT="$(cat "$ROOT/.device/COMMIT" 2>/dev/null)" \
     python3 "$ROOT/bench/gpu/run.py" --tensor-run "$TR" --out "$LOG" ${SIFT_BENCH_ARGS:-}
@@ -160,7 +171,7 @@ for s in "${STEPS[@]}"; do
   echo "=== $s ($(date +%T))"
   start=$SECONDS
   PYTHONUNBUFFERED=1 timeout "$LIMIT" bash -c "set -o pipefail; $(declare -f same batched_sampler step_$s); \
-    SIFT_GPU_VARIANTS='${SIFT_GPU_VARIANTS:-}'; SIFT_SAMPLER_SIZES='${SIFT_SAMPLER_SIZES:-}'; TR='$TR' TO='$TO' ROOT='$ROOT' WORK='$WORK' JOBS='$JOBS' LOG='$LOG' SIFT_BENCH_ARGS='${SIFT_BENCH_ARGS:-}'; \
+    SIFT_GPU_VARIANTS='${SIFT_GPU_VARIANTS:-}'; SIFT_SAMPLER_SIZES='${SIFT_SAMPLER_SIZES:-}'; SIFT_DIFF_COUNT='${SIFT_DIFF_COUNT:-}'; TR='$TR' TO='$TO' ROOT='$ROOT' WORK='$WORK' JOBS='$JOBS' LOG='$LOG' SIFT_BENCH_ARGS='${SIFT_BENCH_ARGS:-}'; \
     step_$s" >"$LOG/$s.log" 2>&1
   rc=$?
   echo "    rc $rc, $((SECONDS - start)) s; last lines:"

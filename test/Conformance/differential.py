@@ -1776,6 +1776,8 @@ class Runner:
         the program as host code, else None."""
         ok, got = self.gpu_tools.run(run_key, module, entry, inputs, scalars)
         if not ok:
+            if "no CUDA driver/device" in got:
+                raise Outcome("skip", got.strip().splitlines()[-1])
             m = GPU_HOST_CODE.search(got)
             if m:
                 return m.group(1)[:100]
@@ -1916,7 +1918,9 @@ def write_bug(out_dir, seed, prog, sets, keep, outcome, tools, opts):
                tools.tensor_run, tools.tensor_opt)
             + (" --skip '%s'" % opts.skip if opts.skip else "")
             + (" --gpu-pipeline '%s'" % opts.gpu_pipeline
-               if opts.gpu_pipeline else ""),
+               if opts.gpu_pipeline else "")
+            + (" --gpu-target %s" % opts.gpu_target
+               if opts.gpu_target else ""),
             "set -x",
             "%s dynamic.mlir --sift-staticize -o static.mlir" %
             tools.tensor_opt]
@@ -1979,6 +1983,12 @@ def main():
                     "calls, e.g. the GPU pipeline's kernels executed on "
                     "the CPU: 'builtin.module(sift-gpu-pipeline{on-cpu=1})'"
                     " (host code it refuses is counted, not a bug)")
+    ap.add_argument("--gpu-target", default=None, choices=["cuda"],
+                    help="also run each static and batched program with "
+                    "tensor-run --target cuda (on a machine with a GPU: "
+                    "the default GPU pipeline, launched on the device) and "
+                    "compare it with the per-sample calls on the CPU, as "
+                    "--gpu-pipeline does")
     ap.add_argument("--no-minimize", action="store_true")
     ap.add_argument("--print", action="store_true",
                     help="print the generated programs and exit")
@@ -1996,9 +2006,15 @@ def main():
     work = opts.keep or tempfile.mkdtemp(prefix="sift-diff-")
     out_dir = opts.out or os.path.join(work, "bugs")
     tools = Tools(opts.tensor_run, opts.tensor_opt, work, opts.v)
-    gpu_tools = (Tools(opts.tensor_run, opts.tensor_opt, work, opts.v,
-                       pipeline=opts.gpu_pipeline)
-                 if opts.gpu_pipeline else None)
+    if opts.gpu_pipeline and opts.gpu_target:
+        ap.error("--gpu-pipeline and --gpu-target exclude each other")
+    gpu_tools = None
+    if opts.gpu_pipeline:
+        gpu_tools = Tools(opts.tensor_run, opts.tensor_opt, work, opts.v,
+                          pipeline=opts.gpu_pipeline)
+    elif opts.gpu_target:
+        gpu_tools = Tools(opts.tensor_run, opts.tensor_opt, work, opts.v,
+                          target=opts.gpu_target)
     runner = Runner(tools, opts.v, gpu_tools)
     start = time.time()
 
@@ -2056,7 +2072,7 @@ def main():
                 continue
             ran += 1
             kind = outcome.kind
-            if kind == "pass" and opts.gpu_pipeline:
+            if kind == "pass" and gpu_tools:
                 static_refused = "gpu refused (static)" in outcome.detail
                 refused = "gpu refused: " in outcome.detail
                 batched = "batch refused" not in outcome.detail
@@ -2084,14 +2100,16 @@ def main():
                           tools.tensor_run, tools.tensor_opt,
                           (" --skip '%s'" % opts.skip if opts.skip else "")
                           + (" --gpu-pipeline '%s'" % opts.gpu_pipeline
-                             if opts.gpu_pipeline else "")))
+                             if opts.gpu_pipeline else "")
+                          + (" --gpu-target %s" % opts.gpu_target
+                             if opts.gpu_target else "")))
             elif opts.v:
                 print("%-7s seed %d%s" % (kind, seed, (": " + outcome.detail
                                                       .splitlines()[0])
                                           if outcome.detail else ""))
             sys.stdout.flush()
     elapsed = time.time() - start
-    if opts.gpu_pipeline:
+    if gpu_tools:
         print("differential: through the GPU pipeline: batched %d compared, "
               "%d refused as host code; static (unbatched) %d compared, %d "
               "refused" % (gpu_counts["compared"], gpu_counts["refused"],

@@ -168,10 +168,12 @@ def arg_position(mlir, entry, name):
 
 class Tools:
     def __init__(self, tensor_run, tensor_opt, workdir, verbose,
-                 transforms="", pipeline=""):
+                 transforms="", pipeline="", target=None):
         self.tensor_run = os.path.abspath(tensor_run)
         self.transforms = transforms
         self.pipeline = pipeline
+        # tensor-run --target: this Tools' own, else the suite's (--target).
+        self.target = target
         self.tensor_opt = os.path.abspath(tensor_opt)
         self.workdir = workdir
         self.verbose = verbose
@@ -188,8 +190,9 @@ class Tools:
             cmd += ["--transforms", self.transforms]
         if self.pipeline:
             cmd += ["--pipeline", self.pipeline]
-        if TARGET["name"] != "cpu":
-            cmd += ["--target", TARGET["name"]]
+        target = self.target or TARGET["name"]
+        if target != "cpu":
+            cmd += ["--target", target]
         for i, a in enumerate(inputs):
             p = os.path.join(d, "in%d.npy" % i)
             np.save(p, np.ascontiguousarray(a).reshape(np.shape(a)))  # 0-d stays 0-d
