@@ -13,6 +13,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 namespace mlir {
 namespace sift {
@@ -144,14 +145,18 @@ static void addBoundary(func::FuncOp fn) {
       }
       gpu::MemcpyOp::create(rb, rloc, TypeRange(), ValueRange(), host, source);
       // A device buffer the function allocated is freed once, also when
-      // the result is a view of it (a compaction's valid prefix, a cast)
-      // or one of the buffers a branch yields: the caller owns every
-      // result, and the host copy replaces it.
+      // the result is a view of it (a compaction's valid prefix, a cast),
+      // one of the buffers a branch yields, or a buffer a loop carries out
+      // (its last iteration's: the deallocation pipeline made every result
+      // caller-owned): the caller owns every result, and the host copy
+      // replaces it. Never the device copy of an argument or a constant.
       llvm::SetVector<Value> roots;
       collectRootBuffers(operand, roots);
       bool allocated = llvm::all_of(roots, [&](Value root) {
-        return root.getDefiningOp<gpu::AllocOp>() &&
-               !llvm::is_contained(deviceArgs, root);
+        if (llvm::is_contained(deviceArgs, root))
+          return false;
+        Operation *def = root.getDefiningOp();
+        return def && (isa<gpu::AllocOp>(def) || isa<LoopLikeOpInterface>(def));
       });
       if (allocated && llvm::none_of(roots, [&](Value root) {
             return freedRoots.contains(root);

@@ -440,3 +440,34 @@ func.func @boundary_branches(%c: i1) -> (memref<4xf32>, memref<0xi64>) {
   }
   return %sel, %reg : memref<4xf32>, memref<0xi64>
 }
+
+// -----
+
+// A result a loop carries out (each iteration's fresh buffer; the
+// deallocation pipeline made it caller-owned), or a branch's choice between
+// that and a fresh buffer (the iterative filter of differential.py, whose
+// device buffer leaked at every call): freed once the host copy is made.
+// BOUNDARY-LABEL: func.func @boundary_loop_result
+// BOUNDARY: %[[LOOP:.*]] = scf.for
+// BOUNDARY: %[[SEL:.*]] = scf.if
+// BOUNDARY: gpu.memcpy  %{{.*}}, %[[SEL]]
+// BOUNDARY-NEXT: gpu.dealloc  %[[SEL]] : memref<3xi64>
+// BOUNDARY-NEXT: return
+func.func @boundary_loop_result(%c: i1, %n: index) -> memref<3xi64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %init = gpu.alloc () : memref<3xi64>
+  %loop = scf.for %i = %c0 to %n step %c1 iter_args(%b = %init) -> memref<3xi64> {
+    gpu.dealloc %b : memref<3xi64>
+    %next = gpu.alloc () : memref<3xi64>
+    scf.yield %next : memref<3xi64>
+  }
+  %sel = scf.if %c -> memref<3xi64> {
+    scf.yield %loop : memref<3xi64>
+  } else {
+    gpu.dealloc %loop : memref<3xi64>
+    %fresh = gpu.alloc () : memref<3xi64>
+    scf.yield %fresh : memref<3xi64>
+  }
+  return %sel : memref<3xi64>
+}
