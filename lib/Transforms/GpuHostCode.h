@@ -10,6 +10,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -24,6 +25,22 @@ inline bool isHostCode(Operation *op) {
 
 /// The buffer `value` is a view of: its source through view-like ops and
 /// `memref.extract_strided_metadata` (`value` itself when it is no view).
+/// Whether `op` is host control flow's: in a function's body, or in the
+/// sequential loops and branches there (a program's own loop over kernels),
+/// not in a parallel loop (a --sift-fuse row kernel, a lowering's) or
+/// another op's region.
+inline bool isHostLevel(Operation *op) {
+  for (Operation *parent = op->getParentOp(); parent;
+       parent = parent->getParentOp()) {
+    if (isa<FunctionOpInterface>(parent))
+      return true;
+    if (!isa<scf::ForOp, scf::IfOp, scf::IndexSwitchOp, scf::WhileOp,
+             scf::ExecuteRegionOp>(parent))
+      return false;
+  }
+  return false;
+}
+
 inline Value rootBuffer(Value value) {
   while (Operation *def = value.getDefiningOp()) {
     if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {

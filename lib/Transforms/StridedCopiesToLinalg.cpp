@@ -4,6 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GpuHostCode.h"
+
 #include "sift/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -32,21 +34,6 @@ static bool isContiguous(Type type) {
   return memref && (memref.getLayout().isIdentity() ||
                     (memref.hasStaticShape() && memref.getNumElements() > 0 &&
                      memref::isStaticShapeAndContiguousRowMajor(memref)));
-}
-
-/// Whether `op` is host code: in a function's body, or in the sequential
-/// loops and branches there (a program's own loop), not in a parallel loop
-/// (a row kernel's, a lowering's) or a kernel.
-static bool isHostLevel(Operation *op) {
-  for (Operation *parent = op->getParentOp(); parent;
-       parent = parent->getParentOp()) {
-    if (isa<FunctionOpInterface>(parent))
-      return true;
-    if (!isa<scf::ForOp, scf::WhileOp, scf::IfOp, scf::IndexSwitchOp,
-             scf::ExecuteRegionOp>(parent))
-      return false;
-  }
-  return false;
 }
 
 struct StridedCopiesToLinalgPass

@@ -22,6 +22,7 @@
 #include "sift/Dialect/Sift/IR/SiftOps.h"
 #include "sift/Dialect/Sift/IR/SortOrder.h"
 
+#include "../../Transforms/GpuHostCode.h"
 #include "../SiftToLinalg/Utils/CodegenUtils.h"
 #include "../SiftToLinalg/Utils/Philox.h"
 #include "../SiftToLinalg/Utils/RadixSort.h"
@@ -3531,21 +3532,6 @@ static LogicalResult decomposeSampleBalanced(SampleBalancedOp op) {
                     cast<RankedTensorType>(op.getCount().getType())));
   op.erase();
   return success();
-}
-
-/// Whether `op` is host code: in a function's body, or in the sequential
-/// loops and branches there (a program's own loop over kernels), not in a
-/// parallel loop (a --sift-fuse row kernel) or another op's region.
-static bool isHostLevel(Operation *op) {
-  for (Operation *parent = op->getParentOp(); parent;
-       parent = parent->getParentOp()) {
-    if (isa<func::FuncOp>(parent))
-      return true;
-    if (!isa<scf::ForOp, scf::IfOp, scf::IndexSwitchOp, scf::WhileOp,
-             scf::ExecuteRegionOp>(parent))
-      return false;
-  }
-  return false;
 }
 
 struct ConvertSiftToGpuPass
