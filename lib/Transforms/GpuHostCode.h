@@ -7,11 +7,11 @@
 #ifndef SIFT_LIB_TRANSFORMS_GPUHOSTCODE_H
 #define SIFT_LIB_TRANSFORMS_GPUHOSTCODE_H
 
+#include "BufferRoots.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir {
@@ -23,8 +23,6 @@ inline bool isHostCode(Operation *op) {
          !op->getParentOfType<gpu::GPUModuleOp>();
 }
 
-/// The buffer `value` is a view of: its source through view-like ops and
-/// `memref.extract_strided_metadata` (`value` itself when it is no view).
 /// Whether `op` is host control flow's: in a function's body, or in the
 /// sequential loops and branches there (a program's own loop over kernels),
 /// not in a parallel loop (a --sift-fuse row kernel, a lowering's) or
@@ -39,21 +37,6 @@ inline bool isHostLevel(Operation *op) {
       return false;
   }
   return false;
-}
-
-inline Value rootBuffer(Value value) {
-  while (Operation *def = value.getDefiningOp()) {
-    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
-      value = view.getViewSource();
-      continue;
-    }
-    if (auto meta = dyn_cast<memref::ExtractStridedMetadataOp>(def)) {
-      value = meta.getSource();
-      continue;
-    }
-    break;
-  }
-  return value;
 }
 
 /// The buffers `value` may be a view of: through views, and through the

@@ -4,6 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BufferRoots.h"
+
 #include "sift/Transforms/Passes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -25,31 +27,6 @@ using namespace mlir;
 using namespace mlir::sift;
 
 namespace {
-
-/// The buffer a memref is a view of: through subviews, casts and reshapes
-/// to the allocation or block argument it starts from.
-static Value rootBuffer(Value memref) {
-  while (Operation *def = memref.getDefiningOp()) {
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      break;
-    memref = view.getViewSource();
-  }
-  return memref;
-}
-
-/// Whether `root` is a buffer no other root can alias: an allocation made
-/// here (a function argument or another allocation is a different buffer).
-static bool isFreshAllocation(Value root) {
-  return root.getDefiningOp<memref::AllocOp>() ||
-         root.getDefiningOp<memref::AllocaOp>();
-}
-
-/// Two roots name disjoint memory if they differ and one is a fresh
-/// allocation (two function arguments may alias each other).
-static bool disjointRoots(Value a, Value b) {
-  return a != b && (isFreshAllocation(a) || isFreshAllocation(b));
-}
 
 /// The memrefs `op` (and what it contains) reads or writes, or failure when
 /// an effect has no memref value (a call, an unknown op).
