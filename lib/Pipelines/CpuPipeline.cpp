@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
 using namespace mlir::sift;
@@ -82,6 +83,23 @@ static void addCpuToLLVMStage(OpPassManager &pm,
                 "convert-cf-to-llvm,reconcile-unrealized-casts");
 }
 
+/// The element widths compaction loops store compressed (see the
+/// `compress-element-bits` option): those given, or the host's.
+static SmallVector<int64_t>
+compressElementBits(const CpuPipelineOptions &options) {
+  if (!options.compressElementBits.empty()) {
+    if (llvm::is_contained(options.compressElementBits, 0))
+      return {};
+    return llvm::to_vector(options.compressElementBits);
+  }
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  if (!features.lookup("avx512f"))
+    return {};
+  if (!features.lookup("avx512vbmi2"))
+    return {32, 64};
+  return {8, 16, 32, 64};
+}
+
 void mlir::sift::buildCpuPipeline(OpPassManager &pm,
                                   const CpuPipelineOptions &options) {
   // Sorts, top-k and scans along the contiguous axis; the transposes that
@@ -103,7 +121,8 @@ void mlir::sift::buildCpuPipeline(OpPassManager &pm,
   addSiftToLinalgStage(pm);
   addTensorFusionStage(pm, options.reductionLanes);
   addBufferizationStage(pm, options.outlineRoutines, /*byteBools=*/true,
-                        options.stackBufferBytes, options.stackFrameBytes);
+                        options.stackBufferBytes, options.stackFrameBytes,
+                        compressElementBits(options));
   addCpuLoopStage(pm, options);
   addCpuToLLVMStage(pm, options);
 }

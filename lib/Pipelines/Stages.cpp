@@ -74,7 +74,8 @@ void pipelines::addTensorFusionStage(OpPassManager &pm, int64_t reductionLanes,
 
 void pipelines::addBufferizationStage(OpPassManager &pm, bool outlineRoutines,
                                       bool byteBools, int64_t stackBufferBytes,
-                                      int64_t stackFrameBytes) {
+                                      int64_t stackFrameBytes,
+                                      ArrayRef<int64_t> compressElementBits) {
   // After the last canonicalization, which may fold reshapes back.
   pm.addNestedPass<func::FuncOp>(createSiftExpandShapeToReshape());
   // A value computed into an allocation of its own and then inserted into a
@@ -104,6 +105,14 @@ void pipelines::addBufferizationStage(OpPassManager &pm, bool outlineRoutines,
   // become calls).
   if (byteBools)
     pm.addNestedPass<func::FuncOp>(createSiftByteBools());
+  // Branch-free compactions (the lowering's `compact`, a top-k's partition)
+  // store the kept lanes of a vector at a time; before outlining, where
+  // their buffers are still allocations (provably disjoint).
+  if (!compressElementBits.empty()) {
+    SiftVectorizeCompactionsOptions compress;
+    compress.elementBits = llvm::to_vector(compressElementBits);
+    pm.addNestedPass<func::FuncOp>(createSiftVectorizeCompactions(compress));
+  }
   // The lowering's routines (radix sorts, top-k selections, compactions)
   // become functions, one per distinct routine; after the cleanup, which
   // turns a buffer a routine writes in place back into the buffer itself.

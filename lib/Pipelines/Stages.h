@@ -45,10 +45,13 @@ void addTensorFusionStage(OpPassManager &pm, int64_t reductionLanes,
 /// lowering (--sift-outline-lines); with `byteBools`, i1 buffers as i8
 /// bytes (--sift-byte-bools); with a `stackBufferBytes` above 0, buffers of
 /// at most that many bytes on the stack, at most `stackFrameBytes` a
-/// function (--sift-stack-buffers).
+/// function (--sift-stack-buffers); with `compressElementBits`, compaction
+/// loops storing elements of those widths as vector compress stores
+/// (--sift-vectorize-compactions; none when empty).
 void addBufferizationStage(OpPassManager &pm, bool outlineRoutines = true,
                            bool byteBools = false, int64_t stackBufferBytes = 0,
-                           int64_t stackFrameBytes = 0);
+                           int64_t stackFrameBytes = 0,
+                           ArrayRef<int64_t> compressElementBits = {});
 
 } // namespace pipelines
 } // namespace sift

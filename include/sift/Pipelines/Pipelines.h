@@ -94,6 +94,14 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
                      "runtime's allocator (--sift-stack-buffers); 0 keeps "
                      "every one on the heap"),
       llvm::cl::init(16384)};
+  PassOptions::ListOption<int64_t> compressElementBits{
+      *this, "compress-element-bits",
+      llvm::cl::desc("Widths of the elements that compaction loops store as "
+                     "vector compress stores (--sift-vectorize-compactions): "
+                     "those the target compresses in one instruction. Empty "
+                     "(the default) asks the host: 32 and 64 with AVX-512F, "
+                     "8 and 16 too with AVX-512 VBMI2, none without AVX-512; "
+                     "0 vectorizes none")};
   PassOptions::Option<int64_t> stackFrameBytes{
       *this, "stack-frame-bytes",
       llvm::cl::desc("Bytes of temporaries a function may put on its stack "

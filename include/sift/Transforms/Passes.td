@@ -326,6 +326,61 @@ def SiftByteBools : Pass<"sift-byte-bools", "func::FuncOp"> {
   ];
 }
 
+def SiftVectorizeCompactions
+    : Pass<"sift-vectorize-compactions", "func::FuncOp"> {
+  let summary = "Vectorize branch-free compaction loops with compress "
+                "stores";
+  let description = [{
+    The lowering's compactions (`compact`, `nonzero`, the partition pass of
+    a top-k) are branch-free scalar loops: each element's value is stored at
+    the next free slot, which only a kept element then claims
+    (`slot += zext(kept)`), about a cycle an element. LLVM does not
+    vectorize them. This pass rewrites an `scf.for` of step 1 whose body
+    holds only
+    - loads whose last index is the induction variable (a buffer contiguous
+      in its last dimension; the other indices loop-invariant) or whose
+      indices are all loop-invariant,
+    - pure element-wise ops (`arith`, `math`) and loop-invariant pure ops,
+    - stores whose last index is a slot (an iteration argument advanced by
+      a kept flag: `slot + index_cast(kept)` or
+      `slot + select(kept, 1, 0)`), of an element width in `element-bits`,
+    - and iteration arguments that are integer reductions (`addi`, `muli`,
+      `andi`, `ori`, `xori`, min and max),
+
+    into a loop over `lanes` elements at a time: vector loads, the body on
+    vectors, a `vector.compressstore` per store (the kept lanes, in order,
+    from the slot) and `slot += popcount(kept)`, a `vector.reduction` per
+    reduction. The last iteration (at least one) stays in the scalar loop,
+    so that every buffer ends as the scalar loop leaves it, the slot past
+    the last kept element included. Every buffer a store writes must be
+    disjoint from every other buffer the loop reads or writes at another
+    slot: one of the two is an allocation of the function (two function
+    arguments may alias).
+
+    `vector.compressstore` is one instruction where the target has one
+    (`vpcompressd`/`q` of AVX-512F for 32 and 64-bit elements, `b`/`w` of
+    AVX-512 VBMI2 for 8 and 16-bit ones) and a branch per lane elsewhere:
+    the CPU pipeline runs this pass with the widths the host compresses
+    natively, and not at all on a host without AVX-512. Measured on Zen 5:
+    0.065 ns an element against 0.25 for the scalar loop (a mask of 10^6
+    random bits).
+  }];
+  let options = [
+    Option<"lanes", "lanes", "int64_t", /*default=*/"16",
+           "Elements a vector iteration handles (a power of two)">,
+    ListOption<"elementBits", "element-bits", "int64_t",
+               "Widths of the stored elements the target compresses "
+               "natively (index counts as 64; empty: every width); a loop "
+               "storing others is left alone">,
+  ];
+  let dependentDialects = ["arith::ArithDialect", "math::MathDialect",
+                           "scf::SCFDialect", "vector::VectorDialect"];
+  let statistics = [
+    Statistic<"numVectorized", "vectorized-loops",
+              "Compaction loops vectorized">
+  ];
+}
+
 def SiftStackBuffers : Pass<"sift-stack-buffers", "func::FuncOp"> {
   let summary = "Put a function's small temporaries on the stack, within a "
                 "budget a function";

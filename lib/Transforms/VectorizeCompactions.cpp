@@ -1,0 +1,395 @@
+//===- VectorizeCompactions.cpp - --sift-vectorize-compactions ------------===//
+//
+// Part of the sift project: static masked rewrites of data-dependent tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BufferRoots.h"
+
+#include "sift/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir {
+namespace sift {
+#define GEN_PASS_DEF_SIFTVECTORIZECOMPACTIONS
+#include "sift/Transforms/Passes.h.inc"
+} // namespace sift
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::sift;
+
+namespace {
+
+/// The width of a stored element (index as 64 bits), 0 when not a scalar
+/// integer or float.
+static int64_t elementBitWidth(Type type) {
+  if (type.isIndex())
+    return 64;
+  if (type.isIntOrFloat())
+    return type.getIntOrFloatBitWidth();
+  return 0;
+}
+
+/// The reduction kind of an integer combining op, if it is one.
+static std::optional<vector::CombiningKind> combiningKind(Operation *op) {
+  using Kind = vector::CombiningKind;
+  return llvm::TypeSwitch<Operation *, std::optional<Kind>>(op)
+      .Case([](arith::AddIOp) { return Kind::ADD; })
+      .Case([](arith::MulIOp) { return Kind::MUL; })
+      .Case([](arith::AndIOp) { return Kind::AND; })
+      .Case([](arith::OrIOp) { return Kind::OR; })
+      .Case([](arith::XOrIOp) { return Kind::XOR; })
+      .Case([](arith::MinUIOp) { return Kind::MINUI; })
+      .Case([](arith::MinSIOp) { return Kind::MINSI; })
+      .Case([](arith::MaxUIOp) { return Kind::MAXUI; })
+      .Case([](arith::MaxSIOp) { return Kind::MAXSI; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// The kept flag (an i1) of a slot increment: `index_cast(kept)`,
+/// `index_castui(kept)` or `select(kept, 1, 0)`; null otherwise.
+static Value keptFlagOf(Value increment) {
+  Operation *def = increment.getDefiningOp();
+  if (!def)
+    return {};
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(def) &&
+      def->getOperand(0).getType().isInteger(1))
+    return def->getOperand(0);
+  if (auto select = dyn_cast<arith::SelectOp>(def))
+    if (matchPattern(select.getTrueValue(), m_One()) &&
+        matchPattern(select.getFalseValue(), m_Zero()))
+      return select.getCondition();
+  return {};
+}
+
+/// A compaction loop, as matched: what each iteration argument is and how
+/// the body's ops vectorize.
+struct CompactionLoop {
+  scf::ForOp loop;
+  /// Per iteration argument: the kept flag of a slot (null for a
+  /// reduction).
+  SmallVector<Value> keptFlags;
+  /// Per iteration argument: the combining op of a reduction (null for a
+  /// slot).
+  SmallVector<Operation *> combiners;
+  /// The ops that update the iteration arguments (slot increments,
+  /// combiners): rebuilt, not vectorized.
+  llvm::SmallPtrSet<Operation *, 8> bookkeeping;
+  /// The body's values that vary across lanes (the rest is loop-invariant).
+  llvm::DenseSet<Value> varying;
+  /// The stores, in order.
+  SmallVector<memref::StoreOp> stores;
+};
+
+/// Whether `value` is defined outside `loop`.
+static bool isInvariant(scf::ForOp loop, Value value) {
+  return !loop.getBodyRegion().isAncestor(value.getParentRegion());
+}
+
+/// Whether `type` is a memref whose last dimension is contiguous.
+static bool hasContiguousLastDim(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  return memref && memref.getRank() >= 1 && memref.isLastDimUnitStride();
+}
+
+/// Whether the indices but the last are invariant and the last is `last`.
+static bool indexesLastBy(scf::ForOp loop, ValueRange indices, Value last) {
+  return !indices.empty() && indices.back() == last &&
+         llvm::all_of(indices.drop_back(),
+                      [&](Value v) { return isInvariant(loop, v); });
+}
+
+/// Matches `loop` as a compaction loop, or fails.
+static FailureOr<CompactionLoop>
+matchCompactionLoop(scf::ForOp loop, ArrayRef<int64_t> elementBits) {
+  if (!matchPattern(loop.getStep(), m_One()) ||
+      loop.getNumRegionIterArgs() == 0)
+    return failure();
+  CompactionLoop match;
+  match.loop = loop;
+  Block *body = loop.getBody();
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  for (auto [arg, next] :
+       llvm::zip_equal(loop.getRegionIterArgs(), yield.getOperands())) {
+    Operation *update = next.getDefiningOp();
+    if (!update || update->getBlock() != body || !next.hasOneUse() ||
+        update->getNumOperands() != 2)
+      return failure();
+    Value other = update->getOperand(0) == arg ? update->getOperand(1)
+                                               : update->getOperand(0);
+    if (other == arg || llvm::count(update->getOperands(), Value(arg)) != 1)
+      return failure();
+    // A slot: advanced by a kept flag, used otherwise only as the last
+    // index of stores.
+    if (arg.getType().isIndex() && isa<arith::AddIOp>(update)) {
+      if (Value kept = keptFlagOf(other)) {
+        if (!other.hasOneUse())
+          return failure();
+        for (OpOperand &use : arg.getUses()) {
+          if (use.getOwner() == update)
+            continue;
+          auto store = dyn_cast<memref::StoreOp>(use.getOwner());
+          if (!store || use.getOperandNumber() < 2 ||
+              !indexesLastBy(loop, store.getIndices(), arg) ||
+              store.getValueToStore() == arg)
+            return failure();
+        }
+        match.keptFlags.push_back(kept);
+        match.combiners.push_back(nullptr);
+        match.bookkeeping.insert(update);
+        match.bookkeeping.insert(other.getDefiningOp());
+        continue;
+      }
+    }
+    // A reduction: the combining op is the argument's only use.
+    if (!isa<IntegerType>(arg.getType()) || !combiningKind(update) ||
+        !arg.hasOneUse())
+      return failure();
+    match.keptFlags.push_back(nullptr);
+    match.combiners.push_back(update);
+    match.bookkeeping.insert(update);
+  }
+
+  // The body: contiguous or invariant loads, stores at slots, pure ops.
+  match.varying.insert(loop.getInductionVar());
+  SmallVector<Value> loaded;
+  for (Operation &op : body->without_terminator()) {
+    if (match.bookkeeping.contains(&op))
+      continue;
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      if (!isInvariant(loop, load.getMemRef()))
+        return failure();
+      loaded.push_back(load.getMemRef());
+      if (llvm::all_of(load.getIndices(),
+                       [&](Value v) { return isInvariant(loop, v); }))
+        continue;
+      // (A vector of i1 is packed bits in LLVM, a buffer of i1 a byte an
+      // element: only whole bytes load as vectors.)
+      int64_t bits = elementBitWidth(load.getType());
+      if (!hasContiguousLastDim(load.getMemRef().getType()) ||
+          !indexesLastBy(loop, load.getIndices(), loop.getInductionVar()) ||
+          bits < 8 || bits % 8 != 0)
+        return failure();
+      match.varying.insert(load.getResult());
+      continue;
+    }
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      int64_t bits = elementBitWidth(store.getValueToStore().getType());
+      if (!isInvariant(loop, store.getMemRef()) ||
+          !hasContiguousLastDim(store.getMemRef().getType()) || bits < 8 ||
+          bits % 8 != 0 ||
+          (!elementBits.empty() && !llvm::is_contained(elementBits, bits)))
+        return failure();
+      // The last index must be a slot (the induction variable is not).
+      auto slot = dyn_cast<BlockArgument>(store.getIndices().back());
+      if (!slot || slot.getOwner() != body || slot.getArgNumber() == 0 ||
+          !match.keptFlags[slot.getArgNumber() - 1])
+        return failure();
+      match.stores.push_back(store);
+      continue;
+    }
+    if (op.getNumRegions() != 0 || !isPure(&op))
+      return failure();
+    bool varies = llvm::any_of(
+        op.getOperands(), [&](Value v) { return match.varying.contains(v); });
+    if (!varies)
+      continue;
+    if (!op.hasTrait<OpTrait::Elementwise>() ||
+        !op.hasTrait<OpTrait::Vectorizable>() ||
+        !llvm::all_of(op.getOperandTypes(), elementBitWidth) ||
+        !llvm::all_of(op.getResultTypes(), elementBitWidth))
+      return failure();
+    for (Value result : op.getResults())
+      match.varying.insert(result);
+  }
+  if (match.stores.empty())
+    return failure();
+  // A stored buffer is disjoint from every buffer read, and from those
+  // stored at another slot.
+  for (memref::StoreOp store : match.stores) {
+    Value root = rootBuffer(store.getMemRef());
+    for (Value buffer : loaded)
+      if (!disjointRoots(root, rootBuffer(buffer)))
+        return failure();
+    for (memref::StoreOp other : match.stores)
+      if (other.getIndices().back() != store.getIndices().back() &&
+          !disjointRoots(root, rootBuffer(other.getMemRef())))
+        return failure();
+  }
+  return match;
+}
+
+/// Builds the vector loop of `match` (the scalar loop then runs the rest).
+class LoopVectorizer {
+public:
+  LoopVectorizer(const CompactionLoop &match, int64_t lanes)
+      : match(match), lanes(lanes) {}
+
+  void run(OpBuilder &b) {
+    scf::ForOp loop = match.loop;
+    Location loc = loop.getLoc();
+    b.setInsertionPoint(loop);
+    // Full vectors over the iterations but the last: n - 1 rounded down.
+    Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
+    Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+    Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+    Value width = arith::ConstantIndexOp::create(b, loc, lanes);
+    Value n = arith::SubIOp::create(b, loc, ub, lb);
+    Value rest = arith::MaxSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, n, c1), c0);
+    Value vectorIterations = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, rest, width), width);
+    Value vectorEnd = arith::AddIOp::create(b, loc, lb, vectorIterations);
+    auto vectorLoop = scf::ForOp::create(
+        b, loc, lb, vectorEnd, width, loop.getInitArgs(),
+        [&](OpBuilder &b, Location loc, Value base, ValueRange args) {
+          scf::YieldOp::create(b, loc, buildBody(b, loc, base, args));
+        });
+    loop.getLowerBoundMutable().assign(vectorEnd);
+    loop.getInitArgsMutable().assign(vectorLoop.getResults());
+  }
+
+private:
+  VectorType vectorOf(Type scalar) const {
+    return VectorType::get({lanes}, scalar);
+  }
+
+  /// The vector of a body value (a broadcast of an invariant one).
+  Value vectorValue(OpBuilder &b, Location loc, Value scalar) {
+    if (Value v = vectors.lookup(scalar))
+      return v;
+    Value invariant = scalars.lookupOrDefault(scalar);
+    Value splat = vector::BroadcastOp::create(
+        b, loc, vectorOf(invariant.getType()), invariant);
+    vectors[scalar] = splat;
+    return splat;
+  }
+
+  SmallVector<Value> buildBody(OpBuilder &b, Location loc, Value base,
+                               ValueRange args) {
+    scf::ForOp loop = match.loop;
+    Block *body = loop.getBody();
+    Type indexType = b.getIndexType();
+    // Lane i handles iteration base + i.
+    vectors[loop.getInductionVar()] = arith::AddIOp::create(
+        b, loc, vector::BroadcastOp::create(b, loc, vectorOf(indexType), base),
+        vector::StepOp::create(b, loc, vectorOf(indexType)));
+    for (auto [arg, value] : llvm::zip(loop.getRegionIterArgs(), args))
+      scalars.map(arg, value);
+    for (Operation &op : body->without_terminator()) {
+      if (match.bookkeeping.contains(&op) || isa<memref::StoreOp>(op))
+        continue;
+      bool varies = llvm::any_of(
+          op.getResults(), [&](Value v) { return match.varying.contains(v); });
+      if (!varies) {
+        b.clone(op, scalars);
+        continue;
+      }
+      if (auto load = dyn_cast<memref::LoadOp>(op)) {
+        SmallVector<Value> indices;
+        for (Value index : load.getIndices().drop_back())
+          indices.push_back(scalars.lookupOrDefault(index));
+        indices.push_back(base);
+        vectors[load.getResult()] = vector::LoadOp::create(
+            b, loc, vectorOf(load.getType()), load.getMemRef(), indices);
+        continue;
+      }
+      OperationState state(op.getLoc(), op.getName());
+      for (Value operand : op.getOperands())
+        state.addOperands(vectorValue(b, loc, operand));
+      for (Type type : op.getResultTypes())
+        state.addTypes(vectorOf(type));
+      state.addAttributes(op.getAttrs());
+      Operation *widened = b.create(state);
+      for (auto [scalar, vector] :
+           llvm::zip(op.getResults(), widened->getResults()))
+        vectors[scalar] = vector;
+    }
+    // The kept lanes of each store, in order, from its slot.
+    for (memref::StoreOp store : match.stores) {
+      auto slot = cast<BlockArgument>(store.getIndices().back());
+      unsigned arg = slot.getArgNumber() - loop.getNumInductionVars();
+      SmallVector<Value> indices;
+      for (Value index : store.getIndices().drop_back())
+        indices.push_back(scalars.lookupOrDefault(index));
+      indices.push_back(args[arg]);
+      // (The builder taking an llvm::MaybeAlign swaps the mask and the
+      // value in LLVM 22: the one taking an IntegerAttr does not.)
+      vector::CompressStoreOp::create(
+          b, store.getLoc(), store.getMemRef(), indices,
+          vectorValue(b, loc, match.keptFlags[arg]),
+          vectorValue(b, loc, store.getValueToStore()), IntegerAttr());
+    }
+    // Slots advance by the kept lanes; reductions combine the lanes.
+    SmallVector<Value> next;
+    for (auto [i, arg] : llvm::enumerate(args)) {
+      if (Value kept = match.keptFlags[i]) {
+        Value mask = vectorValue(b, loc, kept);
+        Value bits = vector::BitCastOp::create(
+            b, loc, VectorType::get({1}, b.getIntegerType(lanes)), mask);
+        Value word =
+            vector::ExtractOp::create(b, loc, bits, ArrayRef<int64_t>{0});
+        Value count = math::CtPopOp::create(b, loc, word);
+        next.push_back(arith::AddIOp::create(
+            b, loc, arg,
+            arith::IndexCastUIOp::create(b, loc, indexType, count)));
+        continue;
+      }
+      Operation *combiner = match.combiners[i];
+      Value acc = loop.getRegionIterArgs()[i];
+      Value operand = combiner->getOperand(0) == acc ? combiner->getOperand(1)
+                                                     : combiner->getOperand(0);
+      Value lanesCombined = vector::ReductionOp::create(
+          b, loc, *combiningKind(combiner), vectorValue(b, loc, operand));
+      IRMapping mapping;
+      mapping.map(acc, arg);
+      mapping.map(operand, lanesCombined);
+      next.push_back(b.clone(*combiner, mapping)->getResult(0));
+    }
+    return next;
+  }
+
+  const CompactionLoop &match;
+  int64_t lanes;
+  /// Body values to their vectors.
+  llvm::DenseMap<Value, Value> vectors;
+  /// Invariant body values (and iteration arguments) to their clones.
+  IRMapping scalars;
+};
+
+struct VectorizeCompactionsPass
+    : sift::impl::SiftVectorizeCompactionsBase<VectorizeCompactionsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (lanes < 2 || !llvm::isPowerOf2_64(lanes) || lanes > 64) {
+      getOperation().emitError("sift-vectorize-compactions: lanes must be a "
+                               "power of two in [2, 64], not ")
+          << static_cast<int64_t>(lanes);
+      return signalPassFailure();
+    }
+    std::vector<CompactionLoop> matches;
+    getOperation().walk([&](scf::ForOp loop) {
+      FailureOr<CompactionLoop> match = matchCompactionLoop(loop, elementBits);
+      if (succeeded(match))
+        matches.push_back(std::move(*match));
+    });
+    OpBuilder b(&getContext());
+    for (const CompactionLoop &match : matches) {
+      LoopVectorizer(match, lanes).run(b);
+      ++numVectorized;
+    }
+  }
+};
+
+} // namespace

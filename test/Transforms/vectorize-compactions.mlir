@@ -1,0 +1,208 @@
+// --sift-vectorize-compactions: branch-free compaction loops store the kept
+// lanes of a vector at a time (vector.compressstore) and advance their slots
+// by the popcount of the kept mask; the scalar loop runs the last iteration.
+//
+// RUN: tensor-opt %s -split-input-file --sift-vectorize-compactions | FileCheck %s
+// RUN: tensor-opt %s -split-input-file --sift-vectorize-compactions="element-bits=64" | FileCheck %s --check-prefix=WIDE
+
+// The lowering's compaction, after bufferization and --sift-byte-bools:
+// every position is stored at the slot, which a set mask byte advances.
+// CHECK-LABEL: func.func @compact
+// CHECK-SAME: (%[[MASK:.*]]: memref<1000xi8>, %[[N:.*]]: index)
+// CHECK: %[[OUT:.*]] = memref.alloc() : memref<1000xi32>
+// CHECK: %[[REST:.*]] = arith.maxsi
+// CHECK: %[[FULL:.*]] = arith.divui %[[REST]], %c16
+// CHECK: %[[VN:.*]] = arith.muli %[[FULL]], %c16
+// CHECK: %[[VEND:.*]] = arith.addi %c0, %[[VN]]
+// CHECK: %[[V:.*]] = scf.for %[[I:.*]] = %c0 to %[[VEND]] step %c16 iter_args(%[[S:.*]] = %c0) -> (index) {
+// CHECK: %[[STEP:.*]] = vector.step : vector<16xindex>
+// CHECK: %[[BASE:.*]] = vector.broadcast %[[I]] : index to vector<16xindex>
+// CHECK: %[[LANES:.*]] = arith.addi %[[BASE]], %[[STEP]] : vector<16xindex>
+// CHECK: %[[POS:.*]] = arith.index_cast %[[LANES]] : vector<16xindex> to vector<16xi32>
+// CHECK: %[[BYTES:.*]] = vector.load %[[MASK]][%[[I]]] : memref<1000xi8>, vector<16xi8>
+// CHECK: %[[KEPT:.*]] = arith.trunci %[[BYTES]] : vector<16xi8> to vector<16xi1>
+// CHECK: vector.compressstore %[[OUT]][%[[S]]], %[[KEPT]], %[[POS]]
+// CHECK: %[[BITS:.*]] = vector.bitcast %[[KEPT]] : vector<16xi1> to vector<1xi16>
+// CHECK: %[[WORD:.*]] = vector.extract %[[BITS]][0]
+// CHECK: %[[COUNT:.*]] = math.ctpop %[[WORD]] : i16
+// CHECK: %[[ADD:.*]] = arith.index_castui %[[COUNT]] : i16 to index
+// CHECK: %[[NEXT:.*]] = arith.addi %[[S]], %[[ADD]] : index
+// CHECK: scf.yield %[[NEXT]] : index
+// CHECK: scf.for %{{.*}} = %[[VEND]] to %[[N]] step %c1 iter_args(%{{.*}} = %[[V]]) -> (index) {
+// CHECK: memref.store
+// WIDE-LABEL: func.func @compact
+// WIDE-NOT: vector.compressstore
+func.func @compact(%mask: memref<1000xi8>, %n: index) -> (memref<1000xi32>, index) {
+  %out = memref.alloc() : memref<1000xi32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%s = %c0) -> (index) {
+    %p = arith.index_cast %i : index to i32
+    memref.store %p, %out[%s] : memref<1000xi32>
+    %m = memref.load %mask[%i] : memref<1000xi8>
+    %b = arith.trunci %m : i8 to i1
+    %inc = arith.index_castui %b : i1 to index
+    %s2 = arith.addi %s, %inc : index
+    scf.yield %s2 : index
+  }
+  return %out, %r : memref<1000xi32>, index
+}
+
+// -----
+
+// A top-k's partition: the positions of keys whose digit is below the
+// split's go to one buffer, those equal to it to another (two slots), the
+// key read from a row of a larger buffer; a running OR of the keys is a
+// reduction.
+// CHECK-LABEL: func.func @partition
+// CHECK-SAME: (%[[KEYS:.*]]: memref<4x1000xi32>, %[[ROW:.*]]: index, %[[SHIFT:.*]]: i32, %[[DIGIT:.*]]: i32)
+// CHECK: %[[KEPT:.*]] = memref.alloc() : memref<1001xi32>
+// CHECK: %[[CAND:.*]] = memref.alloc() : memref<1001xi32>
+// CHECK: scf.for %[[I:.*]] = %c0 to %{{.*}} step %c16 iter_args(%[[P:.*]] = %c0, %[[Q:.*]] = %c0, %[[OR:.*]] = %c0_i32) -> (index, index, i32) {
+// CHECK: %[[KEY:.*]] = vector.load %[[KEYS]][%[[ROW]], %[[I]]] : memref<4x1000xi32>, vector<16xi32>
+// CHECK: %[[SH:.*]] = vector.broadcast %[[SHIFT]] : i32 to vector<16xi32>
+// CHECK: arith.shrui %[[KEY]], %[[SH]] : vector<16xi32>
+// CHECK: %[[BELOW:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : vector<16xi32>
+// CHECK: %[[EQUAL:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : vector<16xi32>
+// CHECK: vector.compressstore %[[KEPT]][%[[P]]], %[[BELOW]], %[[POS:.*]] :
+// CHECK: vector.compressstore %[[CAND]][%[[Q]]], %[[EQUAL]], %[[POS]] :
+// CHECK: math.ctpop
+// CHECK: math.ctpop
+// CHECK: %[[LANES:.*]] = vector.reduction <or>, %[[KEY]] : vector<16xi32> into i32
+// CHECK: arith.ori %[[OR]], %[[LANES]] : i32
+// CHECK: scf.for %{{.*}} step %c1 iter_args
+func.func @partition(%keys: memref<4x1000xi32>, %row: index, %shift: i32, %digit: i32) -> (memref<1001xi32>, memref<1001xi32>, index, index, i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1000 = arith.constant 1000 : index
+  %c0_i32 = arith.constant 0 : i32
+  %kept = memref.alloc() : memref<1001xi32>
+  %cand = memref.alloc() : memref<1001xi32>
+  %r:3 = scf.for %i = %c0 to %c1000 step %c1 iter_args(%p = %c0, %q = %c0, %or = %c0_i32) -> (index, index, i32) {
+    %key = memref.load %keys[%row, %i] : memref<4x1000xi32>
+    %c255 = arith.constant 255 : i32
+    %sh = arith.shrui %key, %shift : i32
+    %d = arith.andi %sh, %c255 : i32
+    %below = arith.cmpi ult, %d, %digit : i32
+    %equal = arith.cmpi eq, %d, %digit : i32
+    %pos = arith.index_castui %i : index to i32
+    memref.store %pos, %kept[%p] : memref<1001xi32>
+    memref.store %pos, %cand[%q] : memref<1001xi32>
+    %a = arith.select %below, %c1, %c0 : index
+    %p2 = arith.addi %p, %a : index
+    %b = arith.select %equal, %c1, %c0 : index
+    %q2 = arith.addi %q, %b : index
+    %or2 = arith.ori %or, %key : i32
+    scf.yield %p2, %q2, %or2 : index, index, i32
+  }
+  return %kept, %cand, %r#0, %r#1, %r#2 : memref<1001xi32>, memref<1001xi32>, index, index, i32
+}
+
+// -----
+
+// Stored into a function argument, read from another: they may be the same
+// buffer, and the loop stays scalar.
+// CHECK-LABEL: func.func @arguments
+// CHECK-NOT: vector
+func.func @arguments(%mask: memref<100xi8>, %out: memref<100xi64>) -> index {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c100 = arith.constant 100 : index
+  %r = scf.for %i = %c0 to %c100 step %c1 iter_args(%s = %c0) -> (index) {
+    %p = arith.index_cast %i : index to i64
+    memref.store %p, %out[%s] : memref<100xi64>
+    %m = memref.load %mask[%i] : memref<100xi8>
+    %b = arith.trunci %m : i8 to i1
+    %inc = arith.index_castui %b : i1 to index
+    %s2 = arith.addi %s, %inc : index
+    scf.yield %s2 : index
+  }
+  return %r : index
+}
+
+// -----
+
+// Compacted in place (a radix selection's filter): the loop reads the
+// buffer it writes, and stays scalar.
+// CHECK-LABEL: func.func @in_place
+// CHECK-NOT: vector
+func.func @in_place(%n: index, %digit: i32) -> (memref<100xi32>, index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %buf = memref.alloc() : memref<100xi32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%s = %c0) -> (index) {
+    %key = memref.load %buf[%i] : memref<100xi32>
+    memref.store %key, %buf[%s] : memref<100xi32>
+    %match = arith.cmpi eq, %key, %digit : i32
+    %inc = arith.select %match, %c1, %c0 : index
+    %s2 = arith.addi %s, %inc : index
+    scf.yield %s2 : index
+  }
+  return %buf, %r : memref<100xi32>, index
+}
+
+// -----
+
+// A histogram: a store at a computed index is no compaction.
+// CHECK-LABEL: func.func @histogram
+// CHECK-NOT: vector
+func.func @histogram(%keys: memref<100xi32>) -> memref<256xi64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c100 = arith.constant 100 : index
+  %c255 = arith.constant 255 : i32
+  %one = arith.constant 1 : i64
+  %hist = memref.alloc() : memref<256xi64>
+  scf.for %i = %c0 to %c100 step %c1 {
+    %key = memref.load %keys[%i] : memref<100xi32>
+    %d = arith.andi %key, %c255 : i32
+    %at = arith.index_castui %d : i32 to index
+    %c = memref.load %hist[%at] : memref<256xi64>
+    %c2 = arith.addi %c, %one : i64
+    memref.store %c2, %hist[%at] : memref<256xi64>
+  }
+  return %hist : memref<256xi64>
+}
+
+// -----
+
+// The slot is also read as data (stored): not a compaction.
+// CHECK-LABEL: func.func @slot_as_value
+// CHECK-NOT: vector
+func.func @slot_as_value(%mask: memref<100xi8>) -> (memref<100xindex>, index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c100 = arith.constant 100 : index
+  %out = memref.alloc() : memref<100xindex>
+  %r = scf.for %i = %c0 to %c100 step %c1 iter_args(%s = %c0) -> (index) {
+    memref.store %s, %out[%s] : memref<100xindex>
+    %m = memref.load %mask[%i] : memref<100xi8>
+    %b = arith.trunci %m : i8 to i1
+    %inc = arith.index_castui %b : i1 to index
+    %s2 = arith.addi %s, %inc : index
+    scf.yield %s2 : index
+  }
+  return %out, %r : memref<100xindex>, index
+}
+
+// -----
+
+// A mask of i1 (a byte an element in memory, packed bits as an LLVM
+// vector) is not loaded as a vector: the loop stays scalar.
+// CHECK-LABEL: func.func @bit_mask
+// CHECK-NOT: vector
+func.func @bit_mask(%mask: memref<100xi1>) -> (memref<100xi64>, index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c100 = arith.constant 100 : index
+  %out = memref.alloc() : memref<100xi64>
+  %r = scf.for %i = %c0 to %c100 step %c1 iter_args(%s = %c0) -> (index) {
+    %p = arith.index_cast %i : index to i64
+    memref.store %p, %out[%s] : memref<100xi64>
+    %b = memref.load %mask[%i] : memref<100xi1>
+    %inc = arith.index_castui %b : i1 to index
+    %s2 = arith.addi %s, %inc : index
+    scf.yield %s2 : index
+  }
+  return %out, %r : memref<100xi64>, index
+}
