@@ -401,6 +401,8 @@ def unique_cases():
         "empty": np.zeros(0, np.int64),
         "i1": r.random(30) < 0.5,
         "all_nan": np.full(5, NAN, np.float32),
+        # A line of 20000: the sort takes 11-bit digits.
+        "i64_wide_digits": r.integers(-3000, 3000, 20000).astype(np.int64),
     }
     for name, x in data.items():
         vt = ttype((None,), x.dtype)
@@ -739,7 +741,34 @@ def sort_inputs():
         ("i1", r.random(20) < 0.5, -1),
         ("n1", np.array([2.0], np.float32), -1),
         ("empty", np.zeros(0, np.float32), -1),
+        # Lines of a static length of at least 16384 sort with 11-bit
+        # digits (RadixSort.cpp): ties, NaN, -0.0, the extremes of 64-bit
+        # keys (six passes), a batch of rows, the length at the limit.
+        ("f32_wide_digits", wide_f32(r, 20000), -1),
+        ("i64_wide_digits_2d", wide_i64(r, (2, 17000)), -1),
+        ("i32_wide_digits_16384",
+         r.integers(-2**31, 2**31 - 1, 16384, dtype=np.int64).astype(
+             np.int32), -1),
     ]
+
+
+def wide_f32(r, n):
+    """n float32 values with ties, NaN, -0.0 and infinities."""
+    x = np.round(r.standard_normal(n) * 1000).astype(np.float32) / 8
+    x[r.random(n) < 0.05] = NAN
+    x[r.random(n) < 0.05] = -0.0
+    x[r.random(n) < 0.02] = INF
+    x[r.random(n) < 0.02] = -INF
+    return x
+
+
+def wide_i64(r, shape):
+    """int64 values over the whole range, with ties and the extremes."""
+    x = r.integers(-2**63, 2**63 - 1, shape, dtype=np.int64)
+    x[..., ::50] = r.integers(-3, 3, x[..., ::50].shape)
+    x[..., ::97] = -2**63
+    x[..., 5::89] = 2**63 - 1
+    return x
 
 
 def sort_cases():
@@ -794,6 +823,8 @@ def topk_cases():
          -1),
         ("2d_k_ties_n_minus_1", r.integers(0, 2, (4, 33)).astype(np.int32),
          32, -1),
+        # The K = 20000 taken sort with 11-bit digits.
+        ("wide_digits_k20000", wide_f32(r, 40000), 20000, -1),
     ]
     for name, x, k, dim in cfgs:
         axis = dim % x.ndim

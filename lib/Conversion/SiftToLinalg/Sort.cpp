@@ -4,9 +4,10 @@
 //
 // `sort`, `argsort`, `topk` and `unique` share one algorithm: every element
 // becomes an unsigned key whose order is the dialect's total order (see
-// `toSortKey`), and a stable LSD radix argsort (8-bit digits) sorts each line
-// along the axis with its indices as payload. Descending order inverts the
-// key, which keeps equal values in input order. Lines are independent.
+// `toSortKey`), and a stable LSD radix argsort (8 or 11-bit digits) sorts
+// each line along the axis with its indices as payload. Descending order
+// inverts the key, which keeps equal values in input order. Lines are
+// independent.
 //
 //===----------------------------------------------------------------------===//
 

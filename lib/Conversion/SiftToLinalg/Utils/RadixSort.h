@@ -45,10 +45,11 @@ Value toSortKey(OpBuilder &b, Location loc, Value scalar,
 /// below 2^31), else i64. Sorts and selections carry positions this narrow.
 Type positionType(OpBuilder &b, int64_t length);
 
-/// Stable LSD radix argsort (8-bit digits) of the 1-D unsigned `keys`
-/// (i32 or i64, `n` elements, only the low `sortBits` bits used). Returns the
-/// sorted keys (with `withKeys`; null otherwise) and the permutation (i64
-/// indices into `keys`).
+/// Stable LSD radix argsort of the 1-D unsigned `keys` (i32 or i64, `n`
+/// elements, only the low `sortBits` bits used): 11-bit digits for a static
+/// length of at least 16384 and more than 16 sort bits, else 8-bit ones.
+/// Returns the sorted keys (with `withKeys`; null otherwise) and the
+/// permutation (i64 indices into `keys`).
 std::pair<Value, Value> radixArgsort(OpBuilder &b, Location loc, Value keys,
                                      Value n, unsigned sortBits,
                                      bool withKeys = false);
