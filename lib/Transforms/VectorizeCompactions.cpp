@@ -9,6 +9,7 @@
 #include "sift/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -109,10 +110,31 @@ static bool indexesLastBy(scf::ForOp loop, ValueRange indices, Value last) {
                       [&](Value v) { return isInvariant(loop, v); });
 }
 
+/// Whether `store` writes a whole-byte element of an accepted width at the
+/// last index `slot`, a slot of `match`'s loop whose kept flag is
+/// `keptFlag` (any slot's when null), into a buffer defined outside it.
+static bool isSlotStore(const CompactionLoop &match, memref::StoreOp store,
+                        ArrayRef<int64_t> elementBits, Value keptFlag = {}) {
+  int64_t bits = elementBitWidth(store.getValueToStore().getType());
+  if (!isInvariant(match.loop, store.getMemRef()) ||
+      !hasContiguousLastDim(store.getMemRef().getType()) || bits < 8 ||
+      bits % 8 != 0 ||
+      (!elementBits.empty() && !llvm::is_contained(elementBits, bits)))
+    return false;
+  // The last index must be a slot (the induction variable is not).
+  auto slot = dyn_cast<BlockArgument>(store.getIndices().back());
+  scf::ForOp loop = match.loop;
+  if (!slot || slot.getOwner() != loop.getBody() || slot.getArgNumber() == 0)
+    return false;
+  Value kept = match.keptFlags[slot.getArgNumber() - 1];
+  return kept && (!keptFlag || kept == keptFlag);
+}
+
 /// Matches `loop` as a compaction loop, or fails.
 static FailureOr<CompactionLoop>
 matchCompactionLoop(scf::ForOp loop, ArrayRef<int64_t> elementBits) {
-  if (!matchPattern(loop.getStep(), m_One()) ||
+  if (!loop.getInductionVar().getType().isIndex() ||
+      !matchPattern(loop.getStep(), m_One()) ||
       loop.getNumRegionIterArgs() == 0)
     return failure();
   CompactionLoop match;
@@ -140,6 +162,7 @@ matchCompactionLoop(scf::ForOp loop, ArrayRef<int64_t> elementBits) {
             continue;
           auto store = dyn_cast<memref::StoreOp>(use.getOwner());
           if (!store || use.getOperandNumber() < 2 ||
+              !isa<scf::ForOp, scf::IfOp>(store->getParentOp()) ||
               !indexesLastBy(loop, store.getIndices(), arg) ||
               store.getValueToStore() == arg)
             return failure();
@@ -174,28 +197,36 @@ matchCompactionLoop(scf::ForOp loop, ArrayRef<int64_t> elementBits) {
                        [&](Value v) { return isInvariant(loop, v); }))
         continue;
       // (A vector of i1 is packed bits in LLVM, a buffer of i1 a byte an
-      // element: only whole bytes load as vectors.)
+      // element: an i1 line loads as bytes, see `loadBoolBytes`.)
       int64_t bits = elementBitWidth(load.getType());
       if (!hasContiguousLastDim(load.getMemRef().getType()) ||
           !indexesLastBy(loop, load.getIndices(), loop.getInductionVar()) ||
-          bits < 8 || bits % 8 != 0)
+          (bits == 1 ? load.getMemRefType().getRank() != 1
+                     : bits < 8 || bits % 8 != 0))
         return failure();
       match.varying.insert(load.getResult());
       continue;
     }
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      int64_t bits = elementBitWidth(store.getValueToStore().getType());
-      if (!isInvariant(loop, store.getMemRef()) ||
-          !hasContiguousLastDim(store.getMemRef().getType()) || bits < 8 ||
-          bits % 8 != 0 ||
-          (!elementBits.empty() && !llvm::is_contained(elementBits, bits)))
-        return failure();
-      // The last index must be a slot (the induction variable is not).
-      auto slot = dyn_cast<BlockArgument>(store.getIndices().back());
-      if (!slot || slot.getOwner() != body || slot.getArgNumber() == 0 ||
-          !match.keptFlags[slot.getArgNumber() - 1])
+      if (!isSlotStore(match, store, elementBits))
         return failure();
       match.stores.push_back(store);
+      continue;
+    }
+    // Stores of values computed before it, at slots its condition (their
+    // kept flag) advances: a compress store writes exactly those lanes.
+    if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      if (branch.getNumResults() != 0 || !branch.getElseRegion().empty())
+        return failure();
+      for (Operation &nested : branch.thenBlock()->without_terminator()) {
+        auto store = dyn_cast<memref::StoreOp>(nested);
+        if (!store ||
+            !isSlotStore(match, store, elementBits, branch.getCondition()) ||
+            branch->isAncestor(
+                store.getValueToStore().getParentBlock()->getParentOp()))
+          return failure();
+        match.stores.push_back(store);
+      }
       continue;
     }
     if (op.getNumRegions() != 0 || !isPure(&op))
@@ -212,7 +243,10 @@ matchCompactionLoop(scf::ForOp loop, ArrayRef<int64_t> elementBits) {
     for (Value result : op.getResults())
       match.varying.insert(result);
   }
-  if (match.stores.empty())
+  // A loop without stores is a count (a slot alone) worth vectorizing,
+  // not a reduction alone (LLVM vectorizes those itself).
+  if (match.stores.empty() &&
+      llvm::all_of(match.keptFlags, [](Value kept) { return !kept; }))
     return failure();
   // A stored buffer is disjoint from every buffer read, and from those
   // stored at another slot.
@@ -275,6 +309,26 @@ private:
     return splat;
   }
 
+  /// The `lanes` elements of a 1-D buffer of i1 from `base` on, read as
+  /// the bytes they are in memory (`vector.load` of i1 would read packed
+  /// bits) through a pointer to the first one, then truncated to i1 as a
+  /// scalar load of i1 does.
+  Value loadBoolBytes(OpBuilder &b, Location loc, memref::LoadOp load,
+                      Value base) {
+    Value buffer = load.getMemRef();
+    Value aligned =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
+    Value at = arith::AddIOp::create(
+        b, loc, aligned, arith::AddIOp::create(b, loc, meta.getOffset(), base));
+    Value address = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), at);
+    Value pointer = LLVM::IntToPtrOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext()), address);
+    Value bytes = LLVM::LoadOp::create(b, loc, vectorOf(b.getI8Type()), pointer,
+                                       /*alignment=*/1);
+    return arith::TruncIOp::create(b, loc, vectorOf(b.getI1Type()), bytes);
+  }
+
   SmallVector<Value> buildBody(OpBuilder &b, Location loc, Value base,
                                ValueRange args) {
     scf::ForOp loop = match.loop;
@@ -287,7 +341,8 @@ private:
     for (auto [arg, value] : llvm::zip(loop.getRegionIterArgs(), args))
       scalars.map(arg, value);
     for (Operation &op : body->without_terminator()) {
-      if (match.bookkeeping.contains(&op) || isa<memref::StoreOp>(op))
+      if (match.bookkeeping.contains(&op) ||
+          isa<memref::StoreOp, scf::IfOp>(op))
         continue;
       bool varies = llvm::any_of(
           op.getResults(), [&](Value v) { return match.varying.contains(v); });
@@ -296,6 +351,10 @@ private:
         continue;
       }
       if (auto load = dyn_cast<memref::LoadOp>(op)) {
+        if (load.getType().isInteger(1)) {
+          vectors[load.getResult()] = loadBoolBytes(b, loc, load, base);
+          continue;
+        }
         SmallVector<Value> indices;
         for (Value index : load.getIndices().drop_back())
           indices.push_back(scalars.lookupOrDefault(index));

@@ -55,6 +55,7 @@ func.func @compact(%mask: memref<1000xi8>, %n: index) -> (memref<1000xi32>, inde
 // key read from a row of a larger buffer; a running OR of the keys is a
 // reduction.
 // CHECK-LABEL: func.func @partition
+// WIDE-LABEL: func.func @partition
 // CHECK-SAME: (%[[KEYS:.*]]: memref<4x1000xi32>, %[[ROW:.*]]: index, %[[SHIFT:.*]]: i32, %[[DIGIT:.*]]: i32)
 // CHECK: %[[KEPT:.*]] = memref.alloc() : memref<1001xi32>
 // CHECK: %[[CAND:.*]] = memref.alloc() : memref<1001xi32>
@@ -188,9 +189,19 @@ func.func @slot_as_value(%mask: memref<100xi8>) -> (memref<100xindex>, index) {
 // -----
 
 // A mask of i1 (a byte an element in memory, packed bits as an LLVM
-// vector) is not loaded as a vector: the loop stays scalar.
+// vector: what vector.load would read) is read as bytes through a pointer.
 // CHECK-LABEL: func.func @bit_mask
-// CHECK-NOT: vector
+// CHECK-SAME: (%[[MASK:.*]]: memref<100xi1>)
+// CHECK: scf.for %[[I:.*]] = %c0 to %{{.*}} step %c16
+// CHECK: %[[PTR:.*]] = memref.extract_aligned_pointer_as_index %[[MASK]]
+// CHECK: %{{.*}}, %[[OFF:.*]], %{{.*}}, %{{.*}} = memref.extract_strided_metadata %[[MASK]]
+// CHECK: %[[REL:.*]] = arith.addi %[[OFF]], %[[I]] : index
+// CHECK: %[[AT:.*]] = arith.addi %[[PTR]], %[[REL]] : index
+// CHECK: %[[AT64:.*]] = arith.index_castui %[[AT]] : index to i64
+// CHECK: %[[P:.*]] = llvm.inttoptr %[[AT64]] : i64 to !llvm.ptr
+// CHECK: %[[BYTES:.*]] = llvm.load %[[P]] {alignment = 1 : i64} : !llvm.ptr -> vector<16xi8>
+// CHECK: %[[KEPT:.*]] = arith.trunci %[[BYTES]] : vector<16xi8> to vector<16xi1>
+// CHECK: vector.compressstore %{{.*}}[%{{.*}}], %[[KEPT]], %{{.*}} : memref<100xi64>, vector<16xi1>, vector<16xi64>
 func.func @bit_mask(%mask: memref<100xi1>) -> (memref<100xi64>, index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -205,4 +216,125 @@ func.func @bit_mask(%mask: memref<100xi1>) -> (memref<100xi64>, index) {
     scf.yield %s2 : index
   }
   return %out, %r : memref<100xi64>, index
+}
+
+// -----
+
+// A 2-D buffer of i1 is left alone (its bytes would need its strides).
+// CHECK-LABEL: func.func @bit_mask_2d
+// CHECK-NOT: vector
+func.func @bit_mask_2d(%mask: memref<4x100xi1>, %row: index) -> (memref<100xi64>, index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c100 = arith.constant 100 : index
+  %out = memref.alloc() : memref<100xi64>
+  %r = scf.for %i = %c0 to %c100 step %c1 iter_args(%s = %c0) -> (index) {
+    %p = arith.index_cast %i : index to i64
+    memref.store %p, %out[%s] : memref<100xi64>
+    %b = memref.load %mask[%row, %i] : memref<4x100xi1>
+    %inc = arith.index_castui %b : i1 to index
+    %s2 = arith.addi %s, %inc : index
+    scf.yield %s2 : index
+  }
+  return %out, %r : memref<100xi64>, index
+}
+
+// -----
+
+// The dynamic masked_select's fill: each element is read before the branch
+// and stored under it, at the slot the branch's condition advances; a
+// compress store writes exactly those lanes.
+// CHECK-LABEL: func.func @conditional
+// CHECK-SAME: (%[[X:.*]]: memref<?xf32>, %[[MASK:.*]]: memref<?xi8>, %[[N:.*]]: index)
+// CHECK: scf.for %[[I:.*]] = %c0 to %{{.*}} step %c16 iter_args(%[[S:.*]] = %c0) -> (index) {
+// CHECK: %[[TAKE:.*]] = arith.trunci %{{.*}} : vector<16xi8> to vector<16xi1>
+// CHECK: %[[V:.*]] = vector.load %[[X]][%[[I]]] : memref<?xf32>, vector<16xf32>
+// CHECK-NOT: scf.if
+// CHECK: vector.compressstore %{{.*}}[%[[S]]], %[[TAKE]], %[[V]] : memref<?xf32>, vector<16xi1>, vector<16xf32>
+// CHECK: scf.for %{{.*}} step %c1
+// CHECK: scf.if
+func.func @conditional(%x: memref<?xf32>, %mask: memref<?xi8>, %n: index) -> (memref<?xf32>, index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %out = memref.alloc(%n) : memref<?xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%s = %c0) -> (index) {
+    %m = memref.load %mask[%i] : memref<?xi8>
+    %take = arith.trunci %m : i8 to i1
+    %v = memref.load %x[%i] : memref<?xf32>
+    scf.if %take {
+      memref.store %v, %out[%s] : memref<?xf32>
+    }
+    %inc = arith.select %take, %c1, %c0 : index
+    %s2 = arith.addi %s, %inc : index
+    scf.yield %s2 : index
+  }
+  return %out, %r : memref<?xf32>, index
+}
+
+// -----
+
+// A branch on another condition than the slot's kept flag is no
+// compaction.
+// CHECK-LABEL: func.func @other_condition
+// CHECK-NOT: vector
+func.func @other_condition(%x: memref<?xf32>, %mask: memref<?xi8>, %n: index, %c: i1) -> (memref<?xf32>, index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %out = memref.alloc(%n) : memref<?xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%s = %c0) -> (index) {
+    %m = memref.load %mask[%i] : memref<?xi8>
+    %take = arith.trunci %m : i8 to i1
+    %v = memref.load %x[%i] : memref<?xf32>
+    scf.if %c {
+      memref.store %v, %out[%s] : memref<?xf32>
+    }
+    %inc = arith.select %take, %c1, %c0 : index
+    %s2 = arith.addi %s, %inc : index
+    scf.yield %s2 : index
+  }
+  return %out, %r : memref<?xf32>, index
+}
+
+// -----
+
+// A count (a slot and no store) adds the popcount of each vector's mask.
+// CHECK-LABEL: func.func @count
+// CHECK: scf.for %{{.*}} step %c16 iter_args(%[[S:.*]] = %c0) -> (index) {
+// CHECK: math.ctpop
+// CHECK-NOT: vector.compressstore
+// CHECK: scf.for %{{.*}} step %c1
+func.func @count(%mask: memref<?xi8>, %n: index) -> index {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%s = %c0) -> (index) {
+    %m = memref.load %mask[%i] : memref<?xi8>
+    %take = arith.trunci %m : i8 to i1
+    %inc = arith.select %take, %c1, %c0 : index
+    %s2 = arith.addi %s, %inc : index
+    scf.yield %s2 : index
+  }
+  return %r : index
+}
+
+// -----
+
+// A loop over an i32 induction variable is left alone.
+// CHECK-LABEL: func.func @i32_loop
+// CHECK-NOT: vector
+func.func @i32_loop(%mask: memref<100xi8>) -> (memref<100xi32>, index) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c100 = arith.constant 100 : i32
+  %z = arith.constant 0 : index
+  %out = memref.alloc() : memref<100xi32>
+  %r = scf.for %i = %c0 to %c100 step %c1 iter_args(%s = %z) -> (index) : i32 {
+    memref.store %i, %out[%s] : memref<100xi32>
+    %ii = arith.index_cast %i : i32 to index
+    %m = memref.load %mask[%ii] : memref<100xi8>
+    %b = arith.trunci %m : i8 to i1
+    %inc = arith.index_castui %b : i1 to index
+    %s2 = arith.addi %s, %inc : index
+    scf.yield %s2 : index
+  }
+  return %out, %r : memref<100xi32>, index
 }

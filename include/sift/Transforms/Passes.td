@@ -331,12 +331,14 @@ def SiftVectorizeCompactions
   let summary = "Vectorize branch-free compaction loops with compress "
                 "stores";
   let description = [{
-    The lowering's compactions (`compact`, `nonzero`, the partition pass of
-    a top-k) are branch-free scalar loops: each element's value is stored at
-    the next free slot, which only a kept element then claims
-    (`slot += zext(kept)`), about a cycle an element. LLVM does not
-    vectorize them. This pass rewrites an `scf.for` of step 1 whose body
-    holds only
+    The lowering's compactions (`compact`, the partition pass of a top-k;
+    `nonzero` and `masked_select` of a 1-D mask, their counts) store each
+    element's value at the next free slot, which only a kept element then
+    claims (`slot += zext(kept)`): branch-free (every element is stored,
+    the next kept one overwrites it) or under `scf.if %kept`. About a
+    cycle an element, or a mispredicted branch every other one; LLVM
+    vectorizes neither. This pass rewrites an `scf.for` of step 1 whose
+    body holds only
     - loads whose last index is the induction variable (a buffer contiguous
       in its last dimension; the other indices loop-invariant) or whose
       indices are all loop-invariant,
@@ -344,18 +346,23 @@ def SiftVectorizeCompactions
     - stores whose last index is a slot (an iteration argument advanced by
       a kept flag: `slot + index_cast(kept)` or
       `slot + select(kept, 1, 0)`), of an element width in `element-bits`,
+      directly in the body or alone in an `scf.if` on that slot's kept
+      flag (of values computed before it),
     - and iteration arguments that are integer reductions (`addi`, `muli`,
       `andi`, `ori`, `xori`, min and max),
 
-    into a loop over `lanes` elements at a time: vector loads, the body on
-    vectors, a `vector.compressstore` per store (the kept lanes, in order,
-    from the slot) and `slot += popcount(kept)`, a `vector.reduction` per
+    with at least one store or slot (a count), into a loop over `lanes`
+    elements at a time: vector loads, the body on vectors, a
+    `vector.compressstore` per store (the kept lanes, in order, from the
+    slot) and `slot += popcount(kept)`, a `vector.reduction` per
     reduction. The last iteration (at least one) stays in the scalar loop,
     so that every buffer ends as the scalar loop leaves it, the slot past
     the last kept element included. Every buffer a store writes must be
     disjoint from every other buffer the loop reads or writes at another
     slot: one of the two is an allocation of the function (two function
-    arguments may alias).
+    arguments may alias). A 1-D buffer of `i1` (a byte an element in
+    memory; `vector.load` would read packed bits) is read as bytes through
+    a pointer (`llvm.load` of `vector<16xi8>`) and truncated.
 
     `vector.compressstore` is one instruction where the target has one
     (`vpcompressd`/`q` of AVX-512F for 32 and 64-bit elements, `b`/`w` of
@@ -363,7 +370,8 @@ def SiftVectorizeCompactions
     the CPU pipeline runs this pass with the widths the host compresses
     natively, and not at all on a host without AVX-512. Measured on Zen 5:
     0.065 ns an element against 0.25 for the scalar loop (a mask of 10^6
-    random bits).
+    random bits); `nonzero` of 10^7 random bools 34 -> 6.3 ms and
+    `masked_select` of 10^7 floats 34 -> 4.5 ms (NumPy: 5.9 and 44 ms).
   }];
   let options = [
     Option<"lanes", "lanes", "int64_t", /*default=*/"16",
@@ -373,7 +381,8 @@ def SiftVectorizeCompactions
                "natively (index counts as 64; empty: every width); a loop "
                "storing others is left alone">,
   ];
-  let dependentDialects = ["arith::ArithDialect", "math::MathDialect",
+  let dependentDialects = ["arith::ArithDialect", "LLVM::LLVMDialect",
+                           "math::MathDialect", "memref::MemRefDialect",
                            "scf::SCFDialect", "vector::VectorDialect"];
   let statistics = [
     Statistic<"numVectorized", "vectorized-loops",

@@ -438,9 +438,16 @@ struct NonzeroLowering : OpRewritePattern<NonzeroOp> {
         [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
           Value x = tensor::ExtractOp::create(b, loc, flat, ValueRange{i});
           Value nz = isNonZero(b, loc, x);
+          // A 1-D input's coordinate is i itself, computed outside the
+          // branch: the loop is then a compaction that
+          // --sift-vectorize-compactions stores a vector at a time.
+          Value position = rank == 1 ? indexToI64(b, loc, i) : Value();
           Value out = ifThenElse(
               b, loc, nz,
               [&](OpBuilder &b, Location loc) -> Value {
+                if (position)
+                  return tensor::InsertOp::create(b, loc, position, it[0],
+                                                  ValueRange{it[1]});
                 // Row-major coordinates of element i.
                 Value rest = i, result = it[0];
                 for (int64_t d = rank - 1; d >= 0; --d) {
@@ -501,9 +508,18 @@ struct MaskedSelectLowering : OpRewritePattern<MaskedSelectOp> {
         b, loc, c0, numRows, c1, ValueRange{init, c0},
         [&](OpBuilder &b, Location loc, Value m, ValueRange it) {
           Value take = tensor::ExtractOp::create(b, loc, flatMask, m);
+          // A mask as large as the input selects elements: each is read
+          // outside the branch (every m indexes the input) and inserted
+          // in it, a compaction (see nonzero's).
+          Value element;
+          if (isConstantIntValue(inner, 1))
+            element = tensor::ExtractOp::create(b, loc, flatIn, ValueRange{m});
           Value out = ifThenElse(
               b, loc, take,
               [&](OpBuilder &b, Location loc) -> Value {
+                if (element)
+                  return tensor::InsertOp::create(b, loc, element, it[0],
+                                                  ValueRange{it[1]});
                 Value from = arith::MulIOp::create(b, loc, m, inner);
                 Value to = arith::MulIOp::create(b, loc, it[1], inner);
                 Value piece = tensor::ExtractSliceOp::create(
