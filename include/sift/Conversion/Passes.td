@@ -25,8 +25,9 @@ def ConvertSiftToLinalg : Pass<"convert-sift-to-linalg", "ModuleOp"> {
     - `random_bits`, `random_uniform`, `randperm`: Philox4x32-10 with
       `arith.mului_extended`, bit for bit as the dialect's contract.
     - `sort`, `argsort`, `topk`, `unique`, `randperm`, `sample_balanced`:
-      a stable LSD radix sort (11-bit digits on lines of a static length of
-      at least 16384, else 8-bit; floats: -0.0 is +0.0, every NaN
+      a stable LSD radix sort (11-bit digits for keys of at most 32 bits on
+      lines of a static length of at least 16384, else 8-bit; floats: -0.0
+      is +0.0, every NaN
       one largest key; descending inverts the key, which stays stable).
     - `cross_entropy`: max-shifted log-sum-exp; an out-of-range target calls
       the runtime's `sift_rt_report(code, target, row, C)` (see

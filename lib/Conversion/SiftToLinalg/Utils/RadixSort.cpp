@@ -344,10 +344,10 @@ static std::pair<Value, Value> radixArgsortBody(OpBuilder &b, Location loc,
   // holds: the unique of 1e6 i64 values below 1e5 took 13.5 ms with
   // 11-bit digits (two passes) and 12.0 with byte ones (three).
   int64_t staticLength = cast<RankedTensorType>(keys.getType()).getDimSize(0);
-  Digits digits = packed && staticLength >= kWideDigitsMinLength &&
-                          sortBits > 16
-                      ? kWideDigits
-                      : kByteDigits;
+  Digits digits =
+      packed && staticLength >= kWideDigitsMinLength && sortBits > 16
+          ? kWideDigits
+          : kByteDigits;
   Value numBins = constIndex(b, loc, digits.bins());
   auto keyOfLanes = [&](OpBuilder &b, Location loc, ValueRange lane) -> Value {
     if (!packed)

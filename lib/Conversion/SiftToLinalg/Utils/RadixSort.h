@@ -46,8 +46,9 @@ Value toSortKey(OpBuilder &b, Location loc, Value scalar,
 Type positionType(OpBuilder &b, int64_t length);
 
 /// Stable LSD radix argsort of the 1-D unsigned `keys` (i32 or i64, `n`
-/// elements, only the low `sortBits` bits used): 11-bit digits for a static
-/// length of at least 16384 and more than 16 sort bits, else 8-bit ones.
+/// elements, only the low `sortBits` bits used): 11-bit digits for keys of
+/// at most 32 bits on a static length of at least 16384 (more than 16 sort
+/// bits), else 8-bit ones.
 /// Returns the sorted keys (with `withKeys`; null otherwise) and the
 /// permutation (i64 indices into `keys`).
 std::pair<Value, Value> radixArgsort(OpBuilder &b, Location loc, Value keys,
