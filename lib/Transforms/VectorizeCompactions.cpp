@@ -235,7 +235,11 @@ matchCompactionLoop(scf::ForOp loop, ArrayRef<int64_t> elementBits) {
         op.getOperands(), [&](Value v) { return match.varying.contains(v); });
     if (!varies)
       continue;
-    if (!op.hasTrait<OpTrait::Elementwise>() ||
+    // Only `arith` ops: every one lowers to LLVM on vectors, where a
+    // `math` op without an LLVM intrinsic (erf, tanh) lowers only on
+    // scalars (a libm call).
+    if (!isa<arith::ArithDialect>(op.getDialect()) ||
+        !op.hasTrait<OpTrait::Elementwise>() ||
         !op.hasTrait<OpTrait::Vectorizable>() ||
         !llvm::all_of(op.getOperandTypes(), elementBitWidth) ||
         !llvm::all_of(op.getResultTypes(), elementBitWidth))

@@ -338,3 +338,27 @@ func.func @i32_loop(%mask: memref<100xi8>) -> (memref<100xi32>, index) {
   }
   return %out, %r : memref<100xi32>, index
 }
+
+// -----
+
+// A math op on the stored value (math.erf lowers to a libm call on scalars
+// only) keeps the loop scalar.
+// CHECK-LABEL: func.func @math_value
+// CHECK-NOT: vector
+func.func @math_value(%x: memref<100xf32>, %mask: memref<100xi8>) -> (memref<100xf32>, index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c100 = arith.constant 100 : index
+  %out = memref.alloc() : memref<100xf32>
+  %r = scf.for %i = %c0 to %c100 step %c1 iter_args(%s = %c0) -> (index) {
+    %v = memref.load %x[%i] : memref<100xf32>
+    %e = math.erf %v : f32
+    memref.store %e, %out[%s] : memref<100xf32>
+    %m = memref.load %mask[%i] : memref<100xi8>
+    %b = arith.trunci %m : i8 to i1
+    %inc = arith.index_castui %b : i1 to index
+    %s2 = arith.addi %s, %inc : index
+    scf.yield %s2 : index
+  }
+  return %out, %r : memref<100xf32>, index
+}

@@ -342,7 +342,8 @@ def SiftVectorizeCompactions
     - loads whose last index is the induction variable (a buffer contiguous
       in its last dimension; the other indices loop-invariant) or whose
       indices are all loop-invariant,
-    - pure element-wise ops (`arith`, `math`) and loop-invariant pure ops,
+    - pure element-wise `arith` ops (a `math` op without an LLVM
+      intrinsic lowers only on scalars) and loop-invariant pure ops,
     - stores whose last index is a slot (an iteration argument advanced by
       a kept flag: `slot + index_cast(kept)` or
       `slot + select(kept, 1, 0)`), of an element width in `element-bits`,
