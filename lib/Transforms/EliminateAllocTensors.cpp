@@ -21,8 +21,10 @@
 #include "mlir/Dialect/Bufferization/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir {
 namespace sift {
@@ -76,6 +78,16 @@ struct EliminateAllocTensorsPass
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
+    // A concatenation is an empty tensor and an insert_slice of each input
+    // into it: inputs computed into allocations of their own (a batched
+    // sampler's two groups of indices) are then computed in the
+    // concatenation's slices, and nothing is copied.
+    {
+      RewritePatternSet patterns(&getContext());
+      tensor::populateDecomposeTensorConcatPatterns(patterns);
+      if (failed(applyPatternsGreedily(func, std::move(patterns))))
+        return signalPassFailure();
+    }
     // Only where a value inserted into a slice comes from an allocation:
     // the analysis below costs about as much as bufferization's.
     bool candidate = false;

@@ -1,8 +1,10 @@
 // The seed's sampler (examples/sampler.mlir), staticized and batched over
-// 32 rows, through --sift-gpu-pipeline: 20 kernels, each over every row
+// 32 rows, through --sift-gpu-pipeline: 18 kernels, each over every row
 // (the argsorts that staticize leaves unused, top-k having taken their
 // place, become no kernel; element-wise ops reading the same tensor, the
-// two label masks among them, are one kernel: --sift-fuse-siblings).
+// two label masks among them, are one kernel: --sift-fuse-siblings; the
+// two groups' gathers write their halves of the concatenation, which
+// copies nothing: --sift-eliminate-alloc-tensors).
 // Its counts, compactions, argsorts and top-k selections are sift's block
 // kernels (a block per row: ballots, shuffles, barriers, shared-memory
 // atomics); the compares, random keys and gathers are kernels of their own.
@@ -38,7 +40,7 @@
 // HOST-LABEL: llvm.func @sampler_batched
 // HOST-NOT: gpu.launch_func
 // HOST: llvm.call @mgpuMemAlloc
-// HOST-COUNT-20: gpu.launch_func {{.*}} @sampler_batched_kernel{{(_[0-9]+)?}}::@sampler_batched_kernel
+// HOST-COUNT-18: gpu.launch_func {{.*}} @sampler_batched_kernel{{(_[0-9]+)?}}::@sampler_batched_kernel
 // HOST-NOT: gpu.launch_func
 // HOST: llvm.return
 // HOST-NOT: llvm.func @sampler(

@@ -291,7 +291,14 @@ def SiftEliminateAllocTensors
     inside its top-k routines and writing the shuffle's rows, compiled
     once: 0.07-0.1 s less of LLVM's CPU time; the row is copied, 80 KB at
     N = 1e5). Runs right before `one-shot-bufferize`, with no CSE in
-    between.
+    between. It first decomposes each `tensor.concat` into an empty tensor
+    and an `insert_slice` of each input (upstream's
+    `populateDecomposeTensorConcatPatterns`), so that inputs computed into
+    allocations of their own are computed in the concatenation's slices:
+    the batched sampler's two groups of indices (2 x 25.6 MB at N = 1e6,
+    B = 32) are no longer copied (0.97x on two threads, per-call minima of
+    4 alternated process pairs), and its GPU program launches two copy
+    kernels fewer.
   }];
   let options = [
     Option<"routineBuffers", "routine-buffers", "bool", /*default=*/"true",
