@@ -82,11 +82,16 @@ struct EliminateAllocTensorsPass
     // into it: inputs computed into allocations of their own (a batched
     // sampler's two groups of indices) are then computed in the
     // concatenation's slices, and nothing is copied.
-    {
+    // (Only the concatenations are rewritten: nothing else folds here.)
+    SmallVector<Operation *> concats;
+    func.walk([&](tensor::ConcatOp op) { concats.push_back(op); });
+    if (!concats.empty()) {
       RewritePatternSet patterns(&getContext());
       tensor::populateDecomposeTensorConcatPatterns(patterns);
-      if (failed(applyPatternsGreedily(func, std::move(patterns))))
-        return signalPassFailure();
+      GreedyRewriteConfig config;
+      config.enableFolding(false);
+      config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+      (void)applyOpPatternsGreedily(concats, std::move(patterns), config);
     }
     // Only where a value inserted into a slice comes from an allocation:
     // the analysis below costs about as much as bufferization's.
