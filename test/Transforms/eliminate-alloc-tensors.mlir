@@ -120,3 +120,40 @@ func.func @routine_result(%x: tensor<64xf32>) -> tensor<2x64xf32> {
       : tensor<64xf32> into tensor<2x64xf32>
   return %r1 : tensor<2x64xf32>
 }
+
+// -----
+
+// A concatenation of two values computed into allocations of their own:
+// each is computed in its slice of the concatenation, and nothing is
+// copied once bufferized.
+// CHECK-LABEL: func.func @concat
+// CHECK-NOT: tensor.concat
+// CHECK: %[[E:.*]] = bufferization.alloc_tensor() : tensor<96xf32>
+// CHECK: %[[LO:.*]] = tensor.extract_slice %[[E]][0] [64] [1]
+// CHECK: %[[A:.*]] = linalg.generic {{.*}} outs(%[[LO]] : tensor<64xf32>)
+// CHECK: %[[C1:.*]] = tensor.insert_slice %[[A]] into %[[E]][0] [64] [1]
+// CHECK: %[[HI:.*]] = tensor.extract_slice %[[C1]][64] [32] [1]
+// CHECK: %[[B:.*]] = linalg.generic {{.*}} outs(%[[HI]] : tensor<32xf32>)
+// CHECK: tensor.insert_slice %[[B]] into %[[C1]][64] [32] [1]
+// BUF-LABEL: func.func @concat
+// BUF-NOT: memref.copy
+// BUF: return
+#id1 = affine_map<(d0) -> (d0)>
+func.func @concat(%x: tensor<64xf32>, %y: tensor<32xf32>) -> tensor<96xf32> {
+  %ia = bufferization.alloc_tensor() : tensor<64xf32>
+  %a = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%x : tensor<64xf32>) outs(%ia : tensor<64xf32>) {
+  ^bb0(%u: f32, %v: f32):
+    %s = arith.mulf %u, %u : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  %ib = bufferization.alloc_tensor() : tensor<32xf32>
+  %b = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%y : tensor<32xf32>) outs(%ib : tensor<32xf32>) {
+  ^bb0(%u: f32, %v: f32):
+    %s = arith.addf %u, %u : f32
+    linalg.yield %s : f32
+  } -> tensor<32xf32>
+  %c = tensor.concat dim(0) %a, %b : (tensor<64xf32>, tensor<32xf32>) -> tensor<96xf32>
+  return %c : tensor<96xf32>
+}
