@@ -105,9 +105,10 @@ void pipelines::addBufferizationStage(OpPassManager &pm, bool outlineRoutines,
   // become calls).
   if (byteBools)
     pm.addNestedPass<func::FuncOp>(createSiftByteBools());
-  // Branch-free compactions (the lowering's `compact`, a top-k's partition)
-  // store the kept lanes of a vector at a time; before outlining, where
-  // their buffers are still allocations (provably disjoint).
+  // Compaction loops (the lowering's `compact`, a top-k's partition, the
+  // fills of `nonzero` and `masked_select`, counts) store the kept lanes of
+  // a vector at a time; before outlining, where their buffers are still
+  // allocations (provably disjoint).
   if (!compressElementBits.empty()) {
     SiftVectorizeCompactionsOptions compress;
     compress.elementBits = llvm::to_vector(compressElementBits);
