@@ -14,6 +14,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -258,6 +259,28 @@ TEST_F(CAPIHostileTest, BoolBytesOtherThanZeroAndOneAreTrue) {
   EXPECT_EQ(normalized[1], 1);
   EXPECT_EQ(normalized[2], 1);
   EXPECT_EQ(normalized[5], 1);
+  // An odd byte past the first block the boundary scans (65536 bytes), in
+  // a line the compiled fill reads 16 bytes at a time: every true element
+  // is found, the odd one included.
+  std::vector<uint8_t> many(70001, 0);
+  for (size_t e = 0; e < many.size(); e += 7)
+    many[e] = 1;
+  many[69999] = 2;
+  ASSERT_EQ(call("nonzero",
+                 {view(many.data(), SIFT_DTYPE_BOOL,
+                       {static_cast<int64_t>(many.size())})},
+                 results),
+            SIFT_OK)
+      << message();
+  std::vector<int64_t> want;
+  for (size_t e = 0; e < many.size(); ++e)
+    if (many[e])
+      want.push_back(static_cast<int64_t>(e));
+  ASSERT_EQ(sift_tensor_num_elements(results[0]),
+            static_cast<int64_t>(want.size()));
+  const int64_t *got =
+      static_cast<const int64_t *>(sift_tensor_data(results[0]));
+  EXPECT_TRUE(std::equal(want.begin(), want.end(), got));
 }
 
 TEST_F(CAPIHostileTest, SizesOutOfRangeAreErrors) {
