@@ -73,11 +73,26 @@ static Value keptFlagOf(Value increment) {
   return {};
 }
 
-/// A compaction loop, as matched: what each iteration argument is and how
-/// the body's ops vectorize.
+/// A compaction loop, as matched: an `scf.for`, or an `scf.while` that
+/// counts an index up to a bound and may stop when a slot reaches a cap
+/// (`compact` with fewer results than its line); what each iteration
+/// argument is and how the body's ops vectorize.
 struct CompactionLoop {
-  scf::ForOp loop;
-  /// Per iteration argument: the kept flag of a slot (null for a
+  Operation *loop;
+  /// The body (the for's, or the while's after region) and the index that
+  /// counts its iterations (the for's induction variable, or the while's
+  /// argument that each iteration increments).
+  Block *body;
+  Value iv;
+  /// The other arguments of the body, in order, and what the body yields
+  /// for them.
+  SmallVector<BlockArgument> carried;
+  SmallVector<Value> carriedNext;
+  /// A while's bound on `iv` and, per carried argument, its cap (null when
+  /// the loop does not stop on it).
+  Value bound;
+  SmallVector<Value> caps;
+  /// Per carried argument: the kept flag of a slot (null for a
   /// reduction).
   SmallVector<Value> keptFlags;
   /// Per iteration argument: the combining op of a reduction (null for a
@@ -93,8 +108,17 @@ struct CompactionLoop {
 };
 
 /// Whether `value` is defined outside `loop`.
-static bool isInvariant(scf::ForOp loop, Value value) {
-  return !loop.getBodyRegion().isAncestor(value.getParentRegion());
+static bool isInvariant(Operation *loop, Value value) {
+  return !loop->isAncestor(value.getParentRegion()->getParentOp());
+}
+
+/// The position of `arg` among `match`'s carried arguments, if it is one.
+static std::optional<unsigned> carriedIndex(const CompactionLoop &match,
+                                            Value arg) {
+  auto *it = llvm::find(match.carried, arg);
+  if (it == match.carried.end())
+    return std::nullopt;
+  return it - match.carried.begin();
 }
 
 /// Whether `type` is a memref whose last dimension is contiguous.
@@ -104,7 +128,7 @@ static bool hasContiguousLastDim(Type type) {
 }
 
 /// Whether the indices but the last are invariant and the last is `last`.
-static bool indexesLastBy(scf::ForOp loop, ValueRange indices, Value last) {
+static bool indexesLastBy(Operation *loop, ValueRange indices, Value last) {
   return !indices.empty() && indices.back() == last &&
          llvm::all_of(indices.drop_back(),
                       [&](Value v) { return isInvariant(loop, v); });
@@ -122,27 +146,23 @@ static bool isSlotStore(const CompactionLoop &match, memref::StoreOp store,
       (!elementBits.empty() && !llvm::is_contained(elementBits, bits)))
     return false;
   // The last index must be a slot (the induction variable is not).
-  auto slot = dyn_cast<BlockArgument>(store.getIndices().back());
-  scf::ForOp loop = match.loop;
-  if (!slot || slot.getOwner() != loop.getBody() || slot.getArgNumber() == 0)
+  std::optional<unsigned> slot = carriedIndex(match, store.getIndices().back());
+  if (!slot)
     return false;
-  Value kept = match.keptFlags[slot.getArgNumber() - 1];
+  Value kept = match.keptFlags[*slot];
   return kept && (!keptFlag || kept == keptFlag);
 }
 
-/// Matches `loop` as a compaction loop, or fails.
-static FailureOr<CompactionLoop>
-matchCompactionLoop(scf::ForOp loop, ArrayRef<int64_t> elementBits) {
-  if (!loop.getInductionVar().getType().isIndex() ||
-      !matchPattern(loop.getStep(), m_One()) ||
-      loop.getNumRegionIterArgs() == 0)
+/// Completes the match of a compaction loop whose body, counting index and
+/// carried arguments `match` names, or fails.
+static LogicalResult matchCompactionBody(CompactionLoop &match,
+                                         ArrayRef<int64_t> elementBits) {
+  Operation *loop = match.loop;
+  Block *body = match.body;
+  if (!match.iv.getType().isIndex() || match.carried.empty())
     return failure();
-  CompactionLoop match;
-  match.loop = loop;
-  Block *body = loop.getBody();
-  auto yield = cast<scf::YieldOp>(body->getTerminator());
-  for (auto [arg, next] :
-       llvm::zip_equal(loop.getRegionIterArgs(), yield.getOperands())) {
+  for (auto [arg, next, cap] :
+       llvm::zip_equal(match.carried, match.carriedNext, match.caps)) {
     Operation *update = next.getDefiningOp();
     if (!update || update->getBlock() != body || !next.hasOneUse() ||
         update->getNumOperands() != 2)
@@ -161,8 +181,10 @@ matchCompactionLoop(scf::ForOp loop, ArrayRef<int64_t> elementBits) {
           if (use.getOwner() == update)
             continue;
           auto store = dyn_cast<memref::StoreOp>(use.getOwner());
+          Operation *parent = store ? store->getParentOp() : nullptr;
           if (!store || use.getOperandNumber() < 2 ||
-              !isa<scf::ForOp, scf::IfOp>(store->getParentOp()) ||
+              (store->getBlock() != body &&
+               !(isa<scf::IfOp>(parent) && parent->getBlock() == body)) ||
               !indexesLastBy(loop, store.getIndices(), arg) ||
               store.getValueToStore() == arg)
             return failure();
@@ -174,8 +196,9 @@ matchCompactionLoop(scf::ForOp loop, ArrayRef<int64_t> elementBits) {
         continue;
       }
     }
-    // A reduction: the combining op is the argument's only use.
-    if (!isa<IntegerType>(arg.getType()) || !combiningKind(update) ||
+    // A reduction: the combining op is the argument's only use. (A loop
+    // stops on slots only.)
+    if (cap || !isa<IntegerType>(arg.getType()) || !combiningKind(update) ||
         !arg.hasOneUse())
       return failure();
     match.keptFlags.push_back(nullptr);
@@ -184,7 +207,7 @@ matchCompactionLoop(scf::ForOp loop, ArrayRef<int64_t> elementBits) {
   }
 
   // The body: contiguous or invariant loads, stores at slots, pure ops.
-  match.varying.insert(loop.getInductionVar());
+  match.varying.insert(match.iv);
   SmallVector<Value> loaded;
   for (Operation &op : body->without_terminator()) {
     if (match.bookkeeping.contains(&op))
@@ -200,7 +223,7 @@ matchCompactionLoop(scf::ForOp loop, ArrayRef<int64_t> elementBits) {
       // element: an i1 line loads as bytes, see `loadBoolBytes`.)
       int64_t bits = elementBitWidth(load.getType());
       if (!hasContiguousLastDim(load.getMemRef().getType()) ||
-          !indexesLastBy(loop, load.getIndices(), loop.getInductionVar()) ||
+          !indexesLastBy(loop, load.getIndices(), match.iv) ||
           (bits == 1 ? load.getMemRefType().getRank() != 1
                      : bits < 8 || bits % 8 != 0))
         return failure();
@@ -264,6 +287,97 @@ matchCompactionLoop(scf::ForOp loop, ArrayRef<int64_t> elementBits) {
           !disjointRoots(root, rootBuffer(other.getMemRef())))
         return failure();
   }
+  return success();
+}
+
+/// Matches an `scf.for` of step 1 as a compaction loop, or fails.
+static FailureOr<CompactionLoop> matchForLoop(scf::ForOp loop,
+                                              ArrayRef<int64_t> elementBits) {
+  if (!matchPattern(loop.getStep(), m_One()))
+    return failure();
+  CompactionLoop match;
+  match.loop = loop;
+  match.body = loop.getBody();
+  match.iv = loop.getInductionVar();
+  match.carried = llvm::to_vector(loop.getRegionIterArgs());
+  match.carriedNext = llvm::to_vector(
+      cast<scf::YieldOp>(match.body->getTerminator()).getOperands());
+  match.caps.assign(match.carried.size(), Value());
+  if (failed(matchCompactionBody(match, elementBits)))
+    return failure();
+  return match;
+}
+
+/// The terms `x < bound` (unsigned) of an `andi` tree `condition`, each a
+/// comparison of a block argument of `before` with a value defined outside
+/// `loop`; false when it holds anything else.
+static bool collectBounds(Operation *loop, Block *before, Value condition,
+                          DenseMap<Value, Value> &bounds) {
+  Operation *def = condition.getDefiningOp();
+  if (!def || def->getBlock() != before)
+    return false;
+  if (auto both = dyn_cast<arith::AndIOp>(def))
+    return collectBounds(loop, before, both.getLhs(), bounds) &&
+           collectBounds(loop, before, both.getRhs(), bounds);
+  auto cmp = dyn_cast<arith::CmpIOp>(def);
+  if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::ult)
+    return false;
+  auto arg = dyn_cast<BlockArgument>(cmp.getLhs());
+  if (!arg || arg.getOwner() != before || !isInvariant(loop, cmp.getRhs()) ||
+      bounds.count(arg))
+    return false;
+  bounds[arg] = cmp.getRhs();
+  return true;
+}
+
+/// Matches an `scf.while` that runs `i = i0, i0 + 1, ...` while
+/// `i < bound` and each capped slot `s < cap` (its before region computes
+/// only that conjunction and passes its arguments on unchanged) as a
+/// compaction loop, or fails.
+static FailureOr<CompactionLoop> matchWhileLoop(scf::WhileOp loop,
+                                                ArrayRef<int64_t> elementBits) {
+  Block *before = loop.getBeforeBody(), *after = loop.getAfterBody();
+  auto condition = cast<scf::ConditionOp>(before->getTerminator());
+  if (before->getArgumentTypes() != after->getArgumentTypes() ||
+      condition.getArgs() != ValueRange(before->getArguments()))
+    return failure();
+  DenseMap<Value, Value> bounds;
+  if (!collectBounds(loop, before, condition.getCondition(), bounds))
+    return failure();
+  // Nothing else before: the comparisons and their conjunction.
+  for (Operation &op : before->without_terminator())
+    if (!isa<arith::CmpIOp, arith::AndIOp>(op))
+      return failure();
+  CompactionLoop match;
+  match.loop = loop;
+  match.body = after;
+  auto yield = cast<scf::YieldOp>(after->getTerminator());
+  for (auto [beforeArg, arg, next] : llvm::zip_equal(
+           before->getArguments(), after->getArguments(), yield.getResults())) {
+    Value bound = bounds.lookup(beforeArg);
+    auto step = next.getDefiningOp<arith::AddIOp>();
+    bool counts = !match.iv && bound && step && step->getBlock() == after &&
+                  next.hasOneUse() &&
+                  llvm::is_contained(step->getOperands(), Value(arg)) &&
+                  (matchPattern(step.getLhs(), m_One()) ||
+                   matchPattern(step.getRhs(), m_One()));
+    if (counts) {
+      match.iv = arg;
+      match.bound = bound;
+      continue;
+    }
+    match.carried.push_back(arg);
+    match.carriedNext.push_back(next);
+    match.caps.push_back(bound);
+  }
+  if (!match.iv)
+    return failure();
+  // The index's step is rebuilt (a vector further), not vectorized.
+  match.bookkeeping.insert(
+      yield.getResults()[cast<BlockArgument>(match.iv).getArgNumber()]
+          .getDefiningOp());
+  if (failed(matchCompactionBody(match, elementBits)))
+    return failure();
   return match;
 }
 
@@ -274,7 +388,9 @@ public:
       : match(match), lanes(lanes) {}
 
   void run(OpBuilder &b) {
-    scf::ForOp loop = match.loop;
+    if (auto loop = dyn_cast<scf::WhileOp>(match.loop))
+      return runWhile(b, loop);
+    auto loop = cast<scf::ForOp>(match.loop);
     Location loc = loop.getLoc();
     b.setInsertionPoint(loop);
     // Full vectors over the iterations but the last: n - 1 rounded down.
@@ -298,6 +414,49 @@ public:
   }
 
 private:
+  /// A vector while loop first, over full vectors while every lane's
+  /// iteration is one the scalar loop would run: the index a vector and one
+  /// more below its bound (the last iteration stays scalar, as in a for),
+  /// each capped slot a vector below its cap (so that no lane's store
+  /// passes it). The scalar loop starts where it stops.
+  void runWhile(OpBuilder &b, scf::WhileOp loop) {
+    Location loc = loop.getLoc();
+    b.setInsertionPoint(loop);
+    Block *after = loop.getAfterBody();
+    unsigned ivNumber = cast<BlockArgument>(match.iv).getArgNumber();
+    Value width = arith::ConstantIndexOp::create(b, loc, lanes);
+    Value widthPlusOne = arith::ConstantIndexOp::create(b, loc, lanes + 1);
+    auto vectorLoop = scf::WhileOp::create(
+        b, loc, after->getArgumentTypes(), loop.getInits(),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          auto fits = [&](Value at, Value plus, Value bound) -> Value {
+            return arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::ule,
+                arith::AddIOp::create(b, loc, at, plus), bound);
+          };
+          Value more = fits(args[ivNumber], widthPlusOne, match.bound);
+          for (auto [arg, cap] : llvm::zip(match.carried, match.caps))
+            if (cap)
+              more = arith::AndIOp::create(
+                  b, loc, more, fits(args[arg.getArgNumber()], width, cap));
+          scf::ConditionOp::create(b, loc, more, args);
+        },
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          SmallVector<Value> carriedNow;
+          for (BlockArgument arg : match.carried)
+            carriedNow.push_back(args[arg.getArgNumber()]);
+          SmallVector<Value> next =
+              buildBody(b, loc, args[ivNumber], carriedNow);
+          SmallVector<Value> yielded(args.size());
+          yielded[ivNumber] =
+              arith::AddIOp::create(b, loc, args[ivNumber], width);
+          for (auto [arg, value] : llvm::zip(match.carried, next))
+            yielded[arg.getArgNumber()] = value;
+          scf::YieldOp::create(b, loc, yielded);
+        });
+    loop.getInitsMutable().assign(vectorLoop.getResults());
+  }
+
   VectorType vectorOf(Type scalar) const {
     return VectorType::get({lanes}, scalar);
   }
@@ -333,16 +492,19 @@ private:
     return arith::TruncIOp::create(b, loc, vectorOf(b.getI1Type()), bytes);
   }
 
+  /// The vector body: the lanes of iterations base, base + 1, ... with the
+  /// carried arguments `args`; returns their next values.
   SmallVector<Value> buildBody(OpBuilder &b, Location loc, Value base,
                                ValueRange args) {
-    scf::ForOp loop = match.loop;
-    Block *body = loop.getBody();
+    Block *body = match.body;
     Type indexType = b.getIndexType();
+    vectors.clear();
+    scalars.clear();
     // Lane i handles iteration base + i.
-    vectors[loop.getInductionVar()] = arith::AddIOp::create(
+    vectors[match.iv] = arith::AddIOp::create(
         b, loc, vector::BroadcastOp::create(b, loc, vectorOf(indexType), base),
         vector::StepOp::create(b, loc, vectorOf(indexType)));
-    for (auto [arg, value] : llvm::zip(loop.getRegionIterArgs(), args))
+    for (auto [arg, value] : llvm::zip(match.carried, args))
       scalars.map(arg, value);
     for (Operation &op : body->without_terminator()) {
       if (match.bookkeeping.contains(&op) ||
@@ -380,8 +542,7 @@ private:
     }
     // The kept lanes of each store, in order, from its slot.
     for (memref::StoreOp store : match.stores) {
-      auto slot = cast<BlockArgument>(store.getIndices().back());
-      unsigned arg = slot.getArgNumber() - loop.getNumInductionVars();
+      unsigned arg = *carriedIndex(match, store.getIndices().back());
       SmallVector<Value> indices;
       for (Value index : store.getIndices().drop_back())
         indices.push_back(scalars.lookupOrDefault(index));
@@ -409,7 +570,7 @@ private:
         continue;
       }
       Operation *combiner = match.combiners[i];
-      Value acc = loop.getRegionIterArgs()[i];
+      Value acc = match.carried[i];
       Value operand = combiner->getOperand(0) == acc ? combiner->getOperand(1)
                                                      : combiner->getOperand(0);
       Value lanesCombined = vector::ReductionOp::create(
@@ -442,8 +603,12 @@ struct VectorizeCompactionsPass
       return signalPassFailure();
     }
     std::vector<CompactionLoop> matches;
-    getOperation().walk([&](scf::ForOp loop) {
-      FailureOr<CompactionLoop> match = matchCompactionLoop(loop, elementBits);
+    getOperation().walk([&](Operation *op) {
+      FailureOr<CompactionLoop> match = failure();
+      if (auto loop = dyn_cast<scf::ForOp>(op))
+        match = matchForLoop(loop, elementBits);
+      else if (auto loop = dyn_cast<scf::WhileOp>(op))
+        match = matchWhileLoop(loop, elementBits);
       if (succeeded(match))
         matches.push_back(std::move(*match));
     });

@@ -362,3 +362,82 @@ func.func @math_value(%x: memref<100xf32>, %mask: memref<100xi8>) -> (memref<100
   }
   return %out, %r : memref<100xf32>, index
 }
+
+// -----
+
+// A compaction with fewer results than its line stops at the end of the
+// line or when the slot reaches its cap: a vector while loop runs first as
+// long as a whole vector fits below both (the index a vector and one more
+// below its bound, the slot a vector below its cap), then the scalar one.
+// CHECK-LABEL: func.func @compact_while
+// CHECK-SAME: (%[[MASK:.*]]: memref<1000xi8>)
+// CHECK: %[[V:.*]]:2 = scf.while (%[[I:.*]] = %c0, %[[S:.*]] = %c0) : (index, index) -> (index, index) {
+// CHECK: %[[END:.*]] = arith.addi %[[I]], %c17 : index
+// CHECK: %[[IN:.*]] = arith.cmpi ule, %[[END]], %c1000 : index
+// CHECK: %[[FULL:.*]] = arith.addi %[[S]], %c16 : index
+// CHECK: %[[ROOM:.*]] = arith.cmpi ule, %[[FULL]], %c100 : index
+// CHECK: %[[MORE:.*]] = arith.andi %[[IN]], %[[ROOM]] : i1
+// CHECK: scf.condition(%[[MORE]]) %[[I]], %[[S]]
+// CHECK: } do {
+// CHECK: ^bb0(%[[VI:.*]]: index, %[[VS:.*]]: index):
+// CHECK: vector.load %[[MASK]][%[[VI]]] : memref<1000xi8>, vector<16xi8>
+// CHECK: vector.compressstore %{{.*}}[%[[VS]]]
+// CHECK: %[[NEXT:.*]] = arith.addi %[[VI]], %c16 : index
+// CHECK: scf.yield %[[NEXT]], %{{.*}} : index, index
+// CHECK: scf.while (%{{.*}} = %[[V]]#0, %{{.*}} = %[[V]]#1)
+// CHECK: arith.cmpi ult
+// CHECK: memref.store
+func.func @compact_while(%mask: memref<1000xi8>) -> (memref<100xi64>, index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c100 = arith.constant 100 : index
+  %c1000 = arith.constant 1000 : index
+  %out = memref.alloc() : memref<100xi64>
+  %r:2 = scf.while (%i = %c0, %s = %c0) : (index, index) -> (index, index) {
+    %room = arith.cmpi ult, %s, %c100 : index
+    %in = arith.cmpi ult, %i, %c1000 : index
+    %more = arith.andi %in, %room : i1
+    scf.condition(%more) %i, %s : index, index
+  } do {
+  ^bb0(%i: index, %s: index):
+    %p = arith.index_cast %i : index to i64
+    memref.store %p, %out[%s] : memref<100xi64>
+    %m = memref.load %mask[%i] : memref<1000xi8>
+    %b = arith.trunci %m : i8 to i1
+    %inc = arith.index_castui %b : i1 to index
+    %s2 = arith.addi %s, %inc : index
+    %i2 = arith.addi %i, %c1 : index
+    scf.yield %i2, %s2 : index, index
+  }
+  return %out, %r#1 : memref<100xi64>, index
+}
+
+// -----
+
+// A while loop whose condition reads memory is not a counted compaction.
+// CHECK-LABEL: func.func @while_reads
+// CHECK-NOT: vector
+func.func @while_reads(%mask: memref<1000xi8>, %stop: memref<1000xi8>) -> (memref<1000xi64>, index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1000 = arith.constant 1000 : index
+  %out = memref.alloc() : memref<1000xi64>
+  %r:2 = scf.while (%i = %c0, %s = %c0) : (index, index) -> (index, index) {
+    %in = arith.cmpi ult, %i, %c1000 : index
+    %x = memref.load %stop[%c0] : memref<1000xi8>
+    %go = arith.trunci %x : i8 to i1
+    %more = arith.andi %in, %go : i1
+    scf.condition(%more) %i, %s : index, index
+  } do {
+  ^bb0(%i: index, %s: index):
+    %p = arith.index_cast %i : index to i64
+    memref.store %p, %out[%s] : memref<1000xi64>
+    %m = memref.load %mask[%i] : memref<1000xi8>
+    %b = arith.trunci %m : i8 to i1
+    %inc = arith.index_castui %b : i1 to index
+    %s2 = arith.addi %s, %inc : index
+    %i2 = arith.addi %i, %c1 : index
+    scf.yield %i2, %s2 : index, index
+  }
+  return %out, %r#1 : memref<1000xi64>, index
+}

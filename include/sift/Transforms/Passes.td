@@ -365,7 +365,13 @@ def SiftVectorizeCompactions
     slot) and `slot += popcount(kept)`, a `vector.reduction` per
     reduction. The last iteration (at least one) stays in the scalar loop,
     so that every buffer ends as the scalar loop leaves it, the slot past
-    the last kept element included. Every buffer a store writes must be
+    the last kept element included. An `scf.while` that counts an index up
+    to a bound and stops when a slot reaches its cap (`compact` with fewer
+    results than its line; its before region only the unsigned comparisons
+    and their conjunction) gets a vector `scf.while` first, which runs
+    while a whole vector fits: the index a vector and one more below its
+    bound, each capped slot a vector below its cap (no lane's store passes
+    it, and the scalar loop would have run every lane's iteration). Every buffer a store writes must be
     disjoint from every other buffer the loop reads or writes at another
     slot: one of the two is an allocation of the function (two function
     arguments may alias). A 1-D buffer of `i1` (a byte an element in
@@ -379,7 +385,8 @@ def SiftVectorizeCompactions
     natively, and not at all on a host without AVX-512. Measured on Zen 5:
     0.065 ns an element against 0.25 for the scalar loop (a mask of 10^6
     random bits); `nonzero` of 10^7 random bools 34 -> 6.3 ms and
-    `masked_select` of 10^7 floats 34 -> 4.5 ms (NumPy: 5.9 and 44 ms).
+    `masked_select` of 10^7 floats 34 -> 4.5 ms (NumPy: 5.9 and 44 ms);
+    `compact` of 10^5 of 32 x 10^6 bools (5% set) 9.5 -> 3.7 ms.
   }];
   let options = [
     Option<"lanes", "lanes", "int64_t", /*default=*/"16",
