@@ -500,10 +500,12 @@ private:
     Type indexType = b.getIndexType();
     vectors.clear();
     scalars.clear();
-    // Lane i handles iteration base + i.
-    vectors[match.iv] = arith::AddIOp::create(
-        b, loc, vector::BroadcastOp::create(b, loc, vectorOf(indexType), base),
-        vector::StepOp::create(b, loc, vectorOf(indexType)));
+    // Lane i handles iteration base + i. (Ops are made one statement at a
+    // time: the order of a call's arguments is the compiler's.)
+    Value bases =
+        vector::BroadcastOp::create(b, loc, vectorOf(indexType), base);
+    Value steps = vector::StepOp::create(b, loc, vectorOf(indexType));
+    vectors[match.iv] = arith::AddIOp::create(b, loc, bases, steps);
     for (auto [arg, value] : llvm::zip(match.carried, args))
       scalars.map(arg, value);
     for (Operation &op : body->without_terminator()) {
@@ -549,10 +551,10 @@ private:
       indices.push_back(args[arg]);
       // (The builder taking an llvm::MaybeAlign swaps the mask and the
       // value in LLVM 22: the one taking an IntegerAttr does not.)
-      vector::CompressStoreOp::create(
-          b, store.getLoc(), store.getMemRef(), indices,
-          vectorValue(b, loc, match.keptFlags[arg]),
-          vectorValue(b, loc, store.getValueToStore()), IntegerAttr());
+      Value mask = vectorValue(b, loc, match.keptFlags[arg]);
+      Value values = vectorValue(b, loc, store.getValueToStore());
+      vector::CompressStoreOp::create(b, store.getLoc(), store.getMemRef(),
+                                      indices, mask, values, IntegerAttr());
     }
     // Slots advance by the kept lanes; reductions combine the lanes.
     SmallVector<Value> next;

@@ -15,8 +15,8 @@
 // CHECK: %[[VN:.*]] = arith.muli %[[FULL]], %c16
 // CHECK: %[[VEND:.*]] = arith.addi %c0, %[[VN]]
 // CHECK: %[[V:.*]] = scf.for %[[I:.*]] = %c0 to %[[VEND]] step %c16 iter_args(%[[S:.*]] = %c0) -> (index) {
-// CHECK: %[[STEP:.*]] = vector.step : vector<16xindex>
 // CHECK: %[[BASE:.*]] = vector.broadcast %[[I]] : index to vector<16xindex>
+// CHECK: %[[STEP:.*]] = vector.step : vector<16xindex>
 // CHECK: %[[LANES:.*]] = arith.addi %[[BASE]], %[[STEP]] : vector<16xindex>
 // CHECK: %[[POS:.*]] = arith.index_cast %[[LANES]] : vector<16xindex> to vector<16xi32>
 // CHECK: %[[BYTES:.*]] = vector.load %[[MASK]][%[[I]]] : memref<1000xi8>, vector<16xi8>
