@@ -10,14 +10,15 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir {
 namespace sift {
@@ -39,22 +40,6 @@ static int64_t elementBitWidth(Type type) {
   if (type.isIntOrFloat())
     return type.getIntOrFloatBitWidth();
   return 0;
-}
-
-/// The reduction kind of an integer combining op, if it is one.
-static std::optional<vector::CombiningKind> combiningKind(Operation *op) {
-  using Kind = vector::CombiningKind;
-  return llvm::TypeSwitch<Operation *, std::optional<Kind>>(op)
-      .Case([](arith::AddIOp) { return Kind::ADD; })
-      .Case([](arith::MulIOp) { return Kind::MUL; })
-      .Case([](arith::AndIOp) { return Kind::AND; })
-      .Case([](arith::OrIOp) { return Kind::OR; })
-      .Case([](arith::XOrIOp) { return Kind::XOR; })
-      .Case([](arith::MinUIOp) { return Kind::MINUI; })
-      .Case([](arith::MinSIOp) { return Kind::MINSI; })
-      .Case([](arith::MaxUIOp) { return Kind::MAXUI; })
-      .Case([](arith::MaxSIOp) { return Kind::MAXSI; })
-      .Default([](Operation *) { return std::nullopt; });
 }
 
 /// The kept flag (an i1) of a slot increment: `index_cast(kept)`,
@@ -95,7 +80,7 @@ struct CompactionLoop {
   /// Per carried argument: the kept flag of a slot (null for a
   /// reduction).
   SmallVector<Value> keptFlags;
-  /// Per iteration argument: the combining op of a reduction (null for a
+  /// Per carried argument: the combining op of a reduction (null for a
   /// slot).
   SmallVector<Operation *> combiners;
   /// The ops that update the iteration arguments (slot increments,
@@ -107,9 +92,9 @@ struct CompactionLoop {
   SmallVector<memref::StoreOp> stores;
 };
 
-/// Whether `value` is defined outside `loop`.
+/// Whether `value` is defined outside `loop` (an scf.for or scf.while).
 static bool isInvariant(Operation *loop, Value value) {
-  return !loop->isAncestor(value.getParentRegion()->getParentOp());
+  return cast<LoopLikeOpInterface>(loop).isDefinedOutsideOfLoop(value);
 }
 
 /// The position of `arg` among `match`'s carried arguments, if it is one.
@@ -196,10 +181,11 @@ static LogicalResult matchCompactionBody(CompactionLoop &match,
         continue;
       }
     }
-    // A reduction: the combining op is the argument's only use. (A loop
-    // stops on slots only.)
-    if (cap || !isa<IntegerType>(arg.getType()) || !combiningKind(update) ||
-        !arg.hasOneUse())
+    // A reduction: the combining op (an integer one: upstream's
+    // linalg::getCombinerOpKind, which also names float ones) is the
+    // argument's only use. (A loop stops on slots only.)
+    if (cap || !isa<IntegerType>(arg.getType()) ||
+        !linalg::getCombinerOpKind(update) || !arg.hasOneUse())
       return failure();
     match.keptFlags.push_back(nullptr);
     match.combiners.push_back(update);
@@ -576,7 +562,8 @@ private:
       Value operand = combiner->getOperand(0) == acc ? combiner->getOperand(1)
                                                      : combiner->getOperand(0);
       Value lanesCombined = vector::ReductionOp::create(
-          b, loc, *combiningKind(combiner), vectorValue(b, loc, operand));
+          b, loc, *linalg::getCombinerOpKind(combiner),
+          vectorValue(b, loc, operand));
       IRMapping mapping;
       mapping.map(acc, arg);
       mapping.map(operand, lanesCombined);
