@@ -946,6 +946,142 @@ def topk_valid_cases():
     return out
 
 
+def topk_limit_ref(x, k, axis, smallest, limit, valid=None, unsigned=False):
+    """sift.topk with `limit`: per line, the top-c (c = limit clamped to
+    [0, k]) of the top-k (of the `valid` prefix when given), then padding:
+    value zero, index -1."""
+    key = _unsigned(x) if unsigned else x
+    if valid is None:
+        _, i = ops.topk(key, k, axis, smallest=smallest)
+    else:
+        _, i = topk_valid_ref(key, k, axis, smallest, valid)
+    il = np.moveaxis(i, axis, -1).copy()
+    counts = np.broadcast_to(np.asarray(limit, np.int64).reshape(-1),
+                             (int(np.prod(il.shape[:-1], dtype=np.int64)),))
+    flat = il.reshape(-1, k)
+    for r_, c in enumerate(counts):
+        flat[r_, int(min(max(c, 0), k)):] = -1
+    il = flat.reshape(il.shape)
+    i = np.moveaxis(il, -1, axis)
+    v = np.where(i >= 0, np.take_along_axis(x, np.maximum(i, 0), axis),
+                 np.zeros((), x.dtype))
+    return v.astype(x.dtype), i
+
+
+def limit_unsorted_check(x, want_i):
+    """`unsorted` with `limit` (1-D): the same set of indices before the
+    limit as the sorted form, each value paired with its index, and the
+    padding (index -1, value zero) at the same lanes."""
+    def check(res):
+        if len(res) != 2:
+            return ["%d results, expected 2" % len(res)]
+        v, i = res
+        e = compare(i < 0, want_i < 0, "padding lanes")
+        if e:
+            return e
+        kept = want_i >= 0
+        e = compare(np.sort(i[kept]), np.sort(want_i[kept]),
+                    "indices (as sets)")
+        if e:
+            return e
+        return compare(v, np.where(kept, x[np.maximum(i, 0)],
+                                   np.zeros((), x.dtype)),
+                       "values vs input[indices]")
+    return check
+
+
+def topk_limit_cases():
+    """`limit`: k is a bound and each line gives its top-c, the rest
+    padding (value zero, index -1), as `randperm(n)[:m]` becomes once
+    staticized. A scalar limit (a run-time argument) or one per line (a
+    tensor argument): zero, one, inside, k, past k, negative; with and
+    without `valid`; a selection (k < n) and a whole line (k = n); long
+    unsigned lines that sort with 11-bit digits (k >= 16384)."""
+    out = []
+    r = rng_for("topk_limit")
+    ties = r.integers(0, 6, 50).astype(np.float32)
+    ties[ties == 5] = NAN
+    ints = r.integers(-(1 << 31), 1 << 31, 6000, dtype=np.int64)
+    ints = ints.astype(np.int32)
+    words = r.integers(-(1 << 31), 1 << 31, 40000, dtype=np.int64)
+    words = words.astype(np.int32)
+    # (name, x, k, limit, valid, unsigned)
+    scalar_cfgs = [
+        ("ties_k8_limit3", ties, 8, 3, None, False),
+        ("ties_k8_limit0", ties, 8, 0, None, False),
+        ("ties_k8_limit1", ties, 8, 1, None, False),
+        ("ties_k8_limit_k", ties, 8, 8, None, False),
+        ("ties_k8_past_k", ties, 8, 30, None, False),
+        ("ties_k8_negative", ties, 8, -4, None, False),
+        ("ties_valid20_k10_limit6", ties, 10, 6, 20, False),
+        ("ties_valid4_k10_limit7", ties, 10, 7, 4, False),
+        ("whole_line_k_eq_n", ties, 50, 17, None, False),
+        ("long_i32_k3000_limit1234", ints, 3000, 1234, 5000, False),
+        ("wide_digits_u32_k20000_limit7001", words, 20000, 7001, 31000,
+         True),
+    ]
+    for name, x, k, limit, valid, unsigned in scalar_cfgs:
+        vt, it = ttype([k], x.dtype), ttype([k], "i64")
+        params = [("x", tt(x)), ("c", "index")]
+        attrs = " limit(%c : index)"
+        args = {"c": limit}
+        if valid is not None:
+            params.append(("n", "index"))
+            attrs = " valid(%n : index)" + attrs
+            args["n"] = valid
+        for mode in ("largest", "smallest", "unsorted"):
+            if unsigned and mode != "smallest":
+                continue
+            kw = {"largest": "", "smallest": " smallest",
+                  "unsorted": " unsorted"}[mode]
+            if unsigned:
+                kw += " unsigned"
+            v, i = topk_limit_ref(x, k, 0, mode == "smallest", limit, valid,
+                                  unsigned)
+            mlir = func("f", params, [("%v", vt), ("%i", it)],
+                        ["%%v, %%i = sift.topk %%x k(%d)%s%s : %s -> %s, %s"
+                         % (k, attrs, kw, tt(x), vt, it)])
+            cname = "%s_%s" % (name, mode)
+            if mode == "unsorted":
+                out.append(Case("topk_limit", cname, mlir, [x], args=args,
+                                check=limit_unsorted_check(x, i)))
+            else:
+                out.append(Case("topk_limit", cname, mlir, [x], args=args,
+                                expect=[v, i]))
+    line_cfgs = [
+        ("rows_dim1", r.integers(0, 4, (8, 64)).astype(np.float32), 5, 1,
+         np.array([0, 3, 5, 1, 9, -2, 4, 2], np.int64),
+         np.array([0, 3, 64, 10, 5, 70, 1, 32], np.int64)),
+        ("cols_dim0", r.integers(-3, 3, (10, 6)).astype(np.int64), 4, 0,
+         np.array([4, 2, 0, 3, 1, 7], np.int64), None),
+    ]
+    for name, x, k, dim, limit, valid in line_cfgs:
+        kshape = list(x.shape)
+        kshape[dim] = k
+        vt, it = ttype(kshape, x.dtype), ttype(kshape, "i64")
+        lt = ttype(limit.shape, "i64")
+        ltx = ttype(limit.shape, "index")
+        params = [("x", tt(x)), ("c", lt)]
+        body = ["%%l = arith.index_cast %%c : %s to %s" % (lt, ltx)]
+        attrs = " limit(%%l : %s)" % ltx
+        inputs = [x, limit]
+        if valid is not None:
+            params.append(("n", lt))
+            body.append("%%m = arith.index_cast %%n : %s to %s" % (lt, ltx))
+            attrs = " valid(%%m : %s)" % ltx + attrs
+            inputs.append(valid)
+        for mode in ("largest", "smallest"):
+            kw = " smallest" if mode == "smallest" else ""
+            v, i = topk_limit_ref(x, k, dim, mode == "smallest", limit, valid)
+            mlir = func("f", params, [("%v", vt), ("%i", it)],
+                        body + ["%%v, %%i = sift.topk %%x k(%d)%s%s "
+                                "{dim = %d : i64} : %s -> %s, %s"
+                                % (k, attrs, kw, dim, tt(x), vt, it)])
+            out.append(Case("topk_limit", "%s_%s" % (name, mode), mlir,
+                            inputs, expect=[v, i]))
+    return out
+
+
 def unsigned_order_cases():
     """argsort and topk marked `unsigned`: integers compared as unsigned
     (NumPy's order of the bits viewed as uint), so negatives rank above
@@ -2771,7 +2907,7 @@ func.func @mean(%x: tensor<Nxf32>, %m: tensor<Nxi1>) -> tensor<f32> {
 
 GENERATORS = [nonzero_cases, unique_cases, masked_select_cases,
               randperm_cases, count_cases, compact_cases, cumsum_cases,
-              sort_cases, topk_cases, topk_valid_cases,
+              sort_cases, topk_cases, topk_valid_cases, topk_limit_cases,
               unsigned_order_cases, gather_cases, scatter_cases,
               random_cases, sample_balanced_cases, cross_entropy_cases, staticize_cases,
               numerics_cases]

@@ -38,10 +38,10 @@
 // STATIC: %[[NEGN:.*]] = tensor.extract %[[NEG]][]
 // STATIC: %[[NNEG:.*]] = arith.index_cast %[[NEGN]] : i64 to index
 // STATIC: %[[POSBITS:.*]] = sift.random_bits %{{.*}} : tensor<10000xi32>
-// STATIC: sift.topk %[[POSBITS]] k(1000) valid(%[[NPOS]] : index) smallest unsigned {dim = 0 : i64} : tensor<10000xi32> -> tensor<1000xi32>, tensor<1000xi64>
+// STATIC: sift.topk %[[POSBITS]] k(1000) valid(%[[NPOS]] : index) limit(%{{.*}} : index) smallest unsigned {dim = 0 : i64} : tensor<10000xi32> -> tensor<1000xi32>, tensor<1000xi64>
 // STATIC: sift.gather %{{.*}} : tensor<10000xi64>, tensor<1000xi64> -> tensor<1000xi64>
 // STATIC: %[[NEGBITS:.*]] = sift.random_bits %{{.*}} offset %{{.*}} : tensor<10000xi32>
-// STATIC: sift.topk %[[NEGBITS]] k(1000) valid(%[[NNEG]] : index) smallest unsigned {dim = 0 : i64} : tensor<10000xi32> -> tensor<1000xi32>, tensor<1000xi64>
+// STATIC: sift.topk %[[NEGBITS]] k(1000) valid(%[[NNEG]] : index) limit(%{{.*}} : index) smallest unsigned {dim = 0 : i64} : tensor<10000xi32> -> tensor<1000xi32>, tensor<1000xi64>
 // STATIC: tensor.concat dim(0) %{{.*}}, %{{.*}} : (tensor<1000xi64>, tensor<1000xi64>) -> tensor<2000xi64>
 // STATIC: sift.random_bits %{{.*}} offset %{{.*}} : tensor<1000xi32>
 // STATIC: sift.argsort %{{.*}} unsigned : tensor<1000xi32> -> tensor<1000xi64>

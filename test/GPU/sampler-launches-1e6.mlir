@@ -15,9 +15,9 @@
 
 // DEFAULT-LABEL: llvm.func @sampler_batched
 // DEFAULT-NOT: llvm.br
-// DEFAULT-COUNT-64: gpu.launch_func
+// DEFAULT-COUNT-63: gpu.launch_func
 // DEFAULT-NOT: gpu.launch_func
 // NARROW-LABEL: llvm.func @sampler_batched
 // NARROW-NOT: llvm.br
-// NARROW-COUNT-96: gpu.launch_func
+// NARROW-COUNT-95: gpu.launch_func
 // NARROW-NOT: gpu.launch_func

@@ -2827,8 +2827,9 @@ static LogicalResult convertArgsort(ArgsortOp op, SplitOptions splitOptions) {
 }
 
 static LogicalResult convertTopk(TopkOp op, SplitOptions splitOptions) {
-  // `valid` was decomposed where it could be (decomposeTopkValid).
-  if (op.getValid())
+  // `valid` and `limit` were decomposed where they could be
+  // (decomposeTopkValid, decomposeTopkLimit).
+  if (op.getValid() || op.getLimit())
     return failure();
   OpBuilder b(op);
   SmallVector<NamedAttribute> attrs = {
@@ -3332,10 +3333,10 @@ static LogicalResult decomposeTopkValid(TopkOp op) {
                                         b, loc, inPrefix, args[0], last)});
           })
           .getResult(0);
-  auto topk = TopkOp::create(b, loc, op.getValues().getType(),
-                             op.getIndices().getType(), keys, op.getK(),
-                             op.getDim(), op.getSmallest(), op.getUnsorted(),
-                             /*valid=*/Value(), op.getIsUnsigned());
+  auto topk = TopkOp::create(
+      b, loc, op.getValues().getType(), op.getIndices().getType(), keys,
+      op.getK(), op.getDim(), op.getSmallest(), op.getUnsorted(),
+      /*valid=*/Value(), /*limit=*/Value(), op.getIsUnsigned());
   Value indices = topk.getIndices();
   Value values = generateTensor(
       b, loc, cast<RankedTensorType>(indices.getType()).getShape(), elementType,
@@ -3347,6 +3348,68 @@ static LogicalResult decomposeTopkValid(TopkOp op) {
       });
   op.getValues().replaceAllUsesWith(values);
   op.getIndices().replaceAllUsesWith(indices);
+  op.erase();
+  return success();
+}
+
+/// sift.topk with `limit`, of static results, as the sorted top-k of every
+/// line (the first c of an unsorted one need not be the top c) and the
+/// padding past each line's limit:
+///   v, i = topk(x) (valid as given)                      topk kernel
+///   v[..., t, ...] = t < limit[line] ? v : 0             elementwise
+///   i[..., t, ...] = t < limit[line] ? i : -1
+/// The selection and sort of all k cost what they cost without the limit.
+static LogicalResult decomposeTopkLimit(TopkOp op) {
+  auto type = cast<RankedTensorType>(op.getValues().getType());
+  Value limit = op.getLimit();
+  if (!limit || !type.hasStaticShape())
+    return failure();
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  int64_t axis = op.getAxis();
+  auto topk = TopkOp::create(b, loc, op.getValues().getType(),
+                             op.getIndices().getType(), op.getInput(),
+                             op.getK(), op.getDim(), op.getSmallest(),
+                             /*unsorted=*/false, op.getValid(),
+                             /*limit=*/Value(), op.getIsUnsigned());
+  // One element-wise op per result that is read (each fuses into its
+  // readers on its own).
+  int64_t rank = type.getRank();
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  bool perLine = isa<RankedTensorType>(limit.getType());
+  auto pad = [&](Value result, TypedAttr padding) -> Value {
+    auto resultType = cast<RankedTensorType>(result.getType());
+    SmallVector<Value> operands = {result};
+    SmallVector<AffineMap> maps = {identity};
+    if (perLine) {
+      operands.push_back(limit);
+      maps.push_back(identity.dropResult(axis));
+    }
+    maps.push_back(identity);
+    Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
+                                         resultType.getElementType());
+    return linalg::GenericOp::create(
+               b, loc, TypeRange{resultType}, operands, ValueRange{init}, maps,
+               SmallVector<utils::IteratorType>(rank,
+                                                utils::IteratorType::parallel),
+               [&](OpBuilder &b, Location loc, ValueRange args) {
+                 Value kept = arith::CmpIOp::create(
+                     b, loc, arith::CmpIPredicate::slt,
+                     linalg::IndexOp::create(b, loc, axis),
+                     perLine ? args[1] : limit);
+                 Value none = arith::ConstantOp::create(b, loc, padding);
+                 linalg::YieldOp::create(b, loc,
+                                         ValueRange{arith::SelectOp::create(
+                                             b, loc, kept, args[0], none)});
+               })
+        .getResult(0);
+  };
+  if (!op.getValues().use_empty())
+    op.getValues().replaceAllUsesWith(
+        pad(topk.getValues(), b.getZeroAttr(type.getElementType())));
+  if (!op.getIndices().use_empty())
+    op.getIndices().replaceAllUsesWith(
+        pad(topk.getIndices(), b.getI64IntegerAttr(-1)));
   op.erase();
   return success();
 }
@@ -3572,7 +3635,15 @@ struct ConvertSiftToGpuPass
       else
         (void)decomposeSampleBalanced(cast<SampleBalancedOp>(op));
     }
-    // A top-k with `valid` is a top-k of masked keys.
+    // A top-k with `limit` is a top-k of every line, padded past each
+    // line's limit; one with `valid`, a top-k of masked keys.
+    SmallVector<TopkOp> limitTopks;
+    getOperation()->walk([&](TopkOp op) {
+      if (op.getLimit() && isHostLevel(op))
+        limitTopks.push_back(op);
+    });
+    for (TopkOp op : limitTopks)
+      (void)decomposeTopkLimit(op);
     SmallVector<TopkOp> validTopks;
     getOperation()->walk([&](TopkOp op) {
       if (op.getValid() && isHostLevel(op))

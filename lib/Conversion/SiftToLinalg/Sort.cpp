@@ -63,11 +63,11 @@ static Value argsortLine(OpBuilder &b, Location loc, Value line,
 /// reads when only the first `valid` rank by value: all of them without
 /// `valid`; else the valid prefix, or the first k when it is shorter (the
 /// rest of the line never ranks among the k).
-static Value selectionLength(OpBuilder &b, Location loc, Value n, int64_t k,
+static Value selectionLength(OpBuilder &b, Location loc, Value n, Value k,
                              Value valid) {
   if (!valid)
     return n;
-  return arith::MaxUIOp::create(b, loc, valid, constIndex(b, loc, k));
+  return arith::MaxUIOp::create(b, loc, valid, k);
 }
 
 /// Whether a collection pass over keys in index order takes `key`, given the
@@ -133,7 +133,10 @@ static std::pair<Value, Value> atPositions(OpBuilder &b, Location loc,
 /// The values and indices (i64) of the `k` smallest keys of a 1-D `line`
 /// (0 < k < n): with `sorted`, in stable sorted order (the same as the
 /// first k of `argsortLine`); without, those with a digit below the split's
-/// in index order, then the rest in index order. A radix split on the most
+/// in index order, then the rest in index order. With a `limit` (an index
+/// in [0, k]), only the first max(limit, 1) of them are selected and
+/// sorted: the lanes past those hold the first element (the caller pads
+/// them). A radix split on the most
 /// significant digit in which the keys differ; one pass that puts the positions
 /// of the keys with a smaller digit into the result and those with the k-th
 /// key's digit into a candidate list; a radix selection among the candidates
@@ -148,14 +151,22 @@ static std::pair<Value, Value> atPositions(OpBuilder &b, Location loc,
 /// forward through the line. The partition pass over all n elements then
 /// stores 8 bytes an element instead of 24 (a key and an i64 position,
 /// twice), and keeps few enough values live that its loop does not spill.
-static std::pair<Value, Value>
-selectLine(OpBuilder &b, Location loc, Value line, int64_t k,
-           const SortKeyInfo &info, bool descending, Value valid, bool sorted) {
+static std::pair<Value, Value> selectLine(OpBuilder &b, Location loc,
+                                          Value line, int64_t k,
+                                          const SortKeyInfo &info,
+                                          bool descending, Value valid,
+                                          bool sorted, Value limit) {
   Type keyType = b.getIntegerType(info.keyBits), i64 = b.getI64Type();
+  // How many are selected: k, or the limit (at least one, so that the
+  // selection's steps need no case of their own for none).
+  Value kIndex = constIndex(b, loc, k);
+  if (limit)
+    kIndex = arith::MaxUIOp::create(b, loc, limit, constIndex(b, loc, 1));
+  Value kValue = arith::IndexCastUIOp::create(b, loc, i64, kIndex);
   // The buffers are sized by the line (`lineLength`); the passes read the
   // first `n` elements.
   Value lineLength = dimValue(b, loc, line, 0);
-  Value n = selectionLength(b, loc, lineLength, k, valid);
+  Value n = selectionLength(b, loc, lineLength, kIndex, valid);
   Type posType =
       positionType(b, cast<RankedTensorType>(line.getType()).getDimSize(0));
   auto keyAt = [&](OpBuilder &b, Location loc, Value i) -> Value {
@@ -165,7 +176,6 @@ selectLine(OpBuilder &b, Location loc, Value line, int64_t k,
   auto toPos = [&](OpBuilder &b, Location loc, Value i) -> Value {
     return arith::IndexCastUIOp::create(b, loc, posType, i);
   };
-  Value kValue = constInt(b, loc, i64, k);
   RadixSplit split =
       radixSplit(b, loc, keyType, n, kValue, info.sortBits, keyAt);
 
@@ -232,7 +242,23 @@ selectLine(OpBuilder &b, Location loc, Value line, int64_t k,
         auto [next, seen] = advance(b, loc, take, equal, at, it[2]);
         scf::YieldOp::create(b, loc, ValueRange{kept, next, seen});
       });
-  Value selPos = firstElements(b, loc, collect.getResult(0), k);
+  Value selSlots = collect.getResult(0);
+  // Below a limit, the slots past the selected ones were never written:
+  // they take the first element's position, as stores (a masked load of
+  // memory never written is a microcode assist a vector).
+  if (limit) {
+    Value zero = constInt(b, loc, posType, 0);
+    selSlots =
+        scf::ForOp::create(
+            b, loc, kIndex, constIndex(b, loc, k), c1, ValueRange{selSlots},
+            [&](OpBuilder &b, Location loc, Value j, ValueRange it) {
+              scf::YieldOp::create(
+                  b, loc,
+                  ValueRange{tensor::InsertOp::create(b, loc, zero, it[0], j)});
+            })
+            .getResult(0);
+  }
+  Value selPos = firstElements(b, loc, selSlots, k);
   if (!sorted)
     return atPositions(b, loc, line, selPos);
   // The k keys, read again at their (increasing) positions, in a buffer of
@@ -243,11 +269,42 @@ selectLine(OpBuilder &b, Location loc, Value line, int64_t k,
                           [&](OpBuilder &b, Location loc, Value pos, Value) {
                             return keyAt(b, loc, positionIndex(b, loc, pos));
                           });
-  // Ties are in index order, and the sort is stable.
-  Value perm =
-      radixArgsort(b, loc, selKeys, constIndex(b, loc, k), info.sortBits)
-          .second;
+  // Ties are in index order, and the sort is stable. Only the selected
+  // keys are sorted: below a limit, the permutation has that many lanes,
+  // and the lanes past it take the first key's.
+  Value perm = radixArgsort(b, loc, selKeys, kIndex, info.sortBits).second;
+  if (limit) {
+    Value lanes =
+        linalg::FillOp::create(b, loc, constInt(b, loc, i64, 0),
+                               emptyTensor(b, loc, {b.getIndexAttr(k)}, i64))
+            .getResult(0);
+    SmallVector<OpFoldResult> offsets{b.getIndexAttr(0)},
+        sizes{getAsOpFoldResult(kIndex)}, strides{b.getIndexAttr(1)};
+    perm = tensor::InsertSliceOp::create(
+        b, loc,
+        tensor::ExtractSliceOp::create(b, loc, perm, offsets, sizes, strides),
+        lanes, offsets, sizes, strides);
+  }
   return atPositions(b, loc, line, permuteLine(b, loc, selPos, perm));
+}
+
+/// The `values` and `indices` of a top-k line past its first `limit`
+/// (an index in [0, k]): zeros and -1, the padding of `sift.topk limit`.
+static SmallVector<Value> padPastLimit(OpBuilder &b, Location loc, Value values,
+                                       Value indices, Value limit) {
+  auto pad = [&](Value line, TypedAttr padding) {
+    return mapLine(
+        b, loc, line, padding.getType(),
+        [&](OpBuilder &b, Location loc, Value x, Value j) {
+          Value kept = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                             j, limit);
+          return Value(arith::SelectOp::create(
+              b, loc, kept, x, arith::ConstantOp::create(b, loc, padding)));
+        });
+  };
+  Type elementType = cast<RankedTensorType>(values.getType()).getElementType();
+  return {pad(values, b.getZeroAttr(elementType)),
+          pad(indices, b.getI64IntegerAttr(-1))};
 }
 
 /// `line[perm[i]]` for every i.
@@ -438,40 +495,54 @@ struct TopkLowering : OpRewritePattern<TopkOp> {
     }
     // `valid`: one length for every line, or the lines' lengths flattened
     // in the line loop's order.
-    Value valid = op.getValid();
+    Value valid = op.getValid(), limit = op.getLimit();
     if (valid && isa<RankedTensorType>(valid.getType()))
       valid = flatten(rewriter, loc, valid);
+    if (limit && isa<RankedTensorType>(limit.getType()))
+      limit = flatten(rewriter, loc, limit);
+    // A line's `length` (valid or limit): the one of every line, or its own,
+    // clamped to [0, upper].
+    auto lineLength = [](OpBuilder &b, Location loc, Value length,
+                         Value lineNumber, Value upper) -> Value {
+      if (!length)
+        return length;
+      if (isa<RankedTensorType>(length.getType()))
+        length = tensor::ExtractOp::create(b, loc, length, lineNumber);
+      length = arith::MaxSIOp::create(b, loc, length, constIndex(b, loc, 0));
+      return arith::MinSIOp::create(b, loc, length, upper);
+    };
     SmallVector<Value> results = lines->forEachLine(
         rewriter, loc,
         {{lines->elementType(), kSize}, {rewriter.getI64Type(), kSize}},
         [&](OpBuilder &b, Location loc, ValueRange line, Value lineNumber) {
-          // This line's valid length, clamped to [0, n].
-          Value lineValid = valid;
-          if (valid) {
-            if (isa<RankedTensorType>(valid.getType()))
-              lineValid = tensor::ExtractOp::create(b, loc, valid, lineNumber);
-            lineValid = arith::MaxSIOp::create(b, loc, lineValid,
-                                               constIndex(b, loc, 0));
-            lineValid = arith::MinSIOp::create(b, loc, lineValid,
-                                               dimValue(b, loc, line[0], 0));
-          }
+          Value lineValid = lineLength(b, loc, valid, lineNumber,
+                                       dimValue(b, loc, line[0], 0));
+          Value lineLimit =
+              lineLength(b, loc, limit, lineNumber, constIndex(b, loc, k));
+          SmallVector<Value> best;
           if (select) {
             // One routine per input type, k and order, shared by every
             // top-k of them.
-            return buildOutlinable(
+            best = buildOutlinable(
                 b, loc, "topk", [&](OpBuilder &b, Location loc) {
-                  auto [values, indices] =
-                      selectLine(b, loc, line[0], k, info, descending,
-                                 lineValid, /*sorted=*/!op.getUnsorted());
+                  auto [values, indices] = selectLine(
+                      b, loc, line[0], k, info, descending, lineValid,
+                      /*sorted=*/!op.getUnsorted(), lineLimit);
                   return SmallVector<Value>{values, indices};
                 });
+          } else {
+            Value perm =
+                argsortLine(b, loc, line[0], info, descending, lineValid);
+            if (guard) {
+              best = firstOfShortLine(b, loc, line[0], perm, k);
+            } else {
+              Value first = firstElements(b, loc, perm, k);
+              best = {permuteLine(b, loc, line[0], first), first};
+            }
           }
-          Value perm =
-              argsortLine(b, loc, line[0], info, descending, lineValid);
-          if (guard)
-            return firstOfShortLine(b, loc, line[0], perm, k);
-          Value best = firstElements(b, loc, perm, k);
-          return SmallVector<Value>{permuteLine(b, loc, line[0], best), best};
+          if (!lineLimit)
+            return best;
+          return padPastLimit(b, loc, best[0], best[1], lineLimit);
         });
     replaceOpWithCasts(rewriter, op, results);
     return success();

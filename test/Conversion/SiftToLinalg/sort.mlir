@@ -142,6 +142,40 @@ func.func @topk_valid(%x: tensor<4x100xi32>, %n: tensor<4xindex>) -> (tensor<4x5
 
 // -----
 
+// `limit`, one per line, clamped to [0, k]: the selection takes
+// max(limit, 1) keys, the slots past them take position 0 (stores, not
+// masked loads of memory never written), the radix argsort sorts only the
+// selected keys (its loops run to that count) and its permutation lands in
+// a k-lane buffer of zeros; then the lanes at and past the limit are
+// padding: zero values and -1 indices.
+// CHECK-LABEL: func.func @topk_limit
+// CHECK: scf.forall (%[[LINE:.*]]) in (%c4)
+// CHECK: %[[C:.*]] = tensor.extract %arg1[%[[LINE]]] : tensor<4xindex>
+// CHECK: %[[LOW:.*]] = arith.maxsi %[[C]], %c0 : index
+// CHECK: %[[LIMIT:.*]] = arith.minsi %[[LOW]], %c5 : index
+// CHECK: scf.execute_region -> (tensor<5xi32>, tensor<5xi64>) no_inline {
+// CHECK: %[[SEL:.*]] = arith.maxui %[[LIMIT]], %c1 : index
+// CHECK: scf.for %{{.*}} = %[[SEL]] to %c5 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (tensor<6xi32>)
+// CHECK: scf.execute_region -> tensor<5xi64> no_inline {
+// CHECK: scf.for %{{.*}} = %c0 to %[[SEL]] step %c1
+// CHECK: %[[ZEROS:.*]] = linalg.fill ins(%c0_i64 : i64) outs(%{{.*}} : tensor<5xi64>)
+// CHECK: %[[SORTED:.*]] = tensor.extract_slice %{{.*}}[0] [%[[SEL]]] [1] : tensor<5xi64> to tensor<?xi64>
+// CHECK: tensor.insert_slice %[[SORTED]] into %[[ZEROS]][0] [%[[SEL]]] [1] : tensor<?xi64> into tensor<5xi64>
+// CHECK: linalg.generic
+// CHECK: %[[J:.*]] = linalg.index 0 : index
+// CHECK: %[[KEPT:.*]] = arith.cmpi ult, %[[J]], %[[LIMIT]] : index
+// CHECK: arith.select %[[KEPT]], %{{.*}}, %c0_i32 : i32
+// CHECK: linalg.generic
+// CHECK: %[[J2:.*]] = linalg.index 0 : index
+// CHECK: %[[KEPT2:.*]] = arith.cmpi ult, %[[J2]], %[[LIMIT]] : index
+// CHECK: arith.select %[[KEPT2]], %{{.*}}, %c-1_i64 : i64
+func.func @topk_limit(%x: tensor<4x100xi32>, %c: tensor<4xindex>) -> (tensor<4x5xi32>, tensor<4x5xi64>) {
+  %v, %i = sift.topk %x k(5) limit(%c : tensor<4xindex>) smallest : tensor<4x100xi32> -> tensor<4x5xi32>, tensor<4x5xi64>
+  return %v, %i : tensor<4x5xi32>, tensor<4x5xi64>
+}
+
+// -----
+
 // unsorted: the sorted form's selection without its sort: the radix split,
 // the partition into the positions of the keys below the split's digit
 // (i32, in k + 1 slots) and the candidates, the MSD radix selection among

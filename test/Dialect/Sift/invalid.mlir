@@ -345,6 +345,22 @@ func.func @topk_valid_shape(%x: tensor<8x64xf32>, %n: tensor<64xindex>) {
 
 // -----
 
+func.func @topk_limit_shape(%x: tensor<8x64xf32>, %n: tensor<64xindex>) {
+  // expected-error @+1 {{expects `limit` to be an index or a tensor of one index per line, 'tensor<8xindex>' (the input's shape without dimension 1), got 'tensor<64xindex>'}}
+  %0:2 = sift.topk %x k(2) limit(%n : tensor<64xindex>) {dim = 1 : i64} : tensor<8x64xf32> -> tensor<8x2xf32>, tensor<8x2xi64>
+  return
+}
+
+// -----
+
+func.func @topk_limit_type(%x: tensor<8xf32>, %n: i32) {
+  // expected-error @+1 {{operand #1 must be index or ranked tensor of index values}}
+  %0:2 = sift.topk %x k(2) limit(%n : i32) : tensor<8xf32> -> tensor<2xf32>, tensor<2xi64>
+  return
+}
+
+// -----
+
 func.func @topk_valid_type(%x: tensor<8xf32>, %n: i64) {
   // expected-error @+1 {{operand #1 must be index or ranked tensor of index values}}
   %0:2 = sift.topk %x k(2) valid(%n : i64) : tensor<8xf32> -> tensor<2xf32>, tensor<2xi64>

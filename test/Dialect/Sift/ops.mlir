@@ -151,6 +151,19 @@ func.func @topk_valid(%x: tensor<1000xf32>, %y: tensor<8x64xf32>, %n: index,
   return
 }
 
+// `limit`: k is a bound; one limit for every line, or one per line.
+// CHECK-LABEL: func @topk_limit
+func.func @topk_limit(%x: tensor<1000xi32>, %y: tensor<8x64xf32>, %n: index,
+                      %m: index, %rows: tensor<8xindex>) {
+  // CHECK: sift.topk %{{.*}} k(100) valid(%{{.*}} : index) limit(%{{.*}} : index) smallest unsigned : tensor<1000xi32> -> tensor<100xi32>, tensor<100xi64>
+  %0:2 = sift.topk %x k(100) valid(%n : index) limit(%m : index) smallest unsigned
+      : tensor<1000xi32> -> tensor<100xi32>, tensor<100xi64>
+  // CHECK: sift.topk %{{.*}} k(5) limit(%{{.*}} : tensor<8xindex>) {dim = 1 : i64} : tensor<8x64xf32> -> tensor<8x5xf32>, tensor<8x5xi64>
+  %1:2 = sift.topk %y k(5) limit(%rows : tensor<8xindex>) {dim = 1 : i64}
+      : tensor<8x64xf32> -> tensor<8x5xf32>, tensor<8x5xi64>
+  return
+}
+
 // CHECK-LABEL: func @gather
 func.func @gather(%feats: tensor<10000x16xf32>, %idx: tensor<1000xi64>,
                   %labels: tensor<32x10000xi64>, %bidx: tensor<32x1000xi64>) {

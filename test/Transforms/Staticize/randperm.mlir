@@ -38,12 +38,14 @@ func.func @randperm_annotated(%n: index {sift.bound = 64 : i64}, %seed: i64)
 // slice that does not start at 0 stays a gather of the argsort. The top-k
 // ranks only the first n keys (`valid`, n the count of the nonzero): its
 // selection reads no padding, and it takes the words unmasked (the lanes
-// past n rank last whatever their words), so no pass masks them.
+// past n rank last whatever their words), so no pass masks them. The
+// slice's length is its `limit`: only the first k are selected and sorted.
 // CHECK-LABEL: func @randperm_prefix
 // CHECK: %{{.*}}, %[[COUNT:.*]] = sift.compact
 // CHECK: %[[N:.*]] = arith.index_cast %{{.*}} : i64 to index
 // CHECK: %[[BITS:.*]] = sift.random_bits
-// CHECK: %{{.*}}, %[[FIRST:.*]] = sift.topk %[[BITS]] k(8) valid(%[[N]] : index) smallest unsigned {dim = 0 : i64} : tensor<50xi32> -> tensor<8xi32>, tensor<8xi64>
+// CHECK: %[[K:.*]] = arith.minui %{{.*}}, %{{.*}} : index
+// CHECK: %{{.*}}, %[[FIRST:.*]] = sift.topk %[[BITS]] k(8) valid(%[[N]] : index) limit(%[[K]] : index) smallest unsigned {dim = 0 : i64} : tensor<50xi32> -> tensor<8xi32>, tensor<8xi64>
 // CHECK: arith.select %{{.*}}, %[[FIRST]], %{{.*}} : tensor<8xi1>, tensor<8xi64>
 // CHECK: sift.argsort
 // CHECK: sift.gather

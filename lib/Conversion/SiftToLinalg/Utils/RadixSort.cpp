@@ -419,10 +419,15 @@ static std::pair<Value, Value> radixArgsortBody(OpBuilder &b, Location loc,
             scf::YieldOp::create(b, loc, ValueRange{s, acc});
           });
 
-      // Stable scatter in input order.
+      // Stable scatter in input order, into buffers of the keys' static
+      // length where they have one (n may be shorter: the first n lanes
+      // are sorted, the rest are not written).
       SmallVector<Value> init;
+      OpFoldResult laneCount = getAsOpFoldResult(n);
+      if (!ShapedType::isDynamic(staticLength))
+        laneCount = b.getIndexAttr(staticLength);
       for (Type t : laneTypes)
-        init.push_back(emptyTensor(b, loc, {getAsOpFoldResult(n)},
+        init.push_back(emptyTensor(b, loc, {laneCount},
                                    cast<RankedTensorType>(t).getElementType()));
       init.push_back(starts.getResult(0));
       auto scatter = scf::ForOp::create(

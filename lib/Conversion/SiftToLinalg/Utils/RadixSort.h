@@ -45,12 +45,13 @@ Value toSortKey(OpBuilder &b, Location loc, Value scalar,
 /// below 2^31), else i64. Sorts and selections carry positions this narrow.
 Type positionType(OpBuilder &b, int64_t length);
 
-/// Stable LSD radix argsort of the 1-D unsigned `keys` (i32 or i64, `n`
-/// elements, only the low `sortBits` bits used): 11-bit digits for keys of
-/// at most 32 bits on a static length of at least 16384 (more than 16 sort
-/// bits), else 8-bit ones.
+/// Stable LSD radix argsort of the first `n` of the 1-D unsigned `keys`
+/// (i32 or i64, only the low `sortBits` bits used): 11-bit digits for keys
+/// of at most 32 bits on a static length of at least 16384 (more than 16
+/// sort bits), else 8-bit ones.
 /// Returns the sorted keys (with `withKeys`; null otherwise) and the
-/// permutation (i64 indices into `keys`).
+/// permutation (i64 indices into `keys`), as long as `keys`: with `n`
+/// below a static length, their lanes past `n` are not written.
 std::pair<Value, Value> radixArgsort(OpBuilder &b, Location loc, Value keys,
                                      Value n, unsigned sortBits,
                                      bool withKeys = false);

@@ -205,20 +205,28 @@ LogicalResult TopkOp::inferReturnTypes(MLIRContext *ctx,
 LogicalResult TopkOp::verify() {
   if (failed(verifyUnsignedOrder(*this, getIsUnsigned(), getInput())))
     return failure();
-  auto validType = dyn_cast_if_present<RankedTensorType>(
-      getValid() ? getValid().getType() : Type());
-  if (!validType)
-    return success();
-  // One valid length per line: the input's shape without the axis.
-  auto type = cast<RankedTensorType>(getInput().getType());
-  SmallVector<int64_t> lines(type.getShape());
-  lines.erase(lines.begin() + getAxis());
-  if (failed(verifyCompatibleShape(validType.getShape(), lines)))
-    return emitOpError("expects `valid` to be an index or a tensor of one "
-                       "index per line, ")
-           << RankedTensorType::get(lines, validType.getElementType())
+  // `valid` and `limit`: one length per line, the input's shape without
+  // the axis, when they are tensors.
+  for (auto [name, length] :
+       {std::pair{"valid", getValid()}, std::pair{"limit", getLimit()}}) {
+    auto lengthType = dyn_cast_if_present<RankedTensorType>(
+        length ? length.getType() : Type());
+    if (!lengthType)
+      continue;
+    auto type = cast<RankedTensorType>(getInput().getType());
+    if (getAxis() < 0 || getAxis() >= type.getRank())
+      return emitOpError("dim ")
+             << getDim() << " is out of range for rank " << type.getRank();
+    SmallVector<int64_t> lines(type.getShape());
+    lines.erase(lines.begin() + getAxis());
+    if (succeeded(verifyCompatibleShape(lengthType.getShape(), lines)))
+      continue;
+    return emitOpError("expects `")
+           << name << "` to be an index or a tensor of one index per line, "
+           << RankedTensorType::get(lines, lengthType.getElementType())
            << " (the input's shape without dimension " << getAxis() << "), got "
-           << validType;
+           << lengthType;
+  }
   return success();
 }
 

@@ -337,7 +337,7 @@ def Sift_ArgsortOp : Sift_AxisOp<"argsort",
 }
 
 def Sift_TopkOp : Sift_AxisOp<"topk",
-    [Sift_ShapeBounds, Pure, InferTypeOpAdaptor,
+    [Sift_ShapeBounds, Pure, InferTypeOpAdaptor, AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
   let summary = "k largest (or smallest) elements along an axis";
   let description = [{
@@ -360,6 +360,14 @@ def Sift_TopkOp : Sift_AxisOp<"topk",
     `index` with one per line (the input's shape without the axis); it is
     clamped to [0, size of the axis].
 
+    `limit(%c)` makes `k` a bound: each line gives its top `c` (clamped to
+    [0, k]; an `index`, or one per line as for `valid`), as the op with
+    `k = c` would, and the results at and past position `c` are padding:
+    value zero and index -1, as `sift.compact` pads. It is the top-k of a
+    data-dependent count with a static bound, as `randperm(n)[:m]` becomes
+    once `--sift-staticize` has bounded `m`: only the `c` results are
+    selected and sorted.
+
     Example:
 
     ```mlir
@@ -370,6 +378,9 @@ def Sift_TopkOp : Sift_AxisOp<"topk",
     // Rows of 64 whose first %n[r] elements are real.
     %pv, %pi = sift.topk %keys k(5) valid(%n : tensor<8xindex>) smallest
         : tensor<8x64xi32> -> tensor<8x5xi32>, tensor<8x5xi64>
+    // The first %m (at most 100) of a random permutation of the %n.
+    %w, %first = sift.topk %words k(100) valid(%n : index) limit(%m : index)
+        smallest unsigned : tensor<1000xi32> -> tensor<100xi32>, tensor<100xi64>
     ```
   }];
   let arguments = (ins Sift_NumericTensor:$input,
@@ -378,10 +389,12 @@ def Sift_TopkOp : Sift_AxisOp<"topk",
                        UnitAttr:$smallest,
                        UnitAttr:$unsorted,
                        Optional<AnyTypeOf<[Index, RankedTensorOf<[Index]>]>>:$valid,
+                       Optional<AnyTypeOf<[Index, RankedTensorOf<[Index]>]>>:$limit,
                        UnitAttr:$isUnsigned);
   let results = (outs Sift_NumericTensor:$values, Sift_I64Tensor:$indices);
   let assemblyFormat = [{
     $input `k` `(` $k `)` (`valid` `(` $valid^ `:` type($valid) `)`)?
+    (`limit` `(` $limit^ `:` type($limit) `)`)?
     (`smallest` $smallest^)? (`unsorted` $unsorted^)? (`unsigned` $isUnsigned^)?
     attr-dict `:` type($input) `->` type($values) `,` type($indices)
   }];

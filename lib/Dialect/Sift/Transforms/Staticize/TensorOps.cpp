@@ -98,8 +98,10 @@ LogicalResult Staticizer::rewriteExtractSlice(ImplicitLocOpBuilder &b,
   // are the same, in O(n) instead of a full sort. Only the source's first
   // `count` keys are real (`valid`): the selection reads no padding, and
   // ranks the lanes past the count last whatever their keys, so a
-  // randperm's words go to it unmasked. Rows past the source's count are
-  // padding as below.
+  // randperm's words go to it unmasked. A prefix of data-dependent length
+  // is the selection's `limit`: only the rows below it are selected and
+  // sorted, the rows past it are padding (-1). Rows past the source's
+  // count are padding as below.
   auto argsort = src.padded.getDefiningOp<ArgsortOp>();
   if (argsort && srcType.getRank() == 1 && !trailing &&
       isConstantIntValue(slice.getMixedOffsets()[0], 0) &&
@@ -114,6 +116,7 @@ LogicalResult Staticizer::rewriteExtractSlice(ImplicitLocOpBuilder &b,
                        RankedTensorType::get({n}, b.getI64Type()), keys, n,
                        /*dim=*/0, /*smallest=*/!argsort.getDescending(),
                        /*unsorted=*/false, /*valid=*/src.count,
+                       /*limit=*/count,
                        /*isUnsigned=*/argsort.getIsUnsigned());
     Value inRange =
         arith::CmpIOp::create(b, arith::CmpIPredicate::slt, iota(b, n),
