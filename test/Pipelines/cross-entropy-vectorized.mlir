@@ -7,7 +7,7 @@
 // libm function. Timings: docs/Dialect.md (sift.cross_entropy, "On the
 // CPU").
 //
-// Each load of a block prefetches its cache line 4 KB ahead
+// Each load of a block prefetches its cache line 8 KB ahead
 // (--sift-prefetch-streams: into the next rows, which the hardware
 // prefetchers do not reach past the page); the rest block, outside the
 // loop, prefetches nothing; prefetch-distance=0 leaves them out.

@@ -9,8 +9,8 @@
 // (128 bytes: two lines) by an inner loop, as cross_entropy's log-sum-exp
 // is after bufferization. The prefetched index is in the whole matrix seen
 // flat (made once, at the function's entry): the read's offset in it (the
-// row's view offset plus the column) plus 4096 bytes = 1024 elements, and
-// 1040 for the second line, at most the last element (so the rows after
+// row's view offset plus the column) plus 8192 bytes = 2048 elements, and
+// 2064 for the second line, at most the last element (so the rows after
 // the current one are prefetched, and nothing past the matrix).
 // CHECK-LABEL: func.func @rows
 // CHECK: %[[FLAT:.*]] = memref.collapse_shape %arg0 {{\[\[}}0, 1]] : memref<64x1000xf32> into memref<64000xf32>
@@ -22,12 +22,12 @@
 // CHECK: %{{[a-z_0-9]+}}, %[[OFFSET:[a-z_0-9]+]], %{{[a-z_0-9]+}}, %[[STRIDE:[a-z_0-9]+]] = memref.extract_strided_metadata %[[ROW]]
 // CHECK: %[[SCALED:.*]] = arith.muli %[[C]], %[[STRIDE]]
 // CHECK: %[[AT:.*]] = arith.addi %[[OFFSET]], %[[SCALED]]
-// CHECK: %[[C1024:.*]] = arith.constant 1024 : index
-// CHECK: %[[AHEAD:.*]] = arith.addi %[[AT]], %[[C1024]]
+// CHECK: %[[C2048:.*]] = arith.constant 2048 : index
+// CHECK: %[[AHEAD:.*]] = arith.addi %[[AT]], %[[C2048]]
 // CHECK: %[[CLAMPED:.*]] = arith.minui %[[AHEAD]], %[[LAST]]
 // CHECK: memref.prefetch %[[FLAT]][%[[CLAMPED]]], read, locality<3>, data
-// CHECK: %[[C1040:.*]] = arith.constant 1040 : index
-// CHECK: %[[AHEAD2:.*]] = arith.addi %[[AT]], %[[C1040]]
+// CHECK: %[[C2064:.*]] = arith.constant 2064 : index
+// CHECK: %[[AHEAD2:.*]] = arith.addi %[[AT]], %[[C2064]]
 // CHECK: %[[CLAMPED2:.*]] = arith.minui %[[AHEAD2]], %[[LAST]]
 // CHECK: memref.prefetch %[[FLAT]][%[[CLAMPED2]]], read, locality<3>, data
 // CHECK-NOT: memref.prefetch
@@ -60,7 +60,7 @@ func.func @rows(%x: memref<64x1000xf32>, %out: memref<64xf32>) {
 // -----
 
 // A step that reads two vectors of 16 f32 (a line each), at c and c + 16:
-// each read prefetches its own line 4 KB ahead.
+// each read prefetches its own line 8 KB ahead.
 // CHECK-LABEL: func.func @two_vectors_a_step
 // CHECK: scf.for %[[C:[a-z0-9_]+]] =
 // CHECK: memref.prefetch

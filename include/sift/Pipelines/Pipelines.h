@@ -80,7 +80,7 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("Bytes ahead that vector loops streaming through memory "
                      "prefetch (--sift-prefetch-streams); 0 inserts no "
                      "prefetches"),
-      llvm::cl::init(4096)};
+      llvm::cl::init(8192)};
   PassOptions::Option<int64_t> indirectPrefetchDistance{
       *this, "indirect-prefetch-distance",
       llvm::cl::desc("Iterations ahead that a gather's loop prefetches the "
