@@ -118,6 +118,13 @@ void mlir::sift::buildCpuPipeline(OpPassManager &pm,
   // tile as ops (their lowering then runs on row slices).
   if (options.fuse)
     pm.addNestedPass<func::FuncOp>(createSiftFuse());
+  // Single-line sorts and top-ks outside those kernels run in pairs, one
+  // line per thread.
+  if (options.stackSiblings > 0) {
+    SiftStackSiblingsOptions stack;
+    stack.minLength = options.stackSiblings;
+    pm.addNestedPass<func::FuncOp>(createSiftStackSiblings(stack));
+  }
   addSiftToLinalgStage(pm);
   addTensorFusionStage(pm, options.reductionLanes);
   addBufferizationStage(pm, options.outlineRoutines, /*byteBools=*/true,

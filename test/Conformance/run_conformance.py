@@ -1082,6 +1082,53 @@ def topk_limit_cases():
     return out
 
 
+def stack_siblings_cases():
+    """Independent single-line sorts and top-ks of lines long enough for
+    the CPU pipeline's --sift-stack-siblings (65536 elements): two top-ks
+    with `valid` and `limit` (a sampler's groups), two argsorts with an op
+    on the first between them, and a sort whose partner differs
+    (descending): each stacked pair runs as the two lines of one op and
+    must give what each op gives alone."""
+    out = []
+    r = rng_for("stack_siblings")
+    n = 70000
+    x = r.integers(-(1 << 31), 1 << 31, n, dtype=np.int64).astype(np.int32)
+    y = r.integers(-(1 << 31), 1 << 31, n, dtype=np.int64).astype(np.int32)
+    k = 9000
+    vx, ix = topk_limit_ref(x, k, 0, True, 7000, valid=50000, unsigned=True)
+    vy, iy = topk_limit_ref(y, k, 0, True, 8500, valid=n, unsigned=True)
+    xt, kt = tt(x), ttype([k], "i32")
+    it = ttype([k], "i64")
+    mlir = func("f", [("x", xt), ("y", xt), ("n", "index"), ("m", "index"),
+                      ("c", "index"), ("d", "index")],
+                [("%a", kt), ("%ai", it), ("%b", kt), ("%bi", it)],
+                ["%%a, %%ai = sift.topk %%x k(%d) valid(%%n : index) "
+                 "limit(%%c : index) smallest unsigned : %s -> %s, %s"
+                 % (k, xt, kt, it),
+                 "%%b, %%bi = sift.topk %%y k(%d) valid(%%m : index) "
+                 "limit(%%d : index) smallest unsigned : %s -> %s, %s"
+                 % (k, xt, kt, it)])
+    out.append(Case("stack_siblings", "two_topks_valid_limit", mlir, [x, y],
+                    args={"n": 50000, "m": n, "c": 7000, "d": 8500},
+                    expect=[vx, ix, vy, iy]))
+    f = r.integers(-50, 50, (1, n)).astype(np.float32)
+    g = r.standard_normal((1, n)).astype(np.float32)
+    ft, lt = tt(f), ttype([1, n], "i64")
+    af = np.argsort(f, axis=1, kind="stable").astype(np.int64)
+    ag = np.argsort(g, axis=1, kind="stable").astype(np.int64)
+    ad = np.argsort(-g, axis=1, kind="stable").astype(np.int64)
+    mlir = func("f", [("f", ft), ("g", ft)],
+                [("%s", lt), ("%b", lt), ("%c", lt)],
+                ["%%a = sift.argsort %%f {dim = 1 : i64} : %s -> %s" % (ft, lt),
+                 "%%s = arith.addi %%a, %%a : %s" % lt,
+                 "%%b = sift.argsort %%g {dim = 1 : i64} : %s -> %s" % (ft, lt),
+                 "%%c = sift.argsort %%g descending {dim = 1 : i64} : %s -> %s"
+                 % (ft, lt)])
+    out.append(Case("stack_siblings", "argsorts_use_between", mlir, [f, g],
+                    expect=[2 * af, ag, ad]))
+    return out
+
+
 def unsigned_order_cases():
     """argsort and topk marked `unsigned`: integers compared as unsigned
     (NumPy's order of the bits viewed as uint), so negatives rank above
@@ -2908,6 +2955,7 @@ func.func @mean(%x: tensor<Nxf32>, %m: tensor<Nxi1>) -> tensor<f32> {
 GENERATORS = [nonzero_cases, unique_cases, masked_select_cases,
               randperm_cases, count_cases, compact_cases, cumsum_cases,
               sort_cases, topk_cases, topk_valid_cases, topk_limit_cases,
+              stack_siblings_cases,
               unsigned_order_cases, gather_cases, scatter_cases,
               random_cases, sample_balanced_cases, cross_entropy_cases, staticize_cases,
               numerics_cases]

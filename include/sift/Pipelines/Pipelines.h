@@ -58,6 +58,17 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
                      "over the rows of a batched function, its whole "
                      "per-row chain inside"),
       llvm::cl::init(true)};
+  PassOptions::Option<int64_t> stackSiblings{
+      *this, "stack-siblings",
+      llvm::cl::desc("Run pairs of independent single-line sorts and "
+                     "top-ks of at least this many elements as the two "
+                     "lines of one op, on two threads "
+                     "(--sift-stack-siblings); 0 leaves them apart. "
+                     "Measured: the sampler at N = 1e5, B = 1 0.86x; at "
+                     "N = 1e4, B = 1 (lines of 1e4) two threads for a few "
+                     "microseconds cost more than they save on a busy "
+                     "machine"),
+      llvm::cl::init(65536)};
   PassOptions::Option<bool> layout{
       *this, "layout",
       llvm::cl::desc("Run sorts, top-k and scans along contiguous lines "

@@ -115,6 +115,33 @@ def SiftFuseSiblings : Pass<"sift-fuse-siblings", "func::FuncOp"> {
   let dependentDialects = ["linalg::LinalgDialect"];
 }
 
+def SiftStackSiblings : Pass<"sift-stack-siblings", "func::FuncOp"> {
+  let summary = "Run independent single-line sorts and top-ks as the two "
+                "lines of one op";
+  let description = [{
+    The CPU lowering runs the lines of a sort, argsort or top-k in
+    parallel, but each line on one thread: a function that sorts one line
+    at a time (an unbatched program, or a batch of one) keeps one core
+    busy while the others wait. Two such ops of the function's body that
+    are the same op on different inputs (the same attributes and types:
+    a sampler's top-ks of its two groups' random words) become one op over
+    their inputs stacked along a new leading dimension, whose two lines
+    run on two threads; each op's results are its slice of the stacked
+    results. A pair is stacked when both have static inputs of one line of
+    at least `min-length` elements, directly in the function's body (a
+    loop's iterations may already run in parallel), and nothing uses the
+    first before the second (the stacked op stands where the second was).
+    A top-k's `valid` and `limit` become one length per line. The stacked
+    input is a `tensor.concat`, which the bufferization stage computes in
+    place where its inputs' producers allow.
+  }];
+  let options = [
+    Option<"minLength", "min-length", "int64_t", /*default=*/"65536",
+           "Elements a line must have for its op to be stacked">,
+  ];
+  let dependentDialects = ["tensor::TensorDialect", "arith::ArithDialect"];
+}
+
 def SiftPropagateValid : Pass<"sift-propagate-valid", "func::FuncOp"> {
   let summary = "Compute random words for the prefix a top-k ranks only";
   let description = [{
