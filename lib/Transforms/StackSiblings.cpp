@@ -88,6 +88,93 @@ static std::optional<SmallVector<Operation *>> siblingsApart(Operation *a,
   return moved;
 }
 
+/// `x` with a leading dimension of 1.
+static Value asRow(RewriterBase &rewriter, Location loc, Value x) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape{1};
+  llvm::append_range(shape, type.getShape());
+  SmallVector<ReassociationIndices> lead;
+  if (type.getRank() > 0) {
+    lead.push_back({0, 1});
+    for (int64_t d = 2; d <= type.getRank(); ++d)
+      lead.push_back({d});
+  }
+  return tensor::ExpandShapeOp::create(
+      rewriter, loc, RankedTensorType::get(shape, type.getElementType()), x,
+      lead);
+}
+
+/// The scalar or tensor `x` (a seed, offset or length of `shape` or a
+/// scalar) as a tensor of `shape`.
+static Value asTensor(RewriterBase &rewriter, Location loc, Value x,
+                      ArrayRef<int64_t> shape) {
+  if (isa<RankedTensorType>(x.getType()))
+    return x;
+  return tensor::SplatOp::create(rewriter, loc,
+                                 RankedTensorType::get(shape, x.getType()), x);
+}
+
+/// `x` and `y` (of one type) stacked as rows of `[2, shape...]`.
+static Value stackRows(RewriterBase &rewriter, Location loc, Value x, Value y) {
+  return tensor::ConcatOp::create(
+      rewriter, loc, /*dim=*/0,
+      ValueRange{asRow(rewriter, loc, x), asRow(rewriter, loc, y)});
+}
+
+/// The two streams of `sift.random_bits` ops `a` and `b` (of one result
+/// type, each read only by the stacked op) as one op with one row each:
+/// their seeds, offsets (0 where absent) and `valid` lengths (the whole
+/// line where absent) become per-row tensors. Null when they do not fit.
+static Value stackRandomBits(RewriterBase &rewriter, Location loc,
+                             RandomBitsOp a, RandomBitsOp b) {
+  if (!a || !b || a.getType() != b.getType() || !a->hasOneUse() ||
+      !b->hasOneUse() || a.getSeed().getType() != b.getSeed().getType())
+    return {};
+  // The rows the seeds cover: none (scalar seeds) or the seeds' shape.
+  SmallVector<int64_t> rows;
+  if (auto seedType = dyn_cast<RankedTensorType>(a.getSeed().getType()))
+    rows.assign(seedType.getShape().begin(), seedType.getShape().end());
+  for (RandomBitsOp op : {a, b})
+    if (Value offset = op.getOffset();
+        offset && offset.getType() != a.getSeed().getType() &&
+        isa<RankedTensorType>(offset.getType()))
+      return {};
+  ArrayRef<int64_t> shape = a.getType().getShape();
+  SmallVector<int64_t> lines(shape.drop_back());
+  auto offsetOf = [&](RandomBitsOp op) -> Value {
+    Value offset = op.getOffset();
+    if (!offset)
+      offset = arith::ConstantOp::create(rewriter, loc,
+                                         rewriter.getI64IntegerAttr(0));
+    return asTensor(rewriter, loc, offset, rows);
+  };
+  auto validOf = [&](RandomBitsOp op) -> Value {
+    Value valid = op.getValid();
+    if (!valid)
+      valid = arith::ConstantIndexOp::create(rewriter, loc, shape.back());
+    return asTensor(rewriter, loc, valid, lines);
+  };
+  // (One op a statement: the order of a call's arguments is unspecified.)
+  Value seedA = asTensor(rewriter, loc, a.getSeed(), rows);
+  Value seedB = asTensor(rewriter, loc, b.getSeed(), rows);
+  Value seeds = stackRows(rewriter, loc, seedA, seedB);
+  Value offsetA = offsetOf(a);
+  Value offsetB = offsetOf(b);
+  Value offsets = stackRows(rewriter, loc, offsetA, offsetB);
+  Value valid;
+  if (a.getValid() || b.getValid()) {
+    Value validA = validOf(a);
+    Value validB = validOf(b);
+    valid = stackRows(rewriter, loc, validA, validB);
+  }
+  SmallVector<int64_t> stackedShape{2};
+  llvm::append_range(stackedShape, shape);
+  return RandomBitsOp::create(
+      rewriter, loc,
+      RankedTensorType::get(stackedShape, a.getType().getElementType()), seeds,
+      offsets, valid);
+}
+
 /// `a` and `b` as one op over their inputs stacked along a new leading
 /// dimension (two lines), placed where `b` is; each one's results are its
 /// slice of the stacked results, and the ops `moved` (users of `a` that
@@ -96,22 +183,18 @@ static void stack(RewriterBase &rewriter, Operation *a, Operation *b,
                   ArrayRef<Operation *> moved) {
   rewriter.setInsertionPoint(b);
   Location loc = b->getLoc();
+  Value inputs[] = {a->getOperand(0), b->getOperand(0)};
   auto inputType = cast<RankedTensorType>(a->getOperand(0).getType());
   int64_t rank = inputType.getRank();
-  SmallVector<int64_t> oneShape{1};
-  llvm::append_range(oneShape, inputType.getShape());
-  SmallVector<ReassociationIndices> lead{{0, 1}};
-  for (int64_t d = 2; d <= rank; ++d)
-    lead.push_back({d});
-  auto asRow = [&](Value input) -> Value {
-    return tensor::ExpandShapeOp::create(
-        rewriter, loc,
-        RankedTensorType::get(oneShape, inputType.getElementType()), input,
-        lead);
-  };
-  SmallVector<Value> operands{tensor::ConcatOp::create(
-      rewriter, loc, /*dim=*/0,
-      ValueRange{asRow(a->getOperand(0)), asRow(b->getOperand(0))})};
+  // The inputs as two rows: drawn as one stream of two rows where both are
+  // random streams read only here (no copy into the stacked input), else
+  // stacked.
+  Value stackedInput = stackRandomBits(
+      rewriter, loc, a->getOperand(0).getDefiningOp<RandomBitsOp>(),
+      b->getOperand(0).getDefiningOp<RandomBitsOp>());
+  if (!stackedInput)
+    stackedInput = stackRows(rewriter, loc, a->getOperand(0), b->getOperand(0));
+  SmallVector<Value> operands{stackedInput};
   // A top-k's `valid` and `limit`: one length per line of the stacked
   // input (each op has one line: the length, or the one element of its
   // tensor of lengths).
@@ -162,6 +245,11 @@ static void stack(RewriterBase &rewriter, Operation *a, Operation *b,
     }
     rewriter.replaceOp(op, slices);
   }
+  // Streams drawn for the stacked op alone are dead now.
+  for (Value input : inputs)
+    if (Operation *def = input.getDefiningOp();
+        def && isa<RandomBitsOp>(def) && def->use_empty())
+      rewriter.eraseOp(def);
   for (Operation *op : moved) {
     rewriter.moveOpAfter(op, last);
     last = op;

@@ -1126,6 +1126,31 @@ def stack_siblings_cases():
                  % (ft, lt)])
     out.append(Case("stack_siblings", "argsorts_use_between", mlir, [f, g],
                     expect=[2 * af, ag, ad]))
+    # randperm(n)[:m] of two groups, as --sift-staticize makes it: top-ks
+    # of two random streams (one seed, offsets 0 and 1, each drawn only for
+    # its valid prefix), drawn as one stream of two rows.
+    seed, k = 11, 5000
+    words = [ops.random_bits(seed, (n,), np.int32, offset=o) for o in (0, 1)]
+    refs = [topk_limit_ref(w, k, 0, True, c, valid=v, unsigned=True)[1]
+            for w, c, v in zip(words, (3000, 4200), (40000, 66000))]
+    wt = ttype([n], "i32")
+    mlir = func("f", [("seed", "i64"), ("n", "index"), ("m", "index"),
+                      ("c", "index"), ("d", "index")],
+                [("%ai", ttype([k], "i64")), ("%bi", ttype([k], "i64"))],
+                ["%one = arith.constant 1 : i64",
+                 "%%x = sift.random_bits %%seed valid(%%n : index) : %s" % wt,
+                 "%%y = sift.random_bits %%seed offset %%one valid(%%m : index)"
+                 " : %s" % wt,
+                 "%%a, %%ai = sift.topk %%x k(%d) valid(%%n : index) "
+                 "limit(%%c : index) smallest unsigned : %s -> %s, %s"
+                 % (k, wt, ttype([k], "i32"), ttype([k], "i64")),
+                 "%%b, %%bi = sift.topk %%y k(%d) valid(%%m : index) "
+                 "limit(%%d : index) smallest unsigned : %s -> %s, %s"
+                 % (k, wt, ttype([k], "i32"), ttype([k], "i64"))])
+    out.append(Case("stack_siblings", "two_streams_topks", mlir,
+                    args={"seed": seed, "n": 40000, "m": 66000, "c": 3000,
+                          "d": 4200},
+                    expect=refs))
     return out
 
 

@@ -43,6 +43,41 @@ func.func @two_topks(%x: tensor<1x8192xi32>, %y: tensor<1x8192xi32>,
 
 // -----
 
+// Inputs that are random streams read only by the two top-ks are drawn as
+// one stream of two rows (no copy into a stacked input): the seeds, the
+// offsets (0 where absent) and the `valid` lengths (the whole line where
+// absent) become per-row tensors.
+// CHECK-LABEL: func.func @streams
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK: %[[SA:.*]] = tensor.splat %arg0 : tensor<i64>
+// CHECK: %[[SB:.*]] = tensor.splat %arg0 : tensor<i64>
+// CHECK: %[[SA1:.*]] = tensor.expand_shape %[[SA]] [] output_shape [1] : tensor<i64> into tensor<1xi64>
+// CHECK: %[[SB1:.*]] = tensor.expand_shape %[[SB]] [] output_shape [1] : tensor<i64> into tensor<1xi64>
+// CHECK: %[[SEEDS:.*]] = tensor.concat dim(0) %[[SA1]], %[[SB1]] : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK: %[[OA:.*]] = tensor.splat %[[ZERO]] : tensor<i64>
+// CHECK: %[[OB:.*]] = tensor.splat %[[ONE]] : tensor<i64>
+// CHECK: %[[OFFSETS:.*]] = tensor.concat dim(0)
+// CHECK: %[[VA:.*]] = tensor.splat %arg1 : tensor<index>
+// CHECK: %[[WHOLE:.*]] = arith.constant 8192 : index
+// CHECK: %[[VB:.*]] = tensor.splat %[[WHOLE]] : tensor<index>
+// CHECK: %[[VALID:.*]] = tensor.concat dim(0)
+// CHECK: %[[WORDS:.*]] = sift.random_bits %[[SEEDS]] offset %[[OFFSETS]] valid(%[[VALID]] : tensor<2xindex>) : tensor<2xi64>, tensor<2xi64> -> tensor<2x8192xi32>
+// CHECK-NOT: sift.random_bits
+// CHECK: sift.topk %[[WORDS]] k(100) valid(%{{.*}} : tensor<2xindex>) smallest unsigned {dim = 1 : i64} : tensor<2x8192xi32> -> tensor<2x100xi32>, tensor<2x100xi64>
+func.func @streams(%seed: i64, %n: index, %m: index) -> (tensor<100xi64>, tensor<100xi64>) {
+  %one = arith.constant 1 : i64
+  %x = sift.random_bits %seed valid(%n : index) : tensor<8192xi32>
+  %y = sift.random_bits %seed offset %one : tensor<8192xi32>
+  %a, %ai = sift.topk %x k(100) valid(%n : index) smallest unsigned
+      : tensor<8192xi32> -> tensor<100xi32>, tensor<100xi64>
+  %b, %bi = sift.topk %y k(100) valid(%m : index) smallest unsigned
+      : tensor<8192xi32> -> tensor<100xi32>, tensor<100xi64>
+  return %ai, %bi : tensor<100xi64>, tensor<100xi64>
+}
+
+// -----
+
 // Argsorts of 1-D inputs; the third has no partner. A pair whose attributes
 // differ (descending) is not stacked.
 // CHECK-LABEL: func.func @argsorts

@@ -132,8 +132,12 @@ def SiftStackSiblings : Pass<"sift-stack-siblings", "func::FuncOp"> {
     loop's iterations may already run in parallel), and nothing uses the
     first before the second (the stacked op stands where the second was).
     A top-k's `valid` and `limit` become one length per line. The stacked
-    input is a `tensor.concat`, which the bufferization stage computes in
-    place where its inputs' producers allow.
+    input is a `tensor.concat` of the two inputs (a copy of each), or,
+    where both are `sift.random_bits` streams of one type read only by
+    the pair, one stream of two rows (per-row seeds, offsets and `valid`
+    lengths): the words are drawn in place, on two threads too. The
+    compiler-made sampler at N = 1e6, B = 1: 4.05-4.12 -> 2.80-3.27 ms;
+    N = 1e5, B = 1: 0.248 -> 0.197-0.201 ms.
   }];
   let options = [
     Option<"minLength", "min-length", "int64_t", /*default=*/"65536",
