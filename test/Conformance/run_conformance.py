@@ -879,6 +879,15 @@ def topk_valid_ref(x, k, axis, smallest, valid):
             np.moveaxis(idxs.reshape(shape), -1, axis))
 
 
+def prefix_test_lines(r):
+    """Lines for the `valid` and `limit` cases: 50 floats of few distinct
+    values with NaNs (ties), and 6000 i32 over the full range."""
+    ties = r.integers(0, 6, 50).astype(np.float32)
+    ties[ties == 5] = NAN
+    ints = r.integers(-(1 << 31), 1 << 31, 6000, dtype=np.int64)
+    return ties, ints.astype(np.int32)
+
+
 def topk_valid_cases():
     """`valid`: only a prefix of each line ranks by value; the rest ranks
     last in index order with its own values (not the extreme the CPU and
@@ -888,10 +897,7 @@ def topk_valid_cases():
     last by --sift-layout); a row longer than the GPU's bitonic limit."""
     out = []
     r = rng_for("topk_valid")
-    ties = r.integers(0, 6, 50).astype(np.float32)
-    ties[ties == 5] = NAN
-    ints = r.integers(-(1 << 31), 1 << 31, 6000, dtype=np.int64)
-    ints = ints.astype(np.int32)
+    ties, ints = prefix_test_lines(r)
     scalar_cfgs = [
         ("prefix20_k5", ties, 5, 20),
         ("shorter_than_k", ties, 10, 4),
@@ -999,10 +1005,7 @@ def topk_limit_cases():
     unsigned lines that sort with 11-bit digits (k >= 16384)."""
     out = []
     r = rng_for("topk_limit")
-    ties = r.integers(0, 6, 50).astype(np.float32)
-    ties[ties == 5] = NAN
-    ints = r.integers(-(1 << 31), 1 << 31, 6000, dtype=np.int64)
-    ints = ints.astype(np.int32)
+    ties, ints = prefix_test_lines(r)
     words = r.integers(-(1 << 31), 1 << 31, 40000, dtype=np.int64)
     words = words.astype(np.int32)
     # (name, x, k, limit, valid, unsigned)
