@@ -3285,6 +3285,40 @@ static LogicalResult decomposeMaskedSelect(MaskedSelectOp op) {
   return success();
 }
 
+/// An element-wise op over `x` (a static tensor) and `length` (an index,
+/// or a tensor of one index per line along `axis`): element j of a line is
+/// `pick(kept, x)`, where `kept` is whether j is below the line's length.
+static Value
+mapAlongLines(OpBuilder &b, Location loc, Value x, Value length, int64_t axis,
+              function_ref<Value(OpBuilder &, Location, Value, Value)> pick) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  SmallVector<Value> operands = {x};
+  SmallVector<AffineMap> maps = {identity};
+  bool perLine = isa<RankedTensorType>(length.getType());
+  if (perLine) {
+    operands.push_back(length);
+    maps.push_back(identity.dropResult(axis));
+  }
+  maps.push_back(identity);
+  Value init =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, operands, ValueRange{init}, maps,
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &b, Location loc, ValueRange args) {
+               Value kept =
+                   arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                         linalg::IndexOp::create(b, loc, axis),
+                                         perLine ? args[1] : length);
+               linalg::YieldOp::create(b, loc,
+                                       ValueRange{pick(b, loc, kept, args[0])});
+             })
+      .getResult(0);
+}
+
 /// sift.topk with `valid`, of a static input, as the top-k of keys whose
 /// elements at and past their line's valid length are the value that
 /// ranks last (the top-k is stable: a valid element of that value stays
@@ -3308,31 +3342,11 @@ static LogicalResult decomposeTopkValid(TopkOp op) {
       getLastInSortOrder(elementType, op.getSmallest(), op.getIsUnsigned()));
   // The input and the lengths as operands (the lengths along the lines):
   // the masking fuses into the input's producer, often the same masking.
-  int64_t rank = type.getRank();
-  AffineMap identity = b.getMultiDimIdentityMap(rank);
-  SmallVector<Value> operands = {input};
-  SmallVector<AffineMap> maps = {identity};
-  bool perLine = isa<RankedTensorType>(valid.getType());
-  if (perLine) {
-    operands.push_back(valid);
-    maps.push_back(identity.dropResult(axis));
-  }
-  maps.push_back(identity);
-  Value init = tensor::EmptyOp::create(b, loc, type.getShape(), elementType);
-  Value keys =
-      linalg::GenericOp::create(
-          b, loc, TypeRange{type}, operands, ValueRange{init}, maps,
-          SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-          [&](OpBuilder &b, Location loc, ValueRange args) {
-            Value inPrefix =
-                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                      linalg::IndexOp::create(b, loc, axis),
-                                      perLine ? args[1] : valid);
-            linalg::YieldOp::create(b, loc,
-                                    ValueRange{arith::SelectOp::create(
-                                        b, loc, inPrefix, args[0], last)});
-          })
-          .getResult(0);
+  Value keys = mapAlongLines(
+      b, loc, input, valid, axis,
+      [&](OpBuilder &b, Location loc, Value inPrefix, Value x) -> Value {
+        return arith::SelectOp::create(b, loc, inPrefix, x, last);
+      });
   auto topk = TopkOp::create(
       b, loc, op.getValues().getType(), op.getIndices().getType(), keys,
       op.getK(), op.getDim(), op.getSmallest(), op.getUnsorted(),
@@ -3374,35 +3388,13 @@ static LogicalResult decomposeTopkLimit(TopkOp op) {
                              /*limit=*/Value(), op.getIsUnsigned());
   // One element-wise op per result that is read (each fuses into its
   // readers on its own).
-  int64_t rank = type.getRank();
-  AffineMap identity = b.getMultiDimIdentityMap(rank);
-  bool perLine = isa<RankedTensorType>(limit.getType());
   auto pad = [&](Value result, TypedAttr padding) -> Value {
-    auto resultType = cast<RankedTensorType>(result.getType());
-    SmallVector<Value> operands = {result};
-    SmallVector<AffineMap> maps = {identity};
-    if (perLine) {
-      operands.push_back(limit);
-      maps.push_back(identity.dropResult(axis));
-    }
-    maps.push_back(identity);
-    Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
-                                         resultType.getElementType());
-    return linalg::GenericOp::create(
-               b, loc, TypeRange{resultType}, operands, ValueRange{init}, maps,
-               SmallVector<utils::IteratorType>(rank,
-                                                utils::IteratorType::parallel),
-               [&](OpBuilder &b, Location loc, ValueRange args) {
-                 Value kept = arith::CmpIOp::create(
-                     b, loc, arith::CmpIPredicate::slt,
-                     linalg::IndexOp::create(b, loc, axis),
-                     perLine ? args[1] : limit);
-                 Value none = arith::ConstantOp::create(b, loc, padding);
-                 linalg::YieldOp::create(b, loc,
-                                         ValueRange{arith::SelectOp::create(
-                                             b, loc, kept, args[0], none)});
-               })
-        .getResult(0);
+    return mapAlongLines(
+        b, loc, result, limit, axis,
+        [&](OpBuilder &b, Location loc, Value kept, Value x) -> Value {
+          Value none = arith::ConstantOp::create(b, loc, padding);
+          return arith::SelectOp::create(b, loc, kept, x, none);
+        });
   };
   if (!op.getValues().use_empty())
     op.getValues().replaceAllUsesWith(

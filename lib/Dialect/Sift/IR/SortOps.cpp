@@ -214,11 +214,12 @@ LogicalResult TopkOp::verify() {
     if (!lengthType)
       continue;
     auto type = cast<RankedTensorType>(getInput().getType());
-    if (getAxis() < 0 || getAxis() >= type.getRank())
-      return emitOpError("dim ")
-             << getDim() << " is out of range for rank " << type.getRank();
+    FailureOr<int64_t> axis =
+        checkAxis(getLoc(), static_cast<int64_t>(getDim()), type.getRank());
+    if (failed(axis))
+      return failure();
     SmallVector<int64_t> lines(type.getShape());
-    lines.erase(lines.begin() + getAxis());
+    lines.erase(lines.begin() + *axis);
     if (succeeded(verifyCompatibleShape(lengthType.getShape(), lines)))
       continue;
     return emitOpError("expects `")
