@@ -204,6 +204,67 @@ class Randperm(unittest.TestCase):
                     ops.randperm(n, 9, 2))
 
 
+def _feistel_by_the_text(n, seed, off):
+    """The definition of sift.randperm_prefix's permutation (SiftOps.td),
+    one element at a time in plain integers."""
+    keys = philox.words(seed, off, 6)
+    b = max(8, math.ceil(math.log2(n)) if n > 1 else 0)
+    l, r = b // 2, b - b // 2
+
+    def fmix(h):
+        h ^= h >> 16
+        h = (h * 0x85EBCA6B) % 2 ** 32
+        h ^= h >> 13
+        h = (h * 0xC2B2AE35) % 2 ** 32
+        return h ^ (h >> 16)
+
+    def p(x):
+        for i in range(6):
+            hl, hr = (l, r) if i % 2 == 0 else (r, l)
+            c, a = x % 2 ** hr, x >> hr
+            x = (c << hl) | ((a ^ fmix(c ^ keys[i])) % 2 ** hl)
+        return x
+
+    out = []
+    for j in range(n):
+        x = p(j)
+        while x >= n:
+            x = p(x)
+        out.append(x)
+    return out
+
+
+@NEED_NUMPY
+class RandpermFeistel(unittest.TestCase):
+    def test_matches_the_definition(self):
+        for n, seed, off in ((1, 3, 0), (2, 3, 0), (5, 7, 1), (255, 9, 0),
+                             (256, 9, 0), (257, -2, 5), (3000, 11, 1 << 40)):
+            assert_same(self, ops.randperm_feistel(n, seed, off),
+                        np.array(_feistel_by_the_text(n, seed, off),
+                                 dtype=np.int64))
+
+    def test_permutation_and_seeds(self):
+        p = ops.randperm_feistel(1000, 5)
+        assert_same(self, np.sort(p), np.arange(1000, dtype=np.int64))
+        self.assertFalse(np.array_equal(p, ops.randperm_feistel(1000, 6)))
+        self.assertFalse(np.array_equal(p, ops.randperm_feistel(1000, 5, 1)))
+        self.assertEqual(len(ops.randperm_feistel(0, 5)), 0)
+        with self.assertRaises(ValueError):
+            ops.randperm_feistel((1 << 32) + 1, 5)
+
+    def test_prefix_lanes_and_padding(self):
+        full = ops.randperm_feistel(40, 8, 2)
+        assert_same(self, ops.randperm_prefix(40, 8, 10, 2), full[:10])
+        want = np.full(50, -1, dtype=np.int64)
+        want[:40] = full
+        assert_same(self, ops.randperm_prefix(40, 8, 50, 2), want)
+        want[7:] = -1
+        assert_same(self, ops.randperm_prefix(40, 8, 50, 2, limit=7), want)
+        rows = ops.randperm_prefix(np.array([3, 0]), np.array([1, 2]), 4)
+        assert_same(self, rows[0, :3], ops.randperm_feistel(3, 1))
+        assert_same(self, rows[1], np.full(4, -1, dtype=np.int64))
+
+
 @NEED_NUMPY
 class Count(unittest.TestCase):
     def test_matches_count_nonzero(self):

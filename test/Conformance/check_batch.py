@@ -437,6 +437,18 @@ func.func @f(%seed: i64) -> (tensor<2x9xi32>, tensor<5xf32>, tensor<3xi64>, tens
   return %b, %u, %w, %p, %d : tensor<2x9xi32>, tensor<5xf32>, tensor<3xi64>, tensor<7xi64>, tensor<4xf64>
 }""", gens(seeds()), check=philox_rows(0, (2, 9))))
 
+    # The Feistel randperm: a static one, and the lanes of a per-sample n
+    # with a per-sample seed and a shared offset.
+    add(Case("randperm-feistel", """
+func.func @f(%seed: i64, %n: index, %off: i64) -> (tensor<300xi64>, tensor<9xi64>, tensor<2x5xi64>) {
+  %c300 = arith.constant 300 : index
+  %p = sift.randperm %c300, %seed feistel : tensor<300xi64>
+  %q = sift.randperm_prefix %n, %seed offset %off : (index, i64, i64) -> tensor<9xi64>
+  %ns = tensor.from_elements %n, %c300 : tensor<2xindex>
+  %r = sift.randperm_prefix %ns, %seed : (tensor<2xindex>, i64) -> tensor<2x5xi64>
+  return %p, %q, %r : tensor<300xi64>, tensor<9xi64>, tensor<2x5xi64>
+}""", gens(seeds(), ints(-2, 12)), shared={2: 3}))
+
     add(Case("random-shared-seed-per-row-offset", """
 func.func @f(%seed: i64, %step: i64) -> tensor<6xi32> {
   %b = sift.random_bits %seed offset %step : tensor<6xi32>
@@ -767,6 +779,9 @@ func.func @f(%x: tensor<24xi1>, %m: tensor<24xi1>) -> (tensor<?xi1>, tensor<?xi6
 
     add(Case("sampler", sampler, balances, size=8, staticize=True))
     add(Case("sampler-batch-1", sampler, balances, size=1, staticize=True))
+    feistel = re.sub(r"(sift\.randperm [^:]*) :", r"\1 feistel :", sampler)
+    assert feistel.count(" feistel :") == 3
+    add(Case("sampler-feistel", feistel, balances, size=8, staticize=True))
     return cases
 
 

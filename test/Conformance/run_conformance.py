@@ -545,6 +545,131 @@ def randperm_cases():
     return out
 
 
+def feistel_cases():
+    """`sift.randperm ... feistel` and `sift.randperm_prefix` against
+    ops.randperm_feistel: lengths around the rounds' domain (2^8 at least)
+    and the CPU routine's chunks of 4096 lanes, prefixes shorter and longer
+    than n, per-line n with per-row streams, and uniformity."""
+    out = []
+    body = ["%r = sift.randperm %n, %seed offset %off feistel : tensor<?xi64>"]
+    mlir = func("f", [("n", "index"), ("seed", "i64"), ("off", "i64")],
+                [("%r", "tensor<?xi64>")], body)
+    for n, seed, off in ((0, 1, 0), (1, 7, 0), (2, 7, 0), (5, 3, 2),
+                         (255, 11, 0), (256, 11, 0), (257, 11, 0),
+                         (1000, 42, 0), (4097, -3, 1 << 40), (33, 0, -1),
+                         (65536, 9, 4), (70001, 5, 0)):
+        exp = ops.randperm_feistel(n, seed, off)
+        out.append(Case(
+            "randperm_feistel", "n%d_seed%d_off%d" % (n, seed, off), mlir,
+            args={"n": n, "seed": seed, "off": off}, expect=[exp],
+            check=lambda res, n=n: is_perm(res[0], n, "the result")))
+    # A constant n (a static result), no offset.
+    mlir = func("f", [("seed", "i64")], [("%r", "tensor<300xi64>")],
+                ["%c = arith.constant 300 : index",
+                 "%r = sift.randperm %c, %seed feistel : tensor<300xi64>"])
+    out.append(Case("randperm_feistel", "static300", mlir, args={"seed": 99},
+                    expect=[ops.randperm_feistel(300, 99)]))
+    # Prefixes of a scalar n: shorter than n, longer (padding), n = 0 and a
+    # negative n (all padding).
+    for n, k in ((1000, 10), (10, 16), (0, 4), (-5, 4), (5000, 4500)):
+        mlir = func("f", [("n", "index"), ("seed", "i64"), ("off", "i64")],
+                    [("%r", ttype((k,), "i64"))],
+                    ["%r = sift.randperm_prefix %n, %seed offset %off : "
+                     "(index, i64, i64) -> " + ttype((k,), "i64")])
+        out.append(Case("randperm_prefix", "n%d_k%d" % (n, k), mlir,
+                        args={"n": n, "seed": 21, "off": 3},
+                        expect=[ops.randperm_prefix(n, 21, k, 3)]))
+    # A limit: below n, past n, past k, zero and negative; per line.
+    for n, k, lim in ((1000, 40, 17), (10, 16, 12), (5000, 64, 100),
+                      (300, 32, 0), (300, 32, -3), (70000, 4500, 4111)):
+        mlir = func("f", [("n", "index"), ("seed", "i64"), ("lim", "index")],
+                    [("%r", ttype((k,), "i64"))],
+                    ["%r = sift.randperm_prefix %n, %seed limit %lim : "
+                     "(index, i64, index) -> " + ttype((k,), "i64")])
+        out.append(Case("randperm_prefix", "n%d_k%d_limit%d" % (n, k, lim),
+                        mlir, args={"n": n, "seed": 8, "lim": lim},
+                        expect=[ops.randperm_prefix(n, 8, k, limit=lim)]))
+    ns = np.array([3000, 40, 0], np.int64)
+    lims = np.array([2000, 50, 4], np.int64)
+    mlir = func("f", [("ns", ttype((3,), "index")),
+                      ("lims", ttype((3,), "index")), ("seed", "i64")],
+                [("%r", ttype((3, 2100), "i64"))],
+                ["%r = sift.randperm_prefix %ns, %seed limit %lims : (" +
+                 ttype((3,), "index") + ", i64, " + ttype((3,), "index") +
+                 ") -> " + ttype((3, 2100), "i64")])
+    out.append(Case("randperm_prefix", "per_line_limit", mlir,
+                    inputs=[ns, lims], args={"seed": 5},
+                    expect=[ops.randperm_prefix(ns, 5, 2100, limit=lims)]))
+    # Per-line n (2 x 3 lines) with per-row seeds and offsets over the first
+    # dimension; a shared seed with per-line n.
+    ns = np.array([[0, 1, 300], [5000, 7, 256]], np.int64)
+    seeds = np.array([4, -8], np.int64)
+    offs = np.array([0, 1 << 33], np.int64)
+    k = 300
+    mlir = func("f", [("ns", ttype((2, 3), "index")),
+                      ("seeds", ttype((2,), "i64")),
+                      ("offs", ttype((2,), "i64")), ("seed", "i64")],
+                [("%a", ttype((2, 3, k), "i64")), ("%b", ttype((2, 3, k), "i64"))],
+                ["%a = sift.randperm_prefix %ns, %seeds offset %offs : (" +
+                 ttype((2, 3), "index") + ", " + ttype((2,), "i64") + ", " +
+                 ttype((2,), "i64") + ") -> " + ttype((2, 3, k), "i64"),
+                 "%b = sift.randperm_prefix %ns, %seed : (" +
+                 ttype((2, 3), "index") + ", i64) -> " +
+                 ttype((2, 3, k), "i64")])
+    out.append(Case("randperm_prefix", "per_line", mlir,
+                    inputs=[ns, seeds, offs], args={"seed": 77},
+                    expect=[ops.randperm_prefix(ns, seeds, k, offs),
+                            ops.randperm_prefix(ns, 77, k)]))
+    # Uniformity at a small n: the position of each element over 1200
+    # offsets (the chi-square of randperm_cases), and the first 50 of
+    # n = 1000 over 400 offsets: how often each element is taken.
+    n, reps = 6, 1200
+    mlir = func("f", [("seed", "i64"), ("n", "index")],
+                [("%a", ttype((reps, n), "i64")),
+                 ("%b", ttype((400, 50), "i64"))],
+                ["%offs = sift.random_bits %seed : " + ttype((reps,), "i64"),
+                 "%seeds = tensor.splat %seed : " + ttype((reps,), "i64"),
+                 "%a = sift.randperm_prefix %n, %seeds offset %offs : (index, "
+                 + ttype((reps,), "i64") + ", " + ttype((reps,), "i64") +
+                 ") -> " + ttype((reps, n), "i64"),
+                 "%c1000 = arith.constant 1000 : index",
+                 "%offs2 = tensor.extract_slice %offs[0] [400] [1] : " +
+                 ttype((reps,), "i64") + " to " + ttype((400,), "i64"),
+                 "%b = sift.randperm_prefix %c1000, %seed offset %offs2 : "
+                 "(index, i64, " + ttype((400,), "i64") + ") -> " +
+                 ttype((400, 50), "i64")])
+    offs = ops.random_bits(2024, (reps,), np.int64)
+
+    def chi2(res):
+        a, b = res
+        e = []
+        counts = np.zeros((n, n))
+        for row in a:
+            if sorted(row.tolist()) != list(range(n)):
+                return ["a row is not a permutation"]
+            counts[row, np.arange(n)] += 1
+        expected = reps / n
+        stat = float(np.sum((counts - expected) ** 2 / expected))
+        # df = (n-1)^2 = 25; the 0.999 quantile of chi2(25) is 52.62.
+        if stat > 52.62:
+            e.append("chi-square %.1f > 52.62 (df 25, p < 0.001): positions "
+                     "are not uniform" % stat)
+        taken = np.bincount(b.ravel(), minlength=1000)
+        expected = 400 * 50 / 1000
+        stat = float(np.sum((taken - expected) ** 2 / expected))
+        # df = 999; the 0.999 quantile of chi2(999) is about 1143.
+        if stat > 1143:
+            e.append("chi-square %.1f > 1143 (df 999): the first 50 of "
+                     "1000 are not uniform" % stat)
+        return e
+    out.append(Case("randperm_feistel", "chi_square", mlir,
+                    args={"seed": 2024, "n": n},
+                    expect=[ops.randperm_prefix(n, 2024, n, offs),
+                            ops.randperm_prefix(1000, 2024, 50, offs[:400])],
+                    check=chi2))
+    return out
+
+
 # --- static primitives ------------------------------------------------------
 
 def count_cases():
@@ -2981,7 +3106,7 @@ func.func @mean(%x: tensor<Nxf32>, %m: tensor<Nxi1>) -> tensor<f32> {
 # ----------------------------------------------------------------------------
 
 GENERATORS = [nonzero_cases, unique_cases, masked_select_cases,
-              randperm_cases, count_cases, compact_cases, cumsum_cases,
+              randperm_cases, feistel_cases, count_cases, compact_cases, cumsum_cases,
               sort_cases, topk_cases, topk_valid_cases, topk_limit_cases,
               stack_siblings_cases,
               unsigned_order_cases, gather_cases, scatter_cases,

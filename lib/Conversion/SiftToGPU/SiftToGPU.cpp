@@ -3610,6 +3610,10 @@ struct ConvertSiftToGpuPass
     // masked_select and sample_balanced first become the ops below.
     SmallVector<Operation *> composed;
     getOperation()->walk([&](Operation *op) {
+      // A Feistel randperm is element-wise: the linalg lowering's kernel.
+      auto randperm = dyn_cast<RandpermOp>(op);
+      if (randperm && randperm.getFeistel())
+        return;
       if (isa<UniqueOp, RandpermOp, NonzeroOp, MaskedSelectOp,
               SampleBalancedOp>(op) &&
           isHostLevel(op))

@@ -169,6 +169,72 @@ def randperm(n, seed, offset=0):
     return np.array(philox.randperm(n, seed, offset), dtype=np.int64)
 
 
+_M32 = 0xFFFFFFFF
+
+
+def _fmix32(h):
+    """MurmurHash3's 32-bit finalizer, on uint64 arrays holding 32-bit values."""
+    h = h ^ (h >> 16)
+    h = (h * 0x85EBCA6B) & _M32
+    h = h ^ (h >> 13)
+    h = (h * 0xC2B2AE35) & _M32
+    return h ^ (h >> 16)
+
+
+def randperm_feistel(n, seed, offset=0, count=None):
+    """`sift.randperm ... feistel`: element j is P(j), P(P(j)), ... the first
+    below n, where P is six rounds of an unbalanced Feistel network on
+    b = max(8, ceil(log2 n)) bits keyed by words 0..5 of the stream (seed,
+    offset). `count` elements (default n; at most n)."""
+    if n < 0:
+        raise ValueError("randperm needs n >= 0")
+    if n > 1 << 32:
+        raise ValueError("the Feistel randperm needs n <= 2^32")
+    count = n if count is None else min(count, n)
+    if count == 0:
+        return np.zeros(0, dtype=np.int64)
+    keys = [int(k) for k in philox.words(seed, offset, 6)]
+    b = max(8, (n - 1).bit_length())
+    left, right = b // 2, b - b // 2
+
+    def rounds(x):
+        for i, k in enumerate(keys):
+            hl, hr = (left, right) if i % 2 == 0 else (right, left)
+            c = x & ((1 << hr) - 1)
+            a = x >> hr
+            f = _fmix32(c ^ k)
+            x = (c << hl) | ((a ^ f) & ((1 << hl) - 1))
+        return x
+
+    x = rounds(np.arange(count, dtype=np.uint64))
+    out = x >= n
+    while out.any():
+        x[out] = rounds(x[out])
+        out = x >= n
+    return x.astype(np.int64)
+
+
+def randperm_prefix(n, seed, k, offset=0, limit=None):
+    """`sift.randperm_prefix`: per line, the first k lanes of the Feistel
+    permutation of [0, n), -1 past n and past `limit`. `n`, `seed`, `offset`
+    and `limit` are scalars or arrays: n and limit of the lines' shape, seed
+    and offset of a prefix of it."""
+    n = np.asarray(n, dtype=np.int64)
+    seed = np.asarray(seed, dtype=np.int64)
+    offset = np.asarray(offset, dtype=np.int64)
+    limit = np.asarray(k if limit is None else limit, dtype=np.int64)
+    lines = max((n.shape, seed.shape, offset.shape, limit.shape), key=len)
+    out = np.full(tuple(lines) + (k,), -1, dtype=np.int64)
+    for line in np.ndindex(*lines):
+        def at(a):
+            return int(a[line[:a.ndim]]) if a.ndim else int(a)
+        m = min(max(at(n), 0), 1 << 32)
+        row = randperm_feistel(m, at(seed) & ((1 << 64) - 1), at(offset),
+                               count=max(0, min(k, at(limit))))
+        out[line][:len(row)] = row
+    return out
+
+
 # ----------------------------------------------------------------------------
 # Static primitives
 # ----------------------------------------------------------------------------

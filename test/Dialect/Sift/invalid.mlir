@@ -111,6 +111,46 @@ func.func @randperm_negative(%seed: i64) {
 
 // -----
 
+func.func @randperm_prefix_rank0(%n: index, %seed: i64) {
+  // expected-error @+1 {{expects a result of rank >= 1, got 'tensor<i64>'}}
+  %0 = sift.randperm_prefix %n, %seed : (index, i64) -> tensor<i64>
+  return
+}
+
+// -----
+
+func.func @randperm_prefix_n_shape(%n: tensor<3xindex>, %seed: i64) {
+  // expected-error @+1 {{expects `n` to be an index or a tensor of one index per line, of shape [4], got 'tensor<3xindex>'}}
+  %0 = sift.randperm_prefix %n, %seed : (tensor<3xindex>, i64) -> tensor<4x8xi64>
+  return
+}
+
+// -----
+
+func.func @randperm_prefix_limit_shape(%n: index, %l: tensor<8xindex>, %seed: i64) {
+  // expected-error @+1 {{expects `limit` to be an index or a tensor of one index per line, of shape [], got 'tensor<8xindex>'}}
+  %0 = sift.randperm_prefix %n, %seed limit %l : (index, i64, tensor<8xindex>) -> tensor<8xi64>
+  return
+}
+
+// -----
+
+func.func @randperm_prefix_seed_shape(%n: index, %seeds: tensor<8xi64>) {
+  // expected-error @+1 {{expects a per-row seed whose shape is a prefix of the lines [4], got 'tensor<8xi64>'}}
+  %0 = sift.randperm_prefix %n, %seeds : (index, tensor<8xi64>) -> tensor<4x8xi64>
+  return
+}
+
+// -----
+
+func.func @randperm_prefix_dynamic(%n: index, %seed: i64) {
+  // expected-error @+1 {{must be statically shaped tensor of 64-bit signless integer values}}
+  %0 = sift.randperm_prefix %n, %seed : (index, i64) -> tensor<?xi64>
+  return
+}
+
+// -----
+
 func.func @randperm_size_mismatch(%seed: i64) {
   %n = arith.constant 8 : index
   // expected-error @+1 {{result has 4 elements but n is 8}}

@@ -62,6 +62,25 @@ func.func @randperm(%n: index, %seed: i64, %off: i64)
   return %0, %1, %2 : tensor<?xi64>, tensor<?xi64>, tensor<16xi64>
 }
 
+// CHECK-LABEL: func @randperm_feistel
+// CHECK-SAME: %[[N:.*]]: index, %[[SEED:.*]]: i64, %[[OFF:.*]]: i64, %[[NS:.*]]: tensor<4xindex>, %[[SEEDS:.*]]: tensor<4xi64>
+func.func @randperm_feistel(%n: index, %seed: i64, %off: i64,
+                            %ns: tensor<4xindex>, %seeds: tensor<4xi64>)
+    -> (tensor<?xi64>, tensor<10xi64>, tensor<4x10xi64>, tensor<4x10xi64>) {
+  // CHECK: sift.randperm %[[N]], %[[SEED]] offset %[[OFF]] feistel : tensor<?xi64>
+  %0 = sift.randperm %n, %seed offset %off feistel : tensor<?xi64>
+  // CHECK: sift.randperm_prefix %[[N]], %[[SEED]] : (index, i64) -> tensor<10xi64>
+  %1 = sift.randperm_prefix %n, %seed : (index, i64) -> tensor<10xi64>
+  // CHECK: sift.randperm_prefix %[[NS]], %[[SEEDS]] offset %[[OFF]] limit %[[N]] : (tensor<4xindex>, tensor<4xi64>, i64, index) -> tensor<4x10xi64>
+  %2 = sift.randperm_prefix %ns, %seeds offset %off limit %n
+      : (tensor<4xindex>, tensor<4xi64>, i64, index) -> tensor<4x10xi64>
+  // CHECK: sift.randperm_prefix %[[N]], %[[SEED]] limit %[[NS]] : (index, i64, tensor<4xindex>) -> tensor<4x10xi64>
+  %3 = sift.randperm_prefix %n, %seed limit %ns
+      : (index, i64, tensor<4xindex>) -> tensor<4x10xi64>
+  return %0, %1, %2, %3
+      : tensor<?xi64>, tensor<10xi64>, tensor<4x10xi64>, tensor<4x10xi64>
+}
+
 // CHECK-LABEL: func @count
 func.func @count(%m: tensor<1000xi1>, %b: tensor<32x1000xf32>)
     -> (tensor<i64>, tensor<32xi64>) {

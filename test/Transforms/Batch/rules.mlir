@@ -50,6 +50,25 @@ func.func @f(%x: tensor<4x100xf32>, %seed: i64) -> (tensor<4x100xf32>, tensor<4x
 
 // -----
 
+// A static Feistel randperm is the lanes of each row's stream
+// (`randperm_prefix` of [B, n]); a `randperm_prefix` keeps its form with
+// per-row n, seeds and limits, a shared scalar (the offset) staying shared.
+// CHECK-LABEL: func.func @f_batched
+// CHECK-SAME: (%[[SEED:.*]]: tensor<8xi64>, %[[N:.*]]: tensor<8xindex>, %[[OFF:.*]]: i64)
+// CHECK: %[[C50:.*]] = arith.constant 50 : index
+// CHECK: sift.randperm_prefix %[[C50]], %[[SEED]] : (index, tensor<8xi64>) -> tensor<8x50xi64>
+// CHECK: sift.randperm_prefix %[[N]], %[[SEED]] offset %[[OFF]] limit %[[N]] : (tensor<8xindex>, tensor<8xi64>, i64, tensor<8xindex>) -> tensor<8x20xi64>
+func.func @f(%seed: i64, %n: index, %off: i64 {sift.unbatched})
+    -> (tensor<50xi64>, tensor<20xi64>) {
+  %c50 = arith.constant 50 : index
+  %p = sift.randperm %c50, %seed feistel : tensor<50xi64>
+  %q = sift.randperm_prefix %n, %seed offset %off limit %n
+      : (index, i64, i64, index) -> tensor<20xi64>
+  return %p, %q : tensor<50xi64>, tensor<20xi64>
+}
+
+// -----
+
 // A gather from a shared table keeps its form; from a per-row source it
 // becomes a batch_dims gather. A per-row count read as a scalar is the
 // batched count itself.

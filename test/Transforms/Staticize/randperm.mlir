@@ -62,3 +62,36 @@ func.func @randperm_prefix(%m: tensor<50xi1>, %seed: i64) -> (tensor<?xi64>, ten
   %rest = tensor.extract_slice %q[%c1] [%k] [1] : tensor<?xi64> to tensor<?xi64>
   return %first, %rest : tensor<?xi64>, tensor<?xi64>
 }
+
+// A Feistel randperm is its lanes to the bound (`randperm_prefix`, -1 past
+// n). A prefix of it is a shorter `randperm_prefix` of the same n, seed and
+// offset whose `limit` is the slice's length: only those lanes are
+// evaluated. A slice that does not start at 0 is a gather of the lanes.
+// CHECK-LABEL: func @feistel
+// CHECK-SAME: %[[M:.*]]: tensor<50xi1>, %[[SEED:.*]]: i64
+// CHECK: %{{.*}}, %[[COUNT:.*]] = sift.compact
+// CHECK: %[[N:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK: %[[K:.*]] = arith.minui %[[N]], %{{.*}} : index
+// CHECK-NOT: sift.argsort
+// CHECK-NOT: sift.topk
+// CHECK: %[[ALL:.*]] = sift.randperm_prefix %[[N]], %[[SEED]] offset %{{.*}} : (index, i64, i64) -> tensor<50xi64>
+// CHECK: %[[FIRST:.*]] = sift.randperm_prefix %[[N]], %[[SEED]] offset %{{.*}} limit %{{.*}} : (index, i64, i64, index) -> tensor<8xi64>
+// CHECK: arith.select %{{.*}}, %[[FIRST]], %{{.*}} : tensor<8xi1>, tensor<8xi64>
+// CHECK: sift.gather %[[ALL]]
+// CHECK: %[[WHOLE:.*]] = sift.randperm_prefix %[[N]], %[[SEED]] : (index, i64) -> tensor<50xi64>
+// CHECK: return %{{.*}}, %{{.*}}, %[[WHOLE]]
+func.func @feistel(%m: tensor<50xi1>, %seed: i64)
+    -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c3 = arith.constant 3 : i64
+  %idx = sift.nonzero %m : tensor<50xi1> -> tensor<?xi64>
+  %n = tensor.dim %idx, %c0 : tensor<?xi64>
+  %k = arith.minui %n, %c8 : index
+  %p = sift.randperm %n, %seed offset %c3 feistel : tensor<?xi64>
+  %first = tensor.extract_slice %p[0] [%k] [1] : tensor<?xi64> to tensor<?xi64>
+  %rest = tensor.extract_slice %p[%c1] [%k] [1] : tensor<?xi64> to tensor<?xi64>
+  %whole = sift.randperm %n, %seed feistel : tensor<?xi64>
+  return %first, %rest, %whole : tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
+}

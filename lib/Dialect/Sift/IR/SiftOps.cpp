@@ -341,8 +341,9 @@ struct StaticizeConstantRandperm : OpRewritePattern<RandpermOp> {
         !matchPattern(op.getN(), m_ConstantInt(&n)) || n.isNegative())
       return failure();
     auto staticType = i64Tensor(getContext(), {n.getSExtValue()});
-    auto perm = RandpermOp::create(rewriter, op.getLoc(), staticType, op.getN(),
-                                   op.getSeed(), op.getOffset());
+    auto perm =
+        RandpermOp::create(rewriter, op.getLoc(), staticType, op.getN(),
+                           op.getSeed(), op.getOffset(), op.getFeistel());
     rewriter.replaceOpWithNewOp<tensor::CastOp>(op, op.getType(), perm);
     return success();
   }
@@ -352,6 +353,29 @@ struct StaticizeConstantRandperm : OpRewritePattern<RandpermOp> {
 void RandpermOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                              MLIRContext *ctx) {
   results.add<StaticizeConstantRandperm>(ctx);
+}
+
+//===----------------------------------------------------------------------===//
+// RandpermPrefixOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult RandpermPrefixOp::verify() {
+  RankedTensorType type = getType();
+  if (type.getRank() == 0)
+    return emitOpError("expects a result of rank >= 1, got ") << type;
+  ArrayRef<int64_t> lines = type.getShape().drop_back();
+  for (auto [name, value] :
+       {std::pair<StringRef, Value>{"n", getN()}, {"limit", getLimit()}}) {
+    auto valueType =
+        value ? dyn_cast<RankedTensorType>(value.getType()) : nullptr;
+    if (valueType && valueType.getShape() != lines)
+      return emitOpError("expects `")
+             << name
+             << "` to be an index or a tensor of one index per line, of "
+                "shape ["
+             << lines << "], got " << valueType;
+  }
+  return verifySeeds(*this, getSeed(), getOffset(), lines, "the lines");
 }
 
 //===----------------------------------------------------------------------===//

@@ -158,17 +158,26 @@ def Sift_RandpermOp : Sift_Op<"randperm", [Sift_ShapeBounds, Pure]> {
     the result is `tensor<?xi64>`. When `n` is a constant the result may be
     static and must then have `n` elements. `offset` defaults to zero.
 
+    With `feistel`, the permutation is instead a keyed bijection of
+    `[0, n)` evaluated element by element (`sift.randperm_prefix` defines
+    it): no sort, and `randperm(n)[:k]` costs `k` evaluations. It is a
+    different permutation of the same seed, equally uniform; `n` is at most
+    2^32.
+
     Example:
 
     ```mlir
     %perm = sift.randperm %n, %seed : tensor<?xi64>
     %perm2 = sift.randperm %c16, %seed offset %off : tensor<16xi64>
+    %perm3 = sift.randperm %n, %seed feistel : tensor<?xi64>
     ```
   }];
-  let arguments = (ins Index:$n, I64:$seed, Optional<I64>:$offset);
+  let arguments = (ins Index:$n, I64:$seed, Optional<I64>:$offset,
+                       UnitAttr:$feistel);
   let results = (outs 1DTensorOf<[I64]>:$result);
   let assemblyFormat = [{
-    $n `,` $seed (`offset` $offset^)? attr-dict `:` type($result)
+    $n `,` $seed (`offset` $offset^)? (`feistel` $feistel^)? attr-dict `:`
+    type($result)
   }];
   let hasVerifier = 1;
   let hasCanonicalizer = 1;
@@ -177,6 +186,69 @@ def Sift_RandpermOp : Sift_Op<"randperm", [Sift_ShapeBounds, Pure]> {
 //===----------------------------------------------------------------------===//
 // Static primitives.
 //===----------------------------------------------------------------------===//
+
+def Sift_RandpermPrefixOp : Sift_Op<"randperm_prefix", [Pure,
+    AttrSizedOperandSegments]> {
+  let summary = "the first lanes of a Feistel random permutation, per line";
+  let description = [{
+    Lane `j` of each line of the result is element `j` of the permutation
+    `sift.randperm %n, %seed offset %offset feistel` of that line's `n`,
+    for `j < n`; lanes at and past `n` are padding, -1 (as
+    `sift.compact` pads). The last dimension `K` may be shorter than `n`
+    (the first `K` elements of the permutation: `randperm(n)[:K]`) or
+    longer (padding past `n`). `n` is an `index` for every line or a tensor
+    of `index`, one per line (the result's shape without its last
+    dimension); it is clamped to `[0, 2^32]`. `seed` and `offset` are
+    `i64`, or tensors covering a prefix of the lines (per-row streams, as
+    `sift.random_bits` takes them). With `limit` (an `index`, or a tensor
+    of one per line like `n`), the lanes at and past it are padding too:
+    `randperm(n)[:m]` for a data-dependent `m` evaluates `m` lanes, not the
+    bound's.
+
+    The permutation of `[0, n)` for a stream (`seed`, `offset`):
+    - the round keys `k_0 .. k_5` are words 0 to 5 of the `sift.random_bits`
+      stream of that seed and offset;
+    - `b = max(8, ceil(log2 n))` bits, split into `l = b / 2` (rounded down)
+      and `r = b - l`;
+    - a round `i` maps `x` in `[0, 2^b)`, with `(hl, hr) = (l, r)` for even
+      `i` and `(r, l)` for odd `i`, `c = x mod 2^hr`, `a = x >> hr`, to
+      `(c << hl) | ((a ^ F(c ^ k_i)) mod 2^hl)`, where `F` is MurmurHash3's
+      32-bit finalizer (`h ^= h >> 16; h *= 0x85ebca6b; h ^= h >> 13;
+      h *= 0xc2b2ae35; h ^= h >> 16`). Each round is a bijection of
+      `[0, 2^b)`, and so are the six rounds `P`;
+    - element `j` is `P(j)`, `P(P(j))`, ... the first of these below `n`
+      (cycle walking: a bijection of `[0, n)`).
+
+    The reference is `randperm_feistel` in python/sift/reference/ops.py.
+    `--sift-staticize` makes this op of `sift.randperm ... feistel` and its
+    prefixes.
+
+    Example:
+
+    ```mlir
+    %p = sift.randperm_prefix %n, %seed offset %off
+        : (index, i64, i64) -> tensor<1000xi64>
+    %rows = sift.randperm_prefix %ns, %seeds limit %ms
+        : (tensor<32xindex>, tensor<32xi64>, tensor<32xindex>)
+          -> tensor<32x1000xi64>
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[Index, RankedTensorOf<[Index]>]>:$n,
+                       Sift_Seed:$seed, Optional<Sift_Seed>:$offset,
+                       Optional<AnyTypeOf<[Index, RankedTensorOf<[Index]>]>>:$limit);
+  let results = (outs StaticShapeTensorOf<[I64]>:$result);
+  let assemblyFormat = [{
+    $n `,` $seed (`offset` $offset^)? (`limit` $limit^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let builders = [
+    OpBuilder<(ins "Type":$result, "Value":$n, "Value":$seed,
+                   "Value":$offset), [{
+      build($_builder, $_state, result, n, seed, offset, /*limit=*/Value());
+    }]>
+  ];
+  let hasVerifier = 1;
+}
 
 def Sift_CountOp : Sift_Op<"count", [Pure, InferTypeOpAdaptor,
     DeclareOpInterfaceMethods<InferIntRangeInterface,

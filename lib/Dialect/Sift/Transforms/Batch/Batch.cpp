@@ -180,6 +180,7 @@ LogicalResult Batcher::batchOp(OpBuilder &b, Operation *op) {
       })
       .Case([&](CrossEntropyOp loss) { return batchCrossEntropy(b, loss); })
       .Case([&](RandpermOp perm) { return batchRandperm(b, perm); })
+      .Case([&](RandpermPrefixOp perm) { return batchRandpermPrefix(b, perm); })
       .Case<NonzeroOp, UniqueOp, MaskedSelectOp>(
           [&](auto) { return batchDataDependent(op); })
       // linalg (Linalg.cpp)

@@ -148,6 +148,7 @@ private:
   LogicalResult batchSampleBalanced(OpBuilder &b, SampleBalancedOp op);
   LogicalResult batchCrossEntropy(OpBuilder &b, CrossEntropyOp op);
   LogicalResult batchRandperm(OpBuilder &b, RandpermOp op);
+  LogicalResult batchRandpermPrefix(OpBuilder &b, RandpermPrefixOp op);
   /// `sift.nonzero`, `unique`, `masked_select`: an error.
   LogicalResult batchDataDependent(Operation *op);
   /// A per-row seed or offset of a random op.

@@ -6,7 +6,8 @@
 // from an unbatched source keeps its form, a scatter writes into per-row
 // copies of its dest, random ops and `sample_balanced` take per-row seeds,
 // `cross_entropy` reduces per row through `batch_dims`, a static `randperm`
-// becomes an argsort of per-row Philox words (its definition).
+// becomes an argsort of per-row Philox words (its definition), or with
+// `feistel` a `randperm_prefix` of the per-row streams.
 //
 //===----------------------------------------------------------------------===//
 
@@ -101,6 +102,20 @@ LogicalResult Batcher::batchRandom(OpBuilder &b, Operation *op, Value seed,
   return success();
 }
 
+LogicalResult Batcher::batchRandpermPrefix(OpBuilder &b, RandpermPrefixOp op) {
+  // Every line is computed from its own n and its row's stream: per-row
+  // values stay per row; unbatched scalars are shared, as the per-sample
+  // function shares them, and unbatched tensors are broadcast.
+  Location loc = op.getLoc();
+  SmallVector<Value> operands{perRowSeed(b, loc, op.getN()),
+                              perRowSeed(b, loc, op.getSeed())};
+  for (Value v : {op.getOffset(), op.getLimit()})
+    if (v)
+      operands.push_back(perRowSeed(b, loc, v));
+  cloneBatched(b, op, operands);
+  return success();
+}
+
 LogicalResult Batcher::batchSampleBalanced(OpBuilder &b, SampleBalancedOp op) {
   // Row (p, q) of a per-row seed uses stream offset + q: with scalar seeds
   // every row of the batch would take the next stream instead of the
@@ -141,6 +156,14 @@ LogicalResult Batcher::batchRandperm(OpBuilder &b, RandpermOp op) {
   int64_t n = op.getType().getDimSize(0);
   Value seed = perRowSeed(b, loc, op.getSeed());
   Value offset = perRowSeed(b, loc, op.getOffset());
+  if (op.getFeistel()) {
+    // Each row's permutation of its own stream.
+    setBatched(op.getResult(),
+               RandpermPrefixOp::create(
+                   b, loc, RankedTensorType::get({size, n}, b.getI64Type()),
+                   lookup(op.getN()), seed, offset));
+    return success();
+  }
   auto bitsType = RankedTensorType::get({size, n}, b.getI32Type());
   Value bits = RandomBitsOp::create(b, loc, bitsType, seed, offset);
   auto indexType = RankedTensorType::get({size, n}, b.getI64Type());

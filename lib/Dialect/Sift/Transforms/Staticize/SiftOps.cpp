@@ -142,6 +142,17 @@ LogicalResult Staticizer::rewriteRandperm(ImplicitLocOpBuilder &b,
   if (failed(bound))
     return failure();
   int64_t n = *bound;
+  if (perm.getFeistel()) {
+    // Lanes past n are -1; a prefix of it is a shorter one
+    // (rewriteExtractSlice).
+    Value lanes =
+        RandpermPrefixOp::create(b, RankedTensorType::get({n}, b.getI64Type()),
+                                 perm.getN(), perm.getSeed(), perm.getOffset());
+    define(op, perm.getResult(), lanes, perm.getN());
+    ++numSyncsRemoved;
+    toErase.insert(op);
+    return success();
+  }
   auto keyType = RankedTensorType::get({n}, b.getI32Type());
   Value bits =
       RandomBitsOp::create(b, keyType, perm.getSeed(), perm.getOffset());

@@ -125,6 +125,24 @@ LogicalResult Staticizer::rewriteExtractSlice(ImplicitLocOpBuilder &b,
                                          constantI64(b, 0, n));
     return replaceSlice(rows);
   }
+  // A prefix of a Feistel permutation's lanes is its first lanes: `n`
+  // lanes, of which those below the slice's length (`limit`) are
+  // evaluated.
+  auto feistel = src.padded.getDefiningOp<RandpermPrefixOp>();
+  if (feistel && srcType.getRank() == 1 && !trailing &&
+      isConstantIntValue(slice.getMixedOffsets()[0], 0) &&
+      isConstantIntValue(slice.getMixedStrides()[0], 1) &&
+      n < cast<RankedTensorType>(src.padded.getType()).getDimSize(0)) {
+    Value lanes = RandpermPrefixOp::create(
+        b, RankedTensorType::get({n}, b.getI64Type()), feistel.getN(),
+        feistel.getSeed(), feistel.getOffset(), count);
+    Value lane = iota(b, n);
+    Value inRange = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, lane,
+                                          splat(b, toI64(b, src.count), n));
+    Value rows =
+        arith::SelectOp::create(b, inRange, lanes, constantI64(b, 0, n));
+    return replaceSlice(rows);
+  }
   Value offset = getValueOrCreateConstantIndexOp(b, b.getLoc(),
                                                  slice.getMixedOffsets()[0]);
   Value stride = getValueOrCreateConstantIndexOp(b, b.getLoc(),
