@@ -576,7 +576,7 @@ static Value feistelLane(OpBuilder &b, Location loc, ArrayRef<Value> keys,
 /// i64 or tensors covering a prefix of the lines. With `vectorLoops` (the
 /// CPU): an `scf.parallel` over the lines and chunks of `kFeistelChunk`
 /// lanes calling a routine that walks `kFeistelVectorLanes` lanes at a time
-/// until all of them are in range, then the last few lanes one by one.
+/// until all of them are in range, the last vector masked.
 /// Otherwise (the GPU) one `linalg.generic`: a thread per lane.
 static Value feistelPermutation(OpBuilder &b, Location loc,
                                 RankedTensorType type, Value size, Value n,
@@ -704,42 +704,40 @@ static Value feistelPermutation(OpBuilder &b, Location loc,
                               validEnd),
         [&](OpBuilder &b, Location loc) {
           FeistelDomain domain = feistelDomain(b, loc, nv);
-          // Whole vectors, then the lanes left one at a time.
+          // Vectors of lanes; those of the last one at and past validEnd
+          // start at 0 (in range), and are neither walked for long nor
+          // stored.
           Value width = constIndex(b, loc, kFeistelVectorLanes);
-          Value count = arith::SubIOp::create(b, loc, validEnd, begin);
-          Value whole = arith::MulIOp::create(
-              b, loc, arith::DivUIOp::create(b, loc, count, width), width);
-          Value vectorEnd = arith::AddIOp::create(b, loc, begin, whole);
           auto lanesType = VectorType::get({kFeistelVectorLanes}, i32);
           SmallVector<int32_t> iota(kFeistelVectorLanes);
           for (int64_t e = 0; e < kFeistelVectorLanes; ++e)
             iota[e] = e;
           Value steps = arith::ConstantOp::create(
               b, loc, DenseElementsAttr::get(lanesType, ArrayRef(iota)));
+          Value zeros = arith::ConstantOp::create(
+              b, loc,
+              DenseElementsAttr::get(lanesType, b.getI32IntegerAttr(0)));
           scf::ForOp::create(
-              b, loc, begin, vectorEnd, width, ValueRange{},
+              b, loc, begin, validEnd, width, ValueRange{},
               [&](OpBuilder &b, Location loc, Value j, ValueRange) {
                 Value first =
                     arith::TruncIOp::create(b, loc, i32, indexToI64(b, loc, j));
-                Value x = arith::AddIOp::create(
+                Value lanes = arith::AddIOp::create(
                     b, loc,
                     vector::BroadcastOp::create(b, loc, lanesType, first),
                     steps);
+                Value left = arith::SubIOp::create(b, loc, validEnd, j);
+                left = arith::MinUIOp::create(b, loc, left, width);
+                left = arith::IndexCastOp::create(b, loc, i32, left);
+                Value kept = arith::CmpIOp::create(
+                    b, loc, arith::CmpIPredicate::ult, steps,
+                    vector::BroadcastOp::create(b, loc, lanesType, left));
+                Value x = arith::SelectOp::create(b, loc, kept, lanes, zeros);
                 x = feistelWalkLanes(b, loc, keys, domain, x);
                 Value wide = arith::ExtUIOp::create(
                     b, loc, VectorType::get({kFeistelVectorLanes}, i64), x);
-                vector::StoreOp::create(b, loc, wide, out, ValueRange{line, j});
-                scf::YieldOp::create(b, loc);
-              });
-          scf::ForOp::create(
-              b, loc, vectorEnd, validEnd, one, ValueRange{},
-              [&](OpBuilder &b, Location loc, Value j, ValueRange) {
-                Value x =
-                    arith::TruncIOp::create(b, loc, i32, indexToI64(b, loc, j));
-                Value walked = feistelWalk(b, loc, keys, domain, x);
-                memref::StoreOp::create(
-                    b, loc, arith::ExtUIOp::create(b, loc, i64, walked), out,
-                    ValueRange{line, j});
+                vector::MaskedStoreOp::create(b, loc, out, ValueRange{line, j},
+                                              kept, wide);
                 scf::YieldOp::create(b, loc);
               });
           scf::YieldOp::create(b, loc);

@@ -2,8 +2,9 @@
 // ... feistel). The CPU form (vector-loops=1): a parallel loop over the
 // lines and chunks of 4096 lanes calling one routine per module, which
 // walks vectors of 128 lanes (six rounds, then again while any lane is at
-// or past n, keeping the lanes in range), then the last lanes one at a
-// time, and writes -1 past the lanes' end, min(n, limit). The GPU form
+// or past n, keeping the lanes in range; the last vector's lanes past the
+// end start at 0 and are not stored), and writes -1 past the lanes' end,
+// min(n, limit). The GPU form
 // (vector-loops=0): one linalg.generic, a thread per lane walking alone.
 // RUN: tensor-opt %s --convert-sift-to-linalg="vector-loops=1" | FileCheck %s --check-prefix=CPU
 // RUN: tensor-opt %s --convert-sift-to-linalg="vector-loops=0" | FileCheck %s --check-prefix=GPU
@@ -54,8 +55,8 @@ func.func @prefix(%n: tensor<4xindex>, %seeds: tensor<4xi64>, %lim: index)
 // CPU: arith.cmpi ugt, %{{.*}} : vector<128xi32>
 // CPU: vector.reduction <or>
 // CPU: arith.select %{{.*}} : vector<128xi1>, vector<128xi32>
-// CPU: vector.store %{{.*}} : memref<?x?xi64>, vector<128xi64>
-// CPU: scf.while (%{{.*}}) : (i32) -> i32
+// CPU: vector.maskedstore %{{.*}} : memref<?x?xi64>, vector<128xi1>, vector<128xi64>
+// CPU-NOT: scf.while
 // CPU: memref.store %c-1_i64
 // GPU-LABEL: func.func @randperm
 // GPU: tensor.empty(%{{.*}}) : tensor<?xi64>
