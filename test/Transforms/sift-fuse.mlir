@@ -106,6 +106,34 @@ func.func @concat_rows(%a: tensor<4x8xi32>, %b: tensor<4x8xf32>)
 
 // -----
 
+// A Feistel permutation's lines are independent whatever its streams: a
+// per-row one (n and limit per row, per-row seeds) and one of a scalar seed
+// both tile into the row kernel, each line with its own n.
+// CHECK-LABEL: func.func @feistel
+// CHECK-SAME: %[[N:[a-z0-9]+]]: tensor<4xindex>, %[[SEEDS:[a-z0-9]+]]: tensor<4xi64>, %[[SEED:[a-z0-9]+]]: i64
+// CHECK-NOT: sift.randperm_prefix
+// CHECK: scf.forall (%[[I:.*]]) in (4)
+// CHECK-DAG: %[[NI:.*]] = tensor.extract_slice %[[N]][%[[I]]] [1] [1] : tensor<4xindex> to tensor<1xindex>
+// CHECK-DAG: %[[SI:.*]] = tensor.extract_slice %[[SEEDS]][%[[I]]] [1] [1] : tensor<4xi64> to tensor<1xi64>
+// CHECK-DAG: sift.randperm_prefix %[[NI]], %[[SI]] limit %[[NI]] : (tensor<1xindex>, tensor<1xi64>, tensor<1xindex>) -> tensor<1x8xi64>
+// CHECK-DAG: sift.randperm_prefix %[[NI]], %[[SEED]] : (tensor<1xindex>, i64) -> tensor<1x8xi64>
+// CHECK: scf.forall.in_parallel
+// REPORT: remark: kernel 0: scf.forall over 4 rows, 4 ops (2 x sift.gather, 2 x sift.randperm_prefix)
+func.func @feistel(%n: tensor<4xindex>, %seeds: tensor<4xi64>, %seed: i64,
+                   %x: tensor<4x16xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %p = sift.randperm_prefix %n, %seeds limit %n
+      : (tensor<4xindex>, tensor<4xi64>, tensor<4xindex>) -> tensor<4x8xi64>
+  %q = sift.randperm_prefix %n, %seed
+      : (tensor<4xindex>, i64) -> tensor<4x8xi64>
+  %a = sift.gather %x[%p] {batch_dims = 1 : i64}
+      : tensor<4x16xf32>, tensor<4x8xi64> -> tensor<4x8xf32>
+  %b = sift.gather %x[%q] {batch_dims = 1 : i64}
+      : tensor<4x16xf32>, tensor<4x8xi64> -> tensor<4x8xf32>
+  return %a, %b : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
 // One stream for the whole tensor (a scalar seed): its rows are not
 // independent streams, so random_bits stays whole, before the kernel; a
 // sample_balanced with a scalar seed draws row r from stream offset + r:

@@ -91,6 +91,25 @@ private:
   }
 };
 
+/// The line routine (a function with `kLineRoutineAttrName`) named `base`
+/// of type `fnType` in `module`, or null with `name` set to the name a new
+/// one takes: `base`, or `base_<n>` where a symbol that is not this routine
+/// (the user's) has it.
+static func::FuncOp findLineRoutine(ModuleOp module, StringRef base,
+                                    FunctionType fnType, std::string &name) {
+  name = base.str();
+  for (unsigned n = 1;; ++n) {
+    Operation *existing = module.lookupSymbol(name);
+    if (!existing)
+      return nullptr;
+    auto fn = dyn_cast<func::FuncOp>(existing);
+    if (fn && fn->hasAttr(kLineRoutineAttrName) &&
+        fn.getFunctionType() == fnType)
+      return fn;
+    name = base.str() + "_" + std::to_string(n);
+  }
+}
+
 /// A static tensor of `type` filled from `streams`: each element takes
 /// `wordsPerElement` (1 or 2) consecutive words, element `i` the words from
 /// `i * wordsPerElement` on, and is `fn(words)`. With per-row streams, each
@@ -240,19 +259,9 @@ static Value generateFromBlocks(
     llvm::raw_string_ostream os(base);
     os << "__sift_philox_" << kind << "_" << elementType << "_x" << perBlock
        << (rowDim ? "_rows" : "");
-    // A symbol of that name that is not this routine (the user's) makes
-    // the name take a number.
-    std::string name = base;
-    for (unsigned n = 1;; ++n) {
-      Operation *existing = module.lookupSymbol(name);
-      if (!existing)
-        break;
-      auto fn = dyn_cast<func::FuncOp>(existing);
-      if (fn && fn->hasAttr(kLineRoutineAttrName) &&
-          fn.getFunctionType() == fnType)
-        return fn;
-      name = base + "_" + std::to_string(n);
-    }
+    std::string name;
+    if (func::FuncOp fn = findLineRoutine(module, base, fnType, name))
+      return fn;
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(module.getBody());
     auto fn = func::FuncOp::create(b, loc, name, fnType);
@@ -667,20 +676,9 @@ static Value feistelPermutation(OpBuilder &b, Location loc,
   assert(module && "a random op is lowered inside a module");
   FunctionType fnType = b.getFunctionType(
       {i64, i64, i64, i64, destType, index, index, index}, {});
-  std::string name = "__sift_feistel";
-  func::FuncOp routine;
-  for (unsigned k = 1;; ++k) {
-    Operation *existing = module.lookupSymbol(name);
-    if (!existing)
-      break;
-    auto fn = dyn_cast<func::FuncOp>(existing);
-    if (fn && fn->hasAttr(kLineRoutineAttrName) &&
-        fn.getFunctionType() == fnType) {
-      routine = fn;
-      break;
-    }
-    name = "__sift_feistel_" + std::to_string(k);
-  }
+  std::string name;
+  func::FuncOp routine =
+      findLineRoutine(module, "__sift_feistel", fnType, name);
   if (!routine) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(module.getBody());

@@ -152,6 +152,18 @@ std::optional<RowModel> getRowModel(Operation *op) {
       .Case([](RandomUniformOp op) -> std::optional<RowModel> {
         return randomModel(op, op.getSeed(), op.getOffset());
       })
+      .Case([](RandpermPrefixOp op) -> std::optional<RowModel> {
+        // Every line is computed from its own n and limit and its row's
+        // stream, whole: the lines are the domain, whatever the streams
+        // cover (a scalar seed is the same for every line).
+        int64_t rank = rankOf(op.getResult());
+        RowModel m;
+        m.numDims = rank - 1;
+        for (Value operand : op->getOperands())
+          m.operands.push_back(seedMap(operand));
+        m.results.push_back(allButAxis(rank, rank - 1));
+        return m;
+      })
       .Case<SampleBalancedOp>(
           [](SampleBalancedOp op) -> std::optional<RowModel> {
             int64_t rank = rankOf(op.getLabels());
@@ -409,5 +421,6 @@ void mlir::sift::attachTilingInterfaceModels(MLIRContext &context) {
   // Not cross_entropy: its run-time error names the row of a bad target,
   // which a tile would renumber.
   attach<CountOp, CompactOp, CumsumOp, SortOp, ArgsortOp, TopkOp, GatherOp,
-         RandomBitsOp, RandomUniformOp, SampleBalancedOp>(context);
+         RandomBitsOp, RandomUniformOp, RandpermPrefixOp, SampleBalancedOp>(
+      context);
 }
