@@ -3,7 +3,8 @@
 
 import re
 
-SIFT = {"sift-hand", "sift-auto", "sift"}
+SIFT = {"sift-hand", "sift-auto", "sift-auto-feistel", "sift"}
+SAMPLER_SIFT = ("sift-hand", "sift-auto", "sift-auto-feistel")
 
 LEGEND = [
     ("torch-dynamic", "PyTorch eager, the natural sampler (`nonzero`, "
@@ -23,6 +24,9 @@ LEGEND = [
      "dialect (bench/sampler/sift_sampler.py), JIT-compiled by tensor-run"),
     ("sift-auto", "sift, compiler-made: examples/sampler.mlir (dynamic, one "
      "sample) through `--sift-staticize` and `--sift-batch`"),
+    ("sift-auto-feistel", "the same program with `feistel` on its three "
+     "`sift.randperm`s (a keyed bijection per element instead of an argsort "
+     "of random words: no sort or top-k; another, equally uniform stream)"),
     ("torch", "PyTorch eager, `F.cross_entropy`"),
     ("torch-compile", "`torch.compile(F.cross_entropy)`"),
     ("sift", "sift, `sift.cross_entropy` (reduction = mean), JIT-compiled by "
@@ -157,14 +161,14 @@ def write_markdown(data, path):
     sampler = [c for c in cases if c["task"] == "sampler"]
     s_impls = [i for i in impls if i in (
         "torch-dynamic", "torch-static", "torch-compile-static",
-        "torch-compile-dynamic", "jax", "sift-hand", "sift-auto")]
+        "torch-compile-dynamic", "jax") + SAMPLER_SIFT]
     if sampler and s_impls:
         lines += ["", "## Balanced sampler (D = 16, K = N/10, 30% positives)",
                   ""]
         rows, compile_rows = [], []
         compiled = [i for i in s_impls
                     if i in ("torch-compile-static", "torch-compile-dynamic",
-                             "jax", "sift-hand", "sift-auto")]
+                             "jax") + SAMPLER_SIFT]
         for c in sampler:
             key = "sampler/N=%d/B=%d" % (c["n"], c["b"])
             where = "N=%s B=%d" % (fmt_n(c["n"]), c["b"])
@@ -174,7 +178,7 @@ def write_markdown(data, path):
                     for i in s_impls]
             row.append(best[0] if best else "")
             row += [ratio(results, i, key, best) for i in s_impls
-                    if i in ("sift-hand", "sift-auto")]
+                    if i in SAMPLER_SIFT]
             rows.append(row)
             crow = row[:2]
             for i in compiled:
@@ -184,8 +188,7 @@ def write_markdown(data, path):
                             else "")
             compile_rows.append(crow)
         header = ["N", "B"] + s_impls + ["fastest peer"] + [
-            "%s / peer" % i for i in s_impls if i in ("sift-hand",
-                                                       "sift-auto")]
+            "%s / peer" % i for i in s_impls if i in SAMPLER_SIFT]
         lines += _table(header, rows)
         lines += ["", "Compile time, s (the compiled peers: first call minus "
                   "a timed one; sift: tensor-run's JIT compile):", ""]
@@ -241,6 +244,7 @@ STYLE = {
     "jax": ("tab:green", "D", "-"),
     "sift-hand": ("tab:blue", "o", "-"),
     "sift-auto": ("tab:cyan", "P", "-"),
+    "sift-auto-feistel": ("tab:olive", "X", "-"),
     "sift": ("tab:blue", "o", "-"),
 }
 

@@ -7,6 +7,8 @@ once, then calls the function --repeat times):
              and batched by the compiler alone (--transforms=
              "sift-staticize,sift-batch{func=sampler size=B}"), one seed per
              row;
+  sift-auto-feistel  the same with `feistel` on its three randperms (a
+             keyed bijection instead of an argsort: another stream);
   sift       sift.cross_entropy over B x C logits (mean).
 
 A first run of 3 calls writes the results for the checks and sizes the
@@ -126,7 +128,7 @@ def sampler_hand_job(case):
             ["-e", "sampler", "--arg", "seed=1"], problem)
 
 
-def sampler_auto_job(case):
+def sampler_auto_job(case, feistel=False):
     b, n, k = case["b"], case["n"], case["k"]
 
     def problem(result):
@@ -136,7 +138,7 @@ def sampler_auto_job(case):
             return "the two counts differ"
         return common.check_sampler(case, [(f[r], lab[r], total[r])
                                            for r in range(b)])
-    return (auto_sampler_mlir(n, k),
+    return (auto_sampler_mlir(n, k, feistel),
             _inputs(case, "features", "labels", "seeds") +
             ["-e", "sampler_batched",
              "--transforms=sift-staticize,"
@@ -157,6 +159,11 @@ def sampler_auto(case, repeat, budget):
     return _run_case(case, *sampler_auto_job(case), repeat, budget)
 
 
+def sampler_auto_feistel(case, repeat, budget):
+    return _run_case(case, *sampler_auto_job(case, feistel=True), repeat,
+                     budget)
+
+
 def cross_entropy(case, repeat, budget):
     return _run_case(case, *cross_entropy_job(case), repeat, budget)
 
@@ -164,5 +171,6 @@ def cross_entropy(case, repeat, budget):
 IMPLS = {
     "sift-hand": {"sampler": sampler_hand},
     "sift-auto": {"sampler": sampler_auto},
+    "sift-auto-feistel": {"sampler": sampler_auto_feistel},
     "sift": {"cross_entropy": cross_entropy},
 }

@@ -121,16 +121,20 @@ def batched_static_sampler_mlir(b, n, k, d=16):
     return TEMPLATE.format(B=b, N=n, K=k, D=d, H=k // 2, KK=kk)
 
 
-def auto_sampler_mlir(n, k):
+def auto_sampler_mlir(n, k, feistel=False):
     """examples/sampler.mlir, the dynamic per-sample sampler, with N = n
-    items and K = k samples (for --sift-staticize and --sift-batch)."""
+    items and K = k samples (for --sift-staticize and --sift-batch); with
+    `feistel`, its three randperms are `sift.randperm ... feistel`."""
     text = open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
                              "..", "..", "examples", "sampler.mlir")).read()
     text = text.replace("10000", str(n))
     text = re.sub(r"%half = arith.constant \d+",
                   "%%half = arith.constant %d" % (k // 2), text)
-    return re.sub(r"%k = arith.constant \d+", "%%k = arith.constant %d" % k,
+    text = re.sub(r"%k = arith.constant \d+", "%%k = arith.constant %d" % k,
                   text)
+    if feistel:
+        text = re.sub(r"(sift\.randperm [^:]*) :", r"\1 feistel :", text)
+    return text
 
 
 if __name__ == "__main__":
