@@ -703,18 +703,25 @@ class Generator:
             self.dims[v.name] = d
             seed = p.args[4]
             pv = V(p.fresh("perm"), (None,), "i64", v.size, v.minrows, False)
+            # Every third permutation (by its name's number, which draws
+            # nothing from the generator, so a seed's program keeps its
+            # shape) is the Feistel one.
+            feistel = (int(re.sub(r"\D", "", pv.name) or 0) % 3 == 2 and
+                       self.allowed("randperm_feistel"))
+            kw = " feistel" if feistel else ""
+            perm = ops.randperm_feistel if feistel else ops.randperm
             if self.rng.random() < 0.3 and self.allowed("randperm_offset"):
                 off = p.const(int(self.rng.integers(1, 100)), "i64")
-                p.emit("%s = sift.randperm %s, %s offset %s : %s" %
-                       (pv, d, seed, off, pv.type), [pv], [d, seed, off],
-                       lambda env, d=d.name, o=off.name:
-                       [ops.randperm(env[d], int(env["%seed"]),
-                                     int(env[o]))], "randperm_offset")
+                p.emit("%s = sift.randperm %s, %s offset %s%s : %s" %
+                       (pv, d, seed, off, kw, pv.type), [pv], [d, seed, off],
+                       lambda env, d=d.name, o=off.name, perm=perm:
+                       [perm(env[d], int(env["%seed"]), int(env[o]))],
+                       "randperm_offset")
             else:
-                p.emit("%s = sift.randperm %s, %s : %s" % (pv, d, seed,
-                                                          pv.type),
-                       [pv], [d, seed], lambda env, d=d.name:
-                       [ops.randperm(env[d], int(env["%seed"]))], "randperm")
+                p.emit("%s = sift.randperm %s, %s%s : %s" % (pv, d, seed, kw,
+                                                            pv.type),
+                       [pv], [d, seed], lambda env, d=d.name, perm=perm:
+                       [perm(env[d], int(env["%seed"]))], "randperm")
             tag = "perm_gather"
             if self.rng.random() < 0.5 and self.allowed("perm_slice"):
                 bound = int(self.rng.integers(1, p.n))
