@@ -57,8 +57,8 @@ Value feistelRounds(OpBuilder &b, Location loc, ArrayRef<Value> keys,
 /// vector).
 Value feistelWalkLanes(OpBuilder &b, Location loc, ArrayRef<Value> keys,
                        const FeistelDomain &domain, Value x);
-/// P applied to `x` (i32 or a vector of them; keys and domain scalars) until
-/// the result is in [0, n) (an `scf.while`).
+/// P applied to `x` (an i32) until the result is in [0, n): at least once
+/// (an `scf.while`).
 Value feistelWalk(OpBuilder &b, Location loc, ArrayRef<Value> keys,
                   const FeistelDomain &domain, Value x);
 
