@@ -405,8 +405,8 @@ static Value generateFromBlocks(
   return unflatten(b, loc, flat, type, sizes);
 }
 
-/// A random op lowered by `generateFromBlocks`, with or without its
-/// vector loops.
+/// A random op lowered with or without its vector loops (the CPU's
+/// `generateFromBlocks` and Feistel routines).
 template <typename OpTy> struct BlocksLowering : OpRewritePattern<OpTy> {
   BlocksLowering(MLIRContext *context, bool vectorLoops)
       : OpRewritePattern<OpTy>(context), vectorLoops(vectorLoops) {}
@@ -793,10 +793,8 @@ static Value feistelPermutation(OpBuilder &b, Location loc,
   return unflatten(b, loc, flatten(b, loc, flat), type, sizes);
 }
 
-struct RandpermPrefixLowering : OpRewritePattern<RandpermPrefixOp> {
-  RandpermPrefixLowering(MLIRContext *context, bool vectorLoops)
-      : OpRewritePattern(context), vectorLoops(vectorLoops) {}
-  bool vectorLoops;
+struct RandpermPrefixLowering : BlocksLowering<RandpermPrefixOp> {
+  using BlocksLowering::BlocksLowering;
   LogicalResult matchAndRewrite(RandpermPrefixOp op,
                                 PatternRewriter &rewriter) const override {
     rewriter.replaceOp(op, feistelPermutation(rewriter, op.getLoc(),
@@ -812,10 +810,8 @@ struct RandpermPrefixLowering : OpRewritePattern<RandpermPrefixOp> {
 /// on any machine anyway.
 constexpr int64_t kMaxRandpermSize = int64_t(1) << 56;
 
-struct RandpermLowering : OpRewritePattern<RandpermOp> {
-  RandpermLowering(MLIRContext *context, bool vectorLoops)
-      : OpRewritePattern(context), vectorLoops(vectorLoops) {}
-  bool vectorLoops;
+struct RandpermLowering : BlocksLowering<RandpermOp> {
+  using BlocksLowering::BlocksLowering;
   LogicalResult matchAndRewrite(RandpermOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();

@@ -93,6 +93,14 @@ LogicalResult Staticizer::rewriteExtractSlice(ImplicitLocOpBuilder &b,
     toErase.insert(op);
     return success();
   };
+  // `positions` (n lanes of i64) with the lanes at or past the source's
+  // count replaced by 0: they are padding, as below.
+  auto sourceRowsOnly = [&](Value positions) -> Value {
+    Value lane = iota(b, n);
+    Value inRange = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, lane,
+                                          splat(b, toI64(b, src.count), n));
+    return arith::SelectOp::create(b, inRange, positions, constantI64(b, 0, n));
+  };
   // A prefix of a stable argsort (as randperm(n)[:k] becomes) is a top-k
   // selection of its keys: sorted, ties by the lower index, so the rows
   // are the same, in O(n) instead of a full sort. Only the source's first
@@ -118,12 +126,7 @@ LogicalResult Staticizer::rewriteExtractSlice(ImplicitLocOpBuilder &b,
                        /*unsorted=*/false, /*valid=*/src.count,
                        /*limit=*/count,
                        /*isUnsigned=*/argsort.getIsUnsigned());
-    Value inRange =
-        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, iota(b, n),
-                              splat(b, toI64(b, src.count), n));
-    Value rows = arith::SelectOp::create(b, inRange, topk.getIndices(),
-                                         constantI64(b, 0, n));
-    return replaceSlice(rows);
+    return replaceSlice(sourceRowsOnly(topk.getIndices()));
   }
   // A prefix of a Feistel permutation's lanes is its first lanes: `n`
   // lanes, of which those below the slice's length (`limit`) are
@@ -136,12 +139,7 @@ LogicalResult Staticizer::rewriteExtractSlice(ImplicitLocOpBuilder &b,
     Value lanes = RandpermPrefixOp::create(
         b, RankedTensorType::get({n}, b.getI64Type()), feistel.getN(),
         feistel.getSeed(), feistel.getOffset(), count);
-    Value lane = iota(b, n);
-    Value inRange = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, lane,
-                                          splat(b, toI64(b, src.count), n));
-    Value rows =
-        arith::SelectOp::create(b, inRange, lanes, constantI64(b, 0, n));
-    return replaceSlice(rows);
+    return replaceSlice(sourceRowsOnly(lanes));
   }
   Value offset = getValueOrCreateConstantIndexOp(b, b.getLoc(),
                                                  slice.getMixedOffsets()[0]);
