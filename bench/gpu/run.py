@@ -9,7 +9,7 @@ Two workloads, those of bench/peers:
   cross_entropy  the mean cross-entropy of B x C float32 logits,
                  C = 100, 1000, 32000, B such that the logits are 256 MB.
 
-Implementations: sift-auto, sift-auto-feistel (its randperms `feistel`),
+Implementations: sift-auto, sift-auto-sort (its randperms `sort`),
 sift-hand and sift (cross-entropy) through
 tensor-run --target cuda; torch-static, torch-dynamic and torch
 (F.cross_entropy), PyTorch eager on the GPU; torch-compile-static (only with
@@ -61,16 +61,16 @@ import common  # noqa: E402
 import sift_impl  # noqa: E402
 from report import fmt_ms  # noqa: E402
 
-SAMPLER_IMPLS = ["sift-auto", "sift-auto-feistel", "sift-hand",
+SAMPLER_IMPLS = ["sift-auto", "sift-auto-sort", "sift-hand",
                  "torch-static", "torch-dynamic", "torch-compile-static",
                  "jax"]
 CE_IMPLS = ["sift", "torch", "jax"]
-IMPL_ORDER = ["sift-auto", "sift-auto-feistel", "sift-hand", "sift",
+IMPL_ORDER = ["sift-auto", "sift-auto-sort", "sift-hand", "sift",
               "torch-static", "torch-dynamic", "torch-compile-static", "torch",
               "jax"]
 # The ratios of the tables: sift's time over a peer's (< 1: sift is faster).
 RATIOS = {"sampler": [("sift-auto", "torch-static"),
-                      ("sift-auto-feistel", "torch-static"),
+                      ("sift-auto-sort", "torch-static"),
                       ("sift-hand", "torch-static"),
                       ("sift-auto", "jax")],
           "cross_entropy": [("sift", "torch"), ("sift", "jax")]}
@@ -214,8 +214,8 @@ DEVICE_RE = re.compile(r"^device time per call: min ([0-9.]+) ms, median "
 COMPILE_RE = re.compile(r"^compile time: ([0-9.]+) ms", re.M)
 
 SIFT_JOBS = {"sift-auto": sift_impl.sampler_auto_job,
-             "sift-auto-feistel": lambda case: sift_impl.sampler_auto_job(
-                 case, feistel=True),
+             "sift-auto-sort": lambda case: sift_impl.sampler_auto_job(
+                 case, by_sort=True),
              "sift-hand": sift_impl.sampler_hand_job,
              "sift": sift_impl.cross_entropy_job}
 

@@ -3,8 +3,8 @@
 
 import re
 
-SIFT = {"sift-hand", "sift-auto", "sift-auto-feistel", "sift"}
-SAMPLER_SIFT = ("sift-hand", "sift-auto", "sift-auto-feistel")
+SIFT = {"sift-hand", "sift-auto", "sift-auto-sort", "sift"}
+SAMPLER_SIFT = ("sift-hand", "sift-auto", "sift-auto-sort")
 
 LEGEND = [
     ("torch-dynamic", "PyTorch eager, the natural sampler (`nonzero`, "
@@ -24,9 +24,10 @@ LEGEND = [
      "dialect (bench/sampler/sift_sampler.py), JIT-compiled by tensor-run"),
     ("sift-auto", "sift, compiler-made: examples/sampler.mlir (dynamic, one "
      "sample) through `--sift-staticize` and `--sift-batch`"),
-    ("sift-auto-feistel", "the same program with `feistel` on its three "
-     "`sift.randperm`s (a keyed bijection per element instead of an argsort "
-     "of random words: no sort or top-k; another, equally uniform stream)"),
+    ("sift-auto-sort", "the same program with `sort` on its three "
+     "`sift.randperm`s (an argsort of random words instead of the default "
+     "keyed bijection per element: a sort or top-k; another, equally "
+     "uniform stream)"),
     ("torch", "PyTorch eager, `F.cross_entropy`"),
     ("torch-compile", "`torch.compile(F.cross_entropy)`"),
     ("sift", "sift, `sift.cross_entropy` (reduction = mean), JIT-compiled by "
@@ -244,7 +245,7 @@ STYLE = {
     "jax": ("tab:green", "D", "-"),
     "sift-hand": ("tab:blue", "o", "-"),
     "sift-auto": ("tab:cyan", "P", "-"),
-    "sift-auto-feistel": ("tab:olive", "X", "-"),
+    "sift-auto-sort": ("tab:olive", "X", "-"),
     "sift": ("tab:blue", "o", "-"),
 }
 

@@ -71,11 +71,11 @@ import report  # noqa: E402
 # In the order they run and appear in the tables.
 SAMPLER_IMPLS = ["torch-dynamic", "torch-static", "torch-compile-static",
                  "torch-compile-dynamic", "jax", "sift-hand", "sift-auto",
-                 "sift-auto-feistel"]
+                 "sift-auto-sort"]
 CE_IMPLS = ["torch", "torch-compile", "jax", "sift"]
 IMPL_ORDER = ["torch-dynamic", "torch-static", "torch-compile-static",
               "torch-compile-dynamic", "torch", "torch-compile", "jax",
-              "sift-hand", "sift-auto", "sift-auto-feistel", "sift"]
+              "sift-hand", "sift-auto", "sift-auto-sort", "sift"]
 
 
 def parse_args():

@@ -7,8 +7,9 @@ once, then calls the function --repeat times):
              and batched by the compiler alone (--transforms=
              "sift-staticize,sift-batch{func=sampler size=B}"), one seed per
              row;
-  sift-auto-feistel  the same with `feistel` on its three randperms (a
-             keyed bijection instead of an argsort: another stream);
+  sift-auto-sort  the same with `sort` on its three randperms (an
+             argsort of random words instead of the default keyed
+             bijection: another stream);
   sift       sift.cross_entropy over B x C logits (mean).
 
 A first run of 3 calls writes the results for the checks and sizes the
@@ -128,7 +129,7 @@ def sampler_hand_job(case):
             ["-e", "sampler", "--arg", "seed=1"], problem)
 
 
-def sampler_auto_job(case, feistel=False):
+def sampler_auto_job(case, by_sort=False):
     b, n, k = case["b"], case["n"], case["k"]
 
     def problem(result):
@@ -138,7 +139,7 @@ def sampler_auto_job(case, feistel=False):
             return "the two counts differ"
         return common.check_sampler(case, [(f[r], lab[r], total[r])
                                            for r in range(b)])
-    return (auto_sampler_mlir(n, k, feistel),
+    return (auto_sampler_mlir(n, k, by_sort),
             _inputs(case, "features", "labels", "seeds") +
             ["-e", "sampler_batched",
              "--transforms=sift-staticize,"
@@ -159,8 +160,8 @@ def sampler_auto(case, repeat, budget):
     return _run_case(case, *sampler_auto_job(case), repeat, budget)
 
 
-def sampler_auto_feistel(case, repeat, budget):
-    return _run_case(case, *sampler_auto_job(case, feistel=True), repeat,
+def sampler_auto_sort(case, repeat, budget):
+    return _run_case(case, *sampler_auto_job(case, by_sort=True), repeat,
                      budget)
 
 
@@ -171,6 +172,6 @@ def cross_entropy(case, repeat, budget):
 IMPLS = {
     "sift-hand": {"sampler": sampler_hand},
     "sift-auto": {"sampler": sampler_auto},
-    "sift-auto-feistel": {"sampler": sampler_auto_feistel},
+    "sift-auto-sort": {"sampler": sampler_auto_sort},
     "sift": {"cross_entropy": cross_entropy},
 }

@@ -28,7 +28,7 @@ MODULES = {
     "jax": "jax_impl",
     "sift-hand": "sift_impl",
     "sift-auto": "sift_impl",
-    "sift-auto-feistel": "sift_impl",
+    "sift-auto-sort": "sift_impl",
     "sift": "sift_impl",
     "bandwidth": "bandwidth",
 }

@@ -121,10 +121,10 @@ def batched_static_sampler_mlir(b, n, k, d=16):
     return TEMPLATE.format(B=b, N=n, K=k, D=d, H=k // 2, KK=kk)
 
 
-def auto_sampler_mlir(n, k, feistel=False):
+def auto_sampler_mlir(n, k, by_sort=False):
     """examples/sampler.mlir, the dynamic per-sample sampler, with N = n
     items and K = k samples (for --sift-staticize and --sift-batch); with
-    `feistel`, its three randperms are `sift.randperm ... feistel`."""
+    `by_sort`, its three randperms are `sift.randperm ... sort`."""
     text = open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
                              "..", "..", "examples", "sampler.mlir")).read()
     text = text.replace("10000", str(n))
@@ -132,8 +132,8 @@ def auto_sampler_mlir(n, k, feistel=False):
                   "%%half = arith.constant %d" % (k // 2), text)
     text = re.sub(r"%k = arith.constant \d+", "%%k = arith.constant %d" % k,
                   text)
-    if feistel:
-        text = re.sub(r"(sift\.randperm [^:]*) :", r"\1 feistel :", text)
+    if by_sort:
+        text = re.sub(r"(sift\.randperm [^:]*) :", r"\1 sort :", text)
     return text
 
 

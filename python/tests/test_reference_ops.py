@@ -179,20 +179,20 @@ class MaskedSelect(unittest.TestCase):
 
 
 @NEED_NUMPY
-class Randperm(unittest.TestCase):
+class RandpermSort(unittest.TestCase):
     def test_is_stable_unsigned_argsort_of_words(self):
         for n, seed, off in ((0, 1, 0), (1, 1, 0), (17, 42, 3), (1000, 7, 0),
                              (50, -1, -1)):
             w = np.array(philox.words(seed, off, n), dtype=np.uint32)
             want = np.argsort(w, kind="stable").astype(np.int64)
-            assert_same(self, ops.randperm(n, seed, off), want)
+            assert_same(self, ops.randperm_sort(n, seed, off), want)
 
     def test_permutation_and_seeds(self):
-        p = ops.randperm(300, 5)
+        p = ops.randperm_sort(300, 5)
         assert_same(self, np.sort(p), np.arange(300, dtype=np.int64))
-        self.assertFalse(np.array_equal(p, ops.randperm(300, 6)))
-        self.assertFalse(np.array_equal(p, ops.randperm(300, 5, 1)))
-        assert_same(self, p, ops.randperm(300, 5))
+        self.assertFalse(np.array_equal(p, ops.randperm_sort(300, 6)))
+        self.assertFalse(np.array_equal(p, ops.randperm_sort(300, 5, 1)))
+        assert_same(self, p, ops.randperm_sort(300, 5))
 
     def test_prefix_property(self):
         # The staticize rewrite relies on this: keys of lanes >= n sort last,
@@ -201,7 +201,7 @@ class Randperm(unittest.TestCase):
         w = np.array(philox.words(9, 2, bound), dtype=np.int64)
         w[n:] = 1 << 32
         assert_same(self, np.argsort(w, kind="stable")[:n].astype(np.int64),
-                    ops.randperm(n, 9, 2))
+                    ops.randperm_sort(n, 9, 2))
 
 
 def _feistel_by_the_text(n, seed, off):
@@ -235,25 +235,25 @@ def _feistel_by_the_text(n, seed, off):
 
 
 @NEED_NUMPY
-class RandpermFeistel(unittest.TestCase):
+class Randperm(unittest.TestCase):
     def test_matches_the_definition(self):
         for n, seed, off in ((1, 3, 0), (2, 3, 0), (5, 7, 1), (255, 9, 0),
                              (256, 9, 0), (257, -2, 5), (3000, 11, 1 << 40)):
-            assert_same(self, ops.randperm_feistel(n, seed, off),
+            assert_same(self, ops.randperm(n, seed, off),
                         np.array(_feistel_by_the_text(n, seed, off),
                                  dtype=np.int64))
 
     def test_permutation_and_seeds(self):
-        p = ops.randperm_feistel(1000, 5)
+        p = ops.randperm(1000, 5)
         assert_same(self, np.sort(p), np.arange(1000, dtype=np.int64))
-        self.assertFalse(np.array_equal(p, ops.randperm_feistel(1000, 6)))
-        self.assertFalse(np.array_equal(p, ops.randperm_feistel(1000, 5, 1)))
-        self.assertEqual(len(ops.randperm_feistel(0, 5)), 0)
+        self.assertFalse(np.array_equal(p, ops.randperm(1000, 6)))
+        self.assertFalse(np.array_equal(p, ops.randperm(1000, 5, 1)))
+        self.assertEqual(len(ops.randperm(0, 5)), 0)
         with self.assertRaises(ValueError):
-            ops.randperm_feistel((1 << 32) + 1, 5)
+            ops.randperm((1 << 32) + 1, 5)
 
     def test_prefix_lanes_and_padding(self):
-        full = ops.randperm_feistel(40, 8, 2)
+        full = ops.randperm(40, 8, 2)
         assert_same(self, ops.randperm_prefix(40, 8, 10, 2), full[:10])
         want = np.full(50, -1, dtype=np.int64)
         want[:40] = full
@@ -261,7 +261,7 @@ class RandpermFeistel(unittest.TestCase):
         want[7:] = -1
         assert_same(self, ops.randperm_prefix(40, 8, 50, 2, limit=7), want)
         rows = ops.randperm_prefix(np.array([3, 0]), np.array([1, 2]), 4)
-        assert_same(self, rows[0, :3], ops.randperm_feistel(3, 1))
+        assert_same(self, rows[0, :3], ops.randperm(3, 1))
         assert_same(self, rows[1], np.full(4, -1, dtype=np.int64))
 
 

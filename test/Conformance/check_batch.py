@@ -432,17 +432,17 @@ func.func @f(%seed: i64) -> (tensor<2x9xi32>, tensor<5xf32>, tensor<3xi64>, tens
   %u = sift.random_uniform %seed offset %one : tensor<5xf32>
   %w = sift.random_bits %seed offset %one : tensor<3xi64>
   %c7 = arith.constant 7 : index
-  %p = sift.randperm %c7, %seed : tensor<7xi64>
+  %p = sift.randperm %c7, %seed sort : tensor<7xi64>
   %d = sift.random_uniform %seed : tensor<4xf64>
   return %b, %u, %w, %p, %d : tensor<2x9xi32>, tensor<5xf32>, tensor<3xi64>, tensor<7xi64>, tensor<4xf64>
 }""", gens(seeds()), check=philox_rows(0, (2, 9))))
 
-    # The Feistel randperm: a static one, and the lanes of a per-sample n
-    # with a per-sample seed and a shared offset.
-    add(Case("randperm-feistel", """
+    # The Feistel randperm (the default): a static one, and the lanes of a
+    # per-sample n with a per-sample seed and a shared offset.
+    add(Case("randperm", """
 func.func @f(%seed: i64, %n: index, %off: i64) -> (tensor<300xi64>, tensor<9xi64>, tensor<2x5xi64>) {
   %c300 = arith.constant 300 : index
-  %p = sift.randperm %c300, %seed feistel : tensor<300xi64>
+  %p = sift.randperm %c300, %seed : tensor<300xi64>
   %q = sift.randperm_prefix %n, %seed offset %off : (index, i64, i64) -> tensor<9xi64>
   %ns = tensor.from_elements %n, %c300 : tensor<2xindex>
   %r = sift.randperm_prefix %ns, %seed : (tensor<2xindex>, i64) -> tensor<2x5xi64>
@@ -779,9 +779,10 @@ func.func @f(%x: tensor<24xi1>, %m: tensor<24xi1>) -> (tensor<?xi1>, tensor<?xi6
 
     add(Case("sampler", sampler, balances, size=8, staticize=True))
     add(Case("sampler-batch-1", sampler, balances, size=1, staticize=True))
-    feistel = re.sub(r"(sift\.randperm [^:]*) :", r"\1 feistel :", sampler)
-    assert feistel.count(" feistel :") == 3
-    add(Case("sampler-feistel", feistel, balances, size=8, staticize=True))
+    # The sampler's permutations as argsorts of their streams.
+    by_sort = re.sub(r"(sift\.randperm [^:]*) :", r"\1 sort :", sampler)
+    assert by_sort.count(" sort :") == 3
+    add(Case("sampler-sort", by_sort, balances, size=8, staticize=True))
     return cases
 
 

@@ -705,11 +705,11 @@ class Generator:
             pv = V(p.fresh("perm"), (None,), "i64", v.size, v.minrows, False)
             # Every third permutation (by its name's number, which draws
             # nothing from the generator, so a seed's program keeps its
-            # shape) is the Feistel one.
-            feistel = (int(re.sub(r"\D", "", pv.name) or 0) % 3 == 2 and
-                       self.allowed("randperm_feistel"))
-            kw = " feistel" if feistel else ""
-            perm = ops.randperm_feistel if feistel else ops.randperm
+            # shape) is the argsort one.
+            by_sort = (int(re.sub(r"\D", "", pv.name) or 0) % 3 == 2 and
+                       self.allowed("randperm_sort"))
+            kw = " sort" if by_sort else ""
+            perm = ops.randperm_sort if by_sort else ops.randperm
             if self.rng.random() < 0.3 and self.allowed("randperm_offset"):
                 off = p.const(int(self.rng.integers(1, 100)), "i64")
                 p.emit("%s = sift.randperm %s, %s offset %s%s : %s" %

@@ -461,34 +461,38 @@ def is_perm(p, n, what):
     return []
 
 
-def randperm_cases():
+def randperm_sort_cases():
+    """`sift.randperm ... sort` against ops.randperm_sort (the argsort of
+    the stream's words): lengths, a static result, seeds and offsets, and
+    uniformity."""
     out = []
-    body = ["%r = sift.randperm %n, %seed offset %off : tensor<?xi64>"]
+    body = ["%r = sift.randperm %n, %seed offset %off sort : tensor<?xi64>"]
     mlir = func("f", [("n", "index"), ("seed", "i64"), ("off", "i64")],
                 [("%r", "tensor<?xi64>")], body)
     for n, seed, off in ((0, 1, 0), (1, 7, 0), (2, 7, 0), (10, 123, 5),
                          (1000, 42, 0), (4097, -3, 1 << 40), (33, 0, -1)):
-        exp = ops.randperm(n, seed, off)
+        exp = ops.randperm_sort(n, seed, off)
         out.append(Case(
-            "randperm", "n%d_seed%d_off%d" % (n, seed, off), mlir,
+            "randperm_sort", "n%d_seed%d_off%d" % (n, seed, off), mlir,
             args={"n": n, "seed": seed, "off": off}, expect=[exp],
             check=lambda res, n=n: is_perm(res[0], n, "the result")))
     # No offset operand, a static result of constant n.
     mlir = func("f", [("seed", "i64")], [("%r", "tensor<16xi64>")],
                 ["%c16 = arith.constant 16 : index",
-                 "%r = sift.randperm %c16, %seed : tensor<16xi64>"])
-    out.append(Case("randperm", "static16_no_offset", mlir,
-                    args={"seed": 99}, expect=[ops.randperm(16, 99)]))
+                 "%r = sift.randperm %c16, %seed sort : tensor<16xi64>"])
+    out.append(Case("randperm_sort", "static16_no_offset", mlir,
+                    args={"seed": 99}, expect=[ops.randperm_sort(16, 99)]))
     # Same seed twice, then another seed and another offset, in one call.
     n = 500
     mlir = func("f", [("n", "index"), ("seed", "i64"), ("seed2", "i64")],
                 [("%a", "tensor<?xi64>"), ("%b", "tensor<?xi64>"),
                  ("%c", "tensor<?xi64>"), ("%d", "tensor<?xi64>")],
                 ["%one = arith.constant 1 : i64",
-                 "%a = sift.randperm %n, %seed : tensor<?xi64>",
-                 "%b = sift.randperm %n, %seed : tensor<?xi64>",
-                 "%c = sift.randperm %n, %seed2 : tensor<?xi64>",
-                 "%d = sift.randperm %n, %seed offset %one : tensor<?xi64>"])
+                 "%a = sift.randperm %n, %seed sort : tensor<?xi64>",
+                 "%b = sift.randperm %n, %seed sort : tensor<?xi64>",
+                 "%c = sift.randperm %n, %seed2 sort : tensor<?xi64>",
+                 "%d = sift.randperm %n, %seed offset %one sort : "
+                 "tensor<?xi64>"])
 
     def seeds(res):
         e = []
@@ -499,10 +503,11 @@ def randperm_cases():
         if np.array_equal(res[0], res[3]):
             e.append("different offsets gave the same permutation")
         return e
-    out.append(Case("randperm", "seed_properties", mlir,
+    out.append(Case("randperm_sort", "seed_properties", mlir,
                     args={"n": n, "seed": 5, "seed2": 6},
-                    expect=[ops.randperm(n, 5), ops.randperm(n, 5),
-                            ops.randperm(n, 6), ops.randperm(n, 5, 1)],
+                    expect=[ops.randperm_sort(n, 5), ops.randperm_sort(n, 5),
+                            ops.randperm_sort(n, 6),
+                            ops.randperm_sort(n, 5, 1)],
                     check=seeds))
     # Chi-square uniformity of positions: R permutations of n elements (one
     # per offset, from an scf.for), counts of (element, position).
@@ -516,12 +521,13 @@ def randperm_cases():
         "%all = scf.for %i = %c0 to %cr step %c1 iter_args(%acc = %init) -> ("
         + ttype((reps, n), "i64") + ") {",
         "  %off = arith.index_cast %i : index to i64",
-        "  %p = sift.randperm %cn, %seed offset %off : " + ttype((n,), "i64"),
+        "  %p = sift.randperm %cn, %seed offset %off sort : " +
+        ttype((n,), "i64"),
         "  %ins = tensor.insert_slice %p into %acc[%i, 0] [1, " + str(n) +
         "] [1, 1] : " + ttype((n,), "i64") + " into " + ttype((reps, n), "i64"),
         "  scf.yield %ins : " + ttype((reps, n), "i64"),
         "}"])
-    exp = np.stack([ops.randperm(n, 2024, o) for o in range(reps)])
+    exp = np.stack([ops.randperm_sort(n, 2024, o) for o in range(reps)])
 
     def chi2(res):
         a = res[0]
@@ -540,35 +546,35 @@ def randperm_cases():
             e.append("chi-square %.1f > 52.62 (df 25, p < 0.001): positions "
                      "are not uniform" % stat)
         return e
-    out.append(Case("randperm", "chi_square_positions", mlir,
+    out.append(Case("randperm_sort", "chi_square_positions", mlir,
                     args={"seed": 2024}, expect=[exp], check=chi2))
     return out
 
 
-def feistel_cases():
-    """`sift.randperm ... feistel` and `sift.randperm_prefix` against
-    ops.randperm_feistel: lengths around the rounds' domain (2^8 at least)
+def randperm_cases():
+    """`sift.randperm` (the Feistel bijection) and `sift.randperm_prefix`
+    against ops.randperm: lengths around the rounds' domain (2^8 at least)
     and the CPU routine's chunks of 4096 lanes, prefixes shorter and longer
     than n, per-line n with per-row streams, and uniformity."""
     out = []
-    body = ["%r = sift.randperm %n, %seed offset %off feistel : tensor<?xi64>"]
+    body = ["%r = sift.randperm %n, %seed offset %off : tensor<?xi64>"]
     mlir = func("f", [("n", "index"), ("seed", "i64"), ("off", "i64")],
                 [("%r", "tensor<?xi64>")], body)
     for n, seed, off in ((0, 1, 0), (1, 7, 0), (2, 7, 0), (5, 3, 2),
                          (255, 11, 0), (256, 11, 0), (257, 11, 0),
                          (1000, 42, 0), (4097, -3, 1 << 40), (33, 0, -1),
                          (65536, 9, 4), (70001, 5, 0)):
-        exp = ops.randperm_feistel(n, seed, off)
+        exp = ops.randperm(n, seed, off)
         out.append(Case(
-            "randperm_feistel", "n%d_seed%d_off%d" % (n, seed, off), mlir,
+            "randperm", "n%d_seed%d_off%d" % (n, seed, off), mlir,
             args={"n": n, "seed": seed, "off": off}, expect=[exp],
             check=lambda res, n=n: is_perm(res[0], n, "the result")))
     # A constant n (a static result), no offset.
     mlir = func("f", [("seed", "i64")], [("%r", "tensor<300xi64>")],
                 ["%c = arith.constant 300 : index",
-                 "%r = sift.randperm %c, %seed feistel : tensor<300xi64>"])
-    out.append(Case("randperm_feistel", "static300", mlir, args={"seed": 99},
-                    expect=[ops.randperm_feistel(300, 99)]))
+                 "%r = sift.randperm %c, %seed : tensor<300xi64>"])
+    out.append(Case("randperm", "static300", mlir, args={"seed": 99},
+                    expect=[ops.randperm(300, 99)]))
     # Prefixes of a scalar n: shorter than n, longer (padding), n = 0 and a
     # negative n (all padding).
     for n, k in ((1000, 10), (10, 16), (0, 4), (-5, 4), (5000, 4500)):
@@ -621,7 +627,7 @@ def feistel_cases():
                     expect=[ops.randperm_prefix(ns, seeds, k, offs),
                             ops.randperm_prefix(ns, 77, k)]))
     # Uniformity at a small n: the position of each element over 1200
-    # offsets (the chi-square of randperm_cases), and the first 50 of
+    # offsets (the chi-square of randperm_sort_cases), and the first 50 of
     # n = 1000 over 400 offsets: how often each element is taken.
     n, reps = 6, 1200
     mlir = func("f", [("seed", "i64"), ("n", "index")],
@@ -662,7 +668,7 @@ def feistel_cases():
             e.append("chi-square %.1f > 1143 (df 999): the first 50 of "
                      "1000 are not uniform" % stat)
         return e
-    out.append(Case("randperm_feistel", "chi_square", mlir,
+    out.append(Case("randperm", "chi_square", mlir,
                     args={"seed": 2024, "n": n},
                     expect=[ops.randperm_prefix(n, 2024, n, offs),
                             ops.randperm_prefix(1000, 2024, 50, offs[:400])],
@@ -2219,9 +2225,10 @@ func.func @sampled_labels(%labels: tensor<NNxi64>, %scores: tensor<NNxf32>, %see
             "sampled_labels", [labels, scores], {"seed": 77},
             sampled_ref(labels, scores, 77, k), (0.0, 0.0)))
 
-    # Two small programs of one rewrite each (nonzero -> compact; a dynamic
-    # randperm -> random_bits + argsort), so that the plumbing is checked
-    # even while the examples' ops do not all lower yet.
+    # Small programs of one rewrite each (nonzero -> compact; a dynamic
+    # randperm -> randperm_prefix, or with `sort` random_bits + argsort), so
+    # that the plumbing is checked even while the examples' ops do not all
+    # lower yet.
     mask_prog = (
         "func.func @nz(%m: tensor<N" "xi1>) -> tensor<?xi64> {\n"
         "  %r = sift.nonzero %m : tensor<N" "xi1> -> tensor<?xi64>\n"
@@ -2248,6 +2255,12 @@ func.func @sampled_labels(%labels: tensor<NNxi64>, %scores: tensor<NNxf32>, %see
                                  perm_prog.replace("N", str(m.size)), "perm",
                                  [m], {"seed": 31},
                                  [ops.randperm(c, 31, c)], (0.0, 0.0)))
+        out.append(StaticizeCase(
+            "randperm_sort_of_count_" + name,
+            perm_prog.replace("N", str(m.size)).replace(
+                " : tensor<?xi64>\n  return", " sort : tensor<?xi64>\n  return"),
+            "perm", [m], {"seed": 31}, [ops.randperm_sort(c, 31, c)],
+            (0.0, 0.0)))
 
     # det_postprocess_topn: N boxes, threshold 0.05, top min(n, 100).
     def post_ref(boxes, scores):
@@ -3106,7 +3119,8 @@ func.func @mean(%x: tensor<Nxf32>, %m: tensor<Nxi1>) -> tensor<f32> {
 # ----------------------------------------------------------------------------
 
 GENERATORS = [nonzero_cases, unique_cases, masked_select_cases,
-              randperm_cases, feistel_cases, count_cases, compact_cases, cumsum_cases,
+              randperm_cases, randperm_sort_cases, count_cases, compact_cases,
+              cumsum_cases,
               sort_cases, topk_cases, topk_valid_cases, topk_limit_cases,
               stack_siblings_cases,
               unsigned_order_cases, gather_cases, scatter_cases,

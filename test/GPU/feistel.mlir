@@ -42,6 +42,6 @@ func.func @lines(%n: tensor<32xindex>, %seeds: tensor<32xi64>,
 }
 
 func.func @randperm(%n: index, %seed: i64) -> tensor<?xi64> {
-  %p = sift.randperm %n, %seed feistel : tensor<?xi64>
+  %p = sift.randperm %n, %seed : tensor<?xi64>
   return %p : tensor<?xi64>
 }

@@ -2,32 +2,33 @@
 // program, examples/sampler.mlir at that size, made static and batched as
 // scripts/device-check.sh does), its kernel launches a call
 // through the GPU pipeline (host loops of launches unrolled, so each
-// gpu.launch_func runs once): 63 with the default 8-bit radix passes, 95
-// with sort-digit-bits=4 (its three split sorts of 1e5 take 18 launches
-// each instead of 10, its two split selections 4 more each). An H200 ran
-// 65 and 97 (docs/GPU.md, session 25), before the concatenation of the two
-// groups' indices stopped being copied (session 27) and the group top-ks
-// got their `limit` (session 28: 64 -> 63). With `feistel` on its three
-// randperms (FEISTEL), no sort or selection is left: 14 launches (the
+// gpu.launch_func runs once). With its randperms' default (Feistel)
+// definition (DEFAULT), no sort or selection is left: 14 launches (the
 // masks, the compactions' count, scan and scatter kernels, the
-// permutations' lanes and the gathers).
+// permutations' lanes and the gathers). With `sort` on its three randperms
+// (SORT): 63 with the default 8-bit radix passes, 95 with
+// sort-digit-bits=4 (its three split sorts of 1e5 take 18 launches each
+// instead of 10, its two split selections 4 more each). An H200 ran 65 and
+// 97 of those (docs/GPU.md, session 25), before the concatenation of the
+// two groups' indices stopped being copied (session 27) and the group
+// top-ks got their `limit` (session 28: 64 -> 63).
 //
 // RUN: python3 -c "import sys; sys.path.insert(0, '%sift_src_root/bench/sampler'); from sift_sampler import auto_sampler_mlir; print(auto_sampler_mlir(1000000, 100000))" > %t.dyn.mlir
-// RUN: tensor-opt %t.dyn.mlir --sift-staticize --sift-batch="func=sampler size=32" --canonicalize --cse --symbol-privatize=exclude=sampler_batched --symbol-dce -o %t.batched.mlir
-// RUN: tensor-opt %t.batched.mlir --sift-gpu-pipeline="chip=sm_90 format=isa" | FileCheck %s --check-prefix=DEFAULT
+// RUN: tensor-opt %t.dyn.mlir --sift-staticize --sift-batch="func=sampler size=32" --canonicalize --cse --symbol-privatize=exclude=sampler_batched --symbol-dce | tensor-opt --sift-gpu-pipeline="chip=sm_90 format=isa" | FileCheck %s --check-prefix=DEFAULT
+// RUN: python3 -c "import sys; sys.path.insert(0, '%sift_src_root/bench/sampler'); from sift_sampler import auto_sampler_mlir; print(auto_sampler_mlir(1000000, 100000, by_sort=True))" > %t.sort.mlir
+// RUN: tensor-opt %t.sort.mlir --sift-staticize --sift-batch="func=sampler size=32" --canonicalize --cse --symbol-privatize=exclude=sampler_batched --symbol-dce -o %t.batched.mlir
+// RUN: tensor-opt %t.batched.mlir --sift-gpu-pipeline="chip=sm_90 format=isa" | FileCheck %s --check-prefix=SORT
 // RUN: tensor-opt %t.batched.mlir --sift-gpu-pipeline="chip=sm_90 format=isa sort-digit-bits=4" | FileCheck %s --check-prefix=NARROW
-// RUN: python3 -c "import re, sys; sys.stdout.write(re.sub(r'(sift\.randperm [^:]*) :', r'\1 feistel :', open(sys.argv[1]).read()))" %t.dyn.mlir > %t.feistel.mlir
-// RUN: tensor-opt %t.feistel.mlir --sift-staticize --sift-batch="func=sampler size=32" --canonicalize --cse --symbol-privatize=exclude=sampler_batched --symbol-dce | tensor-opt --sift-gpu-pipeline="chip=sm_90 format=isa" | FileCheck %s --check-prefix=FEISTEL
 
 // DEFAULT-LABEL: llvm.func @sampler_batched
 // DEFAULT-NOT: llvm.br
-// DEFAULT-COUNT-63: gpu.launch_func
+// DEFAULT-COUNT-14: gpu.launch_func
 // DEFAULT-NOT: gpu.launch_func
+// SORT-LABEL: llvm.func @sampler_batched
+// SORT-NOT: llvm.br
+// SORT-COUNT-63: gpu.launch_func
+// SORT-NOT: gpu.launch_func
 // NARROW-LABEL: llvm.func @sampler_batched
 // NARROW-NOT: llvm.br
 // NARROW-COUNT-95: gpu.launch_func
 // NARROW-NOT: gpu.launch_func
-// FEISTEL-LABEL: llvm.func @sampler_batched
-// FEISTEL-NOT: llvm.br
-// FEISTEL-COUNT-14: gpu.launch_func
-// FEISTEL-NOT: gpu.launch_func

@@ -1,8 +1,7 @@
 // REQUIRES: ptxas
 // The batched sampler's row kernel (test/GPU/sampler.mlir), made by the
 // default pipeline for sm_90 and for sm_80, is PTX that the toolkit's ptxas
-// assembles for that chip; its register pressure (one thread runs a whole
-// row's sorts and top-k selections) spills a little.
+// assembles for that chip.
 //
 // RUN: tensor-opt %sift_src_root/examples/sampler.mlir --sift-staticize --sift-batch="func=sampler size=32" --symbol-privatize=exclude=sampler_batched --symbol-dce -o %t.batched.mlir
 // RUN: tensor-opt %t.batched.mlir --sift-gpu-pipeline="chip=sm_90" -o %t.sm90.mlir
@@ -25,11 +24,11 @@
 // SM80: Compiling entry function 'sampler_batched_kernel' for 'sm_80'
 // SM80: Used {{[0-9]+}} registers
 
-// The whole module (the unbatched `sampler`'s 33 kernels too, test/GPU/
+// The whole module (the unbatched `sampler`'s 16 kernels too, test/GPU/
 // sampler.mlir) as cubins: the pipeline's ptxas assembles every kernel for
 // sm_80 and for sm_90.
 // RUN: tensor-opt %sift_src_root/examples/sampler.mlir --sift-staticize --sift-batch="func=sampler size=32" -o %t.both.mlir
 // RUN: tensor-opt %t.both.mlir --sift-gpu-pipeline="chip=sm_80 format=bin toolkit=%cuda_toolkit" -o %t.bin80.mlir
 // RUN: tensor-opt %t.both.mlir --sift-gpu-pipeline="chip=sm_90 format=bin toolkit=%cuda_toolkit" -o %t.bin90.mlir
 // RUN: FileCheck %s --check-prefix=BIN < %t.bin90.mlir
-// BIN-COUNT-34: gpu.binary @sampler
+// BIN-COUNT-27: gpu.binary @sampler

@@ -1,13 +1,13 @@
 // The seed's sampler (examples/sampler.mlir), staticized and batched over
-// 32 rows, through --sift-gpu-pipeline: 18 kernels, each over every row
-// (the argsorts that staticize leaves unused, top-k having taken their
-// place, become no kernel; element-wise ops reading the same tensor, the
-// two label masks among them, are one kernel: --sift-fuse-siblings; the
-// two groups' gathers write their halves of the concatenation, which
-// copies nothing: --sift-eliminate-alloc-tensors).
-// Its counts, compactions, argsorts and top-k selections are sift's block
-// kernels (a block per row: ballots, shuffles, barriers, shared-memory
-// atomics); the compares, random keys and gathers are kernels of their own.
+// 32 rows, through --sift-gpu-pipeline: 11 kernels, each over every row
+// (element-wise ops reading the same tensor, the two label masks among
+// them, are one kernel: --sift-fuse-siblings; the two groups' gathers write
+// their halves of the concatenation, which copies nothing:
+// --sift-eliminate-alloc-tensors). Its compactions are sift's block kernels
+// (a block per row: ballots, shuffles, barriers, shared-memory atomics);
+// its randperms' lanes (the Feistel permutation: no sort, no selection),
+// compares and gathers are kernels of their own. test/GPU/
+// sampler-launches-1e6.mlir counts the `sort` form's sorts and selections.
 // (--sift-fuse, off by default on the GPU, would put the gathers in a row
 // kernel with one thread per row: on an H100 at N = 1e4, 26 ms against
 // 1.4 ms.) Scratch is a slot of a host-allocated device buffer: the default
@@ -22,9 +22,9 @@
 // RUN: cat %t/sampler_batched_kernel.ptx | FileCheck %s --check-prefix=PTX --implicit-check-not=__nv_ --implicit-check-not=malloc --implicit-check-not=free
 //
 // The per-sample function `sampler`, left unbatched in the module that
-// --sift-batch makes: its compactions, sorts and top-k selections are sift's
-// block kernels, the counts the host used to read are read by the kernels
-// that use them (--sift-gpu-host-scalars), its concat is two copy kernels
+// --sift-batch makes: its compactions are sift's block kernels, the counts
+// the host used to read are read by the kernels that use them
+// (--sift-gpu-host-scalars), its concat is two copy kernels
 // and its scalar results a one-thread kernel. The default pipeline accepts
 // the whole module (the verifier finds nothing on the host, no allocation
 // inside a kernel): the issue's "done when" command.
@@ -33,14 +33,14 @@
 // RUN: count 0 < %t.whole.err
 
 // WHOLE-LABEL: llvm.func @sampler(
-// WHOLE-COUNT-27: gpu.launch_func
+// WHOLE-COUNT-16: gpu.launch_func
 // WHOLE-NOT: gpu.launch_func
 // WHOLE: llvm.func @sampler_batched
 
 // HOST-LABEL: llvm.func @sampler_batched
 // HOST-NOT: gpu.launch_func
 // HOST: llvm.call @mgpuMemAlloc
-// HOST-COUNT-18: gpu.launch_func {{.*}} @sampler_batched_kernel{{(_[0-9]+)?}}::@sampler_batched_kernel
+// HOST-COUNT-11: gpu.launch_func {{.*}} @sampler_batched_kernel{{(_[0-9]+)?}}::@sampler_batched_kernel
 // HOST-NOT: gpu.launch_func
 // HOST: llvm.return
 // HOST-NOT: llvm.func @sampler(
@@ -50,12 +50,10 @@
 // PTX: .visible .entry sampler_batched_kernel(
 // PTX: ret;
 
-// A top-k kernel (a block per row).
-// RUN: cat %t/sampler_batched_kernel_5.ptx | FileCheck %s --check-prefix=TOPK --implicit-check-not=__nv_ --implicit-check-not=malloc --implicit-check-not=free
-// TOPK: .visible .entry sampler_batched_kernel(
-// TOPK: .shared
-// TOPK-DAG: vote.sync.ballot.b32
-// TOPK-DAG: shfl.sync
-// TOPK-DAG: bar.sync
-// TOPK-DAG: atom.shared.add
-
+// A compaction kernel (a block per row).
+// RUN: cat %t/sampler_batched_kernel_0.ptx | FileCheck %s --check-prefix=COMPACT --implicit-check-not=__nv_ --implicit-check-not=malloc --implicit-check-not=free
+// COMPACT: .visible .entry sampler_batched_kernel(
+// COMPACT: .shared
+// COMPACT-DAG: vote.sync.ballot.b32
+// COMPACT-DAG: shfl.sync
+// COMPACT-DAG: bar.sync

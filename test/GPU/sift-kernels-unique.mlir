@@ -115,13 +115,13 @@ func.func @unique_long_inverse(%x: tensor<50x100xi32>) -> (tensor<?xi32>, tensor
 }
 
 func.func @randperm_dynamic(%n: index, %seed: i64, %off: i64) -> tensor<?xi64> {
-  %r = sift.randperm %n, %seed offset %off : tensor<?xi64>
+  %r = sift.randperm %n, %seed offset %off sort : tensor<?xi64>
   return %r : tensor<?xi64>
 }
 
 func.func @randperm_static(%seed: i64) -> tensor<16xi64> {
   %c16 = arith.constant 16 : index
-  %r = sift.randperm %c16, %seed : tensor<16xi64>
+  %r = sift.randperm %c16, %seed sort : tensor<16xi64>
   return %r : tensor<16xi64>
 }
 
@@ -137,7 +137,7 @@ func.func @left_alone(%x: tensor<?xi64>, %e: tensor<0xi64>, %seed: i64) -> (tens
   %init = tensor.empty() : tensor<4x8xi64>
   %all = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %init) -> (tensor<4x8xi64>) {
     %off = arith.index_cast %i : index to i64
-    %p = sift.randperm %c8, %seed offset %off : tensor<8xi64>
+    %p = sift.randperm %c8, %seed offset %off sort : tensor<8xi64>
     %ins = tensor.insert_slice %p into %acc[%i, 0] [1, 8] [1, 1] : tensor<8xi64> into tensor<4x8xi64>
     scf.yield %ins : tensor<4x8xi64>
   }

@@ -31,6 +31,10 @@ func.func @randperm(%n: index, %seed: i64) -> tensor<?xi64> {
   %p = sift.randperm %n, %seed : tensor<?xi64>
   return %p : tensor<?xi64>
 }
+func.func @randperm_sort(%n: index, %seed: i64) -> tensor<?xi64> {
+  %p = sift.randperm %n, %seed sort : tensor<?xi64>
+  return %p : tensor<?xi64>
+}
 func.func @randperm_bounded(%n: index {sift.bound = 8 : i64}, %seed: i64) -> tensor<?xi64> {
   %p = sift.randperm %n, %seed : tensor<?xi64>
   return %p : tensor<?xi64>
@@ -84,8 +88,8 @@ func.func @huge_static() -> tensor<17592186044416xi64> {
 // rejected before running.
 // RUN: not tensor-run %s -e copy --random --dynamic-size=35184372088832 2>&1 | FileCheck %s --check-prefix=HOSTOOM
 // HOSTOOM: tensor-run: error: out of memory: cannot allocate 281474976710656 bytes for a tensor of shape [35184372088832] of i64
-// RUN: not tensor-run %s -e randperm --arg n=1125899906842624 --arg seed=1 2>&1 | FileCheck %s --check-prefix=JITOOM
-// JITOOM: tensor-run: error: function 'randperm': out of memory: cannot allocate a buffer of {{[0-9]+}} bytes
+// RUN: not tensor-run %s -e randperm_sort --arg n=1125899906842624 --arg seed=1 2>&1 | FileCheck %s --check-prefix=JITOOM
+// JITOOM: tensor-run: error: function 'randperm_sort': out of memory: cannot allocate a buffer of {{[0-9]+}} bytes
 // RUN: not tensor-run %s -e huge_static 2>&1 | FileCheck %s --check-prefix=STATICOOM
 // STATICOOM: tensor-run: error: function 'huge_static': out of memory: cannot allocate a buffer of 140737488355{{[0-9]+}} bytes
 // RUN: not tensor-run %S/Inputs/too-large-static.mlir 2>&1 | FileCheck %s --check-prefix=TOOLARGE
@@ -150,8 +154,10 @@ func.func @add(%a: tensor<?xi64>, %b: tensor<?xi64>) -> tensor<?xi64> {
 // input's size (also empty), a size above its declared {sift.bound}.
 // RUN: not tensor-run %s -e randperm --arg n=-1 --arg seed=1 2>&1 | FileCheck %s --check-prefix=RPNEG
 // RPNEG: tensor-run: error: function 'randperm': runtime error: randperm: n = -1 is negative
-// RUN: not tensor-run %s -e randperm --arg n=4611686018427387904 --arg seed=1 2>&1 | FileCheck %s --check-prefix=RPBIG
+// RUN: not tensor-run %s -e randperm_sort --arg n=4611686018427387904 --arg seed=1 2>&1 | FileCheck %s --check-prefix=RPBIG
 // RPBIG: runtime error: randperm: n = 4611686018427387904 is too large (at most 72057594037927936)
+// RUN: not tensor-run %s -e randperm --arg n=4294967297 --arg seed=1 2>&1 | FileCheck %s --check-prefix=RPBIGF
+// RPBIGF: tensor-run: error: function 'randperm': runtime error: randperm: n = 4294967297 is too large (at most 4294967296)
 // RUN: %python %S/Inputs/write_npy.py %t.x2.npy '<f4' 2 3,1
 // RUN: not tensor-run %s -e topk --input %t.x2.npy 2>&1 | FileCheck %s --check-prefix=TOPK
 // TOPK: tensor-run: error: function 'topk': runtime error: topk: k = 3 exceeds the input's size 2

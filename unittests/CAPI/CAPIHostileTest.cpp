@@ -37,7 +37,7 @@ func.func @nonzero(%x: tensor<?xi1>) -> tensor<?xi64> {
   return %n : tensor<?xi64>
 }
 func.func @randperm(%n: index, %seed: i64) -> tensor<?xi64> {
-  %p = sift.randperm %n, %seed : tensor<?xi64>
+  %p = sift.randperm %n, %seed sort : tensor<?xi64>
   return %p : tensor<?xi64>
 }
 func.func @randperm_bounded(%n: index {sift.bound = 8 : i64}, %seed: i64) -> tensor<?xi64> {
@@ -161,7 +161,8 @@ TEST_F(CAPIHostileTest, RequestsThatCannotBeAllocatedAreErrors) {
   EXPECT_EQ(message(), "out of memory: cannot allocate 281474976710656 bytes "
                        "for a tensor of shape [35184372088832] of i64");
   EXPECT_EQ(t, nullptr);
-  // A buffer of compiled code: randperm of 2^50 elements.
+  // A buffer of compiled code: randperm (its argsort form) of 2^50
+  // elements.
   std::vector<sift_tensor_t> results;
   EXPECT_EQ(call("randperm", {scalar(int64_t(1) << 50), scalar(1)}, results),
             SIFT_ERROR_OUT_OF_MEMORY);

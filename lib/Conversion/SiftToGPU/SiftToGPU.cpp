@@ -3023,11 +3023,11 @@ static LogicalResult decomposeUnique(UniqueOp op) {
 /// sizes stay far from overflowing).
 static constexpr int64_t kMaxRandpermSize = int64_t(1) << 56;
 
-/// sift.randperm as the CPU lowering draws it, with no sequential loop: the
-/// first n words of the Philox stream (seed, offset), one per element
-/// (elementwise), and their stable ascending argsort as unsigned integers
-/// (the argsort kernel). A dynamic n outside [0, 2^56] is
-/// the CPU lowering's run-time error (then an empty permutation).
+/// sift.randperm ... sort as the CPU lowering draws it, with no sequential
+/// loop: the first n words of the Philox stream (seed, offset), one per
+/// element (elementwise), and their stable ascending argsort as unsigned
+/// integers (the argsort kernel). A dynamic n outside [0, 2^56] is the CPU
+/// lowering's run-time error (then an empty permutation).
 static LogicalResult decomposeRandperm(RandpermOp op) {
   IRRewriter rewriter(op);
   Location loc = op.getLoc();
@@ -3612,7 +3612,7 @@ struct ConvertSiftToGpuPass
     getOperation()->walk([&](Operation *op) {
       // A Feistel randperm is element-wise: the linalg lowering's kernel.
       auto randperm = dyn_cast<RandpermOp>(op);
-      if (randperm && randperm.getFeistel())
+      if (randperm && randperm.isFeistel())
         return;
       if (isa<UniqueOp, RandpermOp, NonzeroOp, MaskedSelectOp,
               SampleBalancedOp>(op) &&

@@ -525,7 +525,7 @@ struct RandomUniformLowering : BlocksLowering<RandomUniformOp> {
 };
 
 //===----------------------------------------------------------------------===//
-// The Feistel permutation (randperm_prefix, randperm ... feistel)
+// The Feistel permutation (randperm_prefix, randperm without `sort`)
 //===----------------------------------------------------------------------===//
 
 /// The largest `n` of the Feistel permutation: its elements are 32-bit.
@@ -822,7 +822,7 @@ struct RandpermLowering : BlocksLowering<RandpermOp> {
     if (failed(declareRuntimeReport(rewriter, op)))
       return failure();
     Value n = op.getN();
-    int64_t maxSize = op.getFeistel() ? kMaxFeistelSize : kMaxRandpermSize;
+    int64_t maxSize = op.isFeistel() ? kMaxFeistelSize : kMaxRandpermSize;
     {
       OpBuilder &b = rewriter;
       Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
@@ -836,7 +836,7 @@ struct RandpermLowering : BlocksLowering<RandpermOp> {
           b, loc, arith::OrIOp::create(b, loc, negative, tooLarge),
           constIndex(b, loc, 0), n);
     }
-    if (op.getFeistel()) {
+    if (op.isFeistel()) {
       auto type =
           RankedTensorType::get({ShapedType::kDynamic}, rewriter.getI64Type());
       Value perm =

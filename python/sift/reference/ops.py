@@ -30,7 +30,8 @@ from . import philox
 MASK64 = (1 << 64) - 1
 
 __all__ = [
-    "nonzero", "unique", "masked_select", "randperm", "count", "compact",
+    "nonzero", "unique", "masked_select", "randperm", "randperm_sort",
+    "randperm_prefix", "count", "compact",
     "cumsum", "sort", "argsort", "topk", "gather", "scatter", "random_bits",
     "random_uniform", "sample_balanced", "cross_entropy", "order_key",
 ]
@@ -161,9 +162,9 @@ def masked_select(x, mask):
     return out
 
 
-def randperm(n, seed, offset=0):
-    """`sift.randperm`: stable ascending argsort of the first `n` unsigned
-    32-bit words of the stream (seed, offset)."""
+def randperm_sort(n, seed, offset=0):
+    """`sift.randperm ... sort`: stable ascending argsort of the first `n`
+    unsigned 32-bit words of the stream (seed, offset)."""
     if n < 0:
         raise ValueError("randperm needs n >= 0")
     return np.array(philox.randperm(n, seed, offset), dtype=np.int64)
@@ -181,9 +182,9 @@ def _fmix32(h):
     return h ^ (h >> 16)
 
 
-def randperm_feistel(n, seed, offset=0, count=None):
-    """`sift.randperm ... feistel`: element j is P(j), P(P(j)), ... the first
-    below n, where P is six rounds of an unbalanced Feistel network on
+def randperm(n, seed, offset=0, count=None):
+    """`sift.randperm` (without `sort`): element j is P(j), P(P(j)), ... the
+    first below n, where P is six rounds of an unbalanced Feistel network on
     b = max(8, ceil(log2 n)) bits keyed by words 0..5 of the stream (seed,
     offset). `count` elements (default n; at most n)."""
     if n < 0:
@@ -229,8 +230,8 @@ def randperm_prefix(n, seed, k, offset=0, limit=None):
         def at(a):
             return int(a[line[:a.ndim]]) if a.ndim else int(a)
         m = min(max(at(n), 0), 1 << 32)
-        row = randperm_feistel(m, at(seed) & ((1 << 64) - 1), at(offset),
-                               count=max(0, min(k, at(limit))))
+        row = randperm(m, at(seed) & ((1 << 64) - 1), at(offset),
+                       count=max(0, min(k, at(limit))))
         out[line][:len(row)] = row
     return out
 

@@ -78,6 +78,7 @@ def random_uniform(seed, offset, count, width=32):
 
 
 def randperm(n, seed, offset=0):
-    """`sift.randperm`: stable ascending argsort of n unsigned words."""
+    """`sift.randperm ... sort`: stable ascending argsort of n unsigned
+    words."""
     keys = words(seed, offset, n)
     return sorted(range(n), key=lambda i: (keys[i], i))

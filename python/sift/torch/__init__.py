@@ -27,7 +27,7 @@ the op and the user's source line. Random ops (`randperm`, `rand`) use
 sift's counter-based Philox streams keyed by a `seed` argument the
 compiled function gains (each call site its own stream offset): results
 match PyTorch in distribution, not bit for bit. `torch.randperm` becomes
-`sift.randperm ... feistel` (a keyed bijection: no sort). Inputs must have the
+`sift.randperm` (its default keyed bijection: no sort). Inputs must have the
 static shapes of the example inputs; parameters and buffers of a module
 are passed by the compiled function itself. Integer indices must be in
 range: sift's gather gives 0 for an index outside [0, n), where PyTorch

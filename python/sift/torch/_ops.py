@@ -956,10 +956,10 @@ def _randperm(t, node, meta):
     shape = static_shape(meta.shape)
     out = Value(t.fresh(), torch.int64, shape)
     seed, offset = t.random_site()
-    # PyTorch's bits are not matched anyway: the Feistel permutation, which
-    # needs no sort and whose prefixes cost their length.
+    # PyTorch's bits are not matched anyway: sift's default (Feistel)
+    # permutation, which needs no sort and whose prefixes cost their length.
     t.emit(f"{out.name} = sift.randperm {t.size(n)}, {seed} offset "
-           f"{offset} feistel : {out.type}")
+           f"{offset} : {out.type}")
     return t.cast(out, meta.dtype)
 
 

@@ -147,6 +147,6 @@ func.func @random_uniform_f64(%seed: i64, %off: i64) -> tensor<6xf64> {
 // CHECK-NOT: to %c256
 // CHECK: return %{{.*}} : tensor<?xi64>
 func.func @randperm(%n: index, %seed: i64) -> tensor<?xi64> {
-  %p = sift.randperm %n, %seed : tensor<?xi64>
+  %p = sift.randperm %n, %seed sort : tensor<?xi64>
   return %p : tensor<?xi64>
 }

@@ -62,13 +62,13 @@ func.func @randperm(%n: index, %seed: i64, %off: i64)
   return %0, %1, %2 : tensor<?xi64>, tensor<?xi64>, tensor<16xi64>
 }
 
-// CHECK-LABEL: func @randperm_feistel
+// CHECK-LABEL: func @randperm_sort_and_prefix
 // CHECK-SAME: %[[N:.*]]: index, %[[SEED:.*]]: i64, %[[OFF:.*]]: i64, %[[NS:.*]]: tensor<4xindex>, %[[SEEDS:.*]]: tensor<4xi64>
-func.func @randperm_feistel(%n: index, %seed: i64, %off: i64,
+func.func @randperm_sort_and_prefix(%n: index, %seed: i64, %off: i64,
                             %ns: tensor<4xindex>, %seeds: tensor<4xi64>)
     -> (tensor<?xi64>, tensor<10xi64>, tensor<4x10xi64>, tensor<4x10xi64>) {
-  // CHECK: sift.randperm %[[N]], %[[SEED]] offset %[[OFF]] feistel : tensor<?xi64>
-  %0 = sift.randperm %n, %seed offset %off feistel : tensor<?xi64>
+  // CHECK: sift.randperm %[[N]], %[[SEED]] offset %[[OFF]] sort : tensor<?xi64>
+  %0 = sift.randperm %n, %seed offset %off sort : tensor<?xi64>
   // CHECK: sift.randperm_prefix %[[N]], %[[SEED]] : (index, i64) -> tensor<10xi64>
   %1 = sift.randperm_prefix %n, %seed : (index, i64) -> tensor<10xi64>
   // CHECK: sift.randperm_prefix %[[NS]], %[[SEEDS]] offset %[[OFF]] limit %[[N]] : (tensor<4xindex>, tensor<4xi64>, i64, index) -> tensor<4x10xi64>

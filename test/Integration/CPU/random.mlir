@@ -94,7 +94,7 @@ func.func @print_half(%t: tensor<3xf16>, %u: tensor<4xbf16>) {
 
 // A non-constant n: the permutation has a dynamic size.
 func.func @perm(%n: index, %seed: i64, %off: i64) -> tensor<?xi64> {
-  %p = sift.randperm %n, %seed offset %off : tensor<?xi64>
+  %p = sift.randperm %n, %seed offset %off sort : tensor<?xi64>
   return %p : tensor<?xi64>
 }
 
@@ -139,7 +139,7 @@ func.func @main() {
 
   %seed9 = arith.constant 9 : i64
   %c8 = arith.constant 8 : index
-  %p8 = sift.randperm %c8, %seed9 : tensor<8xi64>
+  %p8 = sift.randperm %c8, %seed9 sort : tensor<8xi64>
   %p8c = tensor.cast %p8 : tensor<8xi64> to tensor<*xi64>
   call @printMemrefI64(%p8c) : (tensor<*xi64>) -> ()
   // CHECK: [4,  7,  5,  1,  3,  0,  6,  2]

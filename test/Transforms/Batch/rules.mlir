@@ -44,7 +44,7 @@ func.func @f(%x: tensor<4x100xf32>, %seed: i64) -> (tensor<4x100xf32>, tensor<4x
   %b = sift.random_bits %seed : tensor<4x100xi32>
   %c50 = arith.constant 50 : index
   %two = arith.constant 2 : i64
-  %p = sift.randperm %c50, %seed offset %two : tensor<50xi64>
+  %p = sift.randperm %c50, %seed offset %two sort : tensor<50xi64>
   return %s, %v, %c, %b, %p : tensor<4x100xf32>, tensor<4x3xf32>, tensor<4x100xf32>, tensor<4x100xi32>, tensor<50xi64>
 }
 
@@ -61,7 +61,7 @@ func.func @f(%x: tensor<4x100xf32>, %seed: i64) -> (tensor<4x100xf32>, tensor<4x
 func.func @f(%seed: i64, %n: index, %off: i64 {sift.unbatched})
     -> (tensor<50xi64>, tensor<20xi64>) {
   %c50 = arith.constant 50 : index
-  %p = sift.randperm %c50, %seed feistel : tensor<50xi64>
+  %p = sift.randperm %c50, %seed : tensor<50xi64>
   %q = sift.randperm_prefix %n, %seed offset %off limit %n
       : (index, i64, i64, index) -> tensor<20xi64>
   return %p, %q : tensor<50xi64>, tensor<20xi64>

@@ -1,7 +1,7 @@
-// randperm of a data-dependent n: the unsigned argsort of the Philox words
-// of the bound's length, with the lanes at or past n keyed 0xFFFFFFFF so
-// that they sort after every valid lane; the first n lanes are exactly
-// randperm(n).
+// randperm ... sort of a data-dependent n: the unsigned argsort of the
+// Philox words of the bound's length, with the lanes at or past n keyed
+// 0xFFFFFFFF so that they sort after every valid lane; the first n lanes
+// are exactly randperm(n).
 // RUN: tensor-opt %s --sift-staticize --sift-verify-static | FileCheck %s
 
 // CHECK-LABEL: func @randperm_of_count
@@ -18,7 +18,7 @@ func.func @randperm_of_count(%m: tensor<50xi1>, %seed: i64) -> tensor<?xi64> {
   // CHECK: %[[MASKED:.*]] = arith.select %[[VALID]], %[[BITS]], %[[PAST]]
   // CHECK: %[[PERM:.*]] = sift.argsort %[[MASKED]] unsigned : tensor<50xi32> -> tensor<50xi64>
   // CHECK: return %[[PERM]]
-  %p = sift.randperm %n, %seed offset %c7 : tensor<?xi64>
+  %p = sift.randperm %n, %seed offset %c7 sort : tensor<?xi64>
   return %p : tensor<?xi64>
 }
 
@@ -28,7 +28,7 @@ func.func @randperm_of_count(%m: tensor<50xi1>, %seed: i64) -> tensor<?xi64> {
 // CHECK: sift.argsort %{{.*}} unsigned : tensor<64xi32> -> tensor<64xi64>
 func.func @randperm_annotated(%n: index {sift.bound = 64 : i64}, %seed: i64)
     -> tensor<?xi64> {
-  %p = sift.randperm %n, %seed : tensor<?xi64>
+  %p = sift.randperm %n, %seed sort : tensor<?xi64>
   return %p : tensor<?xi64>
 }
 
@@ -56,9 +56,9 @@ func.func @randperm_prefix(%m: tensor<50xi1>, %seed: i64) -> (tensor<?xi64>, ten
   %idx = sift.nonzero %m : tensor<50xi1> -> tensor<?xi64>
   %n = tensor.dim %idx, %c0 : tensor<?xi64>
   %k = arith.minui %n, %c8 : index
-  %p = sift.randperm %n, %seed : tensor<?xi64>
+  %p = sift.randperm %n, %seed sort : tensor<?xi64>
   %first = tensor.extract_slice %p[0] [%k] [1] : tensor<?xi64> to tensor<?xi64>
-  %q = sift.randperm %n, %seed : tensor<?xi64>
+  %q = sift.randperm %n, %seed sort : tensor<?xi64>
   %rest = tensor.extract_slice %q[%c1] [%k] [1] : tensor<?xi64> to tensor<?xi64>
   return %first, %rest : tensor<?xi64>, tensor<?xi64>
 }
@@ -89,9 +89,10 @@ func.func @feistel(%m: tensor<50xi1>, %seed: i64)
   %idx = sift.nonzero %m : tensor<50xi1> -> tensor<?xi64>
   %n = tensor.dim %idx, %c0 : tensor<?xi64>
   %k = arith.minui %n, %c8 : index
-  %p = sift.randperm %n, %seed offset %c3 feistel : tensor<?xi64>
+  %p = sift.randperm %n, %seed offset %c3 : tensor<?xi64>
   %first = tensor.extract_slice %p[0] [%k] [1] : tensor<?xi64> to tensor<?xi64>
   %rest = tensor.extract_slice %p[%c1] [%k] [1] : tensor<?xi64> to tensor<?xi64>
-  %whole = sift.randperm %n, %seed feistel : tensor<?xi64>
+  %whole = sift.randperm %n, %seed : tensor<?xi64>
   return %first, %rest, %whole : tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
 }
+

@@ -341,9 +341,8 @@ struct StaticizeConstantRandperm : OpRewritePattern<RandpermOp> {
         !matchPattern(op.getN(), m_ConstantInt(&n)) || n.isNegative())
       return failure();
     auto staticType = i64Tensor(getContext(), {n.getSExtValue()});
-    auto perm =
-        RandpermOp::create(rewriter, op.getLoc(), staticType, op.getN(),
-                           op.getSeed(), op.getOffset(), op.getFeistel());
+    auto perm = RandpermOp::create(rewriter, op.getLoc(), staticType, op.getN(),
+                                   op.getSeed(), op.getOffset(), op.getSort());
     rewriter.replaceOpWithNewOp<tensor::CastOp>(op, op.getType(), perm);
     return success();
   }

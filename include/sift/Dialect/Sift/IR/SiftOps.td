@@ -150,34 +150,42 @@ def Sift_RandpermOp : Sift_Op<"randperm", [Sift_ShapeBounds, Pure]> {
   let summary = "random permutation of 0..n-1 (n may be dynamic)";
   let description = [{
     A random permutation of the integers `0 .. n-1`, as `torch.randperm(n)`.
-    The stream is counter-based and reproducible: the permutation is the
-    stable ascending argsort of the first `n` words of the `sift.random_bits`
-    stream of the same `seed` and `offset`, the words compared as unsigned
-    32-bit integers, so the same seed gives the same permutation on every
-    target. `n` is an `index`; when it is not a constant
-    the result is `tensor<?xi64>`. When `n` is a constant the result may be
-    static and must then have `n` elements. `offset` defaults to zero.
+    The stream is counter-based and reproducible: the same `seed` and
+    `offset` give the same permutation on every target. `n` is an `index`;
+    when it is not a constant the result is `tensor<?xi64>`. When `n` is a
+    constant the result may be static and must then have `n` elements.
+    `offset` defaults to zero.
 
-    With `feistel`, the permutation is instead a keyed bijection of
-    `[0, n)` evaluated element by element (`sift.randperm_prefix` defines
-    it): no sort, and `randperm(n)[:k]` costs `k` evaluations. It is a
-    different permutation of the same seed, equally uniform; `n` is at most
-    2^32.
+    By default the permutation is a keyed bijection of `[0, n)` evaluated
+    element by element (a Feistel network with cycle walking, keyed by the
+    `sift.random_bits` stream of the same `seed` and `offset`;
+    `sift.randperm_prefix` gives its exact definition): no sort, and
+    `randperm(n)[:k]` costs `k` evaluations. `n` is at most 2^32.
+
+    With `sort`, the permutation is instead the stable ascending argsort of
+    the first `n` words of that stream, compared as unsigned 32-bit
+    integers: a different permutation of the same seed, equally uniform,
+    that costs a sort of `n` keys (and `randperm(n)[:k]` a top-k).
 
     Example:
 
     ```mlir
     %perm = sift.randperm %n, %seed : tensor<?xi64>
     %perm2 = sift.randperm %c16, %seed offset %off : tensor<16xi64>
-    %perm3 = sift.randperm %n, %seed feistel : tensor<?xi64>
+    %perm3 = sift.randperm %n, %seed sort : tensor<?xi64>
     ```
   }];
   let arguments = (ins Index:$n, I64:$seed, Optional<I64>:$offset,
-                       UnitAttr:$feistel);
+                       UnitAttr:$sort);
   let results = (outs 1DTensorOf<[I64]>:$result);
   let assemblyFormat = [{
-    $n `,` $seed (`offset` $offset^)? (`feistel` $feistel^)? attr-dict `:`
+    $n `,` $seed (`offset` $offset^)? (`sort` $sort^)? attr-dict `:`
     type($result)
+  }];
+  let extraClassDeclaration = [{
+    /// Whether the permutation is the Feistel bijection (the default), not
+    /// the argsort of the stream's words.
+    bool isFeistel() { return !getSort(); }
   }];
   let hasVerifier = 1;
   let hasCanonicalizer = 1;
@@ -192,7 +200,7 @@ def Sift_RandpermPrefixOp : Sift_Op<"randperm_prefix", [Pure,
   let summary = "the first lanes of a Feistel random permutation, per line";
   let description = [{
     Lane `j` of each line of the result is element `j` of the permutation
-    `sift.randperm %n, %seed offset %offset feistel` of that line's `n`,
+    `sift.randperm %n, %seed offset %offset` of that line's `n`,
     for `j < n`; lanes at and past `n` are padding, -1 (as
     `sift.compact` pads). The last dimension `K` may be shorter than `n`
     (the first `K` elements of the permutation: `randperm(n)[:K]`) or
@@ -220,8 +228,8 @@ def Sift_RandpermPrefixOp : Sift_Op<"randperm_prefix", [Pure,
       (cycle walking: a bijection of `[0, n)`).
 
     The reference is `randperm_feistel` in python/sift/reference/ops.py.
-    `--sift-staticize` makes this op of `sift.randperm ... feistel` and its
-    prefixes.
+    `--sift-staticize` makes this op of `sift.randperm` (without `sort`)
+    and its prefixes.
 
     Example:
 

@@ -6,8 +6,8 @@
 // from an unbatched source keeps its form, a scatter writes into per-row
 // copies of its dest, random ops and `sample_balanced` take per-row seeds,
 // `cross_entropy` reduces per row through `batch_dims`, a static `randperm`
-// becomes an argsort of per-row Philox words (its definition), or with
-// `feistel` a `randperm_prefix` of the per-row streams.
+// becomes a `randperm_prefix` of the per-row streams, or with `sort` an
+// argsort of per-row Philox words (its definitions).
 //
 //===----------------------------------------------------------------------===//
 
@@ -147,8 +147,9 @@ LogicalResult Batcher::batchCrossEntropy(OpBuilder &b, CrossEntropyOp op) {
 }
 
 LogicalResult Batcher::batchRandperm(OpBuilder &b, RandpermOp op) {
-  // randperm(n) is the stable argsort of the first n words of its stream,
-  // compared as unsigned: with per-row streams, per row.
+  // randperm(n) is the Feistel bijection keyed by its stream, or with `sort`
+  // the stable argsort of the stream's first n words, compared as unsigned:
+  // with per-row streams, per row.
   if (!op.getType().hasStaticShape() || isBatched(op.getN()))
     return op->emitOpError("has a data-dependent result shape: run "
                            "--sift-staticize before --sift-batch");
@@ -156,7 +157,7 @@ LogicalResult Batcher::batchRandperm(OpBuilder &b, RandpermOp op) {
   int64_t n = op.getType().getDimSize(0);
   Value seed = perRowSeed(b, loc, op.getSeed());
   Value offset = perRowSeed(b, loc, op.getOffset());
-  if (op.getFeistel()) {
+  if (op.isFeistel()) {
     // Each row's permutation of its own stream.
     setBatched(op.getResult(),
                RandpermPrefixOp::create(

@@ -129,12 +129,12 @@ LogicalResult Staticizer::rewriteMaskedSelect(ImplicitLocOpBuilder &b,
   return success();
 }
 
-// randperm(n) -> stable unsigned argsort of the stream's words, invalid
-// lanes last. randperm orders lanes by their unsigned 32-bit Philox word,
-// ties by lane; an invalid lane gets the largest word, 0xFFFFFFFF.
-// A valid lane whose word is 0xFFFFFFFF ties with the invalid lanes, but
-// comes before them (its index is lower): the first n lanes are exactly
-// randperm(n).
+// randperm(n) -> randperm_prefix to the bound; with `sort`, the stable
+// unsigned argsort of the stream's words, invalid lanes last. randperm orders
+// lanes by their unsigned 32-bit Philox word, ties by lane; an invalid lane
+// gets the largest word, 0xFFFFFFFF. A valid lane whose word is 0xFFFFFFFF ties
+// with the invalid lanes, but comes before them (its index is lower): the first
+// n lanes are exactly randperm(n).
 LogicalResult Staticizer::rewriteRandperm(ImplicitLocOpBuilder &b,
                                           RandpermOp perm) {
   Operation *op = perm;
@@ -142,7 +142,7 @@ LogicalResult Staticizer::rewriteRandperm(ImplicitLocOpBuilder &b,
   if (failed(bound))
     return failure();
   int64_t n = *bound;
-  if (perm.getFeistel()) {
+  if (perm.isFeistel()) {
     // Lanes past n are -1; a prefix of it is a shorter one
     // (rewriteExtractSlice).
     Value lanes =
