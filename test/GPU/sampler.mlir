@@ -33,7 +33,7 @@
 // RUN: count 0 < %t.whole.err
 
 // WHOLE-LABEL: llvm.func @sampler(
-// WHOLE-COUNT-16: gpu.launch_func
+// WHOLE-COUNT-14: gpu.launch_func
 // WHOLE-NOT: gpu.launch_func
 // WHOLE: llvm.func @sampler_batched
 

@@ -76,10 +76,10 @@ func.func @randperm_prefix(%m: tensor<50xi1>, %seed: i64) -> (tensor<?xi64>, ten
 // CHECK-NOT: sift.topk
 // CHECK: %[[ALL:.*]] = sift.randperm_prefix %[[N]], %[[SEED]] offset %{{.*}} : (index, i64, i64) -> tensor<50xi64>
 // CHECK: %[[FIRST:.*]] = sift.randperm_prefix %[[N]], %[[SEED]] offset %{{.*}} limit %{{.*}} : (index, i64, i64, index) -> tensor<8xi64>
-// CHECK: arith.select %{{.*}}, %[[FIRST]], %{{.*}} : tensor<8xi1>, tensor<8xi64>
+// CHECK-NOT: %[[FIRST]]
 // CHECK: sift.gather %[[ALL]]
 // CHECK: %[[WHOLE:.*]] = sift.randperm_prefix %[[N]], %[[SEED]] : (index, i64) -> tensor<50xi64>
-// CHECK: return %{{.*}}, %{{.*}}, %[[WHOLE]]
+// CHECK: return %[[FIRST]], %{{.*}}, %{{.*}}, %{{.*}}, %[[WHOLE]]
 func.func @feistel(%m: tensor<50xi1>, %seed: i64)
     -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>) {
   %c0 = arith.constant 0 : index
@@ -96,3 +96,33 @@ func.func @feistel(%m: tensor<50xi1>, %seed: i64)
   return %first, %rest, %whole : tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
 }
 
+// Indices drawn from a Feistel permutation of the gathered source's count
+// (`x[randperm(len(x))[:k]]`) are below that count or -1 already: the
+// gather reads them with no guard, and the prefix's lanes past the
+// source's count need no select (they are -1). With `sort`, the top-k's
+// lanes are guarded.
+// CHECK-LABEL: func @feistel_gather
+// CHECK: %[[IDX:.*]], %{{.*}} = sift.compact
+// CHECK: %[[N:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK: %[[FIRST:.*]] = sift.randperm_prefix %[[N]], %{{.*}} limit %{{.*}} : (index, i64, index) -> tensor<8xi64>
+// CHECK-NOT: arith.select
+// CHECK: sift.gather %[[IDX]][%[[FIRST]]] : tensor<50xi64>, tensor<8xi64> -> tensor<8xi64>
+// CHECK: sift.topk
+// CHECK: arith.select
+// CHECK: arith.select
+// CHECK: sift.gather
+func.func @feistel_gather(%m: tensor<50xi1>, %seed: i64)
+    -> (tensor<?xi64>, tensor<?xi64>) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %idx = sift.nonzero %m : tensor<50xi1> -> tensor<?xi64>
+  %n = tensor.dim %idx, %c0 : tensor<?xi64>
+  %k = arith.minui %n, %c8 : index
+  %p = sift.randperm %n, %seed : tensor<?xi64>
+  %first = tensor.extract_slice %p[0] [%k] [1] : tensor<?xi64> to tensor<?xi64>
+  %picked = sift.gather %idx[%first] : tensor<?xi64>, tensor<?xi64> -> tensor<?xi64>
+  %q = sift.randperm %n, %seed sort : tensor<?xi64>
+  %qfirst = tensor.extract_slice %q[0] [%k] [1] : tensor<?xi64> to tensor<?xi64>
+  %qpicked = sift.gather %idx[%qfirst] : tensor<?xi64>, tensor<?xi64> -> tensor<?xi64>
+  return %picked, %qpicked : tensor<?xi64>, tensor<?xi64>
+}

@@ -217,7 +217,11 @@ LogicalResult Staticizer::rewriteGather(ImplicitLocOpBuilder &b,
   } else if (isMapped(source)) {
     Padded src = lookup(b, source);
     source = src.padded;
-    indices = invalidPast(b, indices, toI64(b, src.count));
+    // The lanes of a Feistel permutation of the source's count are below
+    // it or -1 already (`x[randperm(len(x))[:k]]`).
+    auto perm = indices.getDefiningOp<RandpermPrefixOp>();
+    if (!perm || perm.getN() != src.count)
+      indices = invalidPast(b, indices, toI64(b, src.count));
   }
   Value result = GatherOp::create(b, source, indices, gather.getBatchDims(),
                                   gather.getFillAttr());

@@ -93,14 +93,6 @@ LogicalResult Staticizer::rewriteExtractSlice(ImplicitLocOpBuilder &b,
     toErase.insert(op);
     return success();
   };
-  // `positions` (n lanes of i64) with the lanes at or past the source's
-  // count replaced by 0: they are padding, as below.
-  auto sourceRowsOnly = [&](Value positions) -> Value {
-    Value lane = iota(b, n);
-    Value inRange = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, lane,
-                                          splat(b, toI64(b, src.count), n));
-    return arith::SelectOp::create(b, inRange, positions, constantI64(b, 0, n));
-  };
   // A prefix of a stable argsort (as randperm(n)[:k] becomes) is a top-k
   // selection of its keys: sorted, ties by the lower index, so the rows
   // are the same, in O(n) instead of a full sort. Only the source's first
@@ -126,21 +118,25 @@ LogicalResult Staticizer::rewriteExtractSlice(ImplicitLocOpBuilder &b,
                        /*unsorted=*/false, /*valid=*/src.count,
                        /*limit=*/count,
                        /*isUnsigned=*/argsort.getIsUnsigned());
-    return replaceSlice(sourceRowsOnly(topk.getIndices()));
+    // The lanes at or past the source's count are padding (0), as below.
+    Value lane = iota(b, n);
+    Value inRange = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, lane,
+                                          splat(b, toI64(b, src.count), n));
+    return replaceSlice(arith::SelectOp::create(b, inRange, topk.getIndices(),
+                                                constantI64(b, 0, n)));
   }
   // A prefix of a Feistel permutation's lanes is its first lanes: `n`
   // lanes, of which those below the slice's length (`limit`) are
-  // evaluated.
+  // evaluated. Its lanes past the source's count (the permutation's `n`)
+  // are padding already (-1).
   auto feistel = src.padded.getDefiningOp<RandpermPrefixOp>();
   if (feistel && srcType.getRank() == 1 && !trailing &&
       isConstantIntValue(slice.getMixedOffsets()[0], 0) &&
       isConstantIntValue(slice.getMixedStrides()[0], 1) &&
-      n < cast<RankedTensorType>(src.padded.getType()).getDimSize(0)) {
-    Value lanes = RandpermPrefixOp::create(
+      n < cast<RankedTensorType>(src.padded.getType()).getDimSize(0))
+    return replaceSlice(RandpermPrefixOp::create(
         b, RankedTensorType::get({n}, b.getI64Type()), feistel.getN(),
-        feistel.getSeed(), feistel.getOffset(), count);
-    return replaceSlice(sourceRowsOnly(lanes));
-  }
+        feistel.getSeed(), feistel.getOffset(), count));
   Value offset = getValueOrCreateConstantIndexOp(b, b.getLoc(),
                                                  slice.getMixedOffsets()[0]);
   Value stride = getValueOrCreateConstantIndexOp(b, b.getLoc(),
