@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -539,7 +540,11 @@ constexpr int64_t kFeistelChunk = 4096;
 /// scalar loop for the lanes still out of range, 66-72 ms walking vectors
 /// of 16 until all were in range, 56-61 with 64 lanes, 50-51 with 128, 60-61
 /// with 256 (spills). A lane whose walk is longer keeps the vector's others
-/// waiting (a walk lands in range with probability n / 2^b > 1/2).
+/// waiting (a walk lands in range with probability n / 2^b > 1/2): since
+/// session 30 a chunk longer than a vector walks its lanes once and then
+/// only those left out of range (walkFeistelChunk), measured side by side
+/// at B = 32: N = 1e5 3.06-3.08 -> 2.81-2.90 ms, N = 1e6 51.0 -> 48.4 ms
+/// (minima over alternated processes), N = 1e3 and 1e4 the same.
 constexpr int64_t kFeistelVectorLanes = 128;
 
 /// `n` (index) clamped to [0, 2^32], as an i64.
@@ -577,6 +582,193 @@ static Value feistelLane(OpBuilder &b, Location loc, ArrayRef<Value> keys,
   return lane.getResult(0);
 }
 
+/// Stores lanes [begin, end) (at most `kFeistelChunk`) of the Feistel
+/// permutation into row `line` of `out` (a memref of i64), walking vectors
+/// of `kFeistelVectorLanes` lanes. A walk of every lane, then of the lanes
+/// it left out of range, compacted (`vector.compressstore`) into
+/// `pendingLanes` (their offsets from `begin`) and `pendingValues`, and so
+/// on until none is left: the lanes walk 1 / p times on average
+/// (p = n / 2^b > 1/2), where a vector walked until all of its lanes are in
+/// range waits for the longest of them (about 4-6 walks for 128 lanes).
+static void walkFeistelChunk(OpBuilder &b, Location loc, ArrayRef<Value> keys,
+                             const FeistelDomain &domain, Value out, Value line,
+                             Value begin, Value end, Value pendingLanes,
+                             Value pendingValues) {
+  Type i32 = b.getI32Type();
+  Type i64 = b.getI64Type();
+  auto lanesType = VectorType::get({kFeistelVectorLanes}, i32);
+  auto wideType = VectorType::get({kFeistelVectorLanes}, i64);
+  Value width = constIndex(b, loc, kFeistelVectorLanes);
+  Value zero = constIndex(b, loc, 0);
+  SmallVector<int32_t> iota(kFeistelVectorLanes);
+  for (int64_t e = 0; e < kFeistelVectorLanes; ++e)
+    iota[e] = e;
+  Value steps = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(lanesType, ArrayRef(iota)));
+  Value zeros = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(lanesType, b.getI32IntegerAttr(0)));
+  Value last = vector::BroadcastOp::create(b, loc, lanesType, domain.last);
+  // The lanes of a vector below `count` (an index, from its first lane).
+  auto keptBelow = [&](OpBuilder &b, Location loc, Value count) {
+    Value left = arith::MinUIOp::create(b, loc, count, width);
+    left = arith::IndexCastOp::create(b, loc, i32, left);
+    return arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ult, steps,
+        vector::BroadcastOp::create(b, loc, lanesType, left));
+  };
+  // One walk of the lanes `x` (`kept` of them real, at offsets `lanes` from
+  // `begin`): those in range are stored (`storeDone`), the others appended
+  // to the pending lists at `pending`; returns the new length of the lists.
+  auto walk =
+      [&](OpBuilder &b, Location loc, Value kept, Value lanes, Value x,
+          Value pending,
+          function_ref<void(OpBuilder &, Location, Value, Value)> storeDone)
+      -> Value {
+    Value y = feistelRounds(b, loc, keys, domain, x);
+    Value outside =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, y, last);
+    Value inside =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, y, last);
+    Value done = arith::AndIOp::create(b, loc, kept, inside);
+    storeDone(b, loc, done, arith::ExtUIOp::create(b, loc, wideType, y));
+    Value left = arith::AndIOp::create(b, loc, kept, outside);
+    // (The builder taking an IntegerAttr alignment: docs/UpstreamBugs.md.)
+    vector::CompressStoreOp::create(b, loc, pendingLanes, ValueRange{pending},
+                                    left, lanes, IntegerAttr());
+    vector::CompressStoreOp::create(b, loc, pendingValues, ValueRange{pending},
+                                    left, y, IntegerAttr());
+    // Their count: the population of the mask's bits.
+    Value bits = vector::BitCastOp::create(
+        b, loc, VectorType::get({1}, b.getIntegerType(kFeistelVectorLanes)),
+        left);
+    Value word = vector::ExtractOp::create(b, loc, bits, ArrayRef<int64_t>{0});
+    Value added = math::CtPopOp::create(b, loc, word);
+    added = arith::TruncIOp::create(b, loc, i64, added);
+    added = arith::IndexCastOp::create(b, loc, b.getIndexType(), added);
+    return arith::AddIOp::create(b, loc, pending, added);
+  };
+  // Walks the lanes `x` (`kept` of them real; the others 0, in range) until
+  // all are in range, and stores them (`store`): for one vector of lanes,
+  // where another pass over the pending ones would cost as much.
+  auto walkAll =
+      [&](OpBuilder &b, Location loc, Value kept, Value x,
+          function_ref<void(OpBuilder &, Location, Value, Value)> store) {
+        x = feistelWalkLanes(b, loc, keys, domain, x);
+        store(b, loc, kept, arith::ExtUIOp::create(b, loc, wideType, x));
+      };
+  // A chunk of one vector (a short line).
+  Value span = arith::SubIOp::create(b, loc, end, begin);
+  Value oneVector =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, span, width);
+  scf::IfOp::create(
+      b, loc, oneVector,
+      [&](OpBuilder &b, Location loc) {
+        Value kept = keptBelow(b, loc, span);
+        Value jv =
+            arith::TruncIOp::create(b, loc, i32, indexToI64(b, loc, begin));
+        Value lanes = arith::AddIOp::create(
+            b, loc, vector::BroadcastOp::create(b, loc, lanesType, jv), steps);
+        Value x = arith::SelectOp::create(b, loc, kept, lanes, zeros);
+        walkAll(b, loc, kept, x,
+                [&](OpBuilder &b, Location loc, Value kept, Value wide) {
+                  vector::MaskedStoreOp::create(
+                      b, loc, out, ValueRange{line, begin}, kept, wide);
+                });
+        scf::YieldOp::create(b, loc);
+      },
+      [&](OpBuilder &b, Location loc) {
+        // Every lane once, in order: stored in place.
+        Value firstLane =
+            arith::TruncIOp::create(b, loc, i32, indexToI64(b, loc, begin));
+        auto first = scf::ForOp::create(
+            b, loc, begin, end, width, ValueRange{zero},
+            [&](OpBuilder &b, Location loc, Value j, ValueRange counts) {
+              Value kept =
+                  keptBelow(b, loc, arith::SubIOp::create(b, loc, end, j));
+              Value jv =
+                  arith::TruncIOp::create(b, loc, i32, indexToI64(b, loc, j));
+              Value lanes = arith::AddIOp::create(
+                  b, loc, vector::BroadcastOp::create(b, loc, lanesType, jv),
+                  steps);
+              Value x = arith::SelectOp::create(b, loc, kept, lanes, zeros);
+              Value offsets = arith::SubIOp::create(
+                  b, loc, lanes,
+                  vector::BroadcastOp::create(b, loc, lanesType, firstLane));
+              Value pending =
+                  walk(b, loc, kept, offsets, x, counts[0],
+                       [&](OpBuilder &b, Location loc, Value done, Value wide) {
+                         vector::MaskedStoreOp::create(
+                             b, loc, out, ValueRange{line, j}, done, wide);
+                       });
+              scf::YieldOp::create(b, loc, pending);
+            });
+        // The pending lanes again, compacted in place (a vector is read before
+        // the lists' new end, never past it, is written), until none is left.
+        scf::WhileOp::create(
+            b, loc, TypeRange{b.getIndexType()}, first.getResults(),
+            [&](OpBuilder &b, Location loc, ValueRange args) {
+              Value any = arith::CmpIOp::create(
+                  b, loc, arith::CmpIPredicate::ne, args[0], zero);
+              scf::ConditionOp::create(b, loc, any, args);
+            },
+            [&](OpBuilder &b, Location loc, ValueRange args) {
+              Value count = args[0];
+              // The lanes of the pending lists from `t`, `kept` of them real.
+              auto load = [&](OpBuilder &b, Location loc, Value t, Value kept) {
+                Value offsets = vector::MaskedLoadOp::create(
+                    b, loc, lanesType, pendingLanes, ValueRange{t}, kept, zeros,
+                    IntegerAttr());
+                Value x = vector::MaskedLoadOp::create(
+                    b, loc, lanesType, pendingValues, ValueRange{t}, kept,
+                    zeros, IntegerAttr());
+                return std::make_pair(offsets, x);
+              };
+              auto scatter = [&](OpBuilder &b, Location loc, Value offsets,
+                                 Value done, Value wide) {
+                vector::ScatterOp::create(b, loc, Type(), out,
+                                          ValueRange{line, begin}, offsets,
+                                          done, wide, IntegerAttr());
+              };
+              Value oneVector = arith::CmpIOp::create(
+                  b, loc, arith::CmpIPredicate::ule, count, width);
+              auto step = scf::IfOp::create(
+                  b, loc, oneVector,
+                  [&](OpBuilder &b, Location loc) {
+                    // Few enough for one vector.
+                    Value kept = keptBelow(b, loc, count);
+                    std::pair<Value, Value> lanes = load(b, loc, zero, kept);
+                    walkAll(b, loc, kept, lanes.second,
+                            [&](OpBuilder &b, Location loc, Value kept,
+                                Value wide) {
+                              scatter(b, loc, lanes.first, kept, wide);
+                            });
+                    scf::YieldOp::create(b, loc, zero);
+                  },
+                  [&](OpBuilder &b, Location loc) {
+                    auto again = scf::ForOp::create(
+                        b, loc, zero, count, width, ValueRange{zero},
+                        [&](OpBuilder &b, Location loc, Value t,
+                            ValueRange counts) {
+                          Value kept = keptBelow(
+                              b, loc, arith::SubIOp::create(b, loc, count, t));
+                          std::pair<Value, Value> lanes = load(b, loc, t, kept);
+                          Value offsets = lanes.first;
+                          Value pending = walk(
+                              b, loc, kept, offsets, lanes.second, counts[0],
+                              [&](OpBuilder &b, Location loc, Value done,
+                                  Value wide) {
+                                scatter(b, loc, offsets, done, wide);
+                              });
+                          scf::YieldOp::create(b, loc, pending);
+                        });
+                    scf::YieldOp::create(b, loc, again.getResults());
+                  });
+              scf::YieldOp::create(b, loc, step.getResults());
+            });
+        scf::YieldOp::create(b, loc);
+      });
+}
+
 /// A tensor of `type` ([lines..., K] of i64; K may be dynamic, given by
 /// `size`, for a rank-1 type) whose line `l`, lane `j` is element `j` of the
 /// Feistel permutation of [0, n_l) for the stream of the line, or -1 at and
@@ -584,8 +776,7 @@ static Value feistelLane(OpBuilder &b, Location loc, ArrayRef<Value> keys,
 /// line) or a tensor of index of the lines' shape; `seed` and `offset` are
 /// i64 or tensors covering a prefix of the lines. With `vectorLoops` (the
 /// CPU): an `scf.parallel` over the lines and chunks of `kFeistelChunk`
-/// lanes calling a routine that walks `kFeistelVectorLanes` lanes at a time
-/// until all of them are in range, the last vector masked.
+/// lanes calling a routine that walks them (`walkFeistelChunk`).
 /// Otherwise (the GPU) one `linalg.generic`: a thread per lane.
 static Value feistelPermutation(OpBuilder &b, Location loc,
                                 RankedTensorType type, Value size, Value n,
@@ -696,50 +887,19 @@ static Value feistelPermutation(OpBuilder &b, Location loc,
         b, loc, begin,
         arith::MinUIOp::create(b, loc, end, i64ToIndex(b, loc, endv)));
     SmallVector<Value> keys = feistelKeys(b, loc, s, o);
-    scf::IfOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, begin,
-                              validEnd),
-        [&](OpBuilder &b, Location loc) {
-          FeistelDomain domain = feistelDomain(b, loc, nv);
-          // Vectors of lanes; those of the last one at and past validEnd
-          // start at 0 (in range), and are neither walked for long nor
-          // stored.
-          Value width = constIndex(b, loc, kFeistelVectorLanes);
-          auto lanesType = VectorType::get({kFeistelVectorLanes}, i32);
-          SmallVector<int32_t> iota(kFeistelVectorLanes);
-          for (int64_t e = 0; e < kFeistelVectorLanes; ++e)
-            iota[e] = e;
-          Value steps = arith::ConstantOp::create(
-              b, loc, DenseElementsAttr::get(lanesType, ArrayRef(iota)));
-          Value zeros = arith::ConstantOp::create(
-              b, loc,
-              DenseElementsAttr::get(lanesType, b.getI32IntegerAttr(0)));
-          scf::ForOp::create(
-              b, loc, begin, validEnd, width, ValueRange{},
-              [&](OpBuilder &b, Location loc, Value j, ValueRange) {
-                Value first =
-                    arith::TruncIOp::create(b, loc, i32, indexToI64(b, loc, j));
-                Value lanes = arith::AddIOp::create(
-                    b, loc,
-                    vector::BroadcastOp::create(b, loc, lanesType, first),
-                    steps);
-                Value left = arith::SubIOp::create(b, loc, validEnd, j);
-                left = arith::MinUIOp::create(b, loc, left, width);
-                left = arith::IndexCastOp::create(b, loc, i32, left);
-                Value kept = arith::CmpIOp::create(
-                    b, loc, arith::CmpIPredicate::ult, steps,
-                    vector::BroadcastOp::create(b, loc, lanesType, left));
-                Value x = arith::SelectOp::create(b, loc, kept, lanes, zeros);
-                x = feistelWalkLanes(b, loc, keys, domain, x);
-                Value wide = arith::ExtUIOp::create(
-                    b, loc, VectorType::get({kFeistelVectorLanes}, i64), x);
-                vector::MaskedStoreOp::create(b, loc, out, ValueRange{line, j},
-                                              kept, wide);
-                scf::YieldOp::create(b, loc);
-              });
-          scf::YieldOp::create(b, loc);
-        });
+    // The lanes still out of range after a walk, and their values.
+    auto pendingType = MemRefType::get({kFeistelChunk}, i32);
+    Value pendingLanes = memref::AllocaOp::create(b, loc, pendingType);
+    Value pendingValues = memref::AllocaOp::create(b, loc, pendingType);
+    scf::IfOp::create(b, loc,
+                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            begin, validEnd),
+                      [&](OpBuilder &b, Location loc) {
+                        walkFeistelChunk(
+                            b, loc, keys, feistelDomain(b, loc, nv), out, line,
+                            begin, validEnd, pendingLanes, pendingValues);
+                        scf::YieldOp::create(b, loc);
+                      });
     Value minusOne = constInt(b, loc, i64, -1);
     scf::ForOp::create(
         b, loc, validEnd, end, one, ValueRange{},

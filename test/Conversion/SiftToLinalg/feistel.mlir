@@ -1,10 +1,11 @@
 // The Feistel permutation's lowerings (sift.randperm_prefix, sift.randperm
-// ... feistel). The CPU form (vector-loops=1): a parallel loop over the
+// without `sort`). The CPU form (vector-loops=1): a parallel loop over the
 // lines and chunks of 4096 lanes calling one routine per module, which
-// walks vectors of 128 lanes (six rounds, then again while any lane is at
-// or past n, keeping the lanes in range; the last vector's lanes past the
-// end start at 0 and are not stored), and writes -1 past the lanes' end,
-// min(n, limit). The GPU form
+// walks vectors of 128 lanes (six rounds; the last vector's lanes past the
+// end start at 0 and are not stored): a chunk of one vector again while
+// any lane is at or past n, a longer one once and then only its lanes out
+// of range, compacted; it writes -1 past the lanes' end, min(n, limit).
+// The GPU form
 // (vector-loops=0): one linalg.generic, a thread per lane walking alone.
 // RUN: tensor-opt %s --convert-sift-to-linalg="vector-loops=1" | FileCheck %s --check-prefix=CPU
 // RUN: tensor-opt %s --convert-sift-to-linalg="vector-loops=0" | FileCheck %s --check-prefix=GPU
@@ -48,14 +49,33 @@ func.func @prefix(%n: tensor<4xindex>, %seeds: tensor<4xi64>, %lim: index)
 // The routine, once for both.
 // CPU-NOT: func.func private @__sift_feistel_
 // CPU-LABEL: func.func private @__sift_feistel({{.*}}) attributes {sift.line_routine}
+// CPU-COUNT-2: memref.alloca() : memref<4096xi32>
 // CPU: math.ctlz
 // CPU: arith.maxui %{{.*}}, %c8_i32 : i32
-// CPU: scf.for %{{.*}} step %c128
+// A chunk of one vector: walked until all of its lanes are in range.
 // CPU: scf.while (%{{.*}}) : (vector<128xi32>) -> (vector<128xi32>, vector<128xi1>)
 // CPU: arith.cmpi ugt, %{{.*}} : vector<128xi32>
 // CPU: vector.reduction <or>
 // CPU: arith.select %{{.*}} : vector<128xi1>, vector<128xi32>
 // CPU: vector.maskedstore %{{.*}} : memref<?x?xi64>, vector<128xi1>, vector<128xi64>
+// CPU: } else {
+// A longer one: every lane once, those in range stored, the others
+// compacted into the pending lists and counted.
+// CPU: scf.for %{{.*}} step %c128
+// CPU: vector.maskedstore %{{.*}} : memref<?x?xi64>, vector<128xi1>, vector<128xi64>
+// CPU-COUNT-2: vector.compressstore %{{.*}} : memref<4096xi32>, vector<128xi1>, vector<128xi32>
+// CPU: math.ctpop %{{.*}} : i128
+// Then the pending lanes, while there are any: one vector walked to the end,
+// or passes that scatter the lanes in range and compact the others again.
+// CPU: scf.while (%{{.*}}) : (index) -> index
+// CPU-COUNT-2: vector.maskedload %{{.*}} : memref<4096xi32>, vector<128xi1>, vector<128xi32> into vector<128xi32>
+// CPU: vector.reduction <or>
+// CPU: vector.scatter %{{.*}} : memref<?x?xi64>, vector<128xi32>, vector<128xi1>, vector<128xi64>
+// CPU: } else {
+// CPU-COUNT-2: vector.maskedload
+// CPU: vector.scatter
+// CPU-COUNT-2: vector.compressstore
+// CPU: math.ctpop
 // CPU-NOT: scf.while
 // CPU: memref.store %c-1_i64
 // GPU-LABEL: func.func @randperm
