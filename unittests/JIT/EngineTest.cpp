@@ -12,6 +12,13 @@
 
 #include "gtest/gtest.h"
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#ifdef __linux__
+#include <sched.h>
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -922,6 +929,46 @@ func.func @check(%a: tensor<2xi64>, %bad: i1) -> tensor<2xi64> {
   ASSERT_OK(results);
   EXPECT_EQ((*results)[0].data<int64_t>()[1], 4);
 }
+
+#ifdef __linux__
+// Loading compiled code starts the OpenMP runtime's threads and moves each
+// to a processor of its own once (CpuTarget.cpp, spreadOpenMPThreads): no
+// thread of the process is left bound to fewer processors than the
+// process may use.
+namespace {
+/// The processors the program may run on, read before any engine exists.
+struct InitialAffinity {
+  cpu_set_t mask;
+  bool ok;
+  InitialAffinity() { ok = sched_getaffinity(0, sizeof(mask), &mask) == 0; }
+};
+const InitialAffinity initialAffinity;
+} // namespace
+
+TEST_F(EngineTest, OpenMPThreadsAreSpreadButNotBound) {
+  ASSERT_TRUE(engine);
+  ASSERT_TRUE(initialAffinity.ok);
+  float a[4] = {1, 2, 3, 4};
+  callOk("add",
+         {TensorView(a, DType::F32, {4}), TensorView(a, DType::F32, {4})});
+  const cpu_set_t &process = initialAffinity.mask;
+  std::error_code ec;
+  int threads = 0;
+  for (llvm::sys::fs::directory_iterator it("/proc/self/task", ec), end;
+       !ec && it != end; it.increment(ec)) {
+    pid_t tid = std::atoi(llvm::sys::path::filename(it->path()).str().c_str());
+    cpu_set_t mask;
+    if (sched_getaffinity(tid, sizeof(mask), &mask) != 0)
+      continue; // the thread ended
+    ++threads;
+    EXPECT_TRUE(CPU_EQUAL(&mask, &process))
+        << "thread " << tid << " may run on " << CPU_COUNT(&mask) << " of "
+        << CPU_COUNT(&process) << " processors";
+  }
+  EXPECT_FALSE(ec) << ec.message();
+  EXPECT_GE(threads, 1);
+}
+#endif
 
 // Modules written for mlir-runner call the runner utilities; the engine
 // loads them for such modules only (loading them brings libLLVM.so into the
