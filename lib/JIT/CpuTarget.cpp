@@ -167,11 +167,11 @@ static void spreadMicrotask(int32_t *, int32_t *tid, const cpu_set_t *allowed) {
 /// otherwise start them right after the compile has loaded every core, and
 /// the scheduler may place a new thread on its parent's processor until
 /// load balancing moves it: the batched sampler at N = 1e3, B = 32 then ran
-/// its first ~100 ms of calls at 0.133 ms a call, against 0.070 on one
-/// thread and 0.037 on two processors, in 7 of 18 processes that had just
-/// compiled it. Binding the threads for good would do the same, but would
-/// keep a thread on a processor that another process has taken, which the
-/// load-balanced teams (preferLoadBalancedTeams) rely on escaping.
+/// its first ~100 ms of calls at 0.134 ms a call, against 0.070 on one
+/// thread and 0.037 on two processors, in 3 of 22 processes that had just
+/// compiled it (0 of 22 with this). Binding the threads for good would do the
+/// same, but would keep a thread on a processor that another process has taken,
+/// which the load-balanced teams (preferLoadBalancedTeams) rely on escaping.
 static void spreadOpenMPThreads() {
 #ifdef __linux__
   static std::once_flag once;

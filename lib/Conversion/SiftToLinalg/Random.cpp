@@ -647,6 +647,19 @@ static void walkFeistelChunk(OpBuilder &b, Location loc, ArrayRef<Value> keys,
     added = arith::IndexCastOp::create(b, loc, b.getIndexType(), added);
     return arith::AddIOp::create(b, loc, pending, added);
   };
+  // The lanes of the vector from lane `j` below `end`: which are kept, and
+  // their values (the others 0, in range).
+  struct Lanes {
+    Value kept, lanes, x;
+  };
+  auto lanesFrom = [&](OpBuilder &b, Location loc, Value j) {
+    Value kept = keptBelow(b, loc, arith::SubIOp::create(b, loc, end, j));
+    Value jv = arith::TruncIOp::create(b, loc, i32, indexToI64(b, loc, j));
+    Value lanes = arith::AddIOp::create(
+        b, loc, vector::BroadcastOp::create(b, loc, lanesType, jv), steps);
+    Value x = arith::SelectOp::create(b, loc, kept, lanes, zeros);
+    return Lanes{kept, lanes, x};
+  };
   // Walks the lanes `x` (`kept` of them real; the others 0, in range) until
   // all are in range, and stores them (`store`): for one vector of lanes,
   // where another pass over the pending ones would cost as much.
@@ -663,13 +676,8 @@ static void walkFeistelChunk(OpBuilder &b, Location loc, ArrayRef<Value> keys,
   scf::IfOp::create(
       b, loc, oneVector,
       [&](OpBuilder &b, Location loc) {
-        Value kept = keptBelow(b, loc, span);
-        Value jv =
-            arith::TruncIOp::create(b, loc, i32, indexToI64(b, loc, begin));
-        Value lanes = arith::AddIOp::create(
-            b, loc, vector::BroadcastOp::create(b, loc, lanesType, jv), steps);
-        Value x = arith::SelectOp::create(b, loc, kept, lanes, zeros);
-        walkAll(b, loc, kept, x,
+        Lanes from = lanesFrom(b, loc, begin);
+        walkAll(b, loc, from.kept, from.x,
                 [&](OpBuilder &b, Location loc, Value kept, Value wide) {
                   vector::MaskedStoreOp::create(
                       b, loc, out, ValueRange{line, begin}, kept, wide);
@@ -683,19 +691,12 @@ static void walkFeistelChunk(OpBuilder &b, Location loc, ArrayRef<Value> keys,
         auto first = scf::ForOp::create(
             b, loc, begin, end, width, ValueRange{zero},
             [&](OpBuilder &b, Location loc, Value j, ValueRange counts) {
-              Value kept =
-                  keptBelow(b, loc, arith::SubIOp::create(b, loc, end, j));
-              Value jv =
-                  arith::TruncIOp::create(b, loc, i32, indexToI64(b, loc, j));
-              Value lanes = arith::AddIOp::create(
-                  b, loc, vector::BroadcastOp::create(b, loc, lanesType, jv),
-                  steps);
-              Value x = arith::SelectOp::create(b, loc, kept, lanes, zeros);
+              Lanes from = lanesFrom(b, loc, j);
               Value offsets = arith::SubIOp::create(
-                  b, loc, lanes,
+                  b, loc, from.lanes,
                   vector::BroadcastOp::create(b, loc, lanesType, firstLane));
               Value pending =
-                  walk(b, loc, kept, offsets, x, counts[0],
+                  walk(b, loc, from.kept, offsets, from.x, counts[0],
                        [&](OpBuilder &b, Location loc, Value done, Value wide) {
                          vector::MaskedStoreOp::create(
                              b, loc, out, ValueRange{line, j}, done, wide);
