@@ -66,6 +66,10 @@ static void addGpuKernelStage(OpPassManager &pm,
   // device buffers become one-thread kernels, and scalars read from device
   // buffers (a compaction's count) are read by the kernels that use them.
   pm.addPass(createSiftGpuHostScalars());
+  // Independent kernels of one block shape run as one launch (the
+  // sampler's two groups' compactions, permutations and gathers).
+  if (options.mergeLaunches)
+    pm.addNestedPass<func::FuncOp>(createSiftGpuMergeLaunches());
   // The host copies of functions only kernels call (the deallocation
   // helper) are dead once the kernels have their own. (On the CPU, the
   // launches stay in their functions.)

@@ -57,6 +57,56 @@ inline void collectRootBuffers(Value value, llvm::SetVector<Value> &roots) {
         collectRootBuffers(yield.getOperand(result.getResultNumber()), roots);
 }
 
+/// Whether the buffer `root` is a fresh allocation.
+inline bool isAllocation(Value root) {
+  return root.getDefiningOp<gpu::AllocOp>() ||
+         root.getDefiningOp<memref::AllocOp>() ||
+         root.getDefiningOp<memref::AllocaOp>();
+}
+
+/// Whether `root` is an argument of the function.
+inline bool isFunctionArgument(Value root) {
+  auto arg = dyn_cast<BlockArgument>(root);
+  return arg && isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
+}
+
+/// Whether `root` is shared or private memory of a kernel.
+inline bool isKernelLocal(Value root) {
+  auto type = dyn_cast<BaseMemRefType>(root.getType());
+  auto space =
+      type ? dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace())
+           : nullptr;
+  return space && space.getValue() != gpu::AddressSpace::Global;
+}
+
+/// Whether two different roots may be the same buffer: an allocation is
+/// distinct from every other allocation and from the function's arguments,
+/// a kernel's shared or private memory from everything else. A buffer of
+/// unknown origin (a loop's result, a call's) may be any other.
+inline bool mayBeSame(Value x, Value y) {
+  if (x == y)
+    return true;
+  if (isKernelLocal(x) || isKernelLocal(y))
+    return false;
+  if (isAllocation(x))
+    return !isAllocation(y) && !isFunctionArgument(y);
+  if (isAllocation(y))
+    return !isFunctionArgument(x);
+  return true;
+}
+
+/// Whether the memrefs `a` and `b` may view the same buffer.
+inline bool mayAlias(Value a, Value b) {
+  llvm::SetVector<Value> rootsA, rootsB;
+  collectRootBuffers(a, rootsA);
+  collectRootBuffers(b, rootsB);
+  for (Value x : rootsA)
+    for (Value y : rootsB)
+      if (mayBeSame(x, y))
+        return true;
+  return false;
+}
+
 } // namespace sift
 } // namespace mlir
 

@@ -152,55 +152,6 @@ static void carriedScalarsToCells(func::FuncOp fn) {
   });
 }
 
-/// Whether the buffer `root` is a fresh allocation.
-static bool isAllocation(Value root) {
-  return root.getDefiningOp<gpu::AllocOp>() ||
-         root.getDefiningOp<memref::AllocOp>() ||
-         root.getDefiningOp<memref::AllocaOp>();
-}
-
-/// Whether `root` is an argument of the function.
-static bool isFunctionArgument(Value root) {
-  auto arg = dyn_cast<BlockArgument>(root);
-  return arg && isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
-}
-
-/// Whether `root` is shared or private memory of a kernel.
-static bool isKernelLocal(Value root) {
-  auto type = dyn_cast<BaseMemRefType>(root.getType());
-  auto space =
-      type ? dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace())
-           : nullptr;
-  return space && space.getValue() != gpu::AddressSpace::Global;
-}
-
-/// Whether two different roots may be the same buffer: an allocation is
-/// distinct from every other allocation and from the function's arguments,
-/// a kernel's shared or private memory from everything else. A buffer of
-/// unknown origin (a loop's result, a call's) may be any other.
-static bool mayBeSame(Value x, Value y) {
-  if (x == y)
-    return true;
-  if (isKernelLocal(x) || isKernelLocal(y))
-    return false;
-  if (isAllocation(x))
-    return !isAllocation(y) && !isFunctionArgument(y);
-  if (isAllocation(y))
-    return !isFunctionArgument(x);
-  return true;
-}
-
-static bool mayAlias(Value a, Value b) {
-  llvm::SetVector<Value> rootsA, rootsB;
-  collectRootBuffers(a, rootsA);
-  collectRootBuffers(b, rootsB);
-  for (Value x : rootsA)
-    for (Value y : rootsB)
-      if (mayBeSame(x, y))
-        return true;
-  return false;
-}
-
 /// Whether `op` or an op nested in it may write or free `buffer` (or a
 /// view of it). Ops whose effects are unknown may.
 static bool mayWrite(Operation *op, Value buffer) {

@@ -3,19 +3,25 @@
 // scripts/device-check.sh does), its kernel launches a call
 // through the GPU pipeline (host loops of launches unrolled, so each
 // gpu.launch_func runs once). With its randperms' default (Feistel)
-// definition (DEFAULT), no sort or selection is left: 13 launches (the
-// masks, the compactions' count, scan and scatter kernels, the
-// permutations' lanes and the gathers; 14 before the gathers through a
-// permutation's lanes lost their guards, session 30). With `sort` on its three randperms
-// (SORT): 63 with the default 8-bit radix passes, 95 with
-// sort-digit-bits=4 (its three split sorts of 1e5 take 18 launches each
-// instead of 10, its two split selections 4 more each). An H200 ran 65 and
-// 97 of those (docs/GPU.md, session 25), before the concatenation of the
-// two groups' indices stopped being copied (session 27) and the group
-// top-ks got their `limit` (session 28: 64 -> 63).
+// definition (DEFAULT), no sort or selection is left: 7 launches (the
+// masks; the two compactions' counts, one launch; their scans and
+// scatters, one launch; the groups' sizes; the three permutations' lanes
+// with the groups' gathers and the counts; the concatenation's gather with
+// the labels; the features). Without --sift-gpu-merge-launches (SEPARATE)
+// each of those is its own launch: 13 (14 before the gathers through a
+// permutation's lanes lost their guards, session 30). With `sort` on its
+// three randperms (SORT): 43 with the default 8-bit radix passes (63
+// unmerged), 71 with sort-digit-bits=4 (95 unmerged: its three split sorts
+// of 1e5 take 18 launches each instead of 10, its two split selections 4
+// more each). An H200 ran 65 and 97 of the unmerged ones (docs/GPU.md,
+// session 25), before the concatenation of the two groups' indices
+// stopped being copied (session 27) and the group top-ks got their `limit`
+// (session 28: 64 -> 63).
 //
 // RUN: python3 -c "import sys; sys.path.insert(0, '%sift_src_root/bench/sampler'); from sift_sampler import auto_sampler_mlir; print(auto_sampler_mlir(1000000, 100000))" > %t.dyn.mlir
-// RUN: tensor-opt %t.dyn.mlir --sift-staticize --sift-batch="func=sampler size=32" --canonicalize --cse --symbol-privatize=exclude=sampler_batched --symbol-dce | tensor-opt --sift-gpu-pipeline="chip=sm_90 format=isa" | FileCheck %s --check-prefix=DEFAULT
+// RUN: tensor-opt %t.dyn.mlir --sift-staticize --sift-batch="func=sampler size=32" --canonicalize --cse --symbol-privatize=exclude=sampler_batched --symbol-dce -o %t.default.mlir
+// RUN: tensor-opt %t.default.mlir --sift-gpu-pipeline="chip=sm_90 format=isa" | FileCheck %s --check-prefix=DEFAULT
+// RUN: tensor-opt %t.default.mlir --sift-gpu-pipeline="chip=sm_90 format=isa merge-launches=0" | FileCheck %s --check-prefix=SEPARATE
 // RUN: python3 -c "import sys; sys.path.insert(0, '%sift_src_root/bench/sampler'); from sift_sampler import auto_sampler_mlir; print(auto_sampler_mlir(1000000, 100000, by_sort=True))" > %t.sort.mlir
 // RUN: tensor-opt %t.sort.mlir --sift-staticize --sift-batch="func=sampler size=32" --canonicalize --cse --symbol-privatize=exclude=sampler_batched --symbol-dce -o %t.batched.mlir
 // RUN: tensor-opt %t.batched.mlir --sift-gpu-pipeline="chip=sm_90 format=isa" | FileCheck %s --check-prefix=SORT
@@ -23,13 +29,17 @@
 
 // DEFAULT-LABEL: llvm.func @sampler_batched
 // DEFAULT-NOT: llvm.br
-// DEFAULT-COUNT-13: gpu.launch_func
+// DEFAULT-COUNT-7: gpu.launch_func
 // DEFAULT-NOT: gpu.launch_func
+// SEPARATE-LABEL: llvm.func @sampler_batched
+// SEPARATE-NOT: llvm.br
+// SEPARATE-COUNT-13: gpu.launch_func
+// SEPARATE-NOT: gpu.launch_func
 // SORT-LABEL: llvm.func @sampler_batched
 // SORT-NOT: llvm.br
-// SORT-COUNT-63: gpu.launch_func
+// SORT-COUNT-43: gpu.launch_func
 // SORT-NOT: gpu.launch_func
 // NARROW-LABEL: llvm.func @sampler_batched
 // NARROW-NOT: llvm.br
-// NARROW-COUNT-95: gpu.launch_func
+// NARROW-COUNT-71: gpu.launch_func
 // NARROW-NOT: gpu.launch_func

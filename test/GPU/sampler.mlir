@@ -1,12 +1,16 @@
 // The seed's sampler (examples/sampler.mlir), staticized and batched over
-// 32 rows, through --sift-gpu-pipeline: 11 kernels, each over every row
+// 32 rows, through --sift-gpu-pipeline: 6 launches, each over every row
 // (element-wise ops reading the same tensor, the two label masks among
 // them, are one kernel: --sift-fuse-siblings; the two groups' gathers write
 // their halves of the concatenation, which copies nothing:
-// --sift-eliminate-alloc-tensors). Its compactions are sift's block kernels
-// (a block per row: ballots, shuffles, barriers, shared-memory atomics);
-// its randperms' lanes (the Feistel permutation: no sort, no selection),
-// compares and gathers are kernels of their own. test/GPU/
+// --sift-eliminate-alloc-tensors; independent kernels of one block shape
+// are one launch: --sift-gpu-merge-launches, 11 launches without). Its
+// compactions are sift's block kernels (a block per row: ballots, shuffles,
+// barriers, shared-memory atomics), both in one launch; its randperms'
+// lanes (the Feistel permutation: no sort, no selection), compares and
+// gathers are the other launches: the masks; the groups' sizes; the three
+// permutations with the groups' gathers and the counts; the
+// concatenation's gather with the labels; the features. test/GPU/
 // sampler-launches-1e6.mlir counts the `sort` form's sorts and selections.
 // (--sift-fuse, off by default on the GPU, would put the gathers in a row
 // kernel with one thread per row: on an H100 at N = 1e4, 26 ms against
@@ -25,7 +29,8 @@
 // --sift-batch makes: its compactions are sift's block kernels, the counts
 // the host used to read are read by the kernels that use them
 // (--sift-gpu-host-scalars), its concat is two copy kernels
-// and its scalar results a one-thread kernel. The default pipeline accepts
+// and its scalar results a one-thread kernel: 6 launches (14 unmerged).
+// The default pipeline accepts
 // the whole module (the verifier finds nothing on the host, no allocation
 // inside a kernel): the issue's "done when" command.
 // RUN: tensor-opt %t.both.mlir --sift-gpu-pipeline="chip=sm_90" -o %t.whole.mlir 2> %t.whole.err
@@ -33,14 +38,14 @@
 // RUN: count 0 < %t.whole.err
 
 // WHOLE-LABEL: llvm.func @sampler(
-// WHOLE-COUNT-14: gpu.launch_func
+// WHOLE-COUNT-6: gpu.launch_func
 // WHOLE-NOT: gpu.launch_func
 // WHOLE: llvm.func @sampler_batched
 
 // HOST-LABEL: llvm.func @sampler_batched
 // HOST-NOT: gpu.launch_func
 // HOST: llvm.call @mgpuMemAlloc
-// HOST-COUNT-11: gpu.launch_func {{.*}} @sampler_batched_kernel{{(_[0-9]+)?}}::@sampler_batched_kernel
+// HOST-COUNT-6: gpu.launch_func {{.*}} @sampler_batched_kernel{{(_[0-9]+)?}}::@sampler_batched_kernel
 // HOST-NOT: gpu.launch_func
 // HOST: llvm.return
 // HOST-NOT: llvm.func @sampler(
@@ -50,7 +55,7 @@
 // PTX: .visible .entry sampler_batched_kernel(
 // PTX: ret;
 
-// A compaction kernel (a block per row).
+// The two compactions' kernel (a block per row).
 // RUN: cat %t/sampler_batched_kernel_0.ptx | FileCheck %s --check-prefix=COMPACT --implicit-check-not=__nv_ --implicit-check-not=malloc --implicit-check-not=free
 // COMPACT: .visible .entry sampler_batched_kernel(
 // COMPACT: .shared

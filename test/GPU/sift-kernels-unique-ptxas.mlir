@@ -28,7 +28,8 @@
 // values only: sort, flags, compact, values.
 // CHECK-COUNT-4: == unique_2d_f32_kernel
 // all results: sort, flags, compact, values, cumsum, argsort, inverse,
-// counts.
-// CHECK-COUNT-8: == unique_all_kernel
-// CHECK-COUNT-8: == unique_long_inverse_kernel
+// counts, in 4 launches (--sift-gpu-merge-launches: sort with argsort,
+// flags, compact with cumsum, values with inverse and counts).
+// CHECK-COUNT-4: == unique_all_kernel
+// CHECK-COUNT-4: == unique_long_inverse_kernel
 // CHECK-NOT: ==

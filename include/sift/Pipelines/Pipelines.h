@@ -221,6 +221,11 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       llvm::cl::desc("Partial sums of a blocked float sum (as in the CPU "
                      "pipeline, so that both sum in the same order)"),
       llvm::cl::init(256)};
+  PassOptions::Option<bool> mergeLaunches{
+      *this, "merge-launches",
+      llvm::cl::desc("Run independent kernels of one block shape as one "
+                     "launch (--sift-gpu-merge-launches)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> siftKernels{
       *this, "sift-kernels",
       llvm::cl::desc("Lower the data-dependent sift ops left outside the "

@@ -914,6 +914,47 @@ def SiftGpuHostScalars : Pass<"sift-gpu-host-scalars", "ModuleOp"> {
   let dependentDialects = ["arith::ArithDialect", "gpu::GPUDialect"];
 }
 
+def SiftGpuMergeLaunches : Pass<"sift-gpu-merge-launches", "func::FuncOp"> {
+  let summary = "Run independent kernels of one block shape as one launch";
+  let description = [{
+    After the host scalars moved into kernels (`--sift-gpu-host-scalars`),
+    before outlining: a `gpu.launch` moves up to the earliest earlier launch
+    of the same block of host code that
+
+    - has the same block size, and either the same grid size or constant
+      grid sizes in every dimension where the two differ;
+    - together with it uses at most `max-shared-bytes` of static shared
+      memory, and neither is asynchronous, has dynamic shared memory or
+      clusters, or a body of several blocks;
+
+    provided that nothing it passes over (kernels, host code, that launch
+    itself) writes a buffer it reads or reads or writes one it writes (the
+    roots of views; allocations are distinct from each other and from the
+    function's arguments, which may alias each other), and that what it uses
+    from the ops it passes is an allocation, a view, a constant or scalar
+    arithmetic, which moves up with it. The merged launch runs the earlier
+    body and then the later one in every block; a body whose grid is
+    smaller runs in its own blocks only (an `scf.if` on the block id, the
+    same for every thread of a block, so its barriers stay uniform), and
+    reads its own grid size.
+
+    What it removes is the cost of a launch and the device idling at its
+    boundary: the batched sampler's per-group compactions, permutations and
+    gathers are independent of each other (docs/GPU.md).
+  }];
+  let options = [
+    Option<"maxSharedBytes", "max-shared-bytes", "int64_t",
+           /*default=*/"49152",
+           "Most static shared memory of a merged launch (48 KiB: a "
+           "kernel's static limit)">,
+  ];
+  let statistics = [
+    Statistic<"numMerged", "merged", "Launches merged into an earlier one">,
+  ];
+  let dependentDialects = ["arith::ArithDialect", "gpu::GPUDialect",
+                           "scf::SCFDialect"];
+}
+
 def SiftVerifyGpu : Pass<"sift-verify-gpu", "ModuleOp"> {
   let summary = "Fail if work stays on the host between kernels, a kernel "
                 "allocates, or a launch exceeds the device's limits";
