@@ -186,8 +186,12 @@ void mlir::sift::buildGpuPipeline(OpPassManager &pm,
   // B = 32, N = 1e6); the random ops' Philox blocks are a thread each.
   addSiftToLinalgStage(pm, /*cpuForms=*/false);
   // Blocked float sums with the lanes outside: one kernel of a thread per
-  // lane, the CPU's additions in the CPU's order.
-  addTensorFusionStage(pm, options.reductionLanes, /*lanesOuter=*/true);
+  // lane, the CPU's additions in the CPU's order. A row's sizes, and the
+  // elements a gather reads from a cheap element-wise op (a concatenation's
+  // compaction), are computed by the kernels that read them rather than by
+  // kernels of their own.
+  addTensorFusionStage(pm, options.reductionLanes, /*lanesOuter=*/true,
+                       /*recomputeProducers=*/true);
   // A constant returned or yielded as a buffer would be host memory between
   // kernels: a copy of it is a device buffer a kernel fills.
   pm.addNestedPass<func::FuncOp>(createSiftGpuCopyEscapingConstants());

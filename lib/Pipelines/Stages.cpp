@@ -50,14 +50,17 @@ void pipelines::addSiftToLinalgStage(OpPassManager &pm, bool cpuForms) {
 }
 
 void pipelines::addTensorFusionStage(OpPassManager &pm, int64_t reductionLanes,
-                                     bool lanesOuter) {
+                                     bool lanesOuter, bool recomputeProducers) {
   // Fold what is constant before anything grows.
   addCleanup(pm);
   // Fuse producer/consumer elementwise linalg ops (comparisons, shifts,
   // selects of the same shape) into single loops: one pass over memory
   // instead of one per op.
   addPasses(pm, "func.func(linalg-fuse-elementwise-ops)");
-  pm.addNestedPass<func::FuncOp>(createSiftFuseCheapProducers());
+  SiftFuseCheapProducersOptions cheap;
+  cheap.broadcastProducers = recomputeProducers;
+  cheap.gatheredProducers = recomputeProducers;
+  pm.addNestedPass<func::FuncOp>(createSiftFuseCheapProducers(cheap));
   // Element-wise ops that read the same tensor (two masks of one labels
   // tensor) become one op: one pass over it.
   pm.addNestedPass<func::FuncOp>(createSiftFuseSiblings());

@@ -33,11 +33,15 @@ void addCleanup(OpPassManager &pm);
 /// in vectorized loops); off, the element-wise forms a GPU maps to threads.
 void addSiftToLinalgStage(OpPassManager &pm, bool cpuForms = true);
 
-/// Elementwise producers fused into their consumers; float sums in blocked
-/// order with `reductionLanes` lanes (0: in sequence), the lanes outside
-/// with `lanesOuter` (see --sift-block-float-reductions).
+/// Elementwise producers fused into their consumers (with
+/// `recomputeProducers`, scalar code over fewer loops too, and elements
+/// gathered from cheap element-wise ops computed where they are read: see
+/// --sift-fuse-cheap-producers); float sums in blocked order with
+/// `reductionLanes` lanes (0: in sequence), the lanes outside with
+/// `lanesOuter` (see --sift-block-float-reductions).
 void addTensorFusionStage(OpPassManager &pm, int64_t reductionLanes,
-                          bool lanesOuter = false);
+                          bool lanesOuter = false,
+                          bool recomputeProducers = false);
 
 /// Tensors to buffers over the whole module, identity layouts at function
 /// boundaries, every temporary freed and returned buffers caller-owned;

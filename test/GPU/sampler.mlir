@@ -1,22 +1,24 @@
 // The seed's sampler (examples/sampler.mlir), staticized and batched over
-// 32 rows, through --sift-gpu-pipeline: 6 launches, each over every row
-// (element-wise ops reading the same tensor, the two label masks among
-// them, are one kernel: --sift-fuse-siblings; the two groups' gathers write
-// their halves of the concatenation, which copies nothing:
-// --sift-eliminate-alloc-tensors; independent kernels of one block shape
-// are one launch: --sift-gpu-merge-launches, 11 launches without). Its
-// compactions are sift's block kernels (a block per row: ballots, shuffles,
-// barriers, shared-memory atomics), both in one launch; its randperms'
-// lanes (the Feistel permutation: no sort, no selection), compares and
-// gathers are the other launches: the masks; the groups' sizes; the three
-// permutations with the groups' gathers and the counts; the
-// concatenation's gather with the labels; the features. test/GPU/
-// sampler-launches-1e6.mlir counts the `sort` form's sorts and selections.
-// (--sift-fuse, off by default on the GPU, would put the gathers in a row
-// kernel with one thread per row: on an H100 at N = 1e4, 26 ms against
-// 1.4 ms.) Scratch is a slot of a host-allocated device buffer: the default
-// pipeline accepts it and makes PTX with no device malloc and no libdevice
-// call left.
+// 32 rows, through --sift-gpu-pipeline: 4 launches, each over every row,
+// the issue's target (11 in session 30). Element-wise ops reading the same
+// tensor, the two label masks among them, are one kernel
+// (--sift-fuse-siblings); the two groups' gathers write their halves of
+// the concatenation, which copies nothing (--sift-eliminate-alloc-tensors);
+// the groups' sizes are recomputed by the kernels that read them, and the
+// concatenation of the groups' valid prefixes by the gathers through it
+// (--sift-fuse-cheap-producers' broadcast-producers and
+// gathered-producers); independent kernels of one block shape are one
+// launch (--sift-gpu-merge-launches). The launches: the masks; both
+// compactions, sift's block kernels (a block per row: ballots, shuffles,
+// barriers, shared-memory atomics); the three permutations' lanes (the
+// Feistel permutation: no sort, no selection) with the groups' gathers;
+// the features and labels gathered through the shuffle, with the counts.
+// test/GPU/sampler-launches-1e6.mlir counts them at N = 1e6 and the `sort`
+// form's sorts and selections. (--sift-fuse, off by default on the GPU,
+// would put the gathers in a row kernel with one thread per row: on an
+// H100 at N = 1e4, 26 ms against 1.4 ms.) Scratch is a slot of a
+// host-allocated device buffer: the default pipeline accepts it and makes
+// PTX with no device malloc and no libdevice call left.
 //
 // RUN: tensor-opt %sift_src_root/examples/sampler.mlir --sift-staticize --sift-batch="func=sampler size=32" -o %t.both.mlir
 // RUN: tensor-opt %t.both.mlir --symbol-privatize=exclude=sampler_batched --symbol-dce -o %t.batched.mlir
@@ -28,8 +30,9 @@
 // The per-sample function `sampler`, left unbatched in the module that
 // --sift-batch makes: its compactions are sift's block kernels, the counts
 // the host used to read are read by the kernels that use them
-// (--sift-gpu-host-scalars), its concat is two copy kernels
-// and its scalar results a one-thread kernel: 6 launches (14 unmerged).
+// (--sift-gpu-host-scalars), its concat is two copy kernels and its scalar
+// results a one-thread kernel, run with the others where independent: 5
+// launches (14 in session 30).
 // The default pipeline accepts
 // the whole module (the verifier finds nothing on the host, no allocation
 // inside a kernel): the issue's "done when" command.
@@ -38,14 +41,14 @@
 // RUN: count 0 < %t.whole.err
 
 // WHOLE-LABEL: llvm.func @sampler(
-// WHOLE-COUNT-6: gpu.launch_func
+// WHOLE-COUNT-5: gpu.launch_func
 // WHOLE-NOT: gpu.launch_func
 // WHOLE: llvm.func @sampler_batched
 
 // HOST-LABEL: llvm.func @sampler_batched
 // HOST-NOT: gpu.launch_func
 // HOST: llvm.call @mgpuMemAlloc
-// HOST-COUNT-6: gpu.launch_func {{.*}} @sampler_batched_kernel{{(_[0-9]+)?}}::@sampler_batched_kernel
+// HOST-COUNT-4: gpu.launch_func {{.*}} @sampler_batched_kernel{{(_[0-9]+)?}}::@sampler_batched_kernel
 // HOST-NOT: gpu.launch_func
 // HOST: llvm.return
 // HOST-NOT: llvm.func @sampler(

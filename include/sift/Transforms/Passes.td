@@ -93,8 +93,33 @@ def SiftFuseCheapProducers
     is not materialized keeps the consumers' loops vectorizable (LLVM does
     not widen loads of i1). `linalg-fuse-elementwise-ops` fuses single uses
     only.
+
+    With `broadcast-producers` (the GPU pipeline), a producer of up to 31
+    arith ops over fewer loops than its consumer (per-row sizes that every
+    element of the row reads) is fused too: each element recomputes them,
+    and the producer's own kernel, a launch of a few threads between two
+    large ones, goes.
+
+    With `gathered-producers` (the GPU pipeline), an element that a
+    `tensor.extract` reads from the one result of an element-wise
+    `linalg.generic` (a gather through a concatenation's compaction) is
+    computed there: the producer's body at the element's indices, its
+    inputs read at the positions their maps select. Only where nothing
+    else reads the result (the producer goes), the producer does not read
+    its init, and its body is at most 31 arith ops, `linalg.index` and
+    `tensor.extract`.
   }];
-  let dependentDialects = ["linalg::LinalgDialect"];
+  let options = [
+    Option<"broadcastProducers", "broadcast-producers", "bool",
+           /*default=*/"false",
+           "Also fuse arith producers of up to 31 ops into consumers over "
+           "more loops">,
+    Option<"gatheredProducers", "gathered-producers", "bool",
+           /*default=*/"false",
+           "Compute an element that a tensor.extract reads from a cheap "
+           "element-wise producer where it is read">,
+  ];
+  let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect"];
 }
 
 def SiftFuseSiblings : Pass<"sift-fuse-siblings", "func::FuncOp"> {
