@@ -111,8 +111,7 @@ void mlir::sift::buildCpuPipeline(OpPassManager &pm,
   // Random streams that only a top-k's valid prefix reads are computed for
   // that prefix (the GPU computes every word: nothing to gain there).
   pm.addNestedPass<func::FuncOp>(createSiftPropagateValid());
-  // Compactions that only gathers read write i32 indices (the GPU's
-  // compaction kernel writes i64).
+  // Compactions that only gathers read write i32 indices (as on the GPU).
   pm.addNestedPass<func::FuncOp>(createSiftNarrowIndices());
   // Kernels over the rows of a batched function, while the sift ops still
   // tile as ops (their lowering then runs on row slices).

@@ -153,6 +153,10 @@ static void addGpuCodegenStage(OpPassManager &pm,
 
 void mlir::sift::buildGpuPipeline(OpPassManager &pm,
                                   const GpuPipelineOptions &options) {
+  // Compactions that only gathers read write i32 positions (the compact
+  // kernel writes the op's type): half the bytes to write and to gather
+  // through.
+  pm.addNestedPass<func::FuncOp>(createSiftNarrowIndices());
   // Kernels over the rows of a batched function (one block per row), with
   // `fuse` (off by default). The ops with sift's block-level kernels stay
   // out of them: in a row kernel they would run with one thread per row

@@ -578,13 +578,14 @@ static void buildCumsumKernel(OpBuilder &b, Location loc, Value input,
 /// range): per tile, while fewer than K are found (the carry is the same in
 /// every thread, so the whole block takes the same branch), each set
 /// lane's stable position from a ballot scan; a lane whose position is
-/// below K writes its index into `indices` [R, K]. Returns `start` plus the
-/// set elements found (at least K once K are found).
+/// below K writes its index into `indices` [R, K] (of i64 or i32). Returns
+/// `start` plus the set elements found (at least K once K are found).
 static Value buildCompactRange(OpBuilder &b, Location loc, Value input,
                                Value indices, Value row, Value tid,
                                Value scratch, Value begin, Value length,
                                Value start, int64_t k, KernelShape shape) {
-  Type i64 = b.getI64Type(), i32 = b.getI32Type();
+  Type i32 = b.getI32Type();
+  Type indexElement = cast<MemRefType>(indices.getType()).getElementType();
   Value kI32 = arith::ConstantIntOp::create(b, loc, i32, k);
   return buildTileLoop(
              b, loc, length, shape.threads, tid, ValueRange{start},
@@ -608,10 +609,10 @@ static Value buildCompactRange(OpBuilder &b, Location loc, Value input,
                      buildIf(b, loc, write, [&](OpBuilder &b) {
                        Value slot = arith::IndexCastUIOp::create(
                            b, loc, b.getIndexType(), pos);
-                       memref::StoreOp::create(
-                           b, loc,
-                           arith::IndexCastUIOp::create(b, loc, i64, at),
-                           indices, ValueRange{row, slot});
+                       memref::StoreOp::create(b, loc,
+                                               arith::IndexCastUIOp::create(
+                                                   b, loc, indexElement, at),
+                                               indices, ValueRange{row, slot});
                      });
                      scf::YieldOp::create(b, loc,
                                           ValueRange{arith::AddIOp::create(
@@ -630,7 +631,8 @@ static Value buildCompactRange(OpBuilder &b, Location loc, Value input,
 static void buildFillSlots(OpBuilder &b, Location loc, Value indices, Value row,
                            Value tid, Value from, Value to, int64_t fill,
                            KernelShape shape) {
-  Value fillValue = arith::ConstantIntOp::create(b, loc, b.getI64Type(), fill);
+  Value fillValue = arith::ConstantIntOp::create(
+      b, loc, cast<MemRefType>(indices.getType()).getElementType(), fill);
   scf::ForOp::create(b, loc, arith::AddIOp::create(b, loc, from, tid), to,
                      constIndex(b, loc, shape.threads), ValueRange{},
                      [&](OpBuilder &b, Location loc, Value slot, ValueRange) {
@@ -2548,9 +2550,15 @@ static LogicalResult convertCompact(CompactOp op, SplitOptions splitOptions) {
   if (!rows.staticRows)
     dynamicRows.push_back(rows.numRows);
   int64_t r = rows.staticRows ? *rows.staticRows : ShapedType::kDynamic;
+  // The kernel writes positions of the op's type: i64, or i32 where
+  // --sift-narrow-indices made them so (half the bytes to write and to
+  // gather through).
   Type i64 = b.getI64Type();
-  Value indices =
-      allocLike(b, loc, RankedTensorType::get({r, k}, i64), dynamicRows);
+  Type indexElement = indicesType.getElementType();
+  if (!indexElement.isInteger(32))
+    indexElement = i64;
+  Value indices = allocLike(b, loc, RankedTensorType::get({r, k}, indexElement),
+                            dynamicRows);
   Value counts =
       allocLike(b, loc, RankedTensorType::get({r}, i64), dynamicRows);
   SmallVector<Value> operands = {input, indices, counts};
@@ -2564,9 +2572,9 @@ static LogicalResult convertCompact(CompactOp op, SplitOptions splitOptions) {
   Value indicesResult = toTensor(b, loc, indices);
   int64_t rank = indicesType.getRank();
   if (rank == 1) {
-    indicesResult =
-        tensor::CollapseShapeOp::create(b, loc, RankedTensorType::get({k}, i64),
-                                        indicesResult, rowsReassociation(1));
+    indicesResult = tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get({k}, indexElement), indicesResult,
+        rowsReassociation(1));
   } else if (rank > 2) {
     SmallVector<OpFoldResult> sizes =
         tensor::getMixedSizes(b, loc, op.getMask());
@@ -2575,12 +2583,12 @@ static LogicalResult convertCompact(CompactOp op, SplitOptions splitOptions) {
         cast<RankedTensorType>(op.getMask().getType()).getShape());
     shape.back() = k;
     indicesResult = tensor::ExpandShapeOp::create(
-        b, loc, RankedTensorType::get(shape, i64), indicesResult,
+        b, loc, RankedTensorType::get(shape, indexElement), indicesResult,
         rowsReassociation(rank), sizes);
   }
-  // The kernel writes i64 positions (and the fill, which `unpadded`
-  // allows); i32 indices are their truncation.
-  if (!indicesType.getElementType().isInteger(64))
+  // Other index types (the verifier allows any integer) are a truncation
+  // of i64 positions.
+  if (indicesType.getElementType() != indexElement)
     indicesResult = lowering::castIntElements(b, loc, indicesResult,
                                               indicesType.getElementType());
   if (indicesResult.getType() != indicesType)
