@@ -288,21 +288,15 @@ gpu::LaunchOp LaunchMerger::merge(gpu::LaunchOp into, gpu::LaunchOp from) {
     gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
     SmallVector<Value> ownSizes = {grid.x, grid.y, grid.z};
     SmallVector<Value> mergedSizes = {gridX, gridY, gridZ};
-    gpu::KernelDim3 ids = launch.getBlockIds();
+    auto mapDims = [&](gpu::KernelDim3 from, gpu::KernelDim3 to) {
+      map.map(from.x, to.x);
+      map.map(from.y, to.y);
+      map.map(from.z, to.z);
+    };
     gpu::KernelDim3 newIds = merged.getBlockIds();
-    map.map(ids.x, newIds.x);
-    map.map(ids.y, newIds.y);
-    map.map(ids.z, newIds.z);
-    gpu::KernelDim3 threads = launch.getThreadIds();
-    gpu::KernelDim3 newThreads = merged.getThreadIds();
-    map.map(threads.x, newThreads.x);
-    map.map(threads.y, newThreads.y);
-    map.map(threads.z, newThreads.z);
-    gpu::KernelDim3 sizes = launch.getBlockSize();
-    gpu::KernelDim3 newSizes = merged.getBlockSize();
-    map.map(sizes.x, newSizes.x);
-    map.map(sizes.y, newSizes.y);
-    map.map(sizes.z, newSizes.z);
+    mapDims(launch.getBlockIds(), newIds);
+    mapDims(launch.getThreadIds(), merged.getThreadIds());
+    mapDims(launch.getBlockSize(), merged.getBlockSize());
     // Its own grid: the merged one's where equal, its constants elsewhere;
     // the blocks past its grid skip it (a uniform branch per block, so
     // its barriers stay uniform).
