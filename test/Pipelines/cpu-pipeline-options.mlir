@@ -61,12 +61,12 @@ func.func @tiny(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 // A gather of rows prefetches the row it will read indirect-prefetch-distance
-// iterations later (32 by default); 0 leaves the prefetch out.
+// iterations later (128 by default); 0 leaves the prefetch out.
 // RUN: tensor-opt %s -split-input-file --sift-cpu-pipeline | FileCheck %s --check-prefix=GATHER
 // RUN: tensor-opt %s -split-input-file '--sift-cpu-pipeline=indirect-prefetch-distance=7' | FileCheck %s --check-prefix=GATHER7
 // RUN: tensor-opt %s -split-input-file '--sift-cpu-pipeline=indirect-prefetch-distance=0' | FileCheck %s --check-prefix=NOGATHER
 // GATHER-LABEL: llvm.func @gather_rows
-// GATHER: llvm.mlir.constant(32 : index)
+// GATHER: llvm.mlir.constant(128 : index)
 // GATHER: "llvm.intr.prefetch"
 // GATHER7-LABEL: llvm.func @gather_rows
 // GATHER7: llvm.mlir.constant(7 : index)

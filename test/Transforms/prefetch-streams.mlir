@@ -133,7 +133,7 @@ func.func @one_line_and_not_streaming(%i: index,
 // A gather of rows, as sift.gather's lowering is after bufferization: a
 // parallel loop over (row, j) loads idx[row, j] and copies the source row
 // it names when it is in range. After the load, the loop also loads
-// idx[row, min(j + 32, 99)] (the index buffer's last element) and
+// idx[row, min(j + 128, 99)] (the index buffer's last element) and
 // prefetches the source row that index names, clamped to the source's
 // rows (a padding index such as -1 prefetches the last row): a row of 16
 // f32 is 64 bytes, one line where it starts on a line and two where it
@@ -144,9 +144,9 @@ func.func @one_line_and_not_streaming(%i: index,
 // CHECK: %[[I:.*]] = memref.load %arg1[%[[B]], %[[J]]] : memref<4x100xi64>
 // CHECK: %[[N:.*]] = memref.dim %arg1, %{{.*}} : memref<4x100xi64>
 // CHECK: %[[LASTJ:.*]] = arith.subi %[[N]], %{{.*}}
-// CHECK: %[[C32:.*]] = arith.constant 32 : index
-// CHECK: %[[J32:.*]] = arith.addi %[[J]], %[[C32]]
-// CHECK: %[[JN:.*]] = arith.minui %[[J32]], %[[LASTJ]]
+// CHECK: %[[C128:.*]] = arith.constant 128 : index
+// CHECK: %[[JA:.*]] = arith.addi %[[J]], %[[C128]]
+// CHECK: %[[JN:.*]] = arith.minui %[[JA]], %[[LASTJ]]
 // CHECK: %[[NEXT:.*]] = memref.load %arg1[%[[B]], %[[JN]]] : memref<4x100xi64>
 // CHECK: %[[NEXTI:.*]] = arith.index_cast %[[NEXT]] : i64 to index
 // CHECK: %[[ROWS:.*]] = memref.dim %arg0, %{{.*}} : memref<4x1000x16xf32>

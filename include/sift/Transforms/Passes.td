@@ -633,7 +633,7 @@ def SiftPrefetchStreams : Pass<"sift-prefetch-streams", "func::FuncOp"> {
     Option<"distance", "distance", "int64_t", /*default=*/"8192",
            "How far ahead to prefetch, in bytes (0: no prefetches)">,
     Option<"indirectDistance", "indirect-distance", "int64_t",
-           /*default=*/"32",
+           /*default=*/"128",
            "How many iterations ahead a gather prefetches its source rows "
            "(0: none)">,
   ];
