@@ -9,9 +9,11 @@
 
 #include "BufferRoots.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir {
@@ -105,6 +107,80 @@ inline bool mayAlias(Value a, Value b) {
       if (mayBeSame(x, y))
         return true;
   return false;
+}
+
+/// The memory an op (a launch, or host code) reads and writes: the memrefs
+/// it accesses, not their roots (`mayAlias` finds those). Buffers the op
+/// makes itself (a kernel's shared memory, an alloca in its body) are its
+/// own and left out. `unknown`: an access that names no buffer, or an op
+/// whose effects are not known.
+struct Accesses {
+  llvm::SetVector<Value> reads, writes;
+  bool unknown = false;
+
+  void add(const Accesses &other) {
+    reads.insert_range(other.reads);
+    writes.insert_range(other.writes);
+    unknown |= other.unknown;
+  }
+};
+
+/// Whether `value` is made inside `op` (a kernel's own memory).
+inline bool isDefinedIn(Value value, Operation *op) {
+  Region *region = value.getParentRegion();
+  return region && op->isAncestor(region->getParentOp());
+}
+
+inline Accesses collectAccesses(Operation *op) {
+  Accesses accesses;
+  auto note = [&](Value value, bool write) {
+    if (!isa<BaseMemRefType>(value.getType()))
+      return;
+    // (A view made inside the op of a buffer from outside is an access of
+    // that buffer.)
+    Value root = rootBuffer(value);
+    if (isDefinedIn(root, op) || isKernelLocal(root))
+      return;
+    (write ? accesses.writes : accesses.reads).insert(value);
+  };
+  op->walk([&](Operation *nested) {
+    // A call of a function of the module (the deallocation helper) reads
+    // and writes at most the buffers passed to it; an external one may do
+    // anything.
+    if (auto call = dyn_cast<func::CallOp>(nested)) {
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      if (!callee || callee.isExternal())
+        accesses.unknown = true;
+      for (Value operand : call.getOperands())
+        note(operand, /*write=*/true);
+      return;
+    }
+    auto iface = dyn_cast<MemoryEffectOpInterface>(nested);
+    if (!iface) {
+      // Known not to touch memory itself: its regions are walked.
+      if (!nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
+          !nested->hasTrait<OpTrait::IsTerminator>() &&
+          !isa<gpu::BarrierOp>(nested))
+        accesses.unknown = true;
+      return;
+    }
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    iface.getEffects(effects);
+    for (const MemoryEffects::EffectInstance &effect : effects) {
+      // Allocating is no access: a buffer made between two kernels is used
+      // by neither before it exists (the SSA use keeps the order).
+      if (isa<MemoryEffects::Allocate>(effect.getEffect()))
+        continue;
+      Value value = effect.getValue();
+      if (!value) {
+        accesses.unknown = true;
+        continue;
+      }
+      note(value, !isa<MemoryEffects::Read>(effect.getEffect()));
+    }
+  });
+  return accesses;
 }
 
 } // namespace sift

@@ -153,44 +153,12 @@ static void carriedScalarsToCells(func::FuncOp fn) {
 }
 
 /// Whether `op` or an op nested in it may write or free `buffer` (or a
-/// view of it). Ops whose effects are unknown may.
+/// view of it). Ops whose effects are not known may.
 static bool mayWrite(Operation *op, Value buffer) {
-  WalkResult result = op->walk([&](Operation *nested) {
-    // A call of a function defined in the module (the deallocation helper)
-    // writes at most the buffers passed to it: sift's globals are
-    // constants. An external function may do anything.
-    if (auto call = dyn_cast<func::CallOp>(nested)) {
-      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-          call, call.getCalleeAttr());
-      if (!callee || callee.isExternal())
-        return WalkResult::interrupt();
-      for (Value operand : call.getOperands())
-        if (isa<BaseMemRefType>(operand.getType()) && mayAlias(operand, buffer))
-          return WalkResult::interrupt();
-      return WalkResult::advance();
-    }
-    auto iface = dyn_cast<MemoryEffectOpInterface>(nested);
-    if (!iface) {
-      // Known not to touch memory itself: its regions are walked.
-      if (nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
-          nested->hasTrait<OpTrait::IsTerminator>() ||
-          isa<gpu::BarrierOp>(nested))
-        return WalkResult::advance();
-      return WalkResult::interrupt();
-    }
-    SmallVector<MemoryEffects::EffectInstance> effects;
-    iface.getEffects(effects);
-    for (const MemoryEffects::EffectInstance &effect : effects) {
-      if (!isa<MemoryEffects::Write, MemoryEffects::Free>(effect.getEffect()))
-        continue;
-      Value value = effect.getValue();
-      if (!value || !isa<BaseMemRefType>(value.getType()) ||
-          mayAlias(value, buffer))
-        return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return result.wasInterrupted();
+  Accesses accesses = collectAccesses(op);
+  return accesses.unknown || llvm::any_of(accesses.writes, [&](Value write) {
+           return mayAlias(write, buffer);
+         });
 }
 
 /// Host stores into device buffers become kernels of one thread: a run of
