@@ -115,8 +115,11 @@ void mlir::sift::buildCpuPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createSiftNarrowIndices());
   // Kernels over the rows of a batched function, while the sift ops still
   // tile as ops (their lowering then runs on row slices).
-  if (options.fuse)
-    pm.addNestedPass<func::FuncOp>(createSiftFuse());
+  if (options.fuse) {
+    SiftFuseOptions fuse;
+    fuse.maxRowBytes = options.fuseMaxRowBytes;
+    pm.addNestedPass<func::FuncOp>(createSiftFuse(fuse));
+  }
   // Single-line sorts and top-ks outside those kernels run in pairs, one
   // line per thread.
   if (options.stackSiblings > 0) {

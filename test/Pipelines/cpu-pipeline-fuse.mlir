@@ -1,9 +1,11 @@
 // The fuse option of --sift-cpu-pipeline (on by default): the per-row chain
 // of a batched function (mask, compaction, gather) is one parallel loop
-// over its 8 rows (--sift-fuse); without it, each op is its own loop.
+// over its 8 rows (--sift-fuse); without it, or when a row moves more than
+// fuse-max-row-bytes, each op is its own loop.
 //
 // RUN: tensor-opt %s --sift-cpu-pipeline | FileCheck %s --check-prefix=FUSED
 // RUN: tensor-opt %s '--sift-cpu-pipeline=fuse=false' | FileCheck %s --check-prefix=SPLIT
+// RUN: tensor-opt %s '--sift-cpu-pipeline=fuse-max-row-bytes=1' | FileCheck %s --check-prefix=SPLIT
 
 // FUSED-LABEL: llvm.func @rows
 // FUSED: omp.parallel

@@ -58,6 +58,14 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
                      "over the rows of a batched function, its whole "
                      "per-row chain inside"),
       llvm::cl::init(true)};
+  PassOptions::Option<int64_t> fuseMaxRowBytes{
+      *this, "fuse-max-row-bytes",
+      llvm::cl::desc("Most bytes one row of a batched chain may move "
+                     "unfused for --sift-fuse to form its kernel "
+                     "(--sift-fuse's max-row-bytes; 0: no limit). The "
+                     "sampler at N = 1e6, B = 32 (300 MB a row) ran no "
+                     "faster as one kernel: 45-47 ms against 44-45"),
+      llvm::cl::init(64 << 20)};
   PassOptions::Option<int64_t> stackSiblings{
       *this, "stack-siblings",
       llvm::cl::desc("Run pairs of independent single-line sorts and "
