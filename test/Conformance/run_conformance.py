@@ -786,6 +786,67 @@ def compact_cases():
     idx, cnt = ops.compact(m, 400, -1)
     out.append(Case("compact", "gathered_values", mlir, [m, sel],
                     expect=[ops.gather(idx, sel, 1, 9), cnt]))
+
+    # Masks computed by element-wise code that the CPU lowering runs in the
+    # compaction's own loop (no mask buffer), siblings reading the same
+    # rows in one loop: k = n (i32, the fill), k > n, k < n (a loop that
+    # stops at k, two rows read), a mask also counted (read as a mask), and
+    # an op that is not speculatable (remsi) read as a row.
+    x = r.standard_normal((4, 300)).astype(np.float32)
+    x[r.random(x.shape) < 0.05] = np.nan
+    y = r.integers(-6, 7, size=(4, 300)).astype(np.int64)
+    t = "tensor<4x300xf32>"
+    u = "tensor<4x300xi64>"
+    b = "tensor<4x300xi1>"
+    mlir = func(
+        "f", [("x", t), ("y", u)],
+        [("%i1", "tensor<4x300xi32>"), ("%n1", "tensor<4xi64>"),
+         ("%i2", "tensor<4x300xi32>"), ("%n2", "tensor<4xi64>"),
+         ("%i3", "tensor<4x310xi64>"), ("%n3", "tensor<4xi64>"),
+         ("%i4", "tensor<4x310xi64>"), ("%n4", "tensor<4xi64>"),
+         ("%i5", "tensor<4x20xi64>"), ("%n5", "tensor<4xi64>"),
+         ("%i6", "tensor<4x50xi64>"), ("%n6", "tensor<4xi64>"),
+         ("%c6", "tensor<4xi64>")],
+        ["%%half = arith.constant dense<0.5> : %s" % t,
+         "%%two = arith.constant dense<2> : %s" % u,
+         "%%three = arith.constant dense<3> : %s" % u,
+         "%%zero = arith.constant dense<0> : %s" % u,
+         "%%m1 = arith.cmpf ogt, %%x, %%half : %s" % t,
+         "%%m2 = arith.cmpf une, %%x, %%x : %s" % t,
+         "%%i1, %%n1 = sift.compact %%m1 {fill = 7 : i64} : %s -> "
+         "tensor<4x300xi32>, tensor<4xi64>" % b,
+         "%%i2, %%n2 = sift.compact %%m2 {fill = 7 : i64} : %s -> "
+         "tensor<4x300xi32>, tensor<4xi64>" % b,
+         "%%a = arith.andi %%y, %%three : %s" % u,
+         "%%m3 = arith.cmpi eq, %%a, %%zero : %s" % u,
+         "%%m4 = arith.cmpi sgt, %%y, %%two : %s" % u,
+         "%%i3, %%n3 = sift.compact %%m3 : %s -> tensor<4x310xi64>, "
+         "tensor<4xi64>" % b,
+         "%%i4, %%n4 = sift.compact %%m4 : %s -> tensor<4x310xi64>, "
+         "tensor<4xi64>" % b,
+         "%%m5a = arith.cmpf olt, %%x, %%half : %s" % t,
+         "%%m5b = arith.cmpi eq, %%y, %%two : %s" % u,
+         "%%m5 = arith.xori %%m5a, %%m5b : %s" % b,
+         "%%i5, %%n5 = sift.compact %%m5 : %s -> tensor<4x20xi64>, "
+         "tensor<4xi64>" % b,
+         "%%r = arith.remsi %%y, %%three : %s" % u,
+         "%%m6 = arith.cmpi ne, %%r, %%zero : %s" % u,
+         "%%i6, %%n6 = sift.compact %%m6 : %s -> tensor<4x50xi64>, "
+         "tensor<4xi64>" % b,
+         "%%c6 = sift.count %%m6 : %s -> tensor<4xi64>" % b])
+    m1, m2 = x > 0.5, np.isnan(x)
+    m3, m4 = (y & 3) == 0, y > 2
+    m5 = (x < 0.5) ^ (y == 2)
+    m6 = np.fmod(y, 3) != 0
+    exp = []
+    for m, k, fill, dtype in [(m1, 300, 7, np.int32), (m2, 300, 7, np.int32),
+                              (m3, 310, -1, np.int64),
+                              (m4, 310, -1, np.int64),
+                              (m5, 20, -1, np.int64), (m6, 50, -1, np.int64)]:
+        idx, cnt = ops.compact(m, k, fill)
+        exp += [idx.astype(dtype), cnt]
+    out.append(Case("compact", "computed_masks", mlir, [x, y],
+                    expect=exp + [ops.count(m6)]))
     return out
 
 

@@ -22,6 +22,7 @@
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/IR/Dominance.h"
 
 #include <cmath>
 
@@ -119,11 +120,158 @@ struct CountLowering : OpRewritePattern<CountOp> {
   }
 };
 
+/// The element-wise code that computes a compaction's mask, which the
+/// compaction can run itself, element by element, instead of reading the
+/// mask: producers that only the compaction (or another of them) reads,
+/// each an `arith` op on tensors of the mask's shape or a
+/// `linalg.generic` of `arith` ops over such tensors (identity maps, not
+/// reading its init), their operands splat constants, scalars or other
+/// such producers, at most `kMaxFusedMaskOps` ops in all. What they read
+/// that no producer computes are the leaves: the lines the compaction then
+/// reads (at least one; a mask no producer computes is its own leaf).
+constexpr int64_t kMaxFusedMaskOps = 16;
+
+/// Whether `value` is a splat tensor constant (an element, not a line).
+static bool isSplatConstant(Value value) {
+  DenseElementsAttr constant;
+  return matchPattern(value, m_Constant(&constant)) && constant.isSplat();
+}
+
+struct MaskTree {
+  /// The producers, the mask's first (each before those it reads).
+  SmallVector<Operation *> producers;
+  /// The tensors read element by element, in a fixed order.
+  llvm::SetVector<Value> leaves;
+
+  explicit MaskTree(Value mask) {
+    int64_t numOps = 0;
+    if (!collect(mask, cast<ShapedType>(mask.getType()), numOps) ||
+        leaves.empty()) {
+      producers.clear();
+      leaves.clear();
+      leaves.insert(mask);
+    }
+  }
+
+  bool computed() const { return !producers.empty(); }
+  bool isProducer(Operation *op) const {
+    return llvm::is_contained(producers, op);
+  }
+
+  /// Element `i` of `value` (the mask, or a value the producers read),
+  /// from the lines of the leaves `lines` (in the order of `leafOrder`).
+  Value elementOf(OpBuilder &b, Location loc, Value value, Value i,
+                  ArrayRef<Value> leafOrder, ValueRange lines,
+                  IRMapping &elements) const {
+    if (Value known = elements.lookupOrNull(value))
+      return known;
+    Value element;
+    Operation *def = value.getDefiningOp();
+    DenseElementsAttr constant;
+    if (!isa<ShapedType>(value.getType())) {
+      element = value;
+    } else if (matchPattern(value, m_Constant(&constant)) &&
+               constant.isSplat()) {
+      element = arith::ConstantOp::create(
+          b, loc, cast<TypedAttr>(constant.getSplatValue<Attribute>()));
+    } else if (!def || !isProducer(def)) {
+      Value line = lines[llvm::find(leafOrder, value) - leafOrder.begin()];
+      element = tensor::ExtractOp::create(b, loc, line, i);
+    } else if (auto generic = dyn_cast<linalg::GenericOp>(def)) {
+      Block &body = generic.getRegion().front();
+      IRMapping map;
+      for (OpOperand *input : generic.getDpsInputOperands())
+        map.map(body.getArgument(input->getOperandNumber()),
+                elementOf(b, loc, input->get(), i, leafOrder, lines, elements));
+      for (Operation &op : body.without_terminator())
+        b.clone(op, map);
+      element = map.lookupOrDefault(body.getTerminator()->getOperand(0));
+    } else {
+      OperationState state(def->getLoc(), def->getName());
+      for (Value operand : def->getOperands())
+        state.addOperands(
+            elementOf(b, loc, operand, i, leafOrder, lines, elements));
+      state.addTypes(getElementTypeOrSelf(value.getType()));
+      state.addAttributes(def->getAttrs());
+      element = b.create(state)->getResult(0);
+    }
+    elements.map(value, element);
+    return element;
+  }
+
+private:
+  /// Adds what computes `value` (a tensor of type `type`); false when the
+  /// code is not one the compaction can run.
+  bool collect(Value value, ShapedType type, int64_t &numOps) {
+    if (!isa<ShapedType>(value.getType()) || isSplatConstant(value))
+      return true;
+    // Read by one op alone (a generic that reads it may also name it as
+    // its init, which it does not read).
+    Operation *def = value.getDefiningOp();
+    if (!def || value.use_empty() ||
+        llvm::any_of(
+            value.getUsers(),
+            [&](Operation *user) { return user != *value.user_begin(); }) ||
+        def->getNumResults() != 1 ||
+        value.getType() != type.clone(getElementTypeOrSelf(value)))
+      return leaf(value, type);
+    if (auto generic = dyn_cast<linalg::GenericOp>(def)) {
+      if (generic.getNumParallelLoops() != generic.getNumLoops() ||
+          !generic.getIndexingMapsArray().back().isIdentity() ||
+          generic.payloadUsesValueFromOperand(generic.getDpsInitOperand(0)))
+        return leaf(value, type);
+      for (OpOperand *input : generic.getDpsInputOperands())
+        if (isa<ShapedType>(input->get().getType()) &&
+            !isSplatConstant(input->get()) &&
+            !generic.getMatchingIndexingMap(input).isIdentity())
+          return leaf(value, type);
+      Block &body = generic.getRegion().front();
+      for (Operation &op : body.without_terminator())
+        if (++numOps > kMaxFusedMaskOps || op.getNumRegions() != 0 ||
+            !isa<arith::ArithDialect>(op.getDialect()) || !isPure(&op))
+          return false;
+      producers.push_back(def);
+      for (Value input : generic.getDpsInputs())
+        if (!collect(input, type, numOps))
+          return false;
+      return true;
+    }
+    if (!isa<arith::ArithDialect>(def->getDialect()) ||
+        !def->hasTrait<OpTrait::Elementwise>() || !isPure(def))
+      return leaf(value, type);
+    if (++numOps > kMaxFusedMaskOps)
+      return false;
+    producers.push_back(def);
+    for (Value operand : def->getOperands())
+      if (!collect(operand, type, numOps))
+        return false;
+    return true;
+  }
+
+  /// Adds a leaf: a line of the mask's shape (a tensor of another shape
+  /// cannot be read a line at a time with the mask's lines).
+  bool leaf(Value value, ShapedType type) {
+    if (cast<ShapedType>(value.getType()).getShape() != type.getShape())
+      return false;
+    leaves.insert(value);
+    return true;
+  }
+};
+
+/// A compaction to lower, with the code that computes its mask.
+struct CompactionMember {
+  CompactOp op;
+  MaskTree mask;
+};
+
 struct CompactLowering : OpRewritePattern<CompactOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(CompactOp op,
                                 PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
+    Operation *insertAt;
+    SmallVector<CompactionMember> members = siblings(op, insertAt);
+    Location loc = insertAt->getLoc();
+    rewriter.setInsertionPoint(insertAt);
     Scanned mask(op.getMask());
     auto indicesType = cast<RankedTensorType>(op.getIndices().getType());
     int64_t k = indicesType.getShape().back();
@@ -131,69 +279,195 @@ struct CompactLowering : OpRewritePattern<CompactOp> {
     int64_t fill = op.getFill();
     bool unpadded = op.getUnpadded();
     Type i64 = rewriter.getI64Type();
+    // The lines the loop reads: every member's leaves, once each.
+    llvm::SetVector<Value> inputs;
+    for (const CompactionMember &member : members)
+      inputs.insert(member.mask.leaves.begin(), member.mask.leaves.end());
+    SmallVector<LineResult> lineResults;
+    for (size_t m = 0; m < members.size(); ++m) {
+      lineResults.push_back({indexElt, rewriter.getIndexAttr(k)});
+      lineResults.push_back({i64, OpFoldResult()});
+    }
     SmallVector<Value> results = buildLineLoopInPlace(
-        rewriter, loc, mask.tensor, mask.axis,
-        {{indexElt, rewriter.getIndexAttr(k)}, {i64, OpFoldResult()}},
+        rewriter, loc, inputs.getArrayRef(), mask.axis, lineResults,
         [&](OpBuilder &b, Location loc, ValueRange lines, ValueRange outLines,
             Value) {
-          // One routine per mask length, k and padding, shared by every
-          // compaction of them.
+          // One routine per mask (or the code computing it), length, k and
+          // padding, shared by every compaction of them.
           return buildOutlinable(
               b, loc, "compact", [&](OpBuilder &b, Location loc) {
-                auto [out, count] =
-                    compactLine(b, loc, lines[0], outLines[0], k);
-                // Past the count (including the slot the last untaken
-                // element was written to), the fill; nothing if unpadded.
-                if (!unpadded) {
-                  Value tail = arith::SubIOp::create(
-                      b, loc, constIndex(b, loc, k), count);
-                  out = fillRange(b, loc, out, count, tail,
-                                  constInt(b, loc, indexElt, fill));
+                SmallVector<Value> outs;
+                for (size_t m = 0; m < members.size(); ++m)
+                  outs.push_back(outLines[2 * m]);
+                auto kept = [&](OpBuilder &b, Location loc, Value i) {
+                  SmallVector<Value> flags;
+                  IRMapping elements;
+                  for (CompactionMember &member : members)
+                    flags.push_back(isNonZero(
+                        b, loc,
+                        member.mask.elementOf(b, loc, member.op.getMask(), i,
+                                              inputs.getArrayRef(), lines,
+                                              elements)));
+                  return flags;
+                };
+                auto [written, counts] = compactLines(
+                    b, loc, dimValue(b, loc, lines[0], 0),
+                    cast<RankedTensorType>(lines[0].getType()).getDimSize(0),
+                    outs, k, kept);
+                SmallVector<Value> results;
+                for (auto [out, count] : llvm::zip_equal(written, counts)) {
+                  // Past the count (including the slot the last untaken
+                  // element was written to), the fill; nothing if
+                  // unpadded.
+                  if (!unpadded) {
+                    Value tail = arith::SubIOp::create(
+                        b, loc, constIndex(b, loc, k), count);
+                    out = fillRange(b, loc, out, count, tail,
+                                    constInt(b, loc, indexElt, fill));
+                  }
+                  results.push_back(out);
+                  results.push_back(indexToI64(b, loc, count));
                 }
-                return SmallVector<Value>{out, indexToI64(b, loc, count)};
+                return results;
               });
         });
-    replaceOpWithCasts(rewriter, op, results);
+    for (auto [m, member] : llvm::enumerate(members))
+      replaceOpWithCasts(rewriter, member.op,
+                         {results[2 * m], results[2 * m + 1]});
+    // Each producer after the one that read it.
+    for (const CompactionMember &member : members)
+      for (Operation *producer : member.mask.producers)
+        rewriter.eraseOp(producer);
     return success();
   }
 
-  /// Writes the positions of the first `k` set elements of `line` into
-  /// `out` (k elements) and returns it with their number. Branch-free:
-  /// every element's position is written at the next free slot, which only
-  /// a set element then claims, so a random mask costs no mispredicted
-  /// branches. A result as wide as the line cannot fill up before its end:
-  /// a counted loop over the line, which LLVM unrolls (about one cycle an
-  /// element); a narrower one stops when it is full.
-  static std::pair<Value, Value> compactLine(OpBuilder &b, Location loc,
-                                             Value line, Value out, int64_t k) {
-    Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
-    Value n = dimValue(b, loc, line, 0);
-    Type indexType = b.getIndexType();
-    Type indexElt = cast<RankedTensorType>(out.getType()).getElementType();
-    auto step = [&](OpBuilder &b, Location loc, Value out, Value i,
-                    Value slot) -> std::pair<Value, Value> {
-      Value position = arith::IndexCastOp::create(b, loc, indexElt, i);
-      Value written =
-          tensor::InsertOp::create(b, loc, position, out, ValueRange{slot});
-      Value taken = arith::IndexCastUIOp::create(
-          b, loc, indexType,
-          isNonZero(b, loc, tensor::ExtractOp::create(b, loc, line, i)));
-      return {written, arith::AddIOp::create(b, loc, slot, taken)};
+  /// The compactions lowered with `op` as one loop: `op` alone, unless its
+  /// mask is computed (the loop then computes it). Then also the other
+  /// compactions of its block whose masks are computed from a line that
+  /// `op`'s is computed from (the sampler's `labels == 1` and
+  /// `labels == 0`): one pass reads the shared lines for all. Siblings
+  /// need results as wide as their lines (a loop that stops when one
+  /// result is full cannot run on for the others), the same result type,
+  /// padding and mask shape; `insertAt` is where the loop goes. In block
+  /// order.
+  static SmallVector<CompactionMember> siblings(CompactOp op,
+                                                Operation *&insertAt) {
+    insertAt = op;
+    SmallVector<CompactionMember> members;
+    members.push_back({op, MaskTree(op.getMask())});
+    auto maskType = cast<RankedTensorType>(op.getMask().getType());
+    int64_t length = maskType.getShape().back();
+    if (!members.front().mask.computed() || ShapedType::isDynamic(length) ||
+        op.getIndices().getType().getShape().back() < length)
+      return members;
+    llvm::SetVector<Value> leaves = members.front().mask.leaves;
+    for (Operation &other : *op->getBlock()) {
+      auto sibling = dyn_cast<CompactOp>(other);
+      if (!sibling || sibling == op ||
+          sibling.getMask().getType() != maskType ||
+          sibling.getIndices().getType() != op.getIndices().getType() ||
+          sibling.getUnpadded() != op.getUnpadded() ||
+          sibling.getFill() != op.getFill())
+        continue;
+      MaskTree siblingTree(sibling.getMask());
+      if (siblingTree.computed() &&
+          llvm::any_of(siblingTree.leaves,
+                       [&](Value leaf) { return leaves.contains(leaf); }))
+        members.push_back({sibling, std::move(siblingTree)});
+    }
+    if (members.size() == 1)
+      return members;
+    llvm::sort(members,
+               [](const CompactionMember &a, const CompactionMember &b) {
+                 return a.op->isBeforeInBlock(b.op);
+               });
+    // The loop goes where the first of them is when every value the
+    // producers read is defined before it, else where the last is when no
+    // result is used before that.
+    DominanceInfo dominance;
+    Operation *first = members.front().op;
+    auto definedBeforeFirst = [&](const CompactionMember &member) {
+      bool before = true;
+      for (Operation *producer : member.mask.producers)
+        producer->walk([&](Operation *nested) {
+          for (Value value : nested->getOperands())
+            if (!member.mask.isProducer(value.getDefiningOp()) &&
+                !producer->isAncestor(value.getParentRegion()->getParentOp()) &&
+                !dominance.properlyDominates(value, first))
+              before = false;
+        });
+      return before;
     };
-    int64_t lineLength = cast<RankedTensorType>(line.getType()).getDimSize(0);
+    if (llvm::all_of(members, definedBeforeFirst)) {
+      insertAt = first;
+      return members;
+    }
+    Operation *last = members.back().op;
+    Block *block = op->getBlock();
+    for (const CompactionMember &member : members)
+      for (Operation *user : member.op->getUsers()) {
+        Operation *inBlock = block->findAncestorOpInBlock(*user);
+        if (!inBlock || inBlock->isBeforeInBlock(last)) {
+          SmallVector<CompactionMember> alone;
+          alone.push_back({op, MaskTree(op.getMask())});
+          return alone;
+        }
+      }
+    insertAt = last;
+    return members;
+  }
+
+  /// Writes into each of `outs` (k elements) the positions of the first
+  /// `k` elements of a line of `n` (`lineLength` when static) that its
+  /// `kept` flag sets, and returns them with their numbers. Branch-free:
+  /// every element's position is written at each result's next free slot,
+  /// which only a kept element then claims, so a random mask costs no
+  /// mispredicted branches. Results as wide as the line cannot fill up
+  /// before its end: a counted loop over the line, which LLVM unrolls
+  /// (about one cycle an element); a narrower one (a single result) stops
+  /// when it is full.
+  static std::pair<SmallVector<Value>, SmallVector<Value>> compactLines(
+      OpBuilder &b, Location loc, Value n, int64_t lineLength, ValueRange outs,
+      int64_t k,
+      function_ref<SmallVector<Value>(OpBuilder &, Location, Value)> kept) {
+    Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+    Type indexType = b.getIndexType();
+    size_t numOuts = outs.size();
+    // The results and slots after element `i`.
+    auto step = [&](OpBuilder &b, Location loc, ValueRange written,
+                    ValueRange slots, Value i) {
+      SmallVector<Value> next;
+      for (auto [out, slot] : llvm::zip_equal(written, slots)) {
+        Type elt = cast<RankedTensorType>(out.getType()).getElementType();
+        Value position = arith::IndexCastOp::create(b, loc, elt, i);
+        next.push_back(
+            tensor::InsertOp::create(b, loc, position, out, ValueRange{slot}));
+      }
+      SmallVector<Value> flags = kept(b, loc, i);
+      for (auto [slot, flag] : llvm::zip_equal(slots, flags))
+        next.push_back(arith::AddIOp::create(
+            b, loc, slot,
+            arith::IndexCastUIOp::create(b, loc, indexType, flag)));
+      return next;
+    };
+    SmallVector<Value> init(outs);
+    init.append(numOuts, c0);
     if (!ShapedType::isDynamic(lineLength) && lineLength <= k) {
       auto loop = scf::ForOp::create(
-          b, loc, c0, n, c1, ValueRange{out, c0},
+          b, loc, c0, n, c1, init,
           [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
-            auto [written, slot] = step(b, loc, it[0], i, it[1]);
-            scf::YieldOp::create(b, loc, ValueRange{written, slot});
+            scf::YieldOp::create(b, loc,
+                                 step(b, loc, it.take_front(numOuts),
+                                      it.drop_front(numOuts), i));
           });
-      return {loop.getResult(0), loop.getResult(1)};
+      return {SmallVector<Value>(loop.getResults().take_front(numOuts)),
+              SmallVector<Value>(loop.getResults().drop_front(numOuts))};
     }
+    assert(numOuts == 1 && "a capped compaction has one result");
     Value kVal = constIndex(b, loc, k);
     auto loop = scf::WhileOp::create(
-        b, loc, TypeRange{out.getType(), indexType, indexType},
-        ValueRange{out, c0, c0},
+        b, loc, TypeRange{outs[0].getType(), indexType, indexType},
+        ValueRange{outs[0], c0, c0},
         [&](OpBuilder &b, Location loc, ValueRange it) {
           // (i < n) and (slot < k)
           Value more = arith::AndIOp::create(
@@ -206,12 +480,13 @@ struct CompactLowering : OpRewritePattern<CompactOp> {
         },
         [&](OpBuilder &b, Location loc, ValueRange it) {
           Value i = it[1];
-          auto [written, slot] = step(b, loc, it[0], i, it[2]);
-          scf::YieldOp::create(
-              b, loc,
-              ValueRange{written, arith::AddIOp::create(b, loc, i, c1), slot});
+          SmallVector<Value> next = step(b, loc, it[0], it[2], i);
+          scf::YieldOp::create(b, loc,
+                               ValueRange{next[0],
+                                          arith::AddIOp::create(b, loc, i, c1),
+                                          next[1]});
         });
-    return {loop.getResult(0), loop.getResult(2)};
+    return {{loop.getResult(0)}, {loop.getResult(2)}};
   }
 };
 
