@@ -62,10 +62,12 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       *this, "fuse-max-row-bytes",
       llvm::cl::desc("Most bytes one row of a batched chain may move "
                      "unfused for --sift-fuse to form its kernel "
-                     "(--sift-fuse's max-row-bytes; 0: no limit). The "
-                     "sampler at N = 1e6, B = 32 (300 MB a row) ran no "
-                     "faster as one kernel: 45-47 ms against 44-45"),
-      llvm::cl::init(64 << 20)};
+                     "(--sift-fuse's max-row-bytes); 0, the default, sets "
+                     "no limit: since compactions compute their masks, the "
+                     "sampler's rows of 300 MB (N = 1e6) run 0.77-0.95x the "
+                     "time as one kernel at B = 32, 0.82-0.89x at B = 8, "
+                     "0.92-1.06x at B = 3 (docs/Fuse.md)"),
+      llvm::cl::init(0)};
   PassOptions::Option<int64_t> stackSiblings{
       *this, "stack-siblings",
       llvm::cl::desc("Run pairs of independent single-line sorts and "

@@ -43,7 +43,9 @@ def SiftFuse : Pass<"sift-fuse", "func::FuncOp"> {
     items of an unbatched tensor would be too fine. A function whose rows
     move more than `max-row-bytes` each (the sum of its chain's operand
     and result sizes over the rows) forms no kernel: such a row does not
-    stay in cache, and the ops' own loops parallelize better. Ops named in
+    stay in cache, and the ops' own loops parallelize better. (The GPU
+    pipeline keeps this default; the CPU pipeline sets no limit since
+    session 32, measured: docs/Fuse.md.) Ops named in
     `keep-out` are neither roots nor fused producers. With `report`, a
     remark at each kernel lists its ops, its loop and the bytes it reads
     and writes next to what its ops move when each runs as its own loop.
