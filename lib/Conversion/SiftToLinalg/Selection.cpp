@@ -131,10 +131,13 @@ struct CountLowering : OpRewritePattern<CountOp> {
 /// reads (at least one; a mask no producer computes is its own leaf).
 constexpr int64_t kMaxFusedMaskOps = 16;
 
-/// Whether `value` is a splat tensor constant (an element, not a line).
-static bool isSplatConstant(Value value) {
+/// The element of `value` when it is a splat tensor constant (an element,
+/// not a line); null otherwise.
+static TypedAttr splatElement(Value value) {
   DenseElementsAttr constant;
-  return matchPattern(value, m_Constant(&constant)) && constant.isSplat();
+  if (!matchPattern(value, m_Constant(&constant)) || !constant.isSplat())
+    return {};
+  return cast<TypedAttr>(constant.getSplatValue<Attribute>());
 }
 
 struct MaskTree {
@@ -167,13 +170,10 @@ struct MaskTree {
       return known;
     Value element;
     Operation *def = value.getDefiningOp();
-    DenseElementsAttr constant;
     if (!isa<ShapedType>(value.getType())) {
       element = value;
-    } else if (matchPattern(value, m_Constant(&constant)) &&
-               constant.isSplat()) {
-      element = arith::ConstantOp::create(
-          b, loc, cast<TypedAttr>(constant.getSplatValue<Attribute>()));
+    } else if (TypedAttr splat = splatElement(value)) {
+      element = arith::ConstantOp::create(b, loc, splat);
     } else if (!def || !isProducer(def)) {
       Value line = lines[llvm::find(leafOrder, value) - leafOrder.begin()];
       element = tensor::ExtractOp::create(b, loc, line, i);
@@ -203,7 +203,7 @@ private:
   /// Adds what computes `value` (a tensor of type `type`); false when the
   /// code is not one the compaction can run.
   bool collect(Value value, ShapedType type, int64_t &numOps) {
-    if (!isa<ShapedType>(value.getType()) || isSplatConstant(value))
+    if (!isa<ShapedType>(value.getType()) || splatElement(value))
       return true;
     // Read by one op alone (a generic that reads it may also name it as
     // its init, which it does not read).
@@ -222,7 +222,7 @@ private:
         return leaf(value, type);
       for (OpOperand *input : generic.getDpsInputOperands())
         if (isa<ShapedType>(input->get().getType()) &&
-            !isSplatConstant(input->get()) &&
+            !splatElement(input->get()) &&
             !generic.getMatchingIndexingMap(input).isIdentity())
           return leaf(value, type);
       Block &body = generic.getRegion().front();
