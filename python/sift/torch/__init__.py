@@ -93,16 +93,43 @@ class _Translation:
     ("user", index) or ("state", tensor) for parameters, buffers and
     constants) and whether it takes a seed."""
 
-    def __init__(self, text, inputs, has_seed, seed_name, clamped):
+    def __init__(self, text, inputs, has_seed, seed_name, clamped,
+                 results):
         self.text = text
+        self.results = results
         self.inputs = inputs
         self.has_seed = has_seed
         self.seed_name = seed_name
         self.clamped = clamped
 
 
+def _unsupported_overloads(program):
+    return {overload_name(n.target) for n in program.graph.nodes
+            if n.op == "call_function"} - set(HANDLERS) - SIZE_OPS
+
+
+def _decompose_unsupported(program):
+    """The program with the ATen ops sift.torch has no handler for
+    decomposed by PyTorch's own decompositions (`masked_fill`, `stack`,
+    `narrow`, `argwhere`, `isfinite`, in-place ops, ...), the ops it
+    translates left as they are (a decomposed `cross_entropy` would lose
+    its fused form). Unchanged when every op has a handler, or when the
+    decomposed program still has an op without one: the translator then
+    names the user's op (`linalg_inv`), not a piece of its decomposition."""
+    if not _unsupported_overloads(program):
+        return program
+    table = {k: v for k, v in torch.export.default_decompositions().items()
+             if overload_name(k) not in HANDLERS}
+    try:
+        decomposed = program.run_decompositions(table)
+    except Exception:
+        return program
+    return program if _unsupported_overloads(decomposed) else decomposed
+
+
 def _translate(program, name):
     from torch.export.graph_signature import InputKind
+    program = _decompose_unsupported(program)
     state = dict(program.state_dict)
     state.update(getattr(program, "constants", {}) or {})
     specs = {s.arg.name: s for s in program.graph_signature.input_specs}
@@ -153,7 +180,8 @@ def _translate(program, name):
             "%seed offset", f"%{seed_name} offset") for line in t.lines]
         + [f"  return {', '.join(r.name for r in results)} : "
            f"{', '.join(r.type for r in results)}", "}"]) + "\n"
-    return _Translation(text, inputs, bool(t.seed), seed_name, t.clamped)
+    return _Translation(text, inputs, bool(t.seed), seed_name, t.clamped,
+                        len(results))
 
 
 def _translate_node(t, node):

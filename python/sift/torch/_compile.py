@@ -38,6 +38,11 @@ class CompiledFunction:
                 f"{batch!r}")
         program = _export(fn, example_args)
         self._translation = _translate(program, name)
+        # The results' structure as the function returns them (a tuple,
+        # a list, a dict, torch's named (values, indices) of max.dim).
+        spec = getattr(getattr(program, "call_spec", None), "out_spec", None)
+        self._out_spec = spec if spec is not None and getattr(
+            spec, "num_leaves", None) == self._translation.results else None
         self.mlir = self._translation.text
         self.batch = batch
         self.trim = trim
@@ -112,6 +117,9 @@ class CompiledFunction:
                 converted.append(pair.trim() if self.trim else pair)
             else:
                 converted.append(torch.from_dlpack(r))
+        if self._out_spec is not None:
+            import torch.utils._pytree as pytree
+            return pytree.tree_unflatten(converted, self._out_spec)
         return converted[0] if single else tuple(converted)
 
     # -- seeing what happened ----------------------------------------------

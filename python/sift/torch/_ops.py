@@ -26,6 +26,7 @@ HANDLERS = {}
 # Nodes that compute sizes or check them: no code of their own.
 SIZE_OPS = {
     "aten.sym_size.int", "aten.sym_numel.default", "aten.sym_stride.int",
+    "aten.sym_storage_offset.default",
     "aten._assert_scalar.default", "aten._assert_tensor_metadata.default",
     "aten.sym_constrain_range_for_size.default",
     "aten.sym_constrain_range.default", "aten._assert_async.msg",
@@ -359,6 +360,102 @@ def _sigmoid(t, node, meta):
     return out
 
 
+@op("aten.relu.default")
+def _relu(t, node, meta):
+    """max(x, 0); NaN stays NaN, as in PyTorch."""
+    x = t.plain(node, node.args[0])
+    zero = t.splat(x, 0, x.dtype)
+    out = _result(t, meta)
+    name = "arith.maximumf" if is_float(x.dtype) else "arith.maxsi"
+    t.emit(f"{out.name} = {name} {x.name}, {zero.name} : {x.type}")
+    return out
+
+
+@op("aten.pow.Tensor_Scalar", "aten.pow.Tensor_Tensor")
+def _pow(t, node, meta):
+    """x ** e: products for the small integer powers PyTorch also
+    computes by multiplying (0 to 3, and their reciprocals for floats),
+    sqrt for 0.5, math.powf otherwise; integers to a non-negative integer
+    power by math.ipowi."""
+    base, e = node.args[0], node.args[1]
+    dtype = meta.dtype
+    x = _operand(t, node, base, dtype, meta)
+    if not _is_tensor(e) and not isinstance(e, torch.fx.Node):
+        k = float(e)
+        if is_float(dtype) and k in (0.0, 1.0, 2.0, 3.0, -1.0, -2.0, 0.5):
+            if k == 0.5:
+                out = _result(t, meta)
+                t.emit(f"{out.name} = math.sqrt {x.name} : {x.type}")
+                return out
+            one = t.splat(x, 1.0, dtype)
+            v = one
+            for _ in range(int(abs(k))):
+                p = _result(t, meta)
+                t.emit(f"{p.name} = arith.mulf {v.name}, {x.name} : "
+                       f"{x.type}")
+                v = p
+            if k < 0:
+                q = _result(t, meta)
+                t.emit(f"{q.name} = arith.divf {one.name}, {v.name} : "
+                       f"{x.type}")
+                v = q
+            return v
+        if not is_float(dtype):
+            if k < 0 or k != int(k):
+                t.unsupported(node, "an integer to a negative power")
+            # Square and multiply, wrapping as PyTorch's integers do.
+            v, square, k = t.splat(x, 1, dtype), x, int(k)
+            while k:
+                if k & 1:
+                    p = _result(t, meta)
+                    t.emit(f"{p.name} = arith.muli {v.name}, {square.name} "
+                           f": {x.type}")
+                    v = p
+                k >>= 1
+                if k:
+                    q = _result(t, meta)
+                    t.emit(f"{q.name} = arith.muli {square.name}, "
+                           f"{square.name} : {x.type}")
+                    square = q
+            return v
+    if not is_float(dtype):
+        t.unsupported(node, "an integer tensor to a tensor of powers")
+    y = _operand(t, node, e, dtype, meta)
+    out = _result(t, meta)
+    t.emit(f"{out.name} = math.powf {x.name}, {y.name} : {x.type}")
+    return out
+
+
+@op("aten.isnan.default", "aten.isinf.default", "aten.isfinite.default",
+    "aten.isposinf.default", "aten.isneginf.default")
+def _isnan(t, node, meta):
+    """NaN, infinity and finiteness tests (all false, false, true for
+    integers)."""
+    x = t.plain(node, node.args[0])
+    kind = node.target._opname
+    out = _result(t, meta)
+    if not is_float(x.dtype):
+        return t.splat(x, kind == "isfinite", torch.bool)
+    if kind == "isnan":
+        t.emit(f"{out.name} = arith.cmpf uno, {x.name}, {x.name} : "
+               f"{x.type}")
+        return out
+    inf = t.splat(x, float("inf"), x.dtype)
+    if kind in ("isposinf", "isneginf"):
+        ref = inf if kind == "isposinf" else t.splat(x, float("-inf"),
+                                                      x.dtype)
+        t.emit(f"{out.name} = arith.cmpf oeq, {x.name}, {ref.name} : "
+               f"{x.type}")
+        return out
+    a = Value(t.fresh(), x.dtype, x.shape)
+    t.emit(f"{a.name} = math.absf {x.name} : {x.type}")
+    # isinf: |x| == inf; isfinite: |x| < inf (false for NaN).
+    pred = "oeq" if kind == "isinf" else "olt"
+    t.emit(f"{out.name} = arith.cmpf {pred}, {a.name}, {inf.name} : "
+           f"{x.type}")
+    return out
+
+
 # -- where, clamp, conversions, constants ------------------------------------
 
 @op("aten.where.self", "aten.where.ScalarOther", "aten.where.ScalarSelf",
@@ -563,8 +660,24 @@ def _slice(t, node, meta):
             start = min(start, extent)
         offset = str(start)
     else:
-        offset = t.size(start)
+        offset = None
     size = meta.shape[dim]
+    end = _arg(node, 3, "end")
+    if offset is None or isinstance(end, torch.fx.Node):
+        # A start or end computed at run time (`x[n:]` with n from
+        # `.item()`): Python's clamping, and the length from it (export
+        # gives the length a symbol of its own, related to nothing).
+        ext = t.dim(x, dim)
+        lo = (_clamped_bound(t, t.size(start), ext) if offset is None
+              else t.index_const(int(offset)))
+        offset = lo
+        hi = (_clamped_bound(t, t.size(end), ext)
+              if isinstance(end, torch.fx.Node) else
+              ext if end is None or end >= (extent or 2 ** 62) else
+              _clamped_bound(t, t.index_const(int(end)), ext))
+        n = _ceil_length(t, lo, hi, step)
+        if not isinstance(size, int):
+            t.sizes.setdefault(_sym_key(size), n)
     if dim == 0 and extent is not None and not isinstance(size, int):
         # A computed length of a static tensor: the rows offset + i * step
         # for i < size, gathered (--sift-staticize pads the index range).
@@ -578,6 +691,35 @@ def _slice(t, node, meta):
            f"{_slice_parts(t, x, dim, offset, size, str(step))} : "
            f"{x.type} to {out.type}")
     return out
+
+
+def _clamped_bound(t, v, extent):
+    """A slice's start or end v (an index SSA name, maybe negative) as
+    Python clamps it to [0, extent]: v + extent when negative."""
+    zero = t.index_const(0)
+    neg, wrapped, lo, hi, out = (t.fresh() for _ in range(5))
+    t.emit(f"{neg} = arith.cmpi slt, {v}, {zero} : index")
+    t.emit(f"{wrapped} = arith.addi {v}, {extent} : index")
+    t.emit(f"{lo} = arith.select {neg}, {wrapped}, {v} : index")
+    t.emit(f"{hi} = arith.maxsi {lo}, {zero} : index")
+    t.emit(f"{out} = arith.minsi {hi}, {extent} : index")
+    return out
+
+
+def _ceil_length(t, lo, hi, step):
+    """The number of positions lo, lo + step, ... below hi (0 if none)."""
+    d, n = t.fresh(), t.fresh()
+    t.emit(f"{d} = arith.subi {hi}, {lo} : index")
+    if step != 1:
+        c, q = t.index_const(int(step)), t.fresh()
+        t.emit(f"{q} = arith.ceildivsi {d}, {c} : index")
+        d = q
+    t.emit(f"{n} = arith.maxsi {d}, {t.index_const(0)} : index")
+    return n
+
+
+def _sym_key(size):
+    return size.node.expr if isinstance(size, torch.SymInt) else size
 
 
 def _index_range(t, size, offset, step):
@@ -598,6 +740,47 @@ def _index_range(t, size, offset, step):
     t.emit(f"    {i64} = arith.index_cast {o} : index to i64")
     t.emit(f"    linalg.yield {i64} : i64")
     t.emit_close(f"}} -> {out.type}")
+    return out
+
+
+@op("aten.flip.default")
+def _flip(t, node, meta):
+    """x reversed along dims: a linalg.generic reading E - 1 - i along a
+    static extent E; along a data-dependent first extent (`x[mask]`
+    flipped), a gather of its rows n - 1, n - 2, ..., 0."""
+    x = t.plain(node, node.args[0])
+    dims = {_dim(d, x.rank) for d in node.args[1]}
+    if 0 in dims and x.shape[0] is None:
+        n = t.dim(x, 0)
+        last = t.fresh()
+        t.emit(f"{last} = arith.subi {n}, {t.index_const(1)} : index")
+        rows = _index_range(t, n, last, -1)
+        out = Value(t.fresh(), x.dtype, x.shape)
+        t.emit(f"{out.name} = sift.gather {x.name}[{rows.name}] : {x.type}, "
+               f"{rows.type} -> {out.type}")
+        x = out
+        dims.discard(0)
+    if any(x.shape[d] is None for d in dims):
+        t.unsupported(node, "flipping a data-dependent extent other than "
+                      "the first")
+    if not dims:
+        return x
+    ds = [f"d{i}" for i in range(x.rank)]
+    src = [f"{x.shape[i] - 1} - {d}" if i in dims else d
+           for i, d in enumerate(ds)]
+    maps = (f"affine_map<({', '.join(ds)}) -> ({', '.join(src)})>, "
+            f"affine_map<({', '.join(ds)}) -> ({', '.join(ds)})>")
+    init = t.empty(x.dtype, x.shape, like=x)
+    out = Value(t.fresh(), x.dtype, x.shape)
+    et = element_type(x.dtype)
+    a, b = t.fresh(), t.fresh()
+    par = ", ".join('"parallel"' for _ in range(x.rank))
+    t.emit_raw(f"{out.name} = linalg.generic {{indexing_maps = [{maps}], "
+               f"iterator_types = [{par}]}} ins({x.name} : {x.type}) "
+               f"outs({init.name} : {init.type}) {{")
+    t.emit_raw(f"  ^bb0({a}: {et}, {b}: {et}):")
+    t.emit(f"  linalg.yield {a} : {et}")
+    t.emit_close(f"}} -> {init.type}")
     return out
 
 
@@ -677,8 +860,14 @@ def _reduce_dims(node, rank, i=1):
 @op("aten.sum.default", "aten.sum.dim_IntList")
 def _sum(t, node, meta):
     x = t.plain(node, node.args[0])
-    return _reduce(t, node, meta, x, _reduce_dims(node, x.rank),
-                   "arith.addi", "arith.addf", 0)
+    dims = _reduce_dims(node, x.rank)
+    if x.dtype == torch.bool and meta.dtype == torch.int64:
+        # `mask.sum()`: a count, which sift bounds by the mask's extent (a
+        # size made from it, `arange(mask.sum().item())`, has a bound).
+        counted = _count(t, node, meta, x, dims)
+        if counted is not None:
+            return counted
+    return _reduce(t, node, meta, x, dims, "arith.addi", "arith.addf", 0)
 
 
 _LOWEST = {torch.float32: float("-inf"), torch.float64: float("-inf"),
@@ -704,6 +893,128 @@ def _amax(t, node, meta):
     return _reduce(t, node, meta, x, dims, int_op,
                    "arith.maximumf" if mx else "arith.minimumf",
                    (_LOWEST if mx else _HIGHEST)[x.dtype])
+
+
+@op("aten.any.default", "aten.any.dim", "aten.any.dims",
+    "aten.all.default", "aten.all.dim", "aten.all.dims")
+def _any_all(t, node, meta):
+    """Whether any (all) element along the dims is nonzero: an or (and)
+    reduction of x != 0. Over nothing (an empty tensor) any is false and
+    all true, as in PyTorch."""
+    x = t.cast(t.plain(node, node.args[0]), torch.bool)
+    dims = _reduce_dims(node, x.rank)
+    is_any = node.target._opname == "any"
+    return _reduce(t, node, meta, x, dims,
+                   "arith.ori" if is_any else "arith.andi", None,
+                   0 if is_any else 1)
+
+
+def _arg_reduce(t, node, x, dim, largest, shape, want_values):
+    """The first position of the largest (smallest) element along `dim`
+    of x, NaN counting as larger (smaller) than anything (PyTorch's
+    argmax, argmin, max.dim and min.dim): one linalg.generic reducing dim
+    into a value and a position, whose combination prefers the greater
+    value, then the smaller position (so any order of reduction gives the
+    first). Returns (values or None, positions), reshaped to `shape`."""
+    et = element_type(x.dtype)
+    full, kept = _maps(x.rank, dim)
+    kept_shape = tuple(d for i, d in enumerate(x.shape) if i != dim)
+    iters = ", ".join('"reduction"' if i == dim else '"parallel"'
+                      for i in range(x.rank))
+    init_v = (_LOWEST if largest else _HIGHEST)[x.dtype]
+    fake = _fake(node.args[0]).shape
+    fake_kept = ([d for i, d in enumerate(fake) if i != dim]
+                 if len(fake) == x.rank else None)
+    acc_v = t.splat(None, init_v, x.dtype, shape=kept_shape,
+                    fake_shape=fake_kept)
+    acc_i = t.splat(None, 2 ** 63 - 1, torch.int64, shape=kept_shape,
+                    fake_shape=fake_kept)
+    vals = Value(t.fresh(), x.dtype, kept_shape)
+    idxs = Value(t.fresh(), torch.int64, kept_shape)
+    bx, bv, bi = t.fresh(), t.fresh(), t.fresh()
+    t.emit_raw(f"{vals.name}, {idxs.name} = linalg.generic {{indexing_maps "
+               f"= [{full}, {kept}, {kept}], iterator_types = [{iters}]}} "
+               f"ins({x.name} : {x.type}) outs({acc_v.name}, {acc_i.name} : "
+               f"{acc_v.type}, {acc_i.type}) {{")
+    t.emit_raw(f"  ^bb0({bx}: {et}, {bv}: {et}, {bi}: i64):")
+    pos, pos64 = t.fresh(), t.fresh()
+    t.emit(f"  {pos} = linalg.index {dim} : index")
+    t.emit(f"  {pos64} = arith.index_cast {pos} : index to i64")
+    before, better, same, pick = t.fresh(), t.fresh(), t.fresh(), t.fresh()
+    t.emit(f"  {before} = arith.cmpi slt, {pos64}, {bi} : i64")
+    if is_float(x.dtype):
+        pred = "ogt" if largest else "olt"
+        gt, xnan, vnan, gtn = (t.fresh() for _ in range(4))
+        t.emit(f"  {gt} = arith.cmpf {pred}, {bx}, {bv} : {et}")
+        t.emit(f"  {xnan} = arith.cmpf uno, {bx}, {bx} : {et}")
+        t.emit(f"  {vnan} = arith.cmpf uno, {bv}, {bv} : {et}")
+        # x beats v: greater, or a NaN over a number; ties (equal, or two
+        # NaNs) go to the earlier position.
+        notv, nanwin, eq, bothnan = (t.fresh() for _ in range(4))
+        t.emit(f"  {notv} = arith.xori {vnan}, %true : i1"
+               .replace("%true", _true(t)))
+        t.emit(f"  {nanwin} = arith.andi {xnan}, {notv} : i1")
+        t.emit(f"  {gtn} = arith.ori {gt}, {nanwin} : i1")
+        t.emit(f"  {eq} = arith.cmpf oeq, {bx}, {bv} : {et}")
+        t.emit(f"  {bothnan} = arith.andi {xnan}, {vnan} : i1")
+        t.emit(f"  {same} = arith.ori {eq}, {bothnan} : i1")
+        better = gtn
+    else:
+        pred = "sgt" if largest else "slt"
+        t.emit(f"  {better} = arith.cmpi {pred}, {bx}, {bv} : {et}")
+        t.emit(f"  {same} = arith.cmpi eq, {bx}, {bv} : {et}")
+    tie, nv, ni = t.fresh(), t.fresh(), t.fresh()
+    t.emit(f"  {tie} = arith.andi {same}, {before} : i1")
+    t.emit(f"  {pick} = arith.ori {better}, {tie} : i1")
+    t.emit(f"  {nv} = arith.select {pick}, {bx}, {bv} : {et}")
+    t.emit(f"  {ni} = arith.select {pick}, {pos64}, {bi} : i64")
+    t.emit(f"  linalg.yield {nv}, {ni} : {et}, i64")
+    t.emit_close(f"}} -> ({acc_v.type}, {acc_i.type})")
+    out_i = t.reshape(node, idxs, shape)
+    out_v = t.reshape(node, vals, shape) if want_values else None
+    return out_v, out_i
+
+
+def _true(t):
+    name = t.fresh()
+    t.emit(f"{name} = arith.constant true")
+    return name
+
+
+def _arg_reduce_input(t, node, dim):
+    x = t.plain(node, node.args[0])
+    if dim is None:
+        if None in x.shape and x.rank > 1:
+            t.unsupported(node, "an arg-reduction over all dimensions of a "
+                          "tensor with a data-dependent extent")
+        if x.rank != 1:
+            n = 1
+            for d in x.shape:
+                n *= d
+            x = t.reshape(node, x, (n,))
+        return x, 0
+    return x, _dim(dim, x.rank)
+
+
+@op("aten.argmax.default", "aten.argmin.default")
+def _argmax(t, node, meta):
+    x, dim = _arg_reduce_input(t, node, _arg(node, 1, "dim"))
+    if x.shape[dim] == 0:
+        t.unsupported(node, "an arg-reduction over an empty extent")
+    largest = node.target._opname == "argmax"
+    return _arg_reduce(t, node, x, dim, largest, static_shape(meta.shape),
+                       False)[1]
+
+
+@op("aten.max.dim", "aten.min.dim")
+def _max_dim(t, node, meta):
+    x, dim = _arg_reduce_input(t, node, node.args[1])
+    if x.shape[dim] == 0:
+        t.unsupported(node, "a reduction over an empty extent")
+    largest = node.target._opname == "max"
+    v, i = _arg_reduce(t, node, x, dim, largest,
+                       static_shape(meta[0].shape), True)
+    return [v, i]
 
 
 @op("aten.mean.default", "aten.mean.dim")
@@ -736,14 +1047,32 @@ def _mean(t, node, meta):
     return out
 
 
+def _count(t, node, meta, x, dims):
+    """`sift.count` of x's nonzero elements along `dims` (its last one, or
+    all of them: x flattened first), or None for other dims. Keeps the
+    result's unit dimensions (keepdim)."""
+    if x.rank == 0:
+        return None
+    if dims == set(range(x.rank)) and x.rank > 1 and None not in x.shape:
+        n = 1
+        for d in x.shape:
+            n *= d
+        x = t.reshape(node, x, (n,))
+    elif dims != {x.rank - 1}:
+        return None
+    out = Value(t.fresh(), torch.int64, x.shape[:-1])
+    t.emit(f"{out.name} = sift.count {x.name} : {x.type} -> {out.type}")
+    shape = static_shape(meta.shape)
+    return out if out.shape == shape else t.reshape(node, out, shape)
+
+
 @op("aten.count_nonzero.default", "aten.count_nonzero.dim_IntList")
 def _count_nonzero(t, node, meta):
     x = t.plain(node, node.args[0])
     dims = _reduce_dims(node, x.rank)
-    if dims == {x.rank - 1} or x.rank == 1:
-        out = _result(t, meta, torch.int64)
-        t.emit(f"{out.name} = sift.count {x.name} : {x.type} -> {out.type}")
-        return out
+    counted = _count(t, node, meta, x, dims)
+    if counted is not None:
+        return counted
     return _reduce(t, node, meta, t.cast(x, torch.bool), dims, "arith.addi",
                    None, 0)
 
@@ -1004,14 +1333,17 @@ def _maps(rank, dim):
     return full, f"affine_map<({', '.join(ds)}) -> ({', '.join(kept)})>"
 
 
-@op("aten.log_softmax.int", "aten._log_softmax.default")
+@op("aten.log_softmax.int", "aten._log_softmax.default",
+    "aten.softmax.int", "aten._softmax.default")
 def _log_softmax(t, node, meta):
-    """x - m - log(sum exp(x - m)) along `dim`, m the maximum: a max
-    reduction, a sum of exps (one linalg.generic reducing `dim`) and the
-    elementwise result. A row of -inf gives NaN, as PyTorch's does."""
+    """x - m - log(sum exp(x - m)) along `dim`, m the maximum (softmax:
+    exp(x - m) / sum exp(x - m)): a max reduction, a sum of exps (one
+    linalg.generic reducing `dim`) and the elementwise result. A row of
+    -inf gives NaN, as PyTorch's does."""
+    log = "log_softmax" in node.target._opname
     x = t.plain(node, node.args[0])
     if not is_float(meta.dtype):
-        t.unsupported(node, "log_softmax of integers")
+        t.unsupported(node, "softmax of integers")
     x = t.cast(x, meta.dtype)
     dim = _dim(node.args[1], x.rank)
     et = element_type(meta.dtype)
@@ -1067,8 +1399,12 @@ def _log_softmax(t, node, meta):
                f"{ssum.type}) outs({init.name} : {init.type}) {{")
     t.emit_raw(f"  ^bb0({bx}: {et}, {bm}: {et}, {bs}: {et}, {bo}: {et}):")
     t.emit(f"  {d} = arith.subf {bx}, {bm} : {et}")
-    t.emit(f"  {lg} = math.log {bs} : {et}")
-    t.emit(f"  {o} = arith.subf {d}, {lg} : {et}")
+    if log:
+        t.emit(f"  {lg} = math.log {bs} : {et}")
+        t.emit(f"  {o} = arith.subf {d}, {lg} : {et}")
+    else:
+        t.emit(f"  {lg} = math.exp {d} : {et}")
+        t.emit(f"  {o} = arith.divf {lg}, {bs} : {et}")
     t.emit(f"  linalg.yield {o} : {et}")
     t.emit_close(f"}} -> {init.type}")
     return out

@@ -338,10 +338,12 @@ class Translator:
         vr = self.ranges.get(symbol)
         if vr is None:
             return name
-        try:
-            upper = int(vr.upper)
-        except (TypeError, ValueError, OverflowError):
+        import sympy
+        # Unbounded above: export's int_oo (which claims to be finite) or
+        # sympy's oo; neither converts to int.
+        if not isinstance(vr.upper, (int, sympy.Integer)):
             return name
+        upper = int(vr.upper)
         if upper >= 2 ** 62:
             return name
         if upper >= self.natural_bound(symbol):

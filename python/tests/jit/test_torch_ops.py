@@ -146,6 +146,112 @@ def test_reductions():
           emits=[r"linalg\.reduce", r"arith\.maximumf", r"sift\.count"])
 
 
+def test_a_sum_of_a_mask_is_a_count_that_bounds_a_size():
+    # `mask.sum()` becomes sift.count, bounded by the mask's extent, so a
+    # size made from it (`arange(n)`, `x.narrow(0, 0, n)`) has a bound.
+    def f(x):
+        n = (x > 0).sum().item()
+        return (torch.arange(n) * 2, x.narrow(0, 0, n),
+                (x.reshape(4, 5) > 0).sum(), (x.reshape(4, 5) > 0).sum(1),
+                (x.reshape(4, 5) > 0).sum(0, keepdim=True))
+    x = randn(20)
+    c = check(f, (x,), emits=[r"sift\.count \S+ : tensor<20xi1> -> "
+                              r"tensor<i64>"],
+              trials=[(torch.zeros(20),), (torch.ones(20),)])
+    assert c.function.signature.results[0].data.shape == (20,)
+
+
+def test_any_all_and_nan_tests():
+    def f(x, i):
+        m = x.reshape(4, 5)
+        return ((m > 1).any(), (m > -1).all(), (m > 0).any(1),
+                (m > 0).all(0, keepdim=True), i.any(), x[x > 9].any(),
+                x[x > 9].all(), torch.isnan(x), torch.isinf(x),
+                torch.isfinite(x), torch.isposinf(x), torch.isneginf(x),
+                torch.isfinite(i))
+    x = randn(20)
+    x[3], x[7], x[11] = float("nan"), float("inf"), float("-inf")
+    check(f, (x, randint(0, 2, 6)), emits=[r"arith\.ori", r"arith\.andi",
+                                            r"arith\.cmpf uno"],
+          trials=[(torch.zeros(20), torch.zeros(6, dtype=torch.int64))])
+
+
+def test_argmax_argmin_and_max_min_along_a_dim():
+    # The first position of the extreme, NaN counting as the extreme (as
+    # PyTorch's); max.dim returns torch's named (values, indices).
+    def f(x):
+        m = x.reshape(6, 5)
+        return (m.argmax(1), m.argmin(0, keepdim=True), x.argmax(),
+                m.argmin(), m.max(dim=1), m.min(dim=0, keepdim=True),
+                x[x > 0].argmax())
+    ties = randint(-2, 3, 30).float()
+    nans = randn(30)
+    nans[4] = nans[17] = nans[23] = float("nan")
+    c = check(f, (randn(30),), trials=[(ties,), (nans,)])
+    assert type(c(ties)[4]) is torch.return_types.max
+    assert c(ties)[4].indices.dtype == torch.int64
+
+    def g(i):
+        return i.reshape(3, 4).max(1), i.argmin()
+    zeros = torch.zeros(12, dtype=torch.int64)
+    check(g, (randint(-5, 5, 12),), trials=[(zeros,)])
+
+
+def test_flip_of_static_and_selected_rows():
+    def f(x):
+        m = x.reshape(5, 4)
+        return (torch.flip(m, [1]), torch.flip(m, [0, 1]),
+                torch.flip(x[x > 0], [0]),
+                torch.flip(m[m[:, 0] > 0], [0, 1]))
+    check(f, (randn(20),), trials=[(torch.zeros(20),), (torch.ones(20),)])
+
+
+def test_powers_relu_softmax():
+    def f(x, i):
+        return (x ** 2, x ** 3, x ** -1, x.abs() ** 0.5, x.abs() ** 1.7,
+                torch.pow(x.abs(), x), i ** 3, i ** 0, torch.relu(x),
+                torch.relu(i), torch.softmax(x.reshape(4, 5), dim=1),
+                torch.softmax(x.reshape(4, 5), dim=0))
+    check(f, (randn(20), randint(-40, 40, 6)), emits=[r"math\.powf"])
+
+
+def test_slices_of_computed_starts_and_ends():
+    # Python's clamping: a start from `.item()` may be negative (from the
+    # end) or past the end.
+    def f(x, a, b):
+        s, e = a.item(), b.item()
+        return x[s:], x[:e], x[s:e], x[s::3], torch.sort(x).values[s:]
+    x = randn(10)
+    trials = [(x, torch.tensor(a), torch.tensor(b))
+              for a, b in ((0, 10), (-3, -1), (12, 4), (-20, 30), (7, 2),
+                           (10, 10))]
+    check(f, trials[0], trials=trials[1:])
+
+
+def test_ops_torch_decomposes_masked_fill_stack_narrow_argwhere():
+    # Ops without a handler that PyTorch's decompositions turn into ones
+    # with (masked_fill, stack, narrow, argwhere, index_put of a mask).
+    def f(x):
+        y = x.masked_fill(x < 0, 0.0)
+        z = x.clone()
+        z[z > 1] = 1.0
+        return (y[y > 0.5], torch.stack([y.sum(), x[x < 0].sum()]),
+                torch.stack([x[:3], x[3:6]], dim=1), z,
+                torch.argwhere(x.reshape(4, 5) > 0.5),
+                x.narrow(0, 2, 5))
+    check(f, (randn(20),), trials=[(torch.zeros(20),)])
+
+
+def test_results_keep_the_functions_structure():
+    def f(x):
+        return {"pos": x[x > 0], "parts": [x.sum(), x[x < 0]]}
+    x = randn(12)
+    got = st.compile(f, (x,))(x)
+    assert set(got) == {"pos", "parts"} and isinstance(got["parts"], list)
+    _same(got["pos"], f(x)["pos"])
+    _same(got["parts"], f(x)["parts"])
+
+
 # -- sift ops -------------------------------------------------------------
 
 def test_sort_argsort_topk_cumsum():
