@@ -170,6 +170,51 @@ bool isCheapElementwise(Operation *op) {
                       });
 }
 
+/// Whether `expr` never decreases when a dimension grows: dimensions,
+/// symbols and constants, their sums, products by a non-negative constant
+/// and divisions by a positive one.
+bool isNonDecreasing(AffineExpr expr) {
+  switch (expr.getKind()) {
+  case AffineExprKind::DimId:
+  case AffineExprKind::SymbolId:
+  case AffineExprKind::Constant:
+    return true;
+  case AffineExprKind::Add: {
+    auto sum = cast<AffineBinaryOpExpr>(expr);
+    return isNonDecreasing(sum.getLHS()) && isNonDecreasing(sum.getRHS());
+  }
+  case AffineExprKind::Mul:
+  case AffineExprKind::FloorDiv:
+  case AffineExprKind::CeilDiv: {
+    auto binary = cast<AffineBinaryOpExpr>(expr);
+    auto factor = dyn_cast<AffineConstantExpr>(binary.getRHS());
+    if (!factor || factor.getValue() < 0 ||
+        (expr.getKind() != AffineExprKind::Mul && factor.getValue() == 0))
+      return false;
+    return isNonDecreasing(binary.getLHS());
+  }
+  case AffineExprKind::Mod:
+    return false;
+  }
+  return false;
+}
+
+/// Whether upstream's tiling computes this op's operand slices right: a
+/// linalg op's slice of an operand is the image of the tile's first and
+/// last points under its indexing map (linalg::computeSliceParameters),
+/// which is the operand's range only when the map does not decrease. A
+/// reversed read, `(d0, d1) -> (d0, 9 - d1)` (a flip), would be sliced at
+/// one element of the untiled dimension, and the op would read garbage;
+/// such ops stay out of kernels. Other ops tile through their own models.
+bool tilesCorrectly(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp)
+    return true;
+  return llvm::all_of(linalgOp.getIndexingMapsArray(), [](AffineMap map) {
+    return llvm::all_of(map.getResults(), isNonDecreasing);
+  });
+}
+
 /// A kernel being formed: its loop and the ops of the input it computes
 /// (by their number in the input, with the bytes each moves on its own).
 struct Kernel {
@@ -258,7 +303,7 @@ std::optional<int64_t> KernelFormer::rowsOf(Operation *op) {
   auto tileable = dyn_cast<TilingInterface>(op);
   if (!tileable || op->getNumResults() == 0 ||
       !isa<SiftDialect, linalg::LinalgDialect>(op->getDialect()) ||
-      keepOut.contains(op->getName().getStringRef()))
+      keepOut.contains(op->getName().getStringRef()) || !tilesCorrectly(op))
     return std::nullopt;
   for (Type type : op->getResultTypes()) {
     auto tensor = dyn_cast<RankedTensorType>(type);
@@ -327,7 +372,7 @@ KernelFormer::shouldFuse(tensor::ExtractSliceOp slice, OpResult producer) {
   Block &body = func.getBody().front();
   if (op->getBlock() != &body ||
       llvm::is_contained(slice.getSourceType().getShape(), 0) ||
-      keepOut.contains(op->getName().getStringRef()))
+      keepOut.contains(op->getName().getStringRef()) || !tilesCorrectly(op))
     return std::nullopt;
   llvm::DenseMap<Operation *, bool> memo;
   for (OpOperand &use : op->getUses()) {
