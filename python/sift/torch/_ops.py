@@ -499,7 +499,8 @@ def _clamp(t, node, meta):
 
 @op("aten._to_copy.default", "aten.to.dtype", "aten.to.dtype_layout",
     "aten.to.device", "aten.type_as.default", "aten.clone.default",
-    "aten.alias.default", "aten.detach.default", "aten.lift_fresh_copy.default",
+    "aten.alias.default", "aten.detach.default", "aten.detach_.default",
+    "aten.lift_fresh_copy.default",
     "aten.contiguous.default")
 def _convert(t, node, meta):
     device = node.kwargs.get("device")
@@ -1017,6 +1018,133 @@ def _max_dim(t, node, meta):
     return [v, i]
 
 
+def _sum_kept(t, x, dims):
+    """The sum of float x over dims, keeping them as unit extents."""
+    kept = tuple(d for i, d in enumerate(x.shape) if i not in dims)
+    dyn = [t.dim(x, i) for i, d in enumerate(x.shape)
+           if d is None and i not in dims]
+    et = element_type(x.dtype)
+    acc = Value(t.fresh(), x.dtype, kept)
+    t.emit(f"{acc.name} = tensor.empty({', '.join(dyn)}) : {acc.type}")
+    zero, filled = t.scalar(0.0, x.dtype), Value(t.fresh(), x.dtype, kept)
+    t.emit(f"{filled.name} = linalg.fill ins({zero} : {et}) outs("
+           f"{acc.name} : {acc.type}) -> {acc.type}")
+    out = Value(t.fresh(), x.dtype, kept)
+    a, b, r = t.fresh(), t.fresh(), t.fresh()
+    t.emit_raw(f"{out.name} = linalg.reduce ins({x.name} : {x.type}) "
+               f"outs({filled.name} : {filled.type}) dimensions = "
+               f"[{', '.join(map(str, sorted(dims)))}]")
+    t.emit_raw(f"  ({a}: {et}, {b}: {et}) {{")
+    t.emit(f"    {r} = arith.addf {a}, {b} : {et}")
+    t.emit(f"    linalg.yield {r} : {et}")
+    t.emit_close("  }")
+    unit = tuple(1 if i in dims else d for i, d in enumerate(x.shape))
+    return t.reshape_units(None, out, unit)
+
+
+def _count_of(t, x, dims, minus, dtype, like):
+    """The number of elements of x over dims, less `minus`, as a float
+    splat of `like`'s shape."""
+    n = None
+    for d in sorted(dims):
+        e = t.dim(x, d)
+        if n is None:
+            n = e
+        else:
+            m = t.fresh()
+            t.emit(f"{m} = arith.muli {n}, {e} : index")
+            n = m
+    i64, f = t.fresh(), t.fresh()
+    t.emit(f"{i64} = arith.index_cast {n} : index to i64")
+    et = element_type(dtype)
+    t.emit(f"{f} = arith.sitofp {i64} : i64 to {et}")
+    if minus:
+        c, g = t.scalar(float(minus), dtype), t.fresh()
+        t.emit(f"{g} = arith.subf {f}, {c} : {et}")
+        f = g
+    dyn = [t.dim(like, i) for i, d in enumerate(like.shape) if d is None]
+    out = Value(t.fresh(), dtype, like.shape)
+    sizes = f"[{', '.join(dyn)}]" if dyn else ""
+    t.emit(f"{out.name} = tensor.splat {f}{sizes} : {out.type}")
+    return out
+
+
+@op("aten.var.dim", "aten.var.correction", "aten.var.default",
+    "aten.std.dim", "aten.std.correction", "aten.std.default")
+def _var(t, node, meta):
+    """Variance (std: its square root) over dims with Bessel's correction
+    (1 unless `correction`/`unbiased` says otherwise): the mean, then the
+    sum of squared deviations over n - correction, as PyTorch computes
+    it (NaN or inf when n <= correction)."""
+    x = t.plain(node, node.args[0])
+    if not is_float(meta.dtype):
+        t.unsupported(node, "variance of integers")
+    x = t.cast(x, meta.dtype)
+    overload = node.target._overloadname
+    if overload == "default":
+        dims = set(range(x.rank))
+        unbiased = _arg(node, 1, "unbiased", True)
+        correction = 1 if unbiased else 0
+    else:
+        dims = _reduce_dims(node, x.rank)
+        if overload == "dim":
+            correction = 1 if _arg(node, 2, "unbiased", True) else 0
+        else:
+            c = node.kwargs.get("correction")
+            correction = 1 if c is None else c
+    if not dims:
+        dims = set(range(x.rank))
+    total = _sum_kept(t, x, dims)
+    n = _count_of(t, x, dims, 0, x.dtype, total)
+    mean = Value(t.fresh(), x.dtype, total.shape)
+    t.emit(f"{mean.name} = arith.divf {total.name}, {n.name} : {mean.type}")
+    wide = t.broadcast(node, mean, x.shape)
+    d = Value(t.fresh(), x.dtype, x.shape)
+    t.emit(f"{d.name} = arith.subf {x.name}, {wide.name} : {x.type}")
+    sq = Value(t.fresh(), x.dtype, x.shape)
+    t.emit(f"{sq.name} = arith.mulf {d.name}, {d.name} : {x.type}")
+    ss = _sum_kept(t, sq, dims)
+    dof = _count_of(t, x, dims, correction, x.dtype, ss)
+    var = Value(t.fresh(), x.dtype, ss.shape)
+    t.emit(f"{var.name} = arith.divf {ss.name}, {dof.name} : {var.type}")
+    if node.target._opname == "std":
+        r = Value(t.fresh(), x.dtype, ss.shape)
+        t.emit(f"{r.name} = math.sqrt {var.name} : {var.type}")
+        var = r
+    return t.reshape(node, var, static_shape(meta.shape))
+
+
+@op("aten.repeat.default")
+def _repeat(t, node, meta):
+    """x tiled `repeats` times along each dimension (leading repeats add
+    dimensions): a linalg.generic reading x at each index modulo x's
+    extent."""
+    x = t.plain(node, node.args[0])
+    reps = list(node.args[1])
+    if None in x.shape:
+        t.unsupported(node, "repeating a data-dependent extent")
+    x = t.reshape(node, x, (1,) * (len(reps) - x.rank) + x.shape)
+    shape = tuple(e * r for e, r in zip(x.shape, reps))
+    ds = [f"d{i}" for i in range(len(shape))]
+    src = [d if r == 1 else f"{d} mod {e}"
+           for d, e, r in zip(ds, x.shape, reps)]
+    maps = (f"affine_map<({', '.join(ds)}) -> ({', '.join(src)})>, "
+            f"affine_map<({', '.join(ds)}) -> ({', '.join(ds)})>")
+    init = Value(t.fresh(), x.dtype, shape)
+    t.emit(f"{init.name} = tensor.empty() : {init.type}")
+    out = Value(t.fresh(), x.dtype, shape)
+    et = element_type(x.dtype)
+    a, b = t.fresh(), t.fresh()
+    par = ", ".join('"parallel"' for _ in shape)
+    t.emit_raw(f"{out.name} = linalg.generic {{indexing_maps = [{maps}], "
+               f"iterator_types = [{par}]}} ins({x.name} : {x.type}) "
+               f"outs({init.name} : {init.type}) {{")
+    t.emit_raw(f"  ^bb0({a}: {et}, {b}: {et}):")
+    t.emit(f"  linalg.yield {a} : {et}")
+    t.emit_close(f"}} -> {init.type}")
+    return out
+
+
 @op("aten.mean.default", "aten.mean.dim")
 def _mean(t, node, meta):
     x = t.plain(node, node.args[0])
@@ -1123,6 +1251,62 @@ def _masked_select(t, node, meta):
     return out
 
 
+def _index_several(t, node, meta, x, indices):
+    """x[i0, i1, ...] with integer index tensors on the leading dimensions
+    (`logits[torch.arange(n), target]`): the indices broadcast together
+    and linearized into one row index of x with those dimensions
+    collapsed, which one gather reads."""
+    k = len(indices)
+    if any(v is None for v in indices):
+        t.unsupported(node, "index tensors must be on the leading dimensions "
+                      "with no slice between them")
+    if any(d is None for d in x.shape[:k]):
+        t.unsupported(node, "several index tensors on data-dependent "
+                      "extents")
+    fakes = [_fake(v) for v in indices]
+    if any(f.dtype == torch.bool for f in fakes):
+        t.unsupported(node, "a boolean mask beside another index")
+    shape = static_shape(torch.broadcast_shapes(*(f.shape for f in fakes)))
+    flat = None
+    stride = 1
+    for d in reversed(range(k)):
+        v = t.cast(t.plain(node, indices[d]), torch.int64)
+        v = t.broadcast(node, v, shape)
+        # An index outside [0, n) of its own dimension stays outside the
+        # linear range (sift's gather gives 0 there), not another row.
+        n = x.shape[d]
+        lo, hi = t.splat(v, 0, torch.int64), t.splat(v, n, torch.int64)
+        bad = Value(t.fresh(), torch.bool, v.shape)
+        below, above = t.fresh(), t.fresh()
+        t.emit(f"{below} = arith.cmpi slt, {v.name}, {lo.name} : {v.type}")
+        t.emit(f"{above} = arith.cmpi sge, {v.name}, {hi.name} : {v.type}")
+        t.emit(f"{bad.name} = arith.ori {below}, {above} : {bad.type}")
+        if stride != 1:
+            s_ = t.splat(v, stride, torch.int64)
+            m = Value(t.fresh(), torch.int64, v.shape)
+            t.emit(f"{m.name} = arith.muli {v.name}, {s_.name} : {v.type}")
+            v = m
+        if flat is not None:
+            a = Value(t.fresh(), torch.int64, v.shape)
+            t.emit(f"{a.name} = arith.addi {flat.name}, {v.name} : "
+                   f"{v.type}")
+            v = a
+        total = 1
+        for e in x.shape[:k]:
+            total *= e
+        out_of_range = t.splat(v, total, torch.int64)
+        guarded = Value(t.fresh(), torch.int64, v.shape)
+        t.emit(f"{guarded.name} = arith.select {bad.name}, "
+               f"{out_of_range.name}, {v.name} : {bad.type}, {v.type}")
+        flat = guarded
+        stride *= n
+    rows = 1
+    for e in x.shape[:k]:
+        rows *= e
+    collapsed = t.reshape(node, x, (rows,) + x.shape[k:])
+    return _gather_rows(t, node, meta, collapsed, flat)
+
+
 def _gather_rows(t, node, meta, x, idx):
     idx = t.cast(idx, torch.int64)
     out = _result(t, meta)
@@ -1134,7 +1318,29 @@ def _gather_rows(t, node, meta, x, idx):
 @op("aten.index.Tensor")
 def _index(t, node, meta):
     x = t.plain(node, node.args[0])
-    indices = node.args[1]
+    indices = list(node.args[1])
+    while indices and indices[-1] is None:
+        indices.pop()
+    given = [i for i, v in enumerate(indices) if v is not None]
+    if len(given) == 1 and given[0] > 0:
+        # x[:, idx] and x[:, mask]: along a later dimension.
+        dim = given[0]
+        idx = t.plain(node, indices[dim])
+        if idx.dtype == torch.bool:
+            if idx.rank != 1 or idx.shape[0] != x.shape[dim]:
+                t.unsupported(node, "a boolean mask of a later dimension "
+                              "must be 1-D and match its extent")
+            _note_natural(t, meta, _numel_of(idx), dim)
+            pos = Value(t.fresh(), torch.int64, (None,))
+            t.emit(f"{pos.name} = sift.nonzero {idx.name} : {idx.type} -> "
+                   f"{pos.type}")
+            return _rows_along(t, node, x, dim, pos)
+        if idx.rank != 1:
+            t.unsupported(node, "an index of a later dimension that is not "
+                          "1-D")
+        return _rows_along(t, node, x, dim, idx)
+    if len(given) > 1:
+        return _index_several(t, node, meta, x, indices)
     if len(indices) != 1 or indices[0] is None:
         t.unsupported(node, "only x[index] with one index tensor on "
                       "dimension 0")
@@ -1151,12 +1357,70 @@ def _index(t, node, meta):
     return _gather_rows(t, node, meta, x, idx)
 
 
+def _permute(t, x, perm):
+    """x with its dimensions in the order `perm` (linalg.transpose)."""
+    perm = list(perm)
+    if perm == list(range(x.rank)):
+        return x
+    shape = tuple(x.shape[p] for p in perm)
+    dyn = [t.dim(x, p) for p in perm if x.shape[p] is None]
+    init = Value(t.fresh(), x.dtype, shape)
+    t.emit(f"{init.name} = tensor.empty({', '.join(dyn)}) : {init.type}")
+    out = Value(t.fresh(), x.dtype, shape)
+    t.emit(f"{out.name} = linalg.transpose ins({x.name} : {x.type}) "
+           f"outs({init.name} : {init.type}) permutation = "
+           f"[{', '.join(map(str, perm))}]")
+    return out
+
+
+@op("aten.permute.default", "aten.t.default", "aten.transpose.int",
+    "aten.numpy_T.default", "aten.swapaxes.default",
+    "aten.swapdims.default", "aten.movedim.int")
+def _transpose(t, node, meta):
+    x = t.plain(node, node.args[0])
+    name = node.target._opname
+    perm = list(range(x.rank))
+    if name == "permute":
+        perm = [_dim(d, x.rank) for d in node.args[1]]
+    elif name in ("t", "numpy_T"):
+        perm = perm[::-1]
+    elif name == "movedim":
+        src, dst = _dim(node.args[1], x.rank), _dim(node.args[2], x.rank)
+        perm.remove(src)
+        perm.insert(dst, src)
+    else:
+        a, b = _dim(node.args[1], x.rank), _dim(node.args[2], x.rank)
+        perm[a], perm[b] = perm[b], perm[a]
+    return _permute(t, x, perm)
+
+
+def _rows_along(t, node, x, dim, idx):
+    """x indexed by the 1-D integer tensor idx along `dim` (torch's
+    index_select, x[:, idx]): dim moved first, its rows gathered, moved
+    back."""
+    perm = [dim] + [d for d in range(x.rank) if d != dim]
+    front = _permute(t, x, perm)
+    idx = t.cast(idx, torch.int64)
+    shape = (idx.shape[0],) + front.shape[1:]
+    rows = Value(t.fresh(), x.dtype, shape)
+    t.emit(f"{rows.name} = sift.gather {front.name}[{idx.name}] : "
+           f"{front.type}, {idx.type} -> {rows.type}")
+    back = [0] * x.rank
+    for i, p in enumerate(perm):
+        back[p] = i
+    return _permute(t, rows, back)
+
+
 @op("aten.index_select.default")
 def _index_select(t, node, meta):
     x = t.plain(node, node.args[0])
-    if _dim(node.args[1], x.rank) != 0:
-        t.unsupported(node, "only dimension 0")
-    return _gather_rows(t, node, meta, x, t.plain(node, node.args[2]))
+    dim = _dim(node.args[1], x.rank)
+    idx = t.plain(node, node.args[2])
+    if dim == 0:
+        return _gather_rows(t, node, meta, x, idx)
+    if idx.rank != 1:
+        t.unsupported(node, "an index that is not 1-D")
+    return _rows_along(t, node, x, dim, idx)
 
 
 @op("aten.gather.default")
@@ -1305,9 +1569,22 @@ def _cross_entropy(t, node, meta):
     smoothing = _arg(node, 5, "label_smoothing", 0.0)
     if target.dtype == torch.bool or is_float(target.dtype):
         t.unsupported(node, "only class-index targets (no probabilities)")
+    spatial = None
     if logits.rank > 2:
-        t.unsupported(node, "only logits [N, C] or [C] (classes in "
-                      "dimension 1 of a higher rank need a movedim)")
+        # [N, C, d1, ...] (per-pixel or per-token classes in dimension 1):
+        # the classes moved last and the rest flattened into rows; the
+        # mean over every element is the mean over those rows.
+        if None in logits.shape or None in target.shape:
+            t.unsupported(node, "logits of rank > 2 with data-dependent "
+                          "extents")
+        spatial = target.shape
+        rows = 1
+        for d in target.shape:
+            rows *= d
+        perm = [0] + list(range(2, logits.rank)) + [1]
+        logits = t.reshape(node, _permute(t, logits, perm),
+                           (rows, logits.shape[1]))
+        target = t.reshape(node, target, (rows,))
     attrs = []
     if ignore != -100:
         attrs.append(f"ignore_index = {int(ignore)} : i64")
@@ -1318,10 +1595,13 @@ def _cross_entropy(t, node, meta):
     if weight is not None:
         wv = t.cast(t.plain(node, weight), logits.dtype)
         w = f" weight({wv.name} : {wv.type})"
-    out = _result(t, meta)
+    out = _result(t, meta) if spatial is None or reduction != 0 else \
+        Value(t.fresh(), meta.dtype, target.shape)
     t.emit(f"{out.name} = sift.cross_entropy {logits.name}, {target.name}"
            f"{w} reduction = {_REDUCTIONS[reduction]}{attrs} : "
            f"{logits.type}, {target.type} -> {out.type}")
+    if out.shape != static_shape(meta.shape):
+        out = t.reshape(node, out, static_shape(meta.shape))
     return out
 
 
@@ -1417,12 +1697,35 @@ def _nll_loss(t, node, meta):
     and left out by canonicalization). Of anything else it is refused:
     nll_loss of arbitrary scores is a gather, not a loss sift models."""
     src = node.args[0]
+    # Rows selected after the log_softmax (`log_softmax(x)[mask]`,
+    # `log_softmax(x)[idx]`) are the log_softmax of the selected rows: the
+    # selection moves onto x.
+    selection = None
+    if isinstance(src, torch.fx.Node) and \
+            src.target == torch.ops.aten.index.Tensor and \
+            len(src.args[1]) == 1 and src.args[1][0] is not None:
+        selection, src = src, src.args[0]
     ls = src.target if isinstance(src, torch.fx.Node) else None
     if ls not in (torch.ops.aten.log_softmax.int,
                   torch.ops.aten._log_softmax.default):
         t.unsupported(node, "nll_loss of something other than log_softmax "
                       "(write F.cross_entropy, or nll_loss(log_softmax(x)))")
     x = t.plain(node, src.args[0])
+    if selection is not None:
+        if x.rank != 2 or _dim(src.args[1], 2) != 1:
+            t.unsupported(node, "nll_loss of selected rows of a log_softmax "
+                          "that is not over the classes of [N, C]")
+        idx = t.plain(node, selection.args[1][0])
+        fake = _fake(selection)
+        if idx.dtype == torch.bool:
+            _note_natural(t, fake, _numel_of(idx))
+            sel = _result(t, fake, x.dtype)
+            t.emit(f"{sel.name} = sift.masked_select {x.name}, {idx.name} "
+                   f": {x.type}, {idx.type} -> {sel.type}")
+        else:
+            sel = _gather_rows(t, node, fake, x, idx)
+            sel = t.cast(sel, x.dtype) if sel.dtype != x.dtype else sel
+        x = sel
     if _dim(src.args[1], x.rank) != (1 if x.rank > 1 else 0):
         t.unsupported(node, "nll_loss of a log_softmax over a dimension "
                       "other than the classes")

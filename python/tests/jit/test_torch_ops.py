@@ -248,6 +248,55 @@ def test_ops_torch_decomposes_masked_fill_stack_narrow_argwhere():
     check(f, (randn(20),), trials=[(torch.zeros(20),)])
 
 
+def test_transposes_and_indexing_along_other_dimensions():
+    def f(x, lab):
+        cube = x.reshape(2, 4, 6)
+        return (x.t(), x.t()[x.t()[:, 0] > 0], cube.permute(2, 0, 1),
+                cube.transpose(0, 2), torch.movedim(cube, 2, 0),
+                torch.index_select(x, 1, torch.tensor([5, 0, 5])),
+                x[:, torch.tensor([1, 3])],
+                # Several index tensors: logits[arange(n), target], and an
+                # index outside its dimension giving 0 (not another row).
+                x[torch.arange(8), lab[:, 0]],
+                x[lab[:, 0], torch.tensor(5)])
+    x = randn(8, 6)
+    lab = randint(0, 4, 8, 6)
+    check(f, (x, lab), emits=[r"linalg\.transpose"])
+    # An index outside its own dimension gives 0 (PyTorch raises for row
+    # 9 of 8), not the element that its linear position would name.
+    got = st.compile(lambda x: x[torch.tensor([0, 7, 9, 1]),
+                                 torch.tensor([1, 1, 1, 6])], (x,))(x)
+    _same(got[:2], x[[0, 7], 1])
+    assert got[2:].tolist() == [0.0, 0.0]
+    # A mask of a later dimension translates, but its result is dynamic
+    # beyond dimension 0, which --sift-staticize refuses by name.
+    with pytest.raises(sift.CompileError, match="beyond dimension 0"):
+        st.compile(lambda x: x[:, x[0] > 0], (x,))
+
+
+def test_variance_repeat_and_losses_of_other_shapes():
+    F = torch.nn.functional
+
+    def f(x, lab):
+        keep = lab[:, 0] > 0
+        return (x.var(dim=1), x.std(), x.var(0, unbiased=False, keepdim=True),
+                torch.var(x, dim=(0, 1), correction=0), x.repeat(2, 1),
+                x[:2].repeat(1, 2, 3),
+                # classes in dimension 1 of [N, C, L] logits
+                F.cross_entropy(x.reshape(2, 6, 4), lab[:2, :4].clamp(max=5)),
+                F.cross_entropy(x.reshape(2, 6, 4), lab[:2, :4].clamp(max=5),
+                                reduction="none"),
+                # nll_loss of rows selected from a log_softmax
+                F.nll_loss(F.log_softmax(x, 1)[keep], lab[:, 1][keep]),
+                F.nll_loss(F.log_softmax(x, 1)[torch.tensor([3, 1])],
+                           lab[:2, 2], reduction="sum"))
+    lab = randint(0, 4, 8, 6)
+    check(f, (randn(8, 6), lab),
+          emits=[r"sift\.cross_entropy \S+, \S+ reduction = mean : "
+                 r"tensor<8x6xf32>"],
+          trials=[(randn(8, 6), torch.zeros(8, 6, dtype=torch.int64))])
+
+
 def test_results_keep_the_functions_structure():
     def f(x):
         return {"pos": x[x > 0], "parts": [x.sum(), x[x < 0]]}
