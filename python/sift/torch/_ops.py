@@ -1059,9 +1059,13 @@ def _count_of(t, x, dims, minus, dtype, like):
     et = element_type(dtype)
     t.emit(f"{f} = arith.sitofp {i64} : i64 to {et}")
     if minus:
+        # max(n - minus, 0), as PyTorch's divisor: 0 / 0 is NaN when
+        # there are no more elements than the correction.
         c, g = t.scalar(float(minus), dtype), t.fresh()
+        z, h = t.scalar(0.0, dtype), t.fresh()
         t.emit(f"{g} = arith.subf {f}, {c} : {et}")
-        f = g
+        t.emit(f"{h} = arith.maximumf {g}, {z} : {et}")
+        f = h
     dyn = [t.dim(like, i) for i, d in enumerate(like.shape) if d is None]
     out = Value(t.fresh(), dtype, like.shape)
     sizes = f"[{', '.join(dyn)}]" if dyn else ""
@@ -1098,7 +1102,8 @@ def _var(t, node, meta):
     n = _count_of(t, x, dims, 0, x.dtype, total)
     mean = Value(t.fresh(), x.dtype, total.shape)
     t.emit(f"{mean.name} = arith.divf {total.name}, {n.name} : {mean.type}")
-    wide = t.broadcast(node, mean, x.shape)
+    wide = t.broadcast(node, mean, x.shape,
+                       fake_shape=_fake(node.args[0]).shape)
     d = Value(t.fresh(), x.dtype, x.shape)
     t.emit(f"{d.name} = arith.subf {x.name}, {wide.name} : {x.type}")
     sq = Value(t.fresh(), x.dtype, x.shape)
