@@ -11,7 +11,8 @@ computed length, `tensor.concat`, `sift.gather` by selected indices,
 elementwise `arith`/`math` ops and `linalg.generic` elementwise bodies,
 reductions over the selected rows (`linalg.generic` with arbitrary bodies:
 sum(exp(x)), max, count-like, matches against a label, dot products, row
-sums; `linalg.reduce`; means), `sift.count`, `sort/argsort/topk/cumsum` of
+sums; `linalg.reduce`; means), rows with their columns reversed (a
+`linalg.generic` whose map decreases: torch.flip), `sift.count`, `sort/argsort/topk/cumsum` of
 selections, `sift.cross_entropy` on selected rows, `tensor.extract` of an
 element below the count, `scf.for` loops over range(count) that read the
 selection, and `scf.for` loops that carry a selection and filter it again
@@ -882,6 +883,31 @@ class Generator:
                 return [None, None, f32(np.sum(xs, axis=1))]
             return p.emit(lines, [emp, acc, e], [v, d, z], fn, "rowsum")[-1]
 
+        def flip_cols():
+            # rows [?, C] with their columns reversed: a linalg.generic
+            # whose input map decreases, (i, j) -> (i, C - 1 - j) (what
+            # torch.flip becomes); --sift-fuse must keep it whole
+            if v.elt != "f32" or len(v.shape) != 2 or v.shape[1] is None:
+                return None
+            d = self.dims.get(v.name) or p.dim(v)
+            self.dims[v.name] = d
+            cols = v.shape[1]
+            emp = p.fresh("empty")
+            e = V(p.fresh("fl"), v.shape, "f32", v.size, v.minrows)
+            a, o = p.fresh("a"), p.fresh("o")
+            lines = ["%s = tensor.empty(%s) : %s" % (emp, d, v.type),
+                     "%s = linalg.generic {indexing_maps = [affine_map<(i, j)"
+                     " -> (i, %d - j)>, affine_map<(i, j) -> (i, j)>], "
+                     "iterator_types = [\"parallel\", \"parallel\"]} "
+                     "ins(%s : %s) outs(%s : %s) {" % (e, cols - 1, v, v.type,
+                                                      emp, v.type),
+                     "^bb0(%s: f32, %s: f32):" % (a, o),
+                     "  linalg.yield %s : f32" % a,
+                     "} -> %s" % v.type]
+            return p.emit(lines, [emp, e], [v, d],
+                          lambda env, v=v.name:
+                          [None, env[v][:, ::-1].copy()], "flip_cols")[-1]
+
         def empty_fill():
             # tensor.empty of a computed size (a sum of two sizes, or a
             # size picked by scf.if), filled with a constant
@@ -920,7 +946,7 @@ class Generator:
 
         return self.choose([
             (2, "binary", binary), (1, "rowsum", rowsum), (1, "div_i", div_i),
-            (1, "empty_fill", empty_fill),
+            (1, "empty_fill", empty_fill), (1, "flip_cols", flip_cols),
             (3, "elementwise", elementwise), (2, "generic_map", generic_map),
             (3, "slice", slice_), (2, "perm_gather", perm_gather),
             (2, "concat", concat), (3, "gather", gather), (2, "sort", sort),
