@@ -22,8 +22,11 @@ trimmed (`trim=True`, as eager PyTorch returns them; one host sync per
 bounded result) or as `sift.Bounded` pairs of torch tensors.
 
 The translated ATen overloads are listed in `SUPPORTED` (the op table is
-`sift/torch/_ops.py`); anything else is a `sift.UnsupportedError` naming
-the op and the user's source line. Random ops (`randperm`, `rand`) use
+`sift/torch/_ops.py`); an op without a handler is first decomposed by
+PyTorch's own decompositions (`masked_fill`, `stack`, `narrow`, in-place
+ops), and anything left is a `sift.UnsupportedError` naming the op and
+the user's source line. uint8 tensors are carried as int16 holding
+0..255 (converted on the way in and out; arithmetic wraps modulo 256). Random ops (`randperm`, `rand`) use
 sift's counter-based Philox streams keyed by a `seed` argument the
 compiled function gains (each call site its own stream offset): results
 match PyTorch in distribution, not bit for bit. `torch.randperm` becomes
@@ -94,9 +97,11 @@ class _Translation:
     constants) and whether it takes a seed."""
 
     def __init__(self, text, inputs, has_seed, seed_name, clamped,
-                 results):
+                 result_dtypes):
         self.text = text
-        self.results = results
+        self.results = len(result_dtypes)
+        # torch dtypes of the results (uint8 ones come back as int16).
+        self.result_dtypes = result_dtypes
         self.inputs = inputs
         self.has_seed = has_seed
         self.seed_name = seed_name
@@ -181,7 +186,7 @@ def _translate(program, name):
         + [f"  return {', '.join(r.name for r in results)} : "
            f"{', '.join(r.type for r in results)}", "}"]) + "\n"
     return _Translation(text, inputs, bool(t.seed), seed_name, t.clamped,
-                        len(results))
+                        [r.dtype for r in results])
 
 
 def _translate_node(t, node):
@@ -202,8 +207,18 @@ def _translate_node(t, node):
             t.unsupported(node, "its result is not a tensor")
         element_type(fake.dtype, f"the result of {name}")
     result = handler(t, node, meta)
+    if isinstance(result, Value) and result.dtype == torch.uint8 and \
+            getattr(node.target, "_opname", None) in _UINT8_WRAPS:
+        result = t.wrap_uint8(result)
     if result is not None:
         t.define(node, result)
+
+
+# The ops whose uint8 results can leave 0..255 before wrapping (conversions
+# wrap in Translator.cast).
+_UINT8_WRAPS = {"add", "sub", "rsub", "mul", "neg", "bitwise_not", "pow",
+                "cumsum", "sum", "__lshift__", "bitwise_left_shift",
+                "full", "full_like", "fill", "scalar_tensor"}
 
 
 def _output(t, node, o):

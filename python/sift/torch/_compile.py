@@ -96,6 +96,8 @@ class CompiledFunction:
         call = []
         for kind, x in self._inputs:
             v = args[x] if kind == "user" else x.detach()
+            if isinstance(v, torch.Tensor) and v.dtype == torch.uint8:
+                v = v.to(torch.int16)  # sift carries uint8 as int16
             if isinstance(v, torch.Tensor) and not v.is_contiguous():
                 v = v.contiguous()
             call.append(v)
@@ -110,13 +112,15 @@ class CompiledFunction:
         single = isinstance(out, Bounded) or not isinstance(out, tuple)
         out = (out,) if single else out
         converted = []
-        for r in out:
+        for r, dtype in zip(out, self._translation.result_dtypes):
+            def as_torch(x, dtype=dtype):
+                x = torch.from_dlpack(x)
+                return x.to(dtype) if dtype == torch.uint8 else x
             if isinstance(r, Bounded):
-                pair = Bounded(torch.from_dlpack(r.data),
-                               torch.from_dlpack(r.count))
+                pair = Bounded(as_torch(r.data), torch.from_dlpack(r.count))
                 converted.append(pair.trim() if self.trim else pair)
             else:
-                converted.append(torch.from_dlpack(r))
+                converted.append(as_torch(r))
         if self._out_spec is not None:
             import torch.utils._pytree as pytree
             return pytree.tree_unflatten(converted, self._out_spec)

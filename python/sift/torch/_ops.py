@@ -873,11 +873,12 @@ def _sum(t, node, meta):
 
 _LOWEST = {torch.float32: float("-inf"), torch.float64: float("-inf"),
            torch.int64: -2 ** 63, torch.int32: -2 ** 31,
-           torch.int16: -2 ** 15, torch.int8: -2 ** 7, torch.bool: 0}
+           torch.int16: -2 ** 15, torch.int8: -2 ** 7, torch.bool: 0,
+           torch.uint8: 0}
 _HIGHEST = {torch.float32: float("inf"), torch.float64: float("inf"),
             torch.int64: 2 ** 63 - 1, torch.int32: 2 ** 31 - 1,
             torch.int16: 2 ** 15 - 1, torch.int8: 2 ** 7 - 1,
-            torch.bool: 1}
+            torch.bool: 1, torch.uint8: 255}
 
 
 @op("aten.amax.default", "aten.amin.default", "aten.max.default",

@@ -16,10 +16,14 @@ import torch
 
 from ..errors import UnsupportedError
 
+# uint8 is carried as i16 holding 0..255 (MLIR's integers are signless,
+# and sift's comparisons, divisions and sorts are signed): compiled
+# functions take and return int16 where PyTorch has uint8 (CompiledFunction
+# converts), and arithmetic that can leave 0..255 wraps (`wrap_uint8`).
 _ELEMENT_TYPES = {
     torch.bool: "i1", torch.int8: "i8", torch.int16: "i16",
     torch.int32: "i32", torch.int64: "i64", torch.float32: "f32",
-    torch.float64: "f64",
+    torch.float64: "f64", torch.uint8: "i16",
 }
 
 _TORCH_DIR = os.path.dirname(torch.__file__)
@@ -381,9 +385,27 @@ class Translator:
         elif src == torch.bool:
             op = "arith.extui"
         else:
-            op = "arith.extsi" if dst.itemsize > src.itemsize else \
-                "arith.trunci"
-        self.emit(f"{out.name} = {op} {v.name} : {v.type} to {out.type}")
+            ws, wd = (int(element_type(d)[1:]) for d in (src, dst))
+            if ws == wd:  # uint8 and int16 share i16
+                op = None
+            else:
+                op = "arith.extsi" if wd > ws else "arith.trunci"
+        if op is None:
+            out = Value(v.name, dst, v.shape)
+        else:
+            self.emit(f"{out.name} = {op} {v.name} : {v.type} to "
+                      f"{out.type}")
+        if dst == torch.uint8 and src != torch.bool:
+            out = self.wrap_uint8(out)
+        return out
+
+    def wrap_uint8(self, v):
+        """A uint8 value (carried as i16) reduced modulo 256, as PyTorch's
+        uint8 arithmetic and conversions wrap."""
+        mask = self.splat(v, 255, torch.int16)
+        out = Value(self.fresh(), torch.uint8, v.shape)
+        self.emit(f"{out.name} = arith.andi {v.name}, {mask.name} : "
+                  f"{v.type}")
         return out
 
     def literal(self, scalar, dtype):

@@ -300,6 +300,36 @@ def test_variance_repeat_and_losses_of_other_shapes():
           trials=[(randn(8, 6), torch.zeros(8, 6, dtype=torch.int64))])
 
 
+def test_uint8_inputs_results_and_wrapping_arithmetic():
+    # uint8 (segmentation labels with 255 = ignore, byte masks) is carried
+    # as int16 holding 0..255: comparisons, sorts and divisions stay
+    # unsigned, arithmetic wraps modulo 256 as PyTorch's does.
+    F = torch.nn.functional
+
+    def f(u, seg, x):
+        keep = seg != 255
+        return (u[u > 128], u + 200, u * 3, -u, ~u, u - 100, u // 7, u % 9,
+                u.float() / 2, u.sum(), u.max(), u.argmax(),
+                torch.sort(u).values, torch.unique(u[u < 50]),
+                (x[:, 0] * 100).to(torch.uint8), (u > 100).to(torch.uint8),
+                u + torch.arange(u.numel(), dtype=torch.int8),
+                F.cross_entropy(x[keep], seg[keep].long()))
+    u = torch.randint(0, 256, (64,), dtype=torch.uint8, generator=G)
+    seg = torch.randint(0, 4, (64,), dtype=torch.uint8, generator=G)
+    seg[::5] = 255
+    x = randn(64, 4)
+    c = check(f, (u, seg, x), emits=[r"tensor<64xi16>"],
+              trials=[(torch.full((64,), 255, dtype=torch.uint8), seg, x),
+                      (torch.zeros(64, dtype=torch.uint8), seg, x)])
+    pair = st.compile(f, (u, seg, x), trim=False)(u, seg, x)[0]
+    assert pair.data.dtype == torch.uint8
+    assert torch.equal(pair.trim(), u[u > 128])
+    rows = torch.stack([u, 255 - u, u // 2])
+    got = st.compile(lambda u: u[u > 128] + 100, (u,), batch=3)(rows)
+    for r in range(3):
+        _same(got[r], rows[r][rows[r] > 128] + 100)
+
+
 def test_results_keep_the_functions_structure():
     def f(x):
         return {"pos": x[x > 0], "parts": [x.sum(), x[x < 0]]}
