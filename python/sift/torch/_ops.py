@@ -1429,6 +1429,243 @@ def _index_select(t, node, meta):
     return _rows_along(t, node, x, dim, idx)
 
 
+def _scatter_into(t, node, dest, idx, updates, reduce, batch_dims, shape):
+    """sift.scatter of updates into dest at idx (reduce: None, "add",
+    "max" or "min"), the result of shape `shape`."""
+    idx = t.cast(idx, torch.int64)
+    updates = t.cast(updates, dest.dtype)
+    out = Value(t.fresh(), dest.dtype, shape)
+    red = f" reduce({reduce})" if reduce else ""
+    attr = f" {{batch_dims = {batch_dims} : i64}}" if batch_dims else ""
+    t.emit(f"{out.name} = sift.scatter {updates.name} into {dest.name}"
+           f"[{idx.name}]{red}{attr} : {updates.type}, {idx.type} into "
+           f"{dest.type}")
+    return out
+
+
+_SCATTER_REDUCE = {"sum": "add", "add": "add", "amax": "max", "amin": "min"}
+
+
+@op("aten.scatter.src", "aten.scatter.value", "aten.scatter_add.default",
+    "aten.scatter_reduce.two")
+def _scatter(t, node, meta):
+    """torch.scatter(x, dim, index, src) along a dimension: x[..., index[...,
+    j], ...] = src[..., j, ...] (scatter_add and scatter_reduce's sum,
+    amax and amin combine instead). `dim` is moved last when it is not,
+    and the other extents of the index must be x's. An index outside
+    [0, n) skips its lane (PyTorch raises)."""
+    x = t.plain(node, node.args[0])
+    dim = _dim(node.args[1], x.rank)
+    idx = t.cast(t.plain(node, node.args[2]), torch.int64)
+    name = node.target._opname
+    reduce = None
+    if name == "scatter_add":
+        reduce = "add"
+    elif name == "scatter_reduce":
+        how = node.args[4]
+        if how not in _SCATTER_REDUCE or not _arg(node, 5, "include_self",
+                                                   True):
+            t.unsupported(node, "scatter_reduce with 'sum', 'amax' or "
+                          "'amin', including self")
+        reduce = _SCATTER_REDUCE[how]
+    elif len(node.args) > 4 or "reduce" in node.kwargs:
+        t.unsupported(node, "scatter's deprecated reduce argument")
+    if idx.rank != x.rank or None in x.shape or None in idx.shape or any(
+            idx.shape[d] != x.shape[d] for d in range(x.rank) if d != dim):
+        t.unsupported(node, "an index whose extents other than `dim` are "
+                      "the input's (static)")
+    src = node.args[3]
+    if _is_tensor(src):
+        upd = t.plain(node, src)
+        if upd.shape != idx.shape:
+            if None in upd.shape:
+                t.unsupported(node, "a source of data-dependent extents")
+            sizes = ", ".join(map(str, idx.shape))
+            cut = Value(t.fresh(), upd.dtype, idx.shape)
+            t.emit(f"{cut.name} = tensor.extract_slice {upd.name}"
+                   f"[{', '.join('0' for _ in idx.shape)}] [{sizes}] "
+                   f"[{', '.join('1' for _ in idx.shape)}] : {upd.type} to "
+                   f"{cut.type}")
+            upd = cut
+    else:
+        upd = t.splat(idx, src, x.dtype)
+    perm = [d for d in range(x.rank) if d != dim] + [dim]
+    back = [0] * x.rank
+    for i, p in enumerate(perm):
+        back[p] = i
+    xs, ids, ups = (_permute(t, v, perm) for v in (x, idx, upd))
+    out = _scatter_into(t, node, xs, ids, ups, reduce, x.rank - 1, xs.shape)
+    return _permute(t, out, back)
+
+
+@op("aten.index_add.default")
+def _index_add(t, node, meta):
+    """x.index_add(dim, index, source, alpha): x's slices at index along
+    dim plus source's, alpha times (an index outside [0, n) skips its
+    slice)."""
+    x = t.plain(node, node.args[0])
+    dim = _dim(node.args[1], x.rank)
+    idx = t.plain(node, node.args[2])
+    src = t.cast(t.plain(node, node.args[3]), x.dtype)
+    alpha = _arg(node, 4, "alpha", 1)
+    if idx.rank != 1 or None in x.shape:
+        t.unsupported(node, "a 1-D index into a tensor of static extents")
+    if alpha != 1:
+        a = t.splat(src, alpha, x.dtype)
+        scaled = Value(t.fresh(), x.dtype, src.shape)
+        mul = "arith.mulf" if is_float(x.dtype) else "arith.muli"
+        t.emit(f"{scaled.name} = {mul} {src.name}, {a.name} : {src.type}")
+        src = scaled
+    perm = [dim] + [d for d in range(x.rank) if d != dim]
+    back = [0] * x.rank
+    for i, p in enumerate(perm):
+        back[p] = i
+    xs, ss = _permute(t, x, perm), _permute(t, src, perm)
+    out = _scatter_into(t, node, xs, idx, ss, "add", 0, xs.shape)
+    return _permute(t, out, back)
+
+
+@op("aten.index_put.default")
+def _index_put(t, node, meta):
+    """x[idx] = values (accumulate: +=) with one integer index tensor on
+    dimension 0 (a boolean mask is decomposed into a where first); an
+    index outside [0, n) skips its row, and of repeated indices the last
+    write wins."""
+    x = t.plain(node, node.args[0])
+    indices = list(node.args[1])
+    while indices and indices[-1] is None:
+        indices.pop()
+    if len(indices) != 1 or indices[0] is None:
+        t.unsupported(node, "x[index] = v with one index tensor on "
+                      "dimension 0")
+    idx = t.plain(node, indices[0])
+    if idx.dtype == torch.bool or idx.rank != 1:
+        t.unsupported(node, "x[index] = v with a 1-D integer index")
+    shape = (idx.shape[0],) + x.shape[1:]
+    fake = ((_fake(indices[0]).shape[0],)
+            + tuple(_fake(node.args[0]).shape[1:]))
+    vals = _operand(t, node, node.args[2], x.dtype, _ShapeMeta(fake, x.dtype))
+    accumulate = bool(_arg(node, 3, "accumulate", False))
+    return _scatter_into(t, node, x, idx, vals, "add" if accumulate else None,
+                         0, x.shape)
+
+
+class _ShapeMeta:
+    """A fake tensor's shape and dtype, for `_operand`."""
+
+    def __init__(self, shape, dtype):
+        self.shape = shape
+        self.dtype = dtype
+
+
+def _matmul2d(t, a, b, dtype):
+    """a [M, K] @ b [K, N] (linalg.matmul into zeros)."""
+    shape = (a.shape[0], b.shape[1])
+    dyn = [t.dim(a, 0)] if shape[0] is None else []
+    if shape[1] is None:
+        dyn.append(t.dim(b, 1))
+    et = element_type(dtype)
+    init = Value(t.fresh(), dtype, shape)
+    t.emit(f"{init.name} = tensor.empty({', '.join(dyn)}) : {init.type}")
+    zero, acc = t.scalar(0, dtype), Value(t.fresh(), dtype, shape)
+    t.emit(f"{acc.name} = linalg.fill ins({zero} : {et}) outs({init.name} "
+           f": {init.type}) -> {init.type}")
+    out = Value(t.fresh(), dtype, shape)
+    t.emit(f"{out.name} = linalg.matmul ins({a.name}, {b.name} : {a.type}, "
+           f"{b.type}) outs({acc.name} : {acc.type}) -> {acc.type}")
+    return out
+
+
+@op("aten.mm.default", "aten.matmul.default", "aten.bmm.default")
+def _mm(t, node, meta):
+    """Matrix products: 2-D @ 2-D (and a 1-D side as a row or column, as
+    torch.matmul treats it), 3-D @ 3-D batches (linalg.batch_matmul); K
+    static. Sums in the result's dtype, in the order linalg.matmul
+    takes."""
+    dtype = meta.dtype
+    a = t.cast(t.plain(node, node.args[0]), dtype)
+    b = t.cast(t.plain(node, node.args[1]), dtype)
+    if a.rank == 3 and b.rank == 3:
+        if a.shape[0] != b.shape[0] or None in a.shape[1:] + b.shape:
+            t.unsupported(node, "batched products of static extents")
+        shape = (a.shape[0], a.shape[1], b.shape[2])
+        et = element_type(dtype)
+        init = Value(t.fresh(), dtype, shape)
+        t.emit(f"{init.name} = tensor.empty() : {init.type}")
+        zero, acc = t.scalar(0, dtype), Value(t.fresh(), dtype, shape)
+        t.emit(f"{acc.name} = linalg.fill ins({zero} : {et}) outs("
+               f"{init.name} : {init.type}) -> {init.type}")
+        out = Value(t.fresh(), dtype, shape)
+        t.emit(f"{out.name} = linalg.batch_matmul ins({a.name}, {b.name} : "
+               f"{a.type}, {b.type}) outs({acc.name} : {acc.type}) -> "
+               f"{acc.type}")
+        return out
+    if a.rank not in (1, 2) or b.rank not in (1, 2):
+        t.unsupported(node, "products of 1-D, 2-D or two 3-D tensors")
+    a2 = a if a.rank == 2 else t.reshape(node, a, (1, a.shape[0]))
+    b2 = b if b.rank == 2 else t.reshape(node, b, (b.shape[0], 1))
+    if a2.shape[1] is None or a2.shape[1] != b2.shape[0]:
+        t.unsupported(node, "a contracted extent that is data-dependent")
+    out = _matmul2d(t, a2, b2, dtype)
+    want = static_shape(meta.shape)
+    return out if out.shape == want else t.reshape(node, out, want)
+
+
+@op("aten.linear.default", "aten.addmm.default")
+def _linear(t, node, meta):
+    """F.linear(x, w, b) = x @ w.T + b over x's last dimension (leading
+    dimensions flattened into rows, static but for the first), and
+    addmm(input, m1, m2, beta, alpha) = beta * input + alpha * m1 @ m2."""
+    dtype = meta.dtype
+    if node.target._opname == "linear":
+        x = t.cast(t.plain(node, node.args[0]), dtype)
+        w = t.cast(t.plain(node, node.args[1]), dtype)
+        bias = _arg(node, 2, "bias")
+        if x.rank < 1 or w.rank != 2 or None in x.shape[1:]:
+            t.unsupported(node, "linear of [..., K] inputs with static "
+                          "trailing extents")
+        rows = x.shape[:-1]
+        if x.rank == 1:
+            x2 = t.reshape(node, x, (1, x.shape[0]))
+        elif x.rank == 2:
+            x2 = x
+        else:
+            if None in rows:
+                t.unsupported(node, "linear of a rank > 2 input with a "
+                              "data-dependent extent")
+            n = 1
+            for d in rows:
+                n *= d
+            x2 = t.reshape(node, x, (n, x.shape[-1]))
+        out = _matmul2d(t, x2, _permute(t, w, [1, 0]), dtype)
+        beta, alpha, add = 1, 1, bias
+    else:
+        add, m1, m2 = node.args[0], node.args[1], node.args[2]
+        beta, alpha = _arg(node, 3, "beta", 1), _arg(node, 4, "alpha", 1)
+        out = _matmul2d(t, t.cast(t.plain(node, m1), dtype),
+                        t.cast(t.plain(node, m2), dtype), dtype)
+    mul = "arith.mulf" if is_float(dtype) else "arith.muli"
+    plus = "arith.addf" if is_float(dtype) else "arith.addi"
+    if alpha != 1:
+        a, r = t.splat(out, alpha, dtype), Value(t.fresh(), dtype, out.shape)
+        t.emit(f"{r.name} = {mul} {out.name}, {a.name} : {out.type}")
+        out = r
+    if add is not None and beta != 0:
+        # Only a rank-2 result has a data-dependent first extent here.
+        rows = _fake(node).shape[0] if out.shape[0] is None else out.shape[0]
+        v = t.cast(t.plain(node, add), dtype)
+        v = t.broadcast(node, v, out.shape, fake_shape=[rows, out.shape[1]])
+        if beta != 1:
+            bb, r = t.splat(v, beta, dtype), Value(t.fresh(), dtype, v.shape)
+            t.emit(f"{r.name} = {mul} {v.name}, {bb.name} : {v.type}")
+            v = r
+        r = Value(t.fresh(), dtype, out.shape)
+        t.emit(f"{r.name} = {plus} {out.name}, {v.name} : {out.type}")
+        out = r
+    want = static_shape(meta.shape)
+    return out if out.shape == want else t.reshape(node, out, want)
+
+
 @op("aten.gather.default")
 def _gather(t, node, meta):
     x = t.plain(node, node.args[0])
@@ -1595,7 +1832,8 @@ def _cross_entropy(t, node, meta):
     if ignore != -100:
         attrs.append(f"ignore_index = {int(ignore)} : i64")
     if smoothing:
-        attrs.append(f"label_smoothing = {float(smoothing)!r} : f64")
+        attrs.append(f"label_smoothing = "
+                     f"{t.literal(smoothing, torch.float64)[0]} : f64")
     attrs = f" {{{', '.join(attrs)}}}" if attrs else ""
     w = ""
     if weight is not None:

@@ -420,7 +420,12 @@ class Translator:
                         if dtype == torch.float32 else
                         struct.unpack("<Q", struct.pack("<d", f))[0])
                 return f"0x{bits:X}", et
-            return repr(f), et
+            text = repr(f)
+            mantissa, e, exponent = text.partition("e")
+            if e and "." not in mantissa:
+                # MLIR's float literals need the point: 1e-12 is 1.0e-12.
+                text = f"{mantissa}.0e{exponent}"
+            return text, et
         return str(int(scalar)), et
 
     def scalar(self, scalar, dtype):

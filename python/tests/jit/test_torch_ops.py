@@ -330,6 +330,52 @@ def test_uint8_inputs_results_and_wrapping_arithmetic():
         _same(got[r], rows[r][rows[r] > 128] + 100)
 
 
+def test_scatters_index_add_and_index_put():
+    # All become sift.scatter (an index outside [0, n) would skip its lane).
+    def f(x, lab):
+        top = torch.topk(x, 3, dim=-1)
+        y = x.clone()
+        y[lab[:3] + 1] = 0.0
+        return (torch.zeros_like(x).scatter(-1, top.indices, top.values),
+                torch.zeros(6, 10).scatter(0, torch.argsort(x, 0)[:2], x[:2]),
+                x.scatter(1, torch.argmax(x, 1, keepdim=True), -1.0),
+                torch.zeros(4, dtype=torch.int64).scatter_add(
+                    0, lab, torch.ones_like(lab)),
+                torch.zeros(4).scatter_reduce(0, lab, x.flatten()[:20],
+                                              "amax"),
+                torch.zeros(4, 10).index_add(0, lab[:6], x, alpha=2.0),
+                torch.zeros(6, 4).index_add(1, lab[:10], x), y,
+                torch.zeros(4).index_put((lab,), x.flatten()[:20],
+                                         accumulate=True))
+    x, lab = randn(6, 10), randint(0, 4, 20)
+    check(f, (x, lab), emits=[r"sift\.scatter \S+ into \S+\[\S+\] "
+                              r"reduce\(add\)"],
+          trials=[(randn(6, 10), torch.zeros(20, dtype=torch.int64))])
+    rows = torch.stack([x, -x, 2 * x]), torch.stack([lab, lab.flip(0), lab])
+    got = st.compile(f, (x, lab), batch=3)(*rows)
+    for r in range(3):
+        _same([g[r] for g in got], list(f(rows[0][r], rows[1][r])))
+
+
+def test_matmul_linear_and_float_literals():
+    F = torch.nn.functional
+
+    def f(e, lab, w):
+        sel = e[lab == 1]
+        return (e @ w.t(), sel @ e.t(), e @ e[0], e[0] @ e[1],
+                torch.bmm(e.reshape(3, 10, 8), e.reshape(3, 8, 10)),
+                F.linear(sel, w, torch.arange(5.0)), F.linear(e[0], w),
+                F.linear(e.reshape(3, 10, 8), w),
+                torch.addmm(torch.ones(30, 5), e, w.t(), beta=0.5,
+                            alpha=2.0),
+                # 1e-12: MLIR's float literals need the point (1.0e-12).
+                F.normalize(sel, dim=1), e.clamp(min=1e-12) * 1e20)
+    e, lab, w = randn(30, 8), randint(0, 3, 30), randn(5, 8)
+    check(f, (e, lab, w), emits=[r"linalg\.matmul", r"linalg\.batch_matmul",
+                                 r"1\.0e-12"],
+          trials=[(randn(30, 8), torch.ones(30, dtype=torch.int64), w)])
+
+
 def test_results_keep_the_functions_structure():
     def f(x):
         return {"pos": x[x > 0], "parts": [x.sum(), x[x < 0]]}
