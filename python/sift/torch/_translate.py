@@ -135,6 +135,7 @@ class Translator:
         self.lines = []
         self.counter = 0
         self.values = {}
+        self.materialized = {}  # nonzero results made [n, 1] (`plain`)
         self.loc = ""
         self.node = None
         # Sizes: sympy expression -> index SSA name; unbacked symbol ->
@@ -208,13 +209,20 @@ class Translator:
         return v
 
     def plain(self, node, arg):
-        """A tensor operand as it is in torch (nonzero's [n, 1] result is
-        only supported through reshapes to [n])."""
+        """A tensor operand as it is in torch: nonzero's 1-D result as
+        torch's [n, 1] (an expand_shape, made once; reshapes to [n] use
+        the 1-D value directly)."""
         v = self.value(node, arg)
         if v.unsqueezed:
-            self.unsupported(
-                node, "the [n, 1] result of nonzero on a 1-D tensor is "
-                "supported only through squeeze(1), flatten() or view(-1)")
+            if arg not in self.materialized:
+                out = Value(self.fresh(), v.dtype, (None, 1))
+                c0, n = self.index_const(0), self.fresh()
+                self.emit(f"{n} = tensor.dim {v.name}, {c0} : {v.type}")
+                self.emit(f"{out.name} = tensor.expand_shape {v.name} "
+                          f"[[0, 1]] output_shape [{n}, 1] : {v.type} into "
+                          f"{out.type}")
+                self.materialized[arg] = out
+            return self.materialized[arg]
         return v
 
     def define(self, node, value):

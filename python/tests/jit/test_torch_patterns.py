@@ -121,3 +121,58 @@ def test_patterns_batch_row_by_row():
         want_b, want_s = topn(boxes[i], scores[i])
         assert torch.equal(got_b[i], want_b) and torch.equal(got_s[i],
                                                               want_s)
+
+
+class BalancedPositiveNegativeSampler(torch.nn.Module):
+    """torchvision's detection sampler (models/detection/_utils.py), its
+    loop body as written there: torch.where(...)[0], randperm slices, uint8
+    masks set by index."""
+
+    def __init__(self, batch_size_per_image, positive_fraction):
+        super().__init__()
+        self.batch_size_per_image = batch_size_per_image
+        self.positive_fraction = positive_fraction
+
+    def forward(self, matched_idxs_per_image):
+        positive = torch.where(matched_idxs_per_image >= 1)[0]
+        negative = torch.where(matched_idxs_per_image == 0)[0]
+        num_pos = int(self.batch_size_per_image * self.positive_fraction)
+        num_pos = min(positive.numel(), num_pos)
+        num_neg = self.batch_size_per_image - num_pos
+        num_neg = min(negative.numel(), num_neg)
+        perm1 = torch.randperm(positive.numel(),
+                               device=positive.device)[:num_pos]
+        perm2 = torch.randperm(negative.numel(),
+                               device=negative.device)[:num_neg]
+        pos_idx_per_image = positive[perm1]
+        neg_idx_per_image = negative[perm2]
+        pos_idx_per_image_mask = torch.zeros_like(matched_idxs_per_image,
+                                                  dtype=torch.uint8)
+        neg_idx_per_image_mask = torch.zeros_like(matched_idxs_per_image,
+                                                  dtype=torch.uint8)
+        pos_idx_per_image_mask[pos_idx_per_image] = 1
+        neg_idx_per_image_mask[neg_idx_per_image] = 1
+        return pos_idx_per_image_mask, neg_idx_per_image_mask
+
+
+def test_torchvision_balanced_sampler_as_written():
+    # Random draws differ from PyTorch's (sift's streams): the masks must
+    # have eager's counts and pick only positives (>= 1) and negatives
+    # (== 0), unbatched and batched.
+    m = BalancedPositiveNegativeSampler(256, 0.25)
+    matched = torch.randint(-2, 5, (2000,), generator=G)
+    cases = [matched, torch.zeros(2000, dtype=torch.int64),
+             torch.ones(2000, dtype=torch.int64), torch.full((2000,), -1)]
+    single = st.compile(m, (matched,))
+    batched = st.compile(m, (matched,), batch=2)
+    for case in cases:
+        rows = [(case,) + tuple(single(case, seed=3))]
+        pos, neg = batched(torch.stack([case, case.flip(0)]), seed=3)
+        rows += [(case, pos[0], neg[0]), (case.flip(0), pos[1], neg[1])]
+        for labels, p, n in rows:
+            want_p, want_n = m(labels)
+            assert p.dtype == torch.uint8 and p.shape == want_p.shape
+            assert int(p.sum()) == int(want_p.sum())
+            assert int(n.sum()) == int(want_n.sum())
+            assert bool((labels[p.bool()] >= 1).all())
+            assert bool((labels[n.bool()] == 0).all())
