@@ -176,3 +176,20 @@ def test_torchvision_balanced_sampler_as_written():
             assert int(n.sum()) == int(want_n.sum())
             assert bool((labels[p.bool()] >= 1).all())
             assert bool((labels[n.bool()] == 0).all())
+
+
+def test_torchvision_filters_of_boxes_as_written():
+    # remove_small_boxes then a score threshold, each `torch.where(...)[0]`
+    # of a selection: nonzero's [n, 1] form of a bounded mask.
+    def rpn_filter(boxes, scores):
+        ws, hs = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
+        keep = (ws >= 1e-3) & (hs >= 1e-3)
+        keep = torch.where(keep)[0]
+        boxes, scores = boxes[keep], scores[keep]
+        keep = torch.where(scores >= 0.5)[0]
+        return boxes[keep], scores[keep]
+    boxes = torch.rand(200, 4, generator=G)
+    boxes[:, 2:] += boxes[:, :2] * torch.randint(0, 2, (200, 1), generator=G)
+    scores = torch.rand(200, generator=G)
+    run(rpn_filter, (boxes, scores), (boxes, scores * 0.4),
+        (boxes * 0, scores))

@@ -45,3 +45,43 @@ func.func @unique_of_select(%ids: tensor<40xi64>, %m: tensor<40xi1>) -> (tensor<
   %u, %inv, %cnt = sift.unique %sel inverse counts : tensor<?xi64> -> tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
   return %u, %inv, %cnt : tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
 }
+
+// -----
+
+// torch.where(s >= 0.7)[0] of a selection s: the inner nonzero's [n, 1]
+// form (expand_shape), a slice of it sized by its own extent, collapsed
+// back. The bound of an expansion's extent is its stated size (the inner
+// nonzero's, 20), of a collapse the product of its group's bounds; before
+// these rules the slice had no derivable bound.
+// CHECK-LABEL: func @where_of_a_selection
+// CHECK-SAME: -> (tensor<20xi64>, tensor<i64>, tensor<20xi64>, tensor<i64>)
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [20, 1] : tensor<20xi64> into tensor<20x1xi64>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<20x1xi64> into tensor<20xi64>
+func.func @where_of_a_selection(%s: tensor<20xf32>)
+    -> (tensor<?xi64>, tensor<?xi64>) {
+  %c0 = arith.constant 0 : index
+  %half = arith.constant 0.5 : f32
+  %halves = tensor.splat %half : tensor<20xf32>
+  %m = arith.cmpf oge, %s, %halves : tensor<20xf32>
+  %keep = sift.nonzero %m : tensor<20xi1> -> tensor<?xi64>
+  %sel = sift.gather %s[%keep] : tensor<20xf32>, tensor<?xi64> -> tensor<?xf32>
+  %n = tensor.dim %keep, %c0 : tensor<?xi64>
+  %t = arith.constant 0.7 : f32
+  %ts = tensor.splat %t[%n] : tensor<?xf32>
+  %big = arith.cmpf oge, %sel, %ts : tensor<?xf32>
+  %nz = sift.nonzero %big : tensor<?xi1> -> tensor<?xi64>
+  %k = tensor.dim %nz, %c0 : tensor<?xi64>
+  %col = tensor.expand_shape %nz [[0, 1]] output_shape [%k, 1]
+      : tensor<?xi64> into tensor<?x1xi64>
+  %rows = tensor.dim %col, %c0 : tensor<?x1xi64>
+  %first = tensor.extract_slice %col[0, 0] [%rows, 1] [1, 1]
+      : tensor<?x1xi64> to tensor<?x1xi64>
+  %flat = tensor.collapse_shape %first [[0, 1]]
+      : tensor<?x1xi64> into tensor<?xi64>
+  %both = tensor.collapse_shape %col [[0, 1]]
+      : tensor<?x1xi64> into tensor<?xi64>
+  %len = tensor.dim %both, %c0 : tensor<?xi64>
+  %again = tensor.extract_slice %both[0] [%len] [1]
+      : tensor<?xi64> to tensor<?xi64>
+  return %flat, %again : tensor<?xi64>, tensor<?xi64>
+}

@@ -666,6 +666,45 @@ std::optional<int64_t> SizeBounds::computeUpperDim(Value v, int64_t dim) {
             return fixed + *b;
           })
           .Case([&](tensor::CastOp op) { return like(op.getSource(), dim); })
+          .Case([&](tensor::ExpandShapeOp op) -> std::optional<int64_t> {
+            // A dynamic extent of an expansion is its stated size, or
+            // its source's extent over the group's static sizes.
+            OpFoldResult size = op.getMixedOutputShape()[dim];
+            if (auto attr = dyn_cast<Attribute>(size))
+              return cast<IntegerAttr>(attr).getInt();
+            if (std::optional<int64_t> b = ofSize(cast<Value>(size)))
+              return b;
+            for (auto [src, group] :
+                 llvm::enumerate(op.getReassociationIndices())) {
+              if (!llvm::is_contained(group, dim))
+                continue;
+              int64_t others = 1;
+              for (int64_t d : group)
+                if (d != dim) {
+                  int64_t extent = op.getResultType().getDimSize(d);
+                  if (ShapedType::isDynamic(extent) || extent == 0)
+                    return std::nullopt;
+                  others *= extent;
+                }
+              std::optional<int64_t> b = like(op.getSrc(), src);
+              if (!b)
+                return std::nullopt;
+              return *b / others;
+            }
+            return std::nullopt;
+          })
+          .Case([&](tensor::CollapseShapeOp op) -> std::optional<int64_t> {
+            // The product of the collapsed group's extents.
+            int64_t n = 1;
+            for (int64_t d : op.getReassociationIndices()[dim]) {
+              std::optional<int64_t> b = like(op.getSrc(), d);
+              if (!b)
+                return std::nullopt;
+              n *= *b;
+            }
+            why = "tensor.collapse_shape: the product of its group's bounds";
+            return n;
+          })
           .Case<scf::IfOp, scf::IndexSwitchOp>(
               [&](Operation *op) -> std::optional<int64_t> {
                 // A tensor chosen by a branch (or a case): the largest of
