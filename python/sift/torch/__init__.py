@@ -26,7 +26,8 @@ The translated ATen overloads are listed in `SUPPORTED` (the op table is
 PyTorch's own decompositions (`masked_fill`, `stack`, `narrow`, in-place
 ops), and anything left is a `sift.UnsupportedError` naming the op and
 the user's source line. uint8 tensors are carried as int16 holding
-0..255 (converted on the way in and out; arithmetic wraps modulo 256). Random ops (`randperm`, `rand`) use
+0..255 (converted on the way in and out; arithmetic wraps modulo 256).
+Random ops (`randperm`, `rand`, `bernoulli`, `randint`, `randn`) use
 sift's counter-based Philox streams keyed by a `seed` argument the
 compiled function gains (each call site its own stream offset): results
 match PyTorch in distribution, not bit for bit. `torch.randperm` becomes

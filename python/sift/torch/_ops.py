@@ -600,6 +600,99 @@ def _rand(t, node, meta):
     return out
 
 
+def _uniform(t, node, shape, dtype):
+    """Uniform floats in [0, 1) of a static shape from the call site's own
+    Philox stream."""
+    if None in shape:
+        t.unsupported(node, "random tensors need a static shape")
+    out = Value(t.fresh(), dtype, shape)
+    seed, offset = t.random_site()
+    t.emit(f"{out.name} = sift.random_uniform {seed} offset {offset} : "
+           f"{out.type}")
+    return out
+
+
+@op("aten.bernoulli.default", "aten.bernoulli.p")
+def _bernoulli(t, node, meta):
+    """1 with probability p (a tensor of probabilities, or a number), else
+    0: a uniform draw below p."""
+    x = t.plain(node, node.args[0])
+    fdt = x.dtype if is_float(x.dtype) else torch.float32
+    u = _uniform(t, node, x.shape, fdt)
+    p = node.args[1] if len(node.args) > 1 else node.kwargs.get("p")
+    if p is None:
+        p = t.cast(x, fdt)
+    else:
+        p = t.splat(x, float(p), fdt)
+    hit = Value(t.fresh(), torch.bool, x.shape)
+    t.emit(f"{hit.name} = arith.cmpf olt, {u.name}, {p.name} : {u.type}")
+    return t.cast(hit, meta.dtype)
+
+
+@op("aten.randint.default", "aten.randint.low", "aten.randint_like.default",
+    "aten.randint_like.low_dtype")
+def _randint(t, node, meta):
+    """Integers uniform in [low, high): floor(u * (high - low)) + low of a
+    53-bit uniform u."""
+    name = node.target._overloadname
+    if node.target._opname == "randint_like":
+        args = node.args[1:]
+    else:
+        args = node.args
+    if name in ("low", "low_dtype"):
+        low, high = args[0], args[1]
+    else:
+        low, high = 0, args[0]
+    if not all(isinstance(v, int) for v in (low, high)) or high <= low:
+        t.unsupported(node, "randint with constant bounds low < high")
+    shape = static_shape(meta.shape)
+    u = _uniform(t, node, shape, torch.float64)
+    span = t.splat(u, float(high - low), torch.float64)
+    scaled = Value(t.fresh(), torch.float64, shape)
+    t.emit(f"{scaled.name} = arith.mulf {u.name}, {span.name} : {u.type}")
+    floor = Value(t.fresh(), torch.float64, shape)
+    t.emit(f"{floor.name} = math.floor {scaled.name} : {u.type}")
+    ints = t.cast(floor, torch.int64)
+    base = t.splat(ints, low, torch.int64)
+    out = Value(t.fresh(), torch.int64, shape)
+    t.emit(f"{out.name} = arith.addi {ints.name}, {base.name} : {ints.type}")
+    return t.cast(out, meta.dtype)
+
+
+@op("aten.randn.default", "aten.randn_like.default")
+def _randn(t, node, meta):
+    """Standard normal floats by Box-Muller from two uniform draws:
+    sqrt(-2 log(1 - u1)) * cos(2 pi u2)."""
+    shape = static_shape(meta.shape)
+    dtype = meta.dtype
+    both = _uniform(t, node, (2,) + shape, dtype)
+    halves = []
+    for i in range(2):
+        h = Value(t.fresh(), dtype, shape)
+        sizes = ", ".join(["1"] + [str(d) for d in shape])
+        zeros = ", ".join(["0"] * len(shape))
+        ones = ", ".join(["1"] * (len(shape) + 1))
+        t.emit(f"{h.name} = tensor.extract_slice {both.name}[{i}"
+               f"{', ' + zeros if shape else ''}] [{sizes}] [{ones}] : "
+               f"{both.type} to {h.type}")
+        halves.append(h)
+    u1, u2 = halves
+    one, m2, tau = (t.splat(u1, c, dtype) for c in (1.0, -2.0,
+                                                    6.283185307179586))
+    names = [t.fresh() for _ in range(6)]
+    a, lg, r2, r, ang, c = names
+    typ = u1.type
+    t.emit(f"{a} = arith.subf {one.name}, {u1.name} : {typ}")
+    t.emit(f"{lg} = math.log {a} : {typ}")
+    t.emit(f"{r2} = arith.mulf {lg}, {m2.name} : {typ}")
+    t.emit(f"{r} = math.sqrt {r2} : {typ}")
+    t.emit(f"{ang} = arith.mulf {u2.name}, {tau.name} : {typ}")
+    t.emit(f"{c} = math.cos {ang} : {typ}")
+    out = _result(t, meta)
+    t.emit(f"{out.name} = arith.mulf {r}, {c} : {typ}")
+    return out
+
+
 # -- shapes -------------------------------------------------------------------
 
 @op("aten.squeeze.default", "aten.squeeze.dim", "aten.squeeze.dims",
@@ -1539,15 +1632,58 @@ def _index_put(t, node, meta):
         t.unsupported(node, "x[index] = v with one index tensor on "
                       "dimension 0")
     idx = t.plain(node, indices[0])
-    if idx.dtype == torch.bool or idx.rank != 1:
+    accumulate = bool(_arg(node, 3, "accumulate", False))
+    if idx.dtype == torch.bool:
+        return _index_put_mask(t, node, x, idx, accumulate)
+    if idx.rank != 1:
         t.unsupported(node, "x[index] = v with a 1-D integer index")
     shape = (idx.shape[0],) + x.shape[1:]
     fake = ((_fake(indices[0]).shape[0],)
             + tuple(_fake(node.args[0]).shape[1:]))
     vals = _operand(t, node, node.args[2], x.dtype, _ShapeMeta(fake, x.dtype))
-    accumulate = bool(_arg(node, 3, "accumulate", False))
     return _scatter_into(t, node, x, idx, vals, "add" if accumulate else None,
                          0, x.shape)
+
+
+def _index_put_mask(t, node, x, mask, accumulate):
+    """x[mask] = v: v's rows (one per true element of the mask, in order)
+    written at the mask's positions, the mask covering x's leading
+    dimensions (a value of one row or a number: every selected row gets
+    it). The positions are sift.nonzero of the flattened mask, and one
+    sift.scatter writes the rows."""
+    k = mask.rank
+    if mask.shape != x.shape[:k] or None in x.shape:
+        t.unsupported(node, "x[mask] = v with a mask of x's leading static "
+                      "extents")
+    n = 1
+    for d in x.shape[:k]:
+        n *= d
+    rest = x.shape[k:]
+    flat_x = t.reshape(node, x, (n,) + rest)
+    flat_m = t.reshape(node, mask, (n,))
+    pos = Value(t.fresh(), torch.int64, (None,))
+    t.emit(f"{pos.name} = sift.nonzero {flat_m.name} : {flat_m.type} -> "
+           f"{pos.type}")
+    values = node.args[2]
+    fake_v = _fake(values)
+    per_row = _is_tensor(values) and fake_v.dim() == len(rest) + 1 and (
+        not isinstance(fake_v.shape[0], int) or fake_v.shape[0] != 1 or
+        n == 1)
+    if per_row:
+        vals = t.cast(t.plain(node, values), x.dtype)
+    else:
+        # One value for every selected row, broadcast to the rows.
+        dim = t.dim(pos, 0)
+        one = _operand(t, node, values, x.dtype,
+                       _ShapeMeta(tuple(rest), x.dtype))
+        vals = Value(t.fresh(), x.dtype, (None,) + rest)
+        init = Value(t.fresh(), x.dtype, vals.shape)
+        t.emit(f"{init.name} = tensor.empty({dim}) : {init.type}")
+        t.emit(f"{vals.name} = linalg.broadcast ins({one.name} : {one.type})"
+               f" outs({init.name} : {init.type}) dimensions = [0]")
+    out = _scatter_into(t, node, flat_x, pos, vals,
+                        "add" if accumulate else None, 0, flat_x.shape)
+    return t.reshape(node, out, x.shape)
 
 
 class _ShapeMeta:

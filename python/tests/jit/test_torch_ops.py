@@ -376,6 +376,65 @@ def test_matmul_linear_and_float_literals():
           trials=[(randn(30, 8), torch.ones(30, dtype=torch.int64), w)])
 
 
+def test_assignments_through_boolean_masks():
+    # x[mask] = v: v's rows in the mask's order (masked_scatter), or one
+    # value for all; with a mask of two dimensions too.
+    def f(x, m):
+        y = x.clone()
+        y[m] = x[m] * 2 + 1
+        z = x.clone()
+        z[m] = -1.0
+        w = x.reshape(4, 5).clone()
+        rows = w[:, 0] > 0
+        w[rows] = w[rows].flip(1)
+        v = x.reshape(4, 5).clone()
+        v[m.reshape(4, 5)] = torch.arange(20.0)[m]
+        return y, z, w, v
+    x = randn(20)
+    check(f, (x, x > 0), trials=[(x, torch.zeros(20, dtype=torch.bool)),
+                                 (x, torch.ones(20, dtype=torch.bool))])
+
+
+def test_random_draws_bernoulli_randint_randn():
+    # Draws from sift's streams: their distribution, the HuggingFace MLM
+    # collator's masking as written there.
+    def mlm(inputs):
+        labels = inputs.clone()
+        probability_matrix = torch.full(labels.shape, 0.15)
+        probability_matrix.masked_fill_(inputs < 10, value=0.0)
+        masked_indices = torch.bernoulli(probability_matrix).bool()
+        labels[~masked_indices] = -100
+        indices_replaced = torch.bernoulli(
+            torch.full(labels.shape, 0.8)).bool() & masked_indices
+        inputs = inputs.clone()
+        inputs[indices_replaced] = 4
+        indices_random = torch.bernoulli(torch.full(
+            labels.shape, 0.5)).bool() & masked_indices & ~indices_replaced
+        random_words = torch.randint(1000, labels.shape, dtype=torch.long)
+        inputs[indices_random] = random_words[indices_random]
+        return inputs, labels
+    ids = randint(5, 100, 64, 128)
+    inp, lab = st.compile(mlm, (ids,))(ids, seed=1)
+    masked = lab != -100
+    eligible = float((ids >= 10).float().mean())
+    assert abs(float(masked.float().mean()) - 0.15 * eligible) < 0.01
+    assert torch.equal(lab[masked], ids[masked])
+    assert not bool((masked & (ids < 10)).any())
+    assert bool((inp == ids)[~masked].all())
+    replaced = float(((inp == 4) & masked).sum()) / float(masked.sum())
+    assert abs(replaced - 0.8) < 0.03
+
+    def draws(x):
+        return (torch.randn_like(x), torch.randint(-3, 4, (20000,)),
+                torch.bernoulli(torch.full_like(x, 0.3)))
+    z, ri, be = st.compile(draws, (torch.zeros(100, 200),))(
+        torch.zeros(100, 200), seed=5)
+    assert abs(float(z.mean())) < 0.02 and abs(float(z.std()) - 1) < 0.02
+    assert int(ri.min()) == -3 and int(ri.max()) == 3
+    assert abs(float(ri.float().mean())) < 0.05
+    assert be.dtype == torch.float32 and abs(float(be.mean()) - 0.3) < 0.01
+
+
 def test_results_keep_the_functions_structure():
     def f(x):
         return {"pos": x[x > 0], "parts": [x.sum(), x[x < 0]]}
