@@ -62,6 +62,17 @@ def _export(fn, example_args):
         if type(e).__name__ != "GuardOnDataDependentSymNode":
             raise
         first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        import re
+        if re.search(r"expression Eq\(u\d+, u\d+\)", first):
+            # Two sizes export cannot relate, whose equality an op needs:
+            # most often two selections by the same mask (`x[m]` twice).
+            raise UnsupportedError(
+                "sift.torch: torch.export cannot tell that two "
+                f"data-dependent sizes are equal ({first}). Select once "
+                "and reuse the result (a = x[m]; f(a, g(a)) rather than "
+                "f(x[m], g(x[m]))), or state it with "
+                "torch._check(a.numel() == b.numel()); see "
+                "docs/Tutorial.md") from e
         raise UnsupportedError(
             "sift.torch: torch.export cannot follow a Python branch (or "
             "bool/int conversion) on a data-dependent size: "

@@ -688,6 +688,21 @@ def test_torch_compile_backend():
         torch._dynamo.reset()
 
 
+def test_two_selections_by_one_mask_say_how_to_write_them():
+    F = torch.nn.functional
+
+    def f(x):
+        return F.mse_loss(x[x > 0], torch.zeros_like(x[x > 0]))
+
+    with pytest.raises(sift.UnsupportedError, match="Select once"):
+        st.export_mlir(f, (randn(20),))
+
+    def g(x):
+        a = x[x > 0]
+        return F.mse_loss(a, torch.zeros_like(a))
+    check(g, (randn(20),))
+
+
 def test_a_python_branch_on_a_size_says_how_to_write_it():
     def f(labels):
         pos = torch.nonzero(labels == 1).flatten()
