@@ -375,8 +375,8 @@ def _relu(t, node, meta):
 def _pow(t, node, meta):
     """x ** e: products for the small integer powers PyTorch also
     computes by multiplying (0 to 3, and their reciprocals for floats),
-    sqrt for 0.5, math.powf otherwise; integers to a non-negative integer
-    power by math.ipowi."""
+    sqrt for 0.5, math.powf otherwise; integers to a constant non-negative
+    power by squaring and multiplying (wrapping, as PyTorch's do)."""
     base, e = node.args[0], node.args[1]
     dtype = meta.dtype
     x = _operand(t, node, base, dtype, meta)
@@ -619,11 +619,11 @@ def _bernoulli(t, node, meta):
     x = t.plain(node, node.args[0])
     fdt = x.dtype if is_float(x.dtype) else torch.float32
     u = _uniform(t, node, x.shape, fdt)
-    p = node.args[1] if len(node.args) > 1 else node.kwargs.get("p")
-    if p is None:
-        p = t.cast(x, fdt)
-    else:
+    if node.target._overloadname == "p":  # bernoulli(x, p=0.5)
+        p = node.args[1] if len(node.args) > 1 else node.kwargs.get("p", 0.5)
         p = t.splat(x, float(p), fdt)
+    else:  # bernoulli(probabilities)
+        p = t.cast(x, fdt)
     hit = Value(t.fresh(), torch.bool, x.shape)
     t.emit(f"{hit.name} = arith.cmpf olt, {u.name}, {p.name} : {u.type}")
     return t.cast(hit, meta.dtype)
@@ -1046,8 +1046,8 @@ def _arg_reduce(t, node, x, dim, largest, shape, want_values):
         # x beats v: greater, or a NaN over a number; ties (equal, or two
         # NaNs) go to the earlier position.
         notv, nanwin, eq, bothnan = (t.fresh() for _ in range(4))
-        t.emit(f"  {notv} = arith.xori {vnan}, %true : i1"
-               .replace("%true", _true(t)))
+        true = _true(t)
+        t.emit(f"  {notv} = arith.xori {vnan}, {true} : i1")
         t.emit(f"  {nanwin} = arith.andi {xnan}, {notv} : i1")
         t.emit(f"  {gtn} = arith.ori {gt}, {nanwin} : i1")
         t.emit(f"  {eq} = arith.cmpf oeq, {bx}, {bv} : {et}")
