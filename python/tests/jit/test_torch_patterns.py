@@ -193,3 +193,56 @@ def test_torchvision_filters_of_boxes_as_written():
     scores = torch.rand(200, generator=G)
     run(rpn_filter, (boxes, scores), (boxes, scores * 0.4),
         (boxes * 0, scores))
+
+
+def test_torchvision_fastrcnn_loss_and_matcher_as_written():
+    # roi_heads.fastrcnn_loss (positives by torch.where, a per-row pick of
+    # the labels' boxes, smooth_l1 decomposed by PyTorch), box_iou and the
+    # Matcher's thresholds (max along a dim, assignments through masks).
+    def fastrcnn_loss(class_logits, box_regression, labels,
+                      regression_targets):
+        classification_loss = F.cross_entropy(class_logits, labels)
+        sampled_pos_inds_subset = torch.where(labels > 0)[0]
+        labels_pos = labels[sampled_pos_inds_subset]
+        N, num_classes = class_logits.shape
+        box_regression = box_regression.reshape(
+            N, box_regression.size(-1) // 4, 4)
+        box_loss = F.smooth_l1_loss(
+            box_regression[sampled_pos_inds_subset, labels_pos],
+            regression_targets[sampled_pos_inds_subset],
+            beta=1 / 9,
+            reduction="sum",
+        )
+        box_loss = box_loss / labels.numel()
+        return classification_loss, box_loss
+
+    def box_iou(boxes1, boxes2):
+        area1 = (boxes1[:, 2] - boxes1[:, 0]) * (boxes1[:, 3] - boxes1[:, 1])
+        area2 = (boxes2[:, 2] - boxes2[:, 0]) * (boxes2[:, 3] - boxes2[:, 1])
+        lt = torch.max(boxes1[:, None, :2], boxes2[:, :2])
+        rb = torch.min(boxes1[:, None, 2:], boxes2[:, 2:])
+        wh = (rb - lt).clamp(min=0)
+        inter = wh[:, :, 0] * wh[:, :, 1]
+        union = area1[:, None] + area2 - inter
+        return inter / union
+
+    def matcher(match_quality_matrix):
+        matched_vals, matches = match_quality_matrix.max(dim=0)
+        below_low_threshold = matched_vals < 0.3
+        between_thresholds = (matched_vals >= 0.3) & (matched_vals < 0.7)
+        matches[below_low_threshold] = -1
+        matches[between_thresholds] = -2
+        return matches
+
+    n, c = 64, 5
+    logits, reg = torch.randn(n, c, generator=G), torch.randn(
+        n, c * 4, generator=G)
+    labels = torch.randint(0, c, (n,), generator=G)
+    targets = torch.randn(n, 4, generator=G)
+    run(fastrcnn_loss, (logits, reg, labels, targets),
+        (logits, reg, torch.zeros(n, dtype=torch.int64), targets))
+    b1, b2 = torch.rand(20, 4, generator=G), torch.rand(30, 4, generator=G)
+    b1[:, 2:] += b1[:, :2]
+    b2[:, 2:] += b2[:, :2]
+    run(box_iou, (b1, b2))
+    run(matcher, (box_iou(b1, b2),), (box_iou(b1, b2 * 1.01),))
