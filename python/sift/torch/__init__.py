@@ -33,9 +33,9 @@ compiled function gains (each call site its own stream offset): results
 match PyTorch in distribution, not bit for bit. `torch.randperm` becomes
 `sift.randperm` (its default keyed bijection: no sort). Inputs must have the
 static shapes of the example inputs; parameters and buffers of a module
-are passed by the compiled function itself. Integer indices must be in
-range: sift's gather gives 0 for an index outside [0, n), where PyTorch
-wraps negative ones.
+are passed by the compiled function itself. Negative indices count from
+the end in indexing (`x[-1]`, `x[idx]`, `x[idx] = v`), as in PyTorch; an
+index outside [-n, n) reads 0 and writes nothing, where PyTorch raises.
 """
 
 import inspect

@@ -884,12 +884,15 @@ def _select(t, node, meta):
     dim = _dim(node.args[1], x.rank)
     index = node.args[2]
     if isinstance(index, int):
-        if index < 0:
-            if x.shape[dim] is None:
-                t.unsupported(node, "a negative index on a data-dependent "
-                              "extent")
-            index += x.shape[dim]
-        offset = str(index)
+        if index < 0 and x.shape[dim] is None:
+            # x[-1] of a selection: counted from its run-time end.
+            offset = t.fresh()
+            t.emit(f"{offset} = arith.addi {t.dim(x, dim)}, "
+                   f"{t.index_const(index)} : index")
+        else:
+            if index < 0:
+                index += x.shape[dim]
+            offset = str(index)
     else:
         offset = t.size(index)
     out = _result(t, meta)
@@ -1369,7 +1372,7 @@ def _index_several(t, node, meta, x, indices):
     flat = None
     stride = 1
     for d in reversed(range(k)):
-        v = t.cast(t.plain(node, indices[d]), torch.int64)
+        v = _wrap_negative(t, t.plain(node, indices[d]), x, d)
         v = t.broadcast(node, v, shape)
         # An index outside [0, n) of its own dimension stays outside the
         # linear range (sift's gather gives 0 there), not another row.
@@ -1406,6 +1409,32 @@ def _index_several(t, node, meta, x, indices):
     return _gather_rows(t, node, meta, collapsed, flat)
 
 
+def _wrap_negative(t, idx, x, dim):
+    """Integer indices into dimension `dim` of x with the negative ones
+    counted from the end (idx + n below 0), as PyTorch's indexing
+    (`x[idx]`, `x[idx] = v`) takes them."""
+    idx = t.cast(idx, torch.int64)
+    zero = t.splat(idx, 0, torch.int64)
+    n = t.fresh()
+    t.emit(f"{n} = arith.index_cast {t.dim(x, dim)} : index to i64")
+    ext = Value(t.fresh(), torch.int64, idx.shape)
+    dyn = [t.dim(idx, i) for i, d in enumerate(idx.shape) if d is None]
+    t.emit(f"{ext.name} = tensor.splat {n}"
+           f"{'[' + ', '.join(dyn) + ']' if dyn else ''} : {ext.type}")
+    neg, shifted = t.fresh(), Value(t.fresh(), torch.int64, idx.shape)
+    out = Value(t.fresh(), torch.int64, idx.shape)
+    t.emit(f"{neg} = arith.cmpi slt, {idx.name}, {zero.name} : {idx.type}")
+    t.emit(f"{shifted.name} = arith.addi {idx.name}, {ext.name} : "
+           f"{idx.type}")
+    t.emit(f"{out.name} = arith.select {neg}, {shifted.name}, {idx.name} : "
+           f"{_bool_type(idx)}, {idx.type}")
+    return out
+
+
+def _bool_type(v):
+    return Value(None, torch.bool, v.shape).type
+
+
 def _gather_rows(t, node, meta, x, idx):
     idx = t.cast(idx, torch.int64)
     out = _result(t, meta)
@@ -1437,7 +1466,7 @@ def _index(t, node, meta):
         if idx.rank != 1:
             t.unsupported(node, "an index of a later dimension that is not "
                           "1-D")
-        return _rows_along(t, node, x, dim, idx)
+        return _rows_along(t, node, x, dim, _wrap_negative(t, idx, x, dim))
     if len(given) > 1:
         return _index_several(t, node, meta, x, indices)
     if len(indices) != 1 or indices[0] is None:
@@ -1453,7 +1482,7 @@ def _index(t, node, meta):
         t.emit(f"{out.name} = sift.masked_select {x.name}, {idx.name} : "
                f"{x.type}, {idx.type} -> {out.type}")
         return out
-    return _gather_rows(t, node, meta, x, idx)
+    return _gather_rows(t, node, meta, x, _wrap_negative(t, idx, x, 0))
 
 
 def _permute(t, x, perm):
@@ -1637,6 +1666,7 @@ def _index_put(t, node, meta):
         return _index_put_mask(t, node, x, idx, accumulate)
     if idx.rank != 1:
         t.unsupported(node, "x[index] = v with a 1-D integer index")
+    idx = _wrap_negative(t, idx, x, 0)
     shape = (idx.shape[0],) + x.shape[1:]
     fake = ((_fake(indices[0]).shape[0],)
             + tuple(_fake(node.args[0]).shape[1:]))

@@ -435,6 +435,21 @@ def test_random_draws_bernoulli_randint_randn():
     assert be.dtype == torch.float32 and abs(float(be.mean()) - 0.3) < 0.01
 
 
+def test_negative_indices_count_from_the_end():
+    # As PyTorch's indexing takes them, of static and selected rows: a
+    # voice-activity span (first and last loud frame), x[-1] of a
+    # selection, a pick by two indices, an assignment.
+    def f(w, x):
+        loud = torch.nonzero(w > 0.9).flatten()
+        y = x.clone()
+        y[torch.tensor([-1, 0])] = 0.0
+        return (loud[[0, -1]], w[w > 0.5][-1], x[torch.tensor([-1, -20, 3])],
+                x.reshape(4, 5)[torch.tensor([-1, 0]), torch.tensor([-2, 1])],
+                x.reshape(4, 5)[:, torch.tensor([-1])], y)
+    w = torch.rand(100, generator=G)
+    check(f, (w, randn(20)), trials=[(w.flip(0), randn(20))])
+
+
 def test_results_keep_the_functions_structure():
     def f(x):
         return {"pos": x[x > 0], "parts": [x.sum(), x[x < 0]]}
