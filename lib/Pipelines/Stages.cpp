@@ -79,6 +79,9 @@ void pipelines::addBufferizationStage(OpPassManager &pm, bool outlineRoutines,
                                       bool byteBools, int64_t stackBufferBytes,
                                       int64_t stackFrameBytes,
                                       ArrayRef<int64_t> compressElementBits) {
+  // A tensor op a pass left invalid is an error here, at the op; past
+  // bufferization it would be loops computing garbage.
+  pm.addPass(createSiftVerifyIR());
   // After the last canonicalization, which may fold reshapes back.
   pm.addNestedPass<func::FuncOp>(createSiftExpandShapeToReshape());
   // A value computed into an allocation of its own and then inserted into a

@@ -3,16 +3,19 @@
 // Part of the sift project: static masked rewrites of data-dependent tensors.
 //
 // The entry points of include/sift/Dialect/Sift/Transforms/Transforms.h,
-// called without a pass manager, as the JIT and the Python module do.
+// called without a pass manager, as the JIT and the Python module do; and
+// the pipelines' verifier pass (--sift-verify-ir).
 //
 //===----------------------------------------------------------------------===//
 
 #include "sift/Dialect/Sift/Transforms/Transforms.h"
 #include "sift/InitAllSift.h"
+#include "sift/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 
 #include "gtest/gtest.h"
 
@@ -124,6 +127,42 @@ TEST_F(TransformsTest, BatchFunctionRefusesABadSizeAndBuildsNothing) {
   EXPECT_TRUE(failed(batchFunction(source, options)));
   EXPECT_FALSE(diagnostics.empty());
   EXPECT_EQ(llvm::range_size(module->getOps<func::FuncOp>()), 1u);
+}
+
+// The pipelines' verifier pass reports an op a pass left invalid (here a
+// linalg.generic whose operand lost the extent its map reads, as
+// --sift-fuse's reversed reads once did), which bufferization would have
+// lowered to loops reading past the slice.
+TEST_F(TransformsTest, VerifyIRReportsAnInvalidOpAtTheOp) {
+  OwningOpRef<ModuleOp> module = parse(R"mlir(
+#rev = affine_map<(d0, d1) -> (d0, 2 - d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @flip(%x: tensor<4x3xf32>, %short: tensor<4x1xf32>)
+    -> tensor<4x3xf32> {
+  %e = tensor.empty() : tensor<4x3xf32>
+  %r = linalg.generic {indexing_maps = [#rev, #id],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x3xf32>) outs(%e : tensor<4x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+)mlir");
+  ASSERT_TRUE(module);
+  PassManager pm(&context);
+  pm.enableVerifier(false);
+  pm.addPass(createSiftVerifyIR());
+  ASSERT_TRUE(succeeded(pm.run(*module))) << diagnostics;
+  // What the bug made: the generic reads the 4x1 slice.
+  auto func = module->lookupSymbol<func::FuncOp>("flip");
+  Operation *generic = &*func.getBody().front().begin();
+  generic = generic->getNextNode();
+  generic->setOperand(0, func.getArgument(1));
+  EXPECT_TRUE(failed(pm.run(*module)));
+  EXPECT_NE(diagnostics.find("linalg.generic"), std::string::npos)
+      << diagnostics;
+  EXPECT_NE(diagnostics.find("dimension #1"), std::string::npos) << diagnostics;
 }
 
 } // namespace

@@ -521,6 +521,18 @@ def SiftCheckExtents : Pass<"sift-check-extents", "ModuleOp"> {
                            "scf::SCFDialect", "tensor::TensorDialect"];
 }
 
+def SiftVerifyIR : Pass<"sift-verify-ir", "ModuleOp"> {
+  let summary = "Verify the IR here (a compile error at the invalid op)";
+  let description = [{
+    Runs the IR verifier on the module. The CPU and GPU pipelines run it
+    once, after the tensor-level passes and before bufferization: the JIT
+    verifies only the lowered module (every pass with
+    `SIFT_VERIFY_EACH=1`), and bufferization can turn a tensor op a pass
+    made invalid (a `linalg.generic` given a slice of the wrong shape)
+    into valid loops that compute garbage. Here it is still an error.
+  }];
+}
+
 def SiftSequentializeInnerParallelDims
     : Pass<"sift-sequentialize-inner-parallel-dims", "func::FuncOp"> {
   let summary = "Run only the outer dimensions of scf.parallel loops in "
