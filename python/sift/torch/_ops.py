@@ -371,6 +371,13 @@ def _relu(t, node, meta):
     return out
 
 
+def _apply(t, meta, name, a, b):
+    """The binary op `name` of a and b, the result as meta."""
+    out = _result(t, meta)
+    t.emit(f"{out.name} = {name} {a.name}, {b.name} : {a.type}")
+    return out
+
+
 @op("aten.pow.Tensor_Scalar", "aten.pow.Tensor_Tensor")
 def _pow(t, node, meta):
     """x ** e: products for the small integer powers PyTorch also
@@ -390,16 +397,8 @@ def _pow(t, node, meta):
             one = t.splat(x, 1.0, dtype)
             v = one
             for _ in range(int(abs(k))):
-                p = _result(t, meta)
-                t.emit(f"{p.name} = arith.mulf {v.name}, {x.name} : "
-                       f"{x.type}")
-                v = p
-            if k < 0:
-                q = _result(t, meta)
-                t.emit(f"{q.name} = arith.divf {one.name}, {v.name} : "
-                       f"{x.type}")
-                v = q
-            return v
+                v = _apply(t, meta, "arith.mulf", v, x)
+            return _apply(t, meta, "arith.divf", one, v) if k < 0 else v
         if not is_float(dtype):
             if k < 0 or k != int(k):
                 t.unsupported(node, "an integer to a negative power")
@@ -407,16 +406,10 @@ def _pow(t, node, meta):
             v, square, k = t.splat(x, 1, dtype), x, int(k)
             while k:
                 if k & 1:
-                    p = _result(t, meta)
-                    t.emit(f"{p.name} = arith.muli {v.name}, {square.name} "
-                           f": {x.type}")
-                    v = p
+                    v = _apply(t, meta, "arith.muli", v, square)
                 k >>= 1
                 if k:
-                    q = _result(t, meta)
-                    t.emit(f"{q.name} = arith.muli {square.name}, "
-                           f"{square.name} : {x.type}")
-                    square = q
+                    square = _apply(t, meta, "arith.muli", square, square)
             return v
     if not is_float(dtype):
         t.unsupported(node, "an integer tensor to a tensor of powers")
@@ -859,16 +852,23 @@ def _flip(t, node, meta):
                       "the first")
     if not dims:
         return x
-    ds = [f"d{i}" for i in range(x.rank)]
-    src = [f"{x.shape[i] - 1} - {d}" if i in dims else d
-           for i, d in enumerate(ds)]
+    return _read_at(t, x, x.shape, lambda i, d: f"{x.shape[i] - 1} - {d}"
+                    if i in dims else d)
+
+
+def _read_at(t, x, shape, position):
+    """A tensor of `shape` whose element at (d0, d1, ...) is x's at the
+    affine position `position(i, di)` along each dimension i (a copy
+    through one linalg.generic: reversed, repeated)."""
+    ds = [f"d{i}" for i in range(len(shape))]
+    src = [position(i, d) for i, d in enumerate(ds)]
     maps = (f"affine_map<({', '.join(ds)}) -> ({', '.join(src)})>, "
             f"affine_map<({', '.join(ds)}) -> ({', '.join(ds)})>")
-    init = t.empty(x.dtype, x.shape, like=x)
-    out = Value(t.fresh(), x.dtype, x.shape)
+    init = t.empty(x.dtype, shape, like=x if shape == x.shape else None)
+    out = Value(t.fresh(), x.dtype, shape)
     et = element_type(x.dtype)
     a, b = t.fresh(), t.fresh()
-    par = ", ".join('"parallel"' for _ in range(x.rank))
+    par = ", ".join('"parallel"' for _ in shape)
     t.emit_raw(f"{out.name} = linalg.generic {{indexing_maps = [{maps}], "
                f"iterator_types = [{par}]}} ins({x.name} : {x.type}) "
                f"outs({init.name} : {init.type}) {{")
@@ -1227,24 +1227,8 @@ def _repeat(t, node, meta):
         t.unsupported(node, "repeating a data-dependent extent")
     x = t.reshape(node, x, (1,) * (len(reps) - x.rank) + x.shape)
     shape = tuple(e * r for e, r in zip(x.shape, reps))
-    ds = [f"d{i}" for i in range(len(shape))]
-    src = [d if r == 1 else f"{d} mod {e}"
-           for d, e, r in zip(ds, x.shape, reps)]
-    maps = (f"affine_map<({', '.join(ds)}) -> ({', '.join(src)})>, "
-            f"affine_map<({', '.join(ds)}) -> ({', '.join(ds)})>")
-    init = Value(t.fresh(), x.dtype, shape)
-    t.emit(f"{init.name} = tensor.empty() : {init.type}")
-    out = Value(t.fresh(), x.dtype, shape)
-    et = element_type(x.dtype)
-    a, b = t.fresh(), t.fresh()
-    par = ", ".join('"parallel"' for _ in shape)
-    t.emit_raw(f"{out.name} = linalg.generic {{indexing_maps = [{maps}], "
-               f"iterator_types = [{par}]}} ins({x.name} : {x.type}) "
-               f"outs({init.name} : {init.type}) {{")
-    t.emit_raw(f"  ^bb0({a}: {et}, {b}: {et}):")
-    t.emit(f"  linalg.yield {a} : {et}")
-    t.emit_close(f"}} -> {init.type}")
-    return out
+    return _read_at(t, x, shape, lambda i, d: d if reps[i] == 1
+                    else f"{d} mod {x.shape[i]}")
 
 
 @op("aten.mean.default", "aten.mean.dim")
@@ -1255,23 +1239,7 @@ def _mean(t, node, meta):
     dims = _reduce_dims(node, x.rank)
     s = _reduce(t, node, meta, x, dims, None, "arith.addf", 0)
     # Divided by the number of elements reduced (a size when dynamic).
-    n = None
-    for d in sorted(dims):
-        e = t.dim(x, d)
-        if n is None:
-            n = e
-        else:
-            m = t.fresh()
-            t.emit(f"{m} = arith.muli {n}, {e} : index")
-            n = m
-    i64, f = t.fresh(), t.fresh()
-    et = element_type(meta.dtype)
-    t.emit(f"{i64} = arith.index_cast {n} : index to i64")
-    t.emit(f"{f} = arith.sitofp {i64} : i64 to {et}")
-    dyn = [t.dim(s, i) for i, d in enumerate(s.shape) if d is None]
-    cnt = Value(t.fresh(), meta.dtype, s.shape)
-    t.emit(f"{cnt.name} = tensor.splat {f}"
-           f"{'[' + ', '.join(dyn) + ']' if dyn else ''} : {cnt.type}")
+    cnt = _count_of(t, x, dims, 0, meta.dtype, s)
     out = _result(t, meta)
     t.emit(f"{out.name} = arith.divf {s.name}, {cnt.name} : {s.type}")
     return out
@@ -1724,12 +1692,9 @@ class _ShapeMeta:
         self.dtype = dtype
 
 
-def _matmul2d(t, a, b, dtype):
-    """a [M, K] @ b [K, N] (linalg.matmul into zeros)."""
-    shape = (a.shape[0], b.shape[1])
-    dyn = [t.dim(a, 0)] if shape[0] is None else []
-    if shape[1] is None:
-        dyn.append(t.dim(b, 1))
+def _product(t, name, a, b, dtype, shape, dyn=()):
+    """linalg.matmul or linalg.batch_matmul (`name`) of a and b into
+    zeros of `shape` (its dynamic extents the SSA names `dyn`)."""
     et = element_type(dtype)
     init = Value(t.fresh(), dtype, shape)
     t.emit(f"{init.name} = tensor.empty({', '.join(dyn)}) : {init.type}")
@@ -1737,9 +1702,18 @@ def _matmul2d(t, a, b, dtype):
     t.emit(f"{acc.name} = linalg.fill ins({zero} : {et}) outs({init.name} "
            f": {init.type}) -> {init.type}")
     out = Value(t.fresh(), dtype, shape)
-    t.emit(f"{out.name} = linalg.matmul ins({a.name}, {b.name} : {a.type}, "
+    t.emit(f"{out.name} = {name} ins({a.name}, {b.name} : {a.type}, "
            f"{b.type}) outs({acc.name} : {acc.type}) -> {acc.type}")
     return out
+
+
+def _matmul2d(t, a, b, dtype):
+    """a [M, K] @ b [K, N] (linalg.matmul into zeros)."""
+    shape = (a.shape[0], b.shape[1])
+    dyn = [t.dim(a, 0)] if shape[0] is None else []
+    if shape[1] is None:
+        dyn.append(t.dim(b, 1))
+    return _product(t, "linalg.matmul", a, b, dtype, shape, dyn)
 
 
 @op("aten.mm.default", "aten.matmul.default", "aten.bmm.default")
@@ -1755,17 +1729,7 @@ def _mm(t, node, meta):
         if a.shape[0] != b.shape[0] or None in a.shape[1:] + b.shape:
             t.unsupported(node, "batched products of static extents")
         shape = (a.shape[0], a.shape[1], b.shape[2])
-        et = element_type(dtype)
-        init = Value(t.fresh(), dtype, shape)
-        t.emit(f"{init.name} = tensor.empty() : {init.type}")
-        zero, acc = t.scalar(0, dtype), Value(t.fresh(), dtype, shape)
-        t.emit(f"{acc.name} = linalg.fill ins({zero} : {et}) outs("
-               f"{init.name} : {init.type}) -> {init.type}")
-        out = Value(t.fresh(), dtype, shape)
-        t.emit(f"{out.name} = linalg.batch_matmul ins({a.name}, {b.name} : "
-               f"{a.type}, {b.type}) outs({acc.name} : {acc.type}) -> "
-               f"{acc.type}")
-        return out
+        return _product(t, "linalg.batch_matmul", a, b, dtype, shape)
     if a.rank not in (1, 2) or b.rank not in (1, 2):
         t.unsupported(node, "products of 1-D, 2-D or two 3-D tensors")
     a2 = a if a.rank == 2 else t.reshape(node, a, (1, a.shape[0]))
