@@ -674,8 +674,10 @@ std::optional<int64_t> SizeBounds::computeUpperDim(Value v, int64_t dim) {
               return cast<IntegerAttr>(attr).getInt();
             if (std::optional<int64_t> b = ofSize(cast<Value>(size)))
               return b;
-            for (auto [src, group] :
-                 llvm::enumerate(op.getReassociationIndices())) {
+            // (A local: the reassociation is built on each call.)
+            SmallVector<ReassociationIndices> groups =
+                op.getReassociationIndices();
+            for (auto [src, group] : llvm::enumerate(groups)) {
               if (!llvm::is_contained(group, dim))
                 continue;
               int64_t others = 1;
@@ -696,7 +698,9 @@ std::optional<int64_t> SizeBounds::computeUpperDim(Value v, int64_t dim) {
           .Case([&](tensor::CollapseShapeOp op) -> std::optional<int64_t> {
             // The product of the collapsed group's extents.
             int64_t n = 1;
-            for (int64_t d : op.getReassociationIndices()[dim]) {
+            SmallVector<ReassociationIndices> groups =
+                op.getReassociationIndices();
+            for (int64_t d : groups[dim]) {
               std::optional<int64_t> b = like(op.getSrc(), d);
               if (!b)
                 return std::nullopt;
