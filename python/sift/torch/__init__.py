@@ -39,6 +39,7 @@ index outside [-n, n) reads 0 and writes nothing, where PyTorch raises.
 """
 
 import inspect
+import re
 
 import torch
 
@@ -62,7 +63,6 @@ def _export(fn, example_args):
         if type(e).__name__ != "GuardOnDataDependentSymNode":
             raise
         first = str(e).strip().splitlines()[0] if str(e).strip() else ""
-        import re
         if re.search(r"expression Eq\(u\d+, u\d+\)", first):
             # Two sizes export cannot relate, whose equality an op needs:
             # most often two selections by the same mask (`x[m]` twice).
@@ -111,7 +111,6 @@ class _Translation:
     def __init__(self, text, inputs, has_seed, seed_name, clamped,
                  result_dtypes):
         self.text = text
-        self.results = len(result_dtypes)
         # torch dtypes of the results (uint8 ones come back as int16).
         self.result_dtypes = result_dtypes
         self.inputs = inputs
@@ -227,10 +226,9 @@ def _translate_node(t, node):
 
 
 # The ops whose uint8 results can leave 0..255 before wrapping (conversions
-# wrap in Translator.cast).
+# wrap in Translator.cast; PyTorch refuses constants outside the range).
 _UINT8_WRAPS = {"add", "sub", "rsub", "mul", "neg", "bitwise_not", "pow",
-                "cumsum", "sum", "__lshift__", "bitwise_left_shift",
-                "full", "full_like", "fill", "scalar_tensor"}
+                "cumsum", "sum"}
 
 
 def _output(t, node, o):
@@ -242,20 +240,8 @@ def _output(t, node, o):
         t.emit(f"{i64} = arith.index_cast {idx} : index to i64")
         t.emit(f"{out.name} = tensor.from_elements {i64} : {out.type}")
         return out
-    v = t.value(node, o)
-    if v.unsqueezed:
-        v = _materialize(t, v)
-    return v
-
-
-def _materialize(t, v):
-    """nonzero's 1-D result as torch's [n, 1]."""
-    out = Value(t.fresh(), v.dtype, (None, 1))
-    c0, n = t.index_const(0), t.fresh()
-    t.emit(f"{n} = tensor.dim {v.name}, {c0} : {v.type}")
-    t.emit(f"{out.name} = tensor.expand_shape {v.name} [[0, 1]] "
-           f"output_shape [{n}, 1] : {v.type} into {out.type}")
-    return out
+    # (nonzero's 1-D result as torch's [n, 1].)
+    return t.plain(node, o)
 
 
 def export_mlir(fn, example_args, name="forward"):

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 
 import torch
+import torch.utils._pytree as pytree
 
 from ..bounded import Bounded
 from ..errors import InvalidArgumentError
@@ -42,7 +43,8 @@ class CompiledFunction:
         # a list, a dict, torch's named (values, indices) of max.dim).
         spec = getattr(getattr(program, "call_spec", None), "out_spec", None)
         self._out_spec = spec if spec is not None and getattr(
-            spec, "num_leaves", None) == self._translation.results else None
+            spec, "num_leaves", None) == len(
+                self._translation.result_dtypes) else None
         self.mlir = self._translation.text
         self.batch = batch
         self.trim = trim
@@ -122,7 +124,6 @@ class CompiledFunction:
             else:
                 converted.append(as_torch(r))
         if self._out_spec is not None:
-            import torch.utils._pytree as pytree
             return pytree.tree_unflatten(converted, self._out_spec)
         return converted[0] if single else tuple(converted)
 

@@ -1395,12 +1395,8 @@ def _wrap_negative(t, idx, x, dim):
     t.emit(f"{shifted.name} = arith.addi {idx.name}, {ext.name} : "
            f"{idx.type}")
     t.emit(f"{out.name} = arith.select {neg}, {shifted.name}, {idx.name} : "
-           f"{_bool_type(idx)}, {idx.type}")
+           f"{tensor_type(torch.bool, idx.shape)}, {idx.type}")
     return out
-
-
-def _bool_type(v):
-    return Value(None, torch.bool, v.shape).type
 
 
 def _gather_rows(t, node, meta, x, idx):
@@ -1453,6 +1449,14 @@ def _index(t, node, meta):
     return _gather_rows(t, node, meta, x, _wrap_negative(t, idx, x, 0))
 
 
+def _inverse(perm):
+    """The permutation that undoes `perm`."""
+    back = [0] * len(perm)
+    for i, p in enumerate(perm):
+        back[p] = i
+    return back
+
+
 def _permute(t, x, perm):
     """x with its dimensions in the order `perm` (linalg.transpose)."""
     perm = list(perm)
@@ -1501,9 +1505,7 @@ def _rows_along(t, node, x, dim, idx):
     rows = Value(t.fresh(), x.dtype, shape)
     t.emit(f"{rows.name} = sift.gather {front.name}[{idx.name}] : "
            f"{front.type}, {idx.type} -> {rows.type}")
-    back = [0] * x.rank
-    for i, p in enumerate(perm):
-        back[p] = i
+    back = _inverse(perm)
     return _permute(t, rows, back)
 
 
@@ -1519,12 +1521,12 @@ def _index_select(t, node, meta):
     return _rows_along(t, node, x, dim, idx)
 
 
-def _scatter_into(t, node, dest, idx, updates, reduce, batch_dims, shape):
+def _scatter_into(t, dest, idx, updates, reduce, batch_dims):
     """sift.scatter of updates into dest at idx (reduce: None, "add",
-    "max" or "min"), the result of shape `shape`."""
+    "max" or "min")."""
     idx = t.cast(idx, torch.int64)
     updates = t.cast(updates, dest.dtype)
-    out = Value(t.fresh(), dest.dtype, shape)
+    out = Value(t.fresh(), dest.dtype, dest.shape)
     red = f" reduce({reduce})" if reduce else ""
     attr = f" {{batch_dims = {batch_dims} : i64}}" if batch_dims else ""
     t.emit(f"{out.name} = sift.scatter {updates.name} into {dest.name}"
@@ -1558,8 +1560,6 @@ def _scatter(t, node, meta):
             t.unsupported(node, "scatter_reduce with 'sum', 'amax' or "
                           "'amin', including self")
         reduce = _SCATTER_REDUCE[how]
-    elif len(node.args) > 4 or "reduce" in node.kwargs:
-        t.unsupported(node, "scatter's deprecated reduce argument")
     if idx.rank != x.rank or None in x.shape or None in idx.shape or any(
             idx.shape[d] != x.shape[d] for d in range(x.rank) if d != dim):
         t.unsupported(node, "an index whose extents other than `dim` are "
@@ -1580,11 +1580,9 @@ def _scatter(t, node, meta):
     else:
         upd = t.splat(idx, src, x.dtype)
     perm = [d for d in range(x.rank) if d != dim] + [dim]
-    back = [0] * x.rank
-    for i, p in enumerate(perm):
-        back[p] = i
+    back = _inverse(perm)
     xs, ids, ups = (_permute(t, v, perm) for v in (x, idx, upd))
-    out = _scatter_into(t, node, xs, ids, ups, reduce, x.rank - 1, xs.shape)
+    out = _scatter_into(t, xs, ids, ups, reduce, x.rank - 1)
     return _permute(t, out, back)
 
 
@@ -1607,11 +1605,9 @@ def _index_add(t, node, meta):
         t.emit(f"{scaled.name} = {mul} {src.name}, {a.name} : {src.type}")
         src = scaled
     perm = [dim] + [d for d in range(x.rank) if d != dim]
-    back = [0] * x.rank
-    for i, p in enumerate(perm):
-        back[p] = i
+    back = _inverse(perm)
     xs, ss = _permute(t, x, perm), _permute(t, src, perm)
-    out = _scatter_into(t, node, xs, idx, ss, "add", 0, xs.shape)
+    out = _scatter_into(t, xs, idx, ss, "add", 0)
     return _permute(t, out, back)
 
 
@@ -1639,8 +1635,7 @@ def _index_put(t, node, meta):
     fake = ((_fake(indices[0]).shape[0],)
             + tuple(_fake(node.args[0]).shape[1:]))
     vals = _operand(t, node, node.args[2], x.dtype, _ShapeMeta(fake, x.dtype))
-    return _scatter_into(t, node, x, idx, vals, "add" if accumulate else None,
-                         0, x.shape)
+    return _scatter_into(t, x, idx, vals, "add" if accumulate else None, 0)
 
 
 def _index_put_mask(t, node, x, mask, accumulate):
@@ -1664,9 +1659,12 @@ def _index_put_mask(t, node, x, mask, accumulate):
            f"{pos.type}")
     values = node.args[2]
     fake_v = _fake(values)
-    per_row = _is_tensor(values) and fake_v.dim() == len(rest) + 1 and (
-        not isinstance(fake_v.shape[0], int) or fake_v.shape[0] != 1 or
-        n == 1)
+    # v's rows, one per selected row, unless v is one row (a static
+    # leading 1) that goes to every selected row.
+    per_row = _is_tensor(values) and fake_v.dim() == len(rest) + 1
+    lead = fake_v.shape[0] if per_row else None
+    if isinstance(lead, int) and lead == 1 and n != 1:
+        per_row = False
     if per_row:
         vals = t.cast(t.plain(node, values), x.dtype)
     else:
@@ -1679,8 +1677,8 @@ def _index_put_mask(t, node, x, mask, accumulate):
         t.emit(f"{init.name} = tensor.empty({dim}) : {init.type}")
         t.emit(f"{vals.name} = linalg.broadcast ins({one.name} : {one.type})"
                f" outs({init.name} : {init.type}) dimensions = [0]")
-    out = _scatter_into(t, node, flat_x, pos, vals,
-                        "add" if accumulate else None, 0, flat_x.shape)
+    out = _scatter_into(t, flat_x, pos, vals, "add" if accumulate else None,
+                        0)
     return t.reshape(node, out, x.shape)
 
 
