@@ -252,7 +252,8 @@ def test_transposes_and_indexing_along_other_dimensions():
     def f(x, lab):
         cube = x.reshape(2, 4, 6)
         return (x.t(), x.t()[x.t()[:, 0] > 0], cube.permute(2, 0, 1),
-                cube.transpose(0, 2), torch.movedim(cube, 2, 0),
+                cube.transpose(0, 2), torch.movedim(cube, 2, 0), x.T,
+                cube.swapaxes(0, 1),
                 torch.index_select(x, 1, torch.tensor([5, 0, 5])),
                 x[:, torch.tensor([1, 3])],
                 # Several index tensors: logits[arange(n), target], and an
@@ -426,13 +427,19 @@ def test_random_draws_bernoulli_randint_randn():
 
     def draws(x):
         return (torch.randn_like(x), torch.randint(-3, 4, (20000,)),
-                torch.bernoulli(torch.full_like(x, 0.3)))
-    z, ri, be = st.compile(draws, (torch.zeros(100, 200),))(
+                torch.bernoulli(torch.full_like(x, 0.3)),
+                # bernoulli(x, p): p, not x's values, is the probability.
+                torch.bernoulli(x, 0.7),
+                torch.randint_like(x, 2, 5))
+    z, ri, be, bp, rl = st.compile(draws, (torch.zeros(100, 200),))(
         torch.zeros(100, 200), seed=5)
     assert abs(float(z.mean())) < 0.02 and abs(float(z.std()) - 1) < 0.02
     assert int(ri.min()) == -3 and int(ri.max()) == 3
     assert abs(float(ri.float().mean())) < 0.05
     assert be.dtype == torch.float32 and abs(float(be.mean()) - 0.3) < 0.01
+    assert abs(float(bp.mean()) - 0.7) < 0.01
+    assert rl.dtype == torch.float32 and float(rl.min()) == 2.0
+    assert float(rl.max()) == 4.0 and abs(float(rl.mean()) - 3.0) < 0.02
 
 
 def test_negative_indices_count_from_the_end():
