@@ -130,8 +130,10 @@ static bool blockCodeIsPure(scf::ParallelOp op) {
 /// have one iteration): loop mapping gives a loop's dimensions to thread
 /// x, y, z in order, and a device allows 64 threads along z, 1024 along x.
 static void tileIntoBlocks(scf::ParallelOp op, int64_t threads) {
+  MLIRContext *context = op.getContext();
   SmallVector<int64_t> sizes(op.getNumLoops(), 1);
   sizes.back() = threads;
+  // Erases `op`: only the loops it returns are used after it.
   scf::ParallelOp inner =
       scf::tileParallelLoop(op, sizes, /*noMinMaxBounds=*/true).second;
   // The bounds (step x tile size) fold to constants first.
@@ -140,8 +142,8 @@ static void tileIntoBlocks(scf::ParallelOp op, int64_t threads) {
     if (Operation *def = bound.getDefiningOp())
       ops.push_back(def);
   ops.push_back(inner);
-  RewritePatternSet patterns(op.getContext());
-  scf::ParallelOp::getCanonicalizationPatterns(patterns, op.getContext());
+  RewritePatternSet patterns(context);
+  scf::ParallelOp::getCanonicalizationPatterns(patterns, context);
   GreedyRewriteConfig config;
   config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
   (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
