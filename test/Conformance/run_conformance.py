@@ -2111,12 +2111,15 @@ class StaticizeCase:
                                       "rank-0 i64" % (i, count.dtype,
                                                       count.shape))
                         continue
+                    # The data-dependent dimension: the `?` of the type
+                    # (a later one for x[:, mask], sift.bounded_dims).
+                    d = t[len("tensor<"):].split("x").index("?")
                     n = int(count)
-                    if not 0 <= n <= padded.shape[0]:
+                    if not 0 <= n <= padded.shape[d]:
                         errors.append("result %d: count %d outside [0, %d]"
-                                      % (i, n, padded.shape[0]))
+                                      % (i, n, padded.shape[d]))
                         continue
-                    got = padded[:n]
+                    got = padded[(slice(None),) * d + (slice(0, n),)]
                 else:
                     got = st[j]
                     j += 1
@@ -3098,6 +3101,72 @@ func.func @branches(%x: tensor<Nxf32>, %m: tensor<Nxi1>) -> (f32, tensor<?xf32>)
             loop_quotients.replace("N", str(n)), "loop_quotients", [x], {},
             [np.array(int(trunc_div(1000, sel).sum()), np.int32)],
             (0.0, 0.0)))
+    out += later_dimension_cases(r)
+    return out
+
+
+def later_dimension_cases(r):
+    """Selections along a later dimension, as PyTorch Geometric filters
+    edges (`edge_index[:, mask]`): a transpose, the selection, a transpose
+    back, and what is computed from the [2, E'] result: a shifted copy, a
+    row of it, the self loops appended along dimension 1, a per-edge sum
+    over dimension 0 and a linalg.generic that reads it transposed."""
+    prog = """
+func.func @edges(%ei: tensor<2xEExi64>, %w: tensor<EExf32>, %loops: tensor<2xNNxi64>)
+    -> (tensor<2x?xi64>, tensor<?xi64>, tensor<2x?xi64>, tensor<?xi64>, tensor<?x2xi64>, tensor<2x?xi64>) {
+  %c0 = arith.constant 0 : index
+  %p = arith.constant dense<0.5> : tensor<EExf32>
+  %m = arith.cmpf oge, %w, %p : tensor<EExf32>
+  %pos = sift.nonzero %m : tensor<EExi1> -> tensor<?xi64>
+  %e0 = tensor.empty() : tensor<EEx2xi64>
+  %t = linalg.transpose ins(%ei : tensor<2xEExi64>) outs(%e0 : tensor<EEx2xi64>) permutation = [1, 0]
+  %rows = sift.gather %t[%pos] : tensor<EEx2xi64>, tensor<?xi64> -> tensor<?x2xi64>
+  %n = tensor.dim %rows, %c0 : tensor<?x2xi64>
+  %e1 = tensor.empty(%n) : tensor<2x?xi64>
+  %sel = linalg.transpose ins(%rows : tensor<?x2xi64>) outs(%e1 : tensor<2x?xi64>) permutation = [1, 0]
+  %c1 = arith.constant 1 : index
+  %n2 = tensor.dim %sel, %c1 : tensor<2x?xi64>
+  %ten = arith.constant 10 : i64
+  %s = tensor.splat %ten[%n2] : tensor<2x?xi64>
+  %shift = arith.addi %sel, %s : tensor<2x?xi64>
+  %col = tensor.extract_slice %shift[1, 0] [1, %n2] [1, 1] : tensor<2x?xi64> to tensor<?xi64>
+  %cat = tensor.concat dim(1) %sel, %loops : (tensor<2x?xi64>, tensor<2xNNxi64>) -> tensor<2x?xi64>
+  %z = arith.constant 0 : i64
+  %e2 = tensor.empty(%n2) : tensor<?xi64>
+  %acc = linalg.fill ins(%z : i64) outs(%e2 : tensor<?xi64>) -> tensor<?xi64>
+  %sum = linalg.reduce ins(%sel : tensor<2x?xi64>) outs(%acc : tensor<?xi64>) dimensions = [0]
+    (%a: i64, %b: i64) {
+      %x = arith.addi %a, %b : i64
+      linalg.yield %x : i64
+    }
+  %e3 = tensor.empty(%n2) : tensor<?x2xi64>
+  %back = linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%shift : tensor<2x?xi64>) outs(%e3 : tensor<?x2xi64>) {
+  ^bb0(%a: i64, %o: i64):
+    %y = arith.muli %a, %a : i64
+    linalg.yield %y : i64
+  } -> tensor<?x2xi64>
+  %e4 = tensor.empty(%n2) : tensor<2x?xi64>
+  %neg = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%sel : tensor<2x?xi64>) outs(%e4 : tensor<2x?xi64>) {
+  ^bb0(%a: i64, %o: i64):
+    %y = arith.subi %z, %a : i64
+    linalg.yield %y : i64
+  } -> tensor<2x?xi64>
+  return %sel, %col, %cat, %sum, %back, %neg : tensor<2x?xi64>, tensor<?xi64>, tensor<2x?xi64>, tensor<?xi64>, tensor<?x2xi64>, tensor<2x?xi64>
+}
+"""
+    out = []
+    for name, e, keep in [("some", 40, 0.5), ("none", 16, 0.0),
+                          ("all", 16, 1.0), ("one", 1, 1.0)]:
+        nn = 5
+        ei = r.integers(0, nn, (2, e)).astype(np.int64)
+        w = np.where(r.random(e) < keep, 0.75, 0.25).astype(np.float32)
+        loops = np.stack([np.arange(nn), np.arange(nn)]).astype(np.int64)
+        sel = ei[:, w >= 0.5]
+        text = prog.replace("EE", str(e)).replace("NN", str(nn))
+        out.append(StaticizeCase(
+            "later_dimension_" + name, text, "edges", [ei, w, loops], {},
+            [sel, sel[1] + 10, np.concatenate([sel, loops], axis=1),
+             sel.sum(axis=0), ((sel + 10) ** 2).T, -sel], (0.0, 0.0)))
     return out
 
 

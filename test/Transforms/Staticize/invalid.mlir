@@ -113,3 +113,22 @@ func.func @reshape_not_leading(%m: tensor<8xi1>) -> tensor<2x?xi64> {
   %p = tensor.expand_shape %idx [[0, 1]] output_shape [2, %h] : tensor<?xi64> into tensor<2x?xi64>
   return %p : tensor<2x?xi64>
 }
+
+// -----
+
+// A selection along a later dimension is supported through elementwise
+// ops, slices, concatenations and linalg ops; a gather of its rows is not.
+func.func @gather_of_later_dimension(%x: tensor<2x8xi64>, %m: tensor<8xi1>) -> tensor<2x?xi64> {
+  %c0 = arith.constant 0 : index
+  %pos = sift.nonzero %m : tensor<8xi1> -> tensor<?xi64>
+  %e0 = tensor.empty() : tensor<8x2xi64>
+  %t = linalg.transpose ins(%x : tensor<2x8xi64>) outs(%e0 : tensor<8x2xi64>) permutation = [1, 0]
+  %rows = sift.gather %t[%pos] : tensor<8x2xi64>, tensor<?xi64> -> tensor<?x2xi64>
+  %n = tensor.dim %rows, %c0 : tensor<?x2xi64>
+  %e1 = tensor.empty(%n) : tensor<2x?xi64>
+  %sel = linalg.transpose ins(%rows : tensor<?x2xi64>) outs(%e1 : tensor<2x?xi64>) permutation = [1, 0]
+  %flip = arith.constant dense<[1, 0]> : tensor<2xi64>
+  // expected-error @+1 {{'sift.gather' op uses a data-dependent tensor whose data-dependent dimension is not the first ('tensor<2x?xi64>')}}
+  %g = sift.gather %sel[%flip] : tensor<2x?xi64>, tensor<2xi64> -> tensor<2x?xi64>
+  return %g : tensor<2x?xi64>
+}

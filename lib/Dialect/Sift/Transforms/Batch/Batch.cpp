@@ -299,7 +299,8 @@ static FailureOr<FunctionType> batchedSignature(const Batcher &batcher,
 
 /// An empty function `name` of `type` after `source`, with its visibility
 /// its argument and result attributes, and the positions of its bounded
-/// results (`sift.bounded_results`, see --sift-staticize).
+/// results and their padded dimensions (`sift.bounded_results`,
+/// `sift.bounded_dims`, see --sift-staticize).
 static func::FuncOp createBatchedFunction(func::FuncOp source, StringRef name,
                                           FunctionType type) {
   OpBuilder b(source.getContext());
@@ -315,8 +316,9 @@ static func::FuncOp createBatchedFunction(func::FuncOp source, StringRef name,
   for (unsigned i = 0; i < type.getNumResults(); ++i)
     if (DictionaryAttr attrs = source.getResultAttrDict(i))
       batchedFn.setResultAttrs(i, attrs);
-  if (Attribute bounded = source->getAttr("sift.bounded_results"))
-    batchedFn->setAttr("sift.bounded_results", bounded);
+  for (StringRef attr : {"sift.bounded_results", "sift.bounded_dims"})
+    if (Attribute value = source->getAttr(attr))
+      batchedFn->setAttr(attr, value);
   return batchedFn;
 }
 

@@ -41,6 +41,9 @@ using namespace mlir::sift;
 /// The function attribute that lists the positions of the padded tensors
 /// among the results; each one's count is the next result.
 static constexpr StringLiteral kBoundedResultsAttr = "sift.bounded_results";
+/// Where some padded result's data-dependent dimension is not the first:
+/// that dimension of each result `sift.bounded_results` lists, in its order.
+static constexpr StringLiteral kBoundedDimsAttr = "sift.bounded_dims";
 
 namespace mlir {
 namespace sift {
@@ -273,6 +276,7 @@ LogicalResult Staticizer::run() {
   if (!func.getBody().hasOneBlock())
     return func.emitOpError("--sift-staticize supports single-block functions");
 
+  sinkLateTransposes(func);
   splitRankReducingSlices();
   // The bounds are taken from the program as written, before the rewrite
   // changes it: every data-dependent size a rule pads to, and the upper
@@ -325,6 +329,21 @@ LogicalResult Staticizer::rewrite(Operation *op) {
     return failure();
   if (!touches)
     return success();
+  if (auto transpose = dyn_cast<linalg::TransposeOp>(op);
+      transpose && isMapped(transpose.getInput()) &&
+      !onlyLeadingDynamic(
+          cast<RankedTensorType>(transpose.getInit().getType())))
+    return rewriteReturnedTranspose(transpose);
+  // The init of such a transpose: rewriteReturn transposes into its own.
+  if (auto empty = dyn_cast<tensor::EmptyOp>(op);
+      empty && !onlyLeadingDynamic(empty.getType()) && !empty->use_empty() &&
+      llvm::all_of(empty->getUses(), [](OpOperand &use) {
+        auto transpose = dyn_cast<linalg::TransposeOp>(use.getOwner());
+        return transpose && &use == &transpose.getInitMutable();
+      })) {
+    toErase.insert(op);
+    return success();
+  }
   if (failed(checkLeadingDynamic(op)))
     return failure();
 
@@ -366,6 +385,22 @@ LogicalResult Staticizer::rewrite(Operation *op) {
                        ? "has a data-dependent result shape"
                        : "uses a data-dependent tensor");
       });
+}
+
+LogicalResult Staticizer::rewriteReturnedTranspose(linalg::TransposeOp op) {
+  Value result = op.getResult()[0];
+  for (Operation *user : result.getUsers())
+    if (!isa<func::ReturnOp>(user))
+      return user->emitOpError()
+             << "uses a data-dependent tensor whose data-dependent dimension "
+                "is not the first ("
+             << result.getType()
+             << "), which --sift-staticize supports only as a result of the "
+                "function or through elementwise ops, slices, concatenations "
+                "and linalg ops";
+  returnedTransposes[result] = llvm::to_vector(op.getPermutation());
+  toErase.insert(op);
+  return success();
 }
 
 LogicalResult Staticizer::rewriteBodyReads(Operation *op) {
@@ -483,7 +518,9 @@ Value Staticizer::definedPadding(const Padded &p) {
 }
 
 LogicalResult Staticizer::rewriteReturn(func::ReturnOp op) {
-  if (!llvm::any_of(op.getOperands(), [&](Value v) { return isMapped(v); }))
+  if (!llvm::any_of(op.getOperands(), [&](Value v) {
+        return isMapped(v) || returnedTransposes.count(v);
+      }))
     return success();
   // ABI: a bounded result becomes its padded static tensor followed by its
   // count as a tensor<i64>; static results stay as they are. The function's
@@ -493,11 +530,18 @@ LogicalResult Staticizer::rewriteReturn(func::ReturnOp op) {
   ImplicitLocOpBuilder b(op.getLoc(), op);
   SmallVector<Value> results;
   SmallVector<DictionaryAttr> resultAttrs;
-  SmallVector<int64_t> boundedPositions;
+  SmallVector<int64_t> boundedPositions, boundedDims;
   for (auto [i, v] : llvm::enumerate(op.getOperands())) {
     DictionaryAttr attrs = func.getResultAttrDict(i);
     if (!attrs)
       attrs = b.getDictionaryAttr({});
+    // A transpose of a padded value: the padded value transposed, its
+    // count along the dimension its rows move to.
+    SmallVector<int64_t> perm;
+    if (auto it = returnedTransposes.find(v); it != returnedTransposes.end()) {
+      perm = it->second;
+      v = v.getDefiningOp<linalg::TransposeOp>().getInput();
+    }
     if (!isMapped(v)) {
       results.push_back(v);
       resultAttrs.push_back(attrs);
@@ -505,7 +549,19 @@ LogicalResult Staticizer::rewriteReturn(func::ReturnOp op) {
     }
     Padded p = padded[v];
     boundedPositions.push_back(results.size());
-    results.push_back(definedPadding(p));
+    Value data = definedPadding(p);
+    int64_t dim = 0;
+    if (!perm.empty()) {
+      auto type = cast<RankedTensorType>(data.getType());
+      SmallVector<int64_t> shape;
+      for (int64_t d : perm)
+        shape.push_back(type.getDimSize(d));
+      Value init = tensor::EmptyOp::create(b, shape, type.getElementType());
+      data = linalg::TransposeOp::create(b, data, init, perm).getResult()[0];
+      dim = llvm::find(perm, 0) - perm.begin();
+    }
+    boundedDims.push_back(dim);
+    results.push_back(data);
     resultAttrs.push_back(attrs);
     results.push_back(tensor::FromElementsOp::create(
         b, RankedTensorType::get({}, b.getI64Type()), toI64(b, p.count)));
@@ -519,6 +575,8 @@ LogicalResult Staticizer::rewriteReturn(func::ReturnOp op) {
                             results, [](Value v) { return v.getType(); }))));
   func.setAllResultAttrs(resultAttrs);
   func->setAttr(kBoundedResultsAttr, b.getDenseI64ArrayAttr(boundedPositions));
+  if (llvm::any_of(boundedDims, [](int64_t d) { return d != 0; }))
+    func->setAttr(kBoundedDimsAttr, b.getDenseI64ArrayAttr(boundedDims));
   return success();
 }
 

@@ -198,6 +198,13 @@ private:
   /// before the lanes at and past n were masked: a top-k of the argsort's
   /// first lanes with `valid(n)` reads those, and no masking pass runs.
   DenseMap<Value, Value> unmaskedKeys;
+  /// Returned transposes of padded values (what sinkLateTransposes leaves
+  /// of a selection along a later dimension), with their permutations: the
+  /// function returns the padded value transposed, its count along the
+  /// dimension the padded rows move to.
+  DenseMap<Value, SmallVector<int64_t>> returnedTransposes;
+  /// A linalg.transpose of a padded value that only a return reads.
+  LogicalResult rewriteReturnedTranspose(linalg::TransposeOp op);
 };
 
 /// Whether some type is a tensor with a dynamic dimension.
@@ -207,6 +214,10 @@ bool onlyLeadingDynamic(RankedTensorType t);
 /// The error (at `op`) for a result type with a dynamic dimension past the
 /// first.
 LogicalResult checkLeadingDynamic(Operation *op);
+/// Moves transposes whose results are data-dependent past dimension 0 down
+/// through their consumers (Transposes.cpp), so that the data-dependent
+/// dimension of what they compute is the first.
+void sinkLateTransposes(func::FuncOp func);
 /// `t` with `n` rows.
 RankedTensorType withLeading(RankedTensorType t, int64_t n);
 /// `x != 0` elementwise (NaN counts as non-zero, as in sift.count).
