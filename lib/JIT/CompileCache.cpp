@@ -31,7 +31,7 @@ namespace jit = mlir::sift::jit;
 using llvm::StringRef;
 
 /// The entry format; a change of what an entry holds or how bumps it.
-static constexpr uint32_t kFormatVersion = 2;
+static constexpr uint32_t kFormatVersion = 3;
 static constexpr char kMagic[8] = {'S', 'I', 'F', 'T', 'J', 'I', 'T', 'C'};
 /// What pruneCache keeps unless $SIFT_CACHE_POLICY says otherwise: entries
 /// used in the last 30 days, 1 GiB at most (the least recently used go
@@ -162,6 +162,7 @@ public:
     i64(t.bound.value_or(0));
     str(t.name);
     u8(t.bounded);
+    i64(t.boundedDim);
   }
   std::string out;
 };
@@ -215,6 +216,9 @@ public:
       t.bound = bound;
     t.name = str();
     t.bounded = u8();
+    t.boundedDim = i64();
+    if (t.boundedDim < 0 || t.boundedDim >= (int64_t)t.shape.size() + 1)
+      ok = false;
     return t;
   }
   bool atEnd() const { return in.empty(); }

@@ -170,9 +170,18 @@ jit::readSignatures(mlir::ModuleOp module,
       }
       if (auto bounded = func->getAttrOfType<mlir::DenseI64ArrayAttr>(
               "sift.bounded_results"))
-        for (int64_t i : bounded.asArrayRef())
-          if (i >= 0 && isBoundedPair(func.getResultTypes(), i))
+        for (auto [k, i] : llvm::enumerate(bounded.asArrayRef()))
+          if (i >= 0 && isBoundedPair(func.getResultTypes(), i)) {
             sig.results[i].bounded = true;
+            // The padded dimension, past the count's (batch) dimensions.
+            auto dims = func->getAttrOfType<mlir::DenseI64ArrayAttr>(
+                "sift.bounded_dims");
+            int64_t dim = dims && k < dims.size() ? dims[k] : 0;
+            int64_t free = (int64_t)sig.results[i].shape.size() -
+                           (int64_t)sig.results[i + 1].shape.size();
+            if (dim >= 0 && dim < free)
+              sig.results[i].boundedDim = dim;
+          }
     }
     if (!why.empty()) {
       unsupported[sig.name] = why;

@@ -64,15 +64,17 @@ class TensorType:
 
 class BoundedType:
     """A bounded result (made by --sift-staticize): `data`, the padded
-    tensor, and `count`, its valid length along the padded dimension (the
-    first one after count's own, batch, dimensions)."""
+    tensor, and `count`, its valid length along the padded dimension:
+    dimension `dim` after count's own (batch) dimensions (0 unless the
+    data-dependent dimension is a later one, as in ``x[:, mask]``)."""
 
-    __slots__ = ("name", "data", "count")
+    __slots__ = ("name", "data", "count", "dim")
 
-    def __init__(self, name, data, count):
+    def __init__(self, name, data, count, dim=0):
         self.name = name
         self.data = data
         self.count = count
+        self.dim = dim
 
     def __repr__(self):
         return (f"{self.name}: Bounded({self.data.mlir_type}, "
@@ -89,18 +91,18 @@ class Signature:
         self.name = name
         self.inputs = tuple(
             TensorType(n or f"arg{i}", t, e, s, b)
-            for i, (n, t, e, s, b, _) in enumerate(inputs))
+            for i, (n, t, e, s, b, *_) in enumerate(inputs))
         # Pair every bounded padded tensor with its count (the next
         # result); the engine marks them from `sift.bounded_results`.
         results, raw, i = [], [], 0
         while i < len(raw_results):
-            n, t, e, s, b, bounded = raw_results[i]
+            n, t, e, s, b, bounded, dim = raw_results[i]
             name = n or f"result{len(results)}"
             if bounded:
-                cn, ct, ce, cs, cb, _ = raw_results[i + 1]
+                cn, ct, ce, cs, cb, *_ = raw_results[i + 1]
                 results.append(BoundedType(
                     name, TensorType(name, t, e, s, b),
-                    TensorType(cn or f"{name}_count", ct, ce, cs, cb)))
+                    TensorType(cn or f"{name}_count", ct, ce, cs, cb), dim))
                 raw.append(True)
                 i += 2
             else:
@@ -178,10 +180,9 @@ class Function:
         if self._trivial_results:
             return raw[0] if len(raw) == 1 else tuple(raw)
         out, i = [], 0
-        for bounded, scalar in zip(self.signature._raw_results,
-                                   self._scalar_results):
-            if bounded:
-                out.append(Bounded(raw[i], raw[i + 1]))
+        for r, scalar in zip(self.signature.results, self._scalar_results):
+            if isinstance(r, BoundedType):
+                out.append(Bounded(raw[i], raw[i + 1], r.dim))
                 i += 2
             else:
                 out.append(raw[i][()] if scalar else raw[i])

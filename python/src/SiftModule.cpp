@@ -176,7 +176,7 @@ std::string describeDlpack(nb::dlpack::dtype d) {
 
 /// A parameter or result type as a tuple the Python layer turns into a
 /// sift.TensorType: (name, is_tensor, dtype name, shape with None for `?`,
-/// bound or None, bounded).
+/// bound or None, bounded, the padded dimension of a bounded result).
 nb::tuple describe(const jit::ValueType &type) {
   nb::list shape;
   for (int64_t d : type.shape)
@@ -186,7 +186,7 @@ nb::tuple describe(const jit::ValueType &type) {
       type.bound ? nb::object(nb::int_(*type.bound)) : nb::object(nb::none());
   return nb::make_tuple(type.name, type.isTensor,
                         std::string(jit::dtypeName(type.dtype)),
-                        nb::tuple(shape), bound, type.bounded);
+                        nb::tuple(shape), bound, type.bounded, type.boundedDim);
 }
 
 //===----------------------------------------------------------------------===//

@@ -101,6 +101,9 @@ struct ValueType {
   /// the padded tensor whose valid count is the next result, a tensor of
   /// i64 with this result's leading (batch) dimensions.
   bool bounded = false;
+  /// For a bounded result: the dimension the count applies to, past the
+  /// count's own (batch) dimensions (`sift.bounded_dims`; 0 when absent).
+  int64_t boundedDim = 0;
 
   /// "tensor<4x?xf32>" or "f32".
   std::string str() const;

@@ -119,7 +119,8 @@ class CompiledFunction:
                 x = torch.from_dlpack(x)
                 return x.to(dtype) if dtype == torch.uint8 else x
             if isinstance(r, Bounded):
-                pair = Bounded(as_torch(r.data), torch.from_dlpack(r.count))
+                pair = Bounded(as_torch(r.data), torch.from_dlpack(r.count),
+                               r.dim)
                 converted.append(pair.trim() if self.trim else pair)
             else:
                 converted.append(as_torch(r))

@@ -192,6 +192,15 @@ def test_bounded_trim():
     assert rows[1].shape == (0,)
     d, c = batched  # a named pair
     assert d is data and c is batched.count
+    # Padded along a later dimension (x[:, mask]): trimmed there, the
+    # batch dimensions of the count first.
+    cols = sift.Bounded(data, np.array(2), dim=1)
+    np.testing.assert_array_equal(cols.trim(), [[0, 1], [5, 6]])
+    assert cols.dim == 1 and "dim=1" in repr(cols) and len(cols) == 2
+    cube = np.arange(24).reshape(2, 3, 4)
+    rows = sift.Bounded(cube, np.array([1, 3]), dim=1).trim()
+    np.testing.assert_array_equal(rows[0], cube[0][:, :1])
+    np.testing.assert_array_equal(rows[1], cube[1][:, :3])
 
 
 def test_compile_cache(tmp_path, monkeypatch):

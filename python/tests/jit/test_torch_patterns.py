@@ -246,3 +246,68 @@ def test_torchvision_fastrcnn_loss_and_matcher_as_written():
     b2[:, 2:] += b2[:, :2]
     run(box_iou, (b1, b2))
     run(matcher, (box_iou(b1, b2),), (box_iou(b1, b2 * 1.01),))
+
+
+# PyTorch Geometric's edge filters (torch_geometric/utils): a selection of
+# the columns of a [2, E] edge_index, data-dependent along dimension 1.
+def dropout_edge(edge_index, u):
+    edge_mask = u >= 0.5  # torch.rand(E) >= p in PyG; drawn by the caller
+    return edge_index[:, edge_mask], edge_mask
+
+
+def remove_self_loops(edge_index, edge_attr):
+    mask = edge_index[0] != edge_index[1]
+    return edge_index[:, mask], edge_attr[mask]
+
+
+def filter_then_add_self_loops(edge_index, u):
+    edge_index = edge_index[:, u > 0.3]
+    loop_index = torch.arange(0, 10).unsqueeze(0).repeat(2, 1)
+    return torch.cat([edge_index, loop_index], dim=1)
+
+
+def to_undirected_kept(edge_index, u):
+    edge_index = edge_index[:, u > 0.5]
+    row, col = edge_index
+    return torch.cat([edge_index, edge_index.flip(0)], dim=1), col + 1
+
+
+def edge_stats(edge_index, edge_attr, u):
+    mask = u > 0.5
+    edge_index = edge_index[:, mask]
+    return (edge_index.sum(1), (edge_index[0] == edge_index[1]).sum(),
+            (edge_index % 3).sum(1), edge_attr[:, edge_attr[0] > 0].t())
+
+
+@pytest.mark.parametrize("fn, kind", [
+    (dropout_edge, "u"), (remove_self_loops, "attr"),
+    (filter_then_add_self_loops, "u"), (to_undirected_kept, "u"),
+    (edge_stats, "attr_u")])
+def test_pyg_edge_filters(fn, kind):
+    def inputs(e):
+        ei = torch.randint(0, 10, (2, e), generator=G)
+        attr = torch.randn(e, 3, generator=G)
+        u = torch.rand(e, generator=G)
+        return {"u": (ei, u), "attr": (ei, attr),
+                "attr_u": (ei, attr.t().contiguous(), u)}[kind]
+    e = 60
+    cases = [inputs(e) for _ in range(3)]
+    # No edge kept, every edge kept.
+    for keep in (0.0, 2.0):
+        ei, *rest = inputs(e)
+        if kind == "attr":
+            ei = ei[:1].repeat(2, 1) if keep == 0 else torch.stack(
+                [ei[0], (ei[0] + 1) % 10])
+            cases.append((ei, *rest))
+        else:
+            cases.append((ei, *rest[:-1], torch.full((e,), keep)))
+    run(fn, *cases)
+    # Batched: row i of each result is the per-sample call on row i.
+    B = 3
+    stacked = tuple(torch.stack(xs) for xs in zip(*cases[:B]))
+    got = st.compile(fn, cases[0], batch=B)(*stacked)
+    got = got if isinstance(got, tuple) else (got,)
+    for i in range(B):
+        want = fn(*cases[i])
+        want = want if isinstance(want, tuple) else (want,)
+        same(tuple(g[i] for g in got), want)
