@@ -3110,10 +3110,12 @@ def later_dimension_cases(r):
     edges (`edge_index[:, mask]`): a transpose, the selection, a transpose
     back, and what is computed from the [2, E'] result: a shifted copy, a
     row of it, the self loops appended along dimension 1, a per-edge sum
-    over dimension 0 and a linalg.generic that reads it transposed."""
+    over dimension 0, a linalg.generic that reads it transposed, its rows
+    stacked along dimension 0 and 1 (unit expansions and a concatenation)
+    and a gather of its rows [1, 0, 1]."""
     prog = """
 func.func @edges(%ei: tensor<2xEExi64>, %w: tensor<EExf32>, %loops: tensor<2xNNxi64>)
-    -> (tensor<2x?xi64>, tensor<?xi64>, tensor<2x?xi64>, tensor<?xi64>, tensor<?x2xi64>, tensor<2x?xi64>) {
+    -> (tensor<2x?xi64>, tensor<?xi64>, tensor<2x?xi64>, tensor<?xi64>, tensor<?x2xi64>, tensor<2x?xi64>, tensor<2x?xi64>, tensor<?x2xi64>, tensor<3x?xi64>) {
   %c0 = arith.constant 0 : index
   %p = arith.constant dense<0.5> : tensor<EExf32>
   %m = arith.cmpf oge, %w, %p : tensor<EExf32>
@@ -3151,7 +3153,17 @@ func.func @edges(%ei: tensor<2xEExi64>, %w: tensor<EExf32>, %loops: tensor<2xNNx
     %y = arith.subi %z, %a : i64
     linalg.yield %y : i64
   } -> tensor<2x?xi64>
-  return %sel, %col, %cat, %sum, %back, %neg : tensor<2x?xi64>, tensor<?xi64>, tensor<2x?xi64>, tensor<?xi64>, tensor<?x2xi64>, tensor<2x?xi64>
+  %r0 = tensor.extract_slice %sel[0, 0] [1, %n2] [1, 1] : tensor<2x?xi64> to tensor<?xi64>
+  %r1 = tensor.extract_slice %sel[1, 0] [1, %n2] [1, 1] : tensor<2x?xi64> to tensor<?xi64>
+  %u0 = tensor.expand_shape %r0 [[0, 1]] output_shape [1, %n2] : tensor<?xi64> into tensor<1x?xi64>
+  %u1 = tensor.expand_shape %r1 [[0, 1]] output_shape [1, %n2] : tensor<?xi64> into tensor<1x?xi64>
+  %st = tensor.concat dim(0) %u1, %u0 : (tensor<1x?xi64>, tensor<1x?xi64>) -> tensor<2x?xi64>
+  %v0 = tensor.expand_shape %r0 [[0, 1]] output_shape [%n2, 1] : tensor<?xi64> into tensor<?x1xi64>
+  %v1 = tensor.expand_shape %r1 [[0, 1]] output_shape [%n2, 1] : tensor<?xi64> into tensor<?x1xi64>
+  %st1 = tensor.concat dim(1) %v0, %v1 : (tensor<?x1xi64>, tensor<?x1xi64>) -> tensor<?x2xi64>
+  %swap = arith.constant dense<[1, 0, 1]> : tensor<3xi64>
+  %sw = sift.gather %shift[%swap] : tensor<2x?xi64>, tensor<3xi64> -> tensor<3x?xi64>
+  return %sel, %col, %cat, %sum, %back, %neg, %st, %st1, %sw : tensor<2x?xi64>, tensor<?xi64>, tensor<2x?xi64>, tensor<?xi64>, tensor<?x2xi64>, tensor<2x?xi64>, tensor<2x?xi64>, tensor<?x2xi64>, tensor<3x?xi64>
 }
 """
     out = []
@@ -3166,7 +3178,9 @@ func.func @edges(%ei: tensor<2xEExi64>, %w: tensor<EExf32>, %loops: tensor<2xNNx
         out.append(StaticizeCase(
             "later_dimension_" + name, text, "edges", [ei, w, loops], {},
             [sel, sel[1] + 10, np.concatenate([sel, loops], axis=1),
-             sel.sum(axis=0), ((sel + 10) ** 2).T, -sel], (0.0, 0.0)))
+             sel.sum(axis=0), ((sel + 10) ** 2).T, -sel,
+             np.stack([sel[1], sel[0]]), np.stack([sel[0], sel[1]], axis=1),
+             (sel + 10)[[1, 0, 1]]], (0.0, 0.0)))
     return out
 
 

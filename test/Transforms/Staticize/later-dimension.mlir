@@ -111,3 +111,46 @@ func.func @floor_mod(%rows8: tensor<8x2xi64>, %m: tensor<8xi1>) -> tensor<2x?xi6
   %out = arith.select %fix, %up, %r : tensor<2x?xi1>, tensor<2x?xi64>
   return %out : tensor<2x?xi64>
 }
+
+// -----
+
+// `torch.stack([col, row])` of a selection's columns: each 1-D piece gains
+// a leading unit (an expansion that makes it dynamic past dimension 0),
+// then the pieces are concatenated along dimension 0. The expansion adds
+// the unit last instead and is transposed, so the concatenation is along
+// dimension 1 of padded rows, as for `torch.stack([col, row], 1)`. The
+// gather of rows [1, 0, 1] of the transposed selection (`e[[1, 0, 1]]`) is
+// a gather of columns of each padded row.
+// CHECK-LABEL: func @stack_and_swap
+// CHECK-SAME: -> (tensor<2x8xi64>, tensor<i64>, tensor<8x2xi64>, tensor<i64>, tensor<3x8xi64>, tensor<i64>)
+// CHECK-SAME: sift.bounded_dims = array<i64: 1, 0, 1>
+// CHECK: %[[ROWS:.*]] = sift.gather %{{.*}}[%{{.*}}] : tensor<8x2xi64>, tensor<8xi64> -> tensor<8x2xi64>
+// CHECK: %[[R1:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [8, 1] : tensor<8xi64> into tensor<8x1xi64>
+// CHECK: %[[R0:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [8, 1] : tensor<8xi64> into tensor<8x1xi64>
+// CHECK: %[[ST:.*]] = tensor.concat dim(1) %[[R0]], %[[R1]] : (tensor<8x1xi64>, tensor<8x1xi64>) -> tensor<8x2xi64>
+// CHECK: %[[ST1:.*]] = tensor.concat dim(1) %{{.*}}, %{{.*}} : (tensor<8x1xi64>, tensor<8x1xi64>) -> tensor<8x2xi64>
+// CHECK: %[[SWAP:.*]] = arith.constant dense<[1, 0, 1]> : tensor<3xi64>
+// CHECK: %[[IDX:.*]] = linalg.broadcast ins(%[[SWAP]] : tensor<3xi64>) outs(%{{.*}} : tensor<8x3xi64>) dimensions = [0]
+// CHECK: %[[SW:.*]] = sift.gather %[[ROWS]][%[[IDX]]] {batch_dims = 1 : i64} : tensor<8x2xi64>, tensor<8x3xi64> -> tensor<8x3xi64>
+// CHECK: %[[T0:.*]] = linalg.transpose ins(%[[ST]] : tensor<8x2xi64>) outs(%{{.*}} : tensor<2x8xi64>) permutation = [1, 0]
+// CHECK: %[[T2:.*]] = linalg.transpose ins(%[[SW]] : tensor<8x3xi64>) outs(%{{.*}} : tensor<3x8xi64>) permutation = [1, 0]
+// CHECK: return %[[T0]], %{{.*}}, %[[ST1]], %{{.*}}, %[[T2]], %{{.*}} :
+func.func @stack_and_swap(%x: tensor<8x2xi64>, %m: tensor<8xi1>) -> (tensor<2x?xi64>, tensor<?x2xi64>, tensor<3x?xi64>) {
+  %c0 = arith.constant 0 : index
+  %pos = sift.nonzero %m : tensor<8xi1> -> tensor<?xi64>
+  %rows = sift.gather %x[%pos] : tensor<8x2xi64>, tensor<?xi64> -> tensor<?x2xi64>
+  %n = tensor.dim %rows, %c0 : tensor<?x2xi64>
+  %row = tensor.extract_slice %rows[0, 0] [%n, 1] [1, 1] : tensor<?x2xi64> to tensor<?xi64>
+  %col = tensor.extract_slice %rows[0, 1] [%n, 1] [1, 1] : tensor<?x2xi64> to tensor<?xi64>
+  %r0 = tensor.expand_shape %row [[0, 1]] output_shape [1, %n] : tensor<?xi64> into tensor<1x?xi64>
+  %r1 = tensor.expand_shape %col [[0, 1]] output_shape [1, %n] : tensor<?xi64> into tensor<1x?xi64>
+  %st = tensor.concat dim(0) %r1, %r0 : (tensor<1x?xi64>, tensor<1x?xi64>) -> tensor<2x?xi64>
+  %s0 = tensor.expand_shape %row [[0, 1]] output_shape [%n, 1] : tensor<?xi64> into tensor<?x1xi64>
+  %s1 = tensor.expand_shape %col [[0, 1]] output_shape [%n, 1] : tensor<?xi64> into tensor<?x1xi64>
+  %st1 = tensor.concat dim(1) %s1, %s0 : (tensor<?x1xi64>, tensor<?x1xi64>) -> tensor<?x2xi64>
+  %e1 = tensor.empty(%n) : tensor<2x?xi64>
+  %t = linalg.transpose ins(%rows : tensor<?x2xi64>) outs(%e1 : tensor<2x?xi64>) permutation = [1, 0]
+  %swap = arith.constant dense<[1, 0, 1]> : tensor<3xi64>
+  %sw = sift.gather %t[%swap] : tensor<2x?xi64>, tensor<3xi64> -> tensor<3x?xi64>
+  return %st, %st1, %sw : tensor<2x?xi64>, tensor<?x2xi64>, tensor<3x?xi64>
+}

@@ -153,17 +153,29 @@ LogicalResult Staticizer::rewriteExtractSlice(ImplicitLocOpBuilder &b,
 }
 
 // concat along dimension 0: the valid rows of the pieces, back to back.
+// Along a later dimension (`torch.stack([col, row], 1)` of a selection's
+// columns) the pieces have the same rows in the dynamic program: their
+// padded rows, fitted to the fewest, side by side.
 LogicalResult Staticizer::rewriteConcat(ImplicitLocOpBuilder &b,
                                         tensor::ConcatOp concat) {
   Operation *op = concat;
-  if (concat.getDim() != 0)
-    return op->emitOpError("--sift-staticize supports concatenation of "
-                           "data-dependent tensors along dimension 0 only");
   SmallVector<Padded> pieces;
   SmallVector<Value> paddedPieces;
   for (Value in : concat.getInputs()) {
     pieces.push_back(lookup(b, in));
     paddedPieces.push_back(pieces.back().padded);
+  }
+  if (concat.getDim() != 0) {
+    int64_t rows = pieces.front().bound;
+    for (const Padded &p : pieces)
+      rows = std::min(rows, p.bound);
+    for (auto [piece, fitted] : llvm::zip(pieces, paddedPieces))
+      fitted = fitRows(b, piece, rows);
+    define(op, concat.getResult(),
+           tensor::ConcatOp::create(b, concat.getDim(), paddedPieces),
+           pieces.front().count);
+    toErase.insert(op);
+    return success();
   }
   Value all = tensor::ConcatOp::create(b, /*dim=*/0, paddedPieces);
   int64_t total = cast<RankedTensorType>(all.getType()).getDimSize(0);

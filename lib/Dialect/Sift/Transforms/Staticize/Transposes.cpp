@@ -90,6 +90,24 @@ static Value transpose(OpBuilder &b, Location loc, Value v,
   return linalg::TransposeOp::create(b, loc, v, init, perm).getResult()[0];
 }
 
+/// The permutation of the late transposes among `values`, when they all
+/// have the same one and every other value passes `other`; nullopt when
+/// none is such a transpose, two differ, or another value fails.
+static std::optional<SmallVector<int64_t>>
+sharedPermutation(ValueRange values, function_ref<bool(Value)> other) {
+  std::optional<SmallVector<int64_t>> perm;
+  for (Value v : values) {
+    if (linalg::TransposeOp t = lateTranspose(v)) {
+      if (perm && ArrayRef<int64_t>(*perm) != t.getPermutation())
+        return std::nullopt;
+      perm = llvm::to_vector(t.getPermutation());
+    } else if (!other(v)) {
+      return std::nullopt;
+    }
+  }
+  return perm;
+}
+
 namespace {
 
 /// transpose(transpose(x, p), q) -> transpose(x, p o q), or x.
@@ -217,6 +235,119 @@ struct CollapseOfTranspose : OpRewritePattern<tensor::CollapseShapeOp> {
   }
 };
 
+/// An expand_shape that only inserts unit dimensions (each group has at
+/// most one dimension that is not a static 1) and whose result is dynamic
+/// past the first (`x.unsqueeze(0)` of a selection, which `torch.stack`
+/// writes): the expansion with the new units last, transposed into place.
+/// A transposed source is expanded before its transpose.
+struct ExpandInsertingUnits : OpRewritePattern<tensor::ExpandShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ExpandShapeOp op,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getResultType();
+    if (!dynamicPastLeading(type))
+      return failure();
+    Value base = op.getSrc();
+    int64_t rank = op.getSrcType().getRank();
+    auto perm = llvm::to_vector(llvm::seq<int64_t>(rank));
+    if (linalg::TransposeOp t = lateTranspose(base)) {
+      base = t.getInput();
+      perm = llvm::to_vector(t.getPermutation());
+    } else if (!onlyLeadingDynamic(op.getSrcType())) {
+      return failure();
+    }
+    // Result dimension r is dimension q[r] of base expanded by trailing
+    // units.
+    SmallVector<int64_t> q(type.getRank());
+    int64_t units = 0;
+    for (auto [g, group] : llvm::enumerate(op.getReassociationIndices())) {
+      int64_t kept = -1;
+      for (int64_t d : group)
+        if (type.getDimSize(d) != 1) {
+          if (kept >= 0)
+            return failure();
+          kept = d;
+        }
+      kept = kept >= 0 ? kept : group.front();
+      for (int64_t d : group)
+        q[d] = d == kept ? perm[g] : rank + units++;
+    }
+    if (rank == 0)
+      return failure();
+    Location loc = op.getLoc();
+    auto baseType = cast<RankedTensorType>(base.getType());
+    SmallVector<int64_t> shape(baseType.getShape());
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d = 0; d < rank; ++d)
+      sizes.push_back(tensor::getMixedSize(rewriter, loc, base, d));
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t d = 0; d < rank; ++d)
+      groups.push_back({d});
+    for (int64_t u = 0; u < units; ++u) {
+      shape.push_back(1);
+      sizes.push_back(rewriter.getIndexAttr(1));
+      groups.back().push_back(rank + u);
+    }
+    Value expanded = tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get(shape, type.getElementType()),
+        base, groups, sizes);
+    rewriter.replaceOp(op, transpose(rewriter, loc, expanded, q));
+    return success();
+  }
+};
+
+/// sift.gather along dimension 0 of transpose(x, p) (`e[[1, 0]]` of a
+/// selection's columns): a gather along x's dimension a = p[0] with x's
+/// dimensions before a as batch dimensions (the indices broadcast over
+/// them), transposed into place.
+struct GatherOfTranspose : OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherOp op,
+                                PatternRewriter &rewriter) const override {
+    linalg::TransposeOp t = lateTranspose(op.getSource());
+    if (!t || op.getBatchDims() != 0)
+      return failure();
+    ArrayRef<int64_t> perm = t.getPermutation();
+    int64_t a = perm[0];
+    Value source = t.getInput();
+    auto sourceType = cast<RankedTensorType>(source.getType());
+    if (a == 0 || !onlyLeadingDynamic(sourceType))
+      return failure();
+    Location loc = op.getLoc();
+    Value indices = op.getIndices();
+    auto idxType = cast<RankedTensorType>(indices.getType());
+    int64_t k = idxType.getRank();
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d = 0; d < a; ++d)
+      sizes.push_back(tensor::getMixedSize(rewriter, loc, source, d));
+    for (int64_t d = 0; d < k; ++d)
+      sizes.push_back(tensor::getMixedSize(rewriter, loc, indices, d));
+    Value init =
+        tensor::EmptyOp::create(rewriter, loc, sizes, idxType.getElementType());
+    Value broadcast =
+        linalg::BroadcastOp::create(rewriter, loc, indices, init,
+                                    llvm::to_vector(llvm::seq<int64_t>(a)))
+            .getResult()[0];
+    // Of shape source.shape[:a] ++ indices.shape ++ source.shape[a + 1:].
+    Value gathered =
+        GatherOp::create(rewriter, loc, source, broadcast, a, op.getFillAttr());
+    // Result dimension r < k is the gathered one's r; the others are the
+    // transpose's dimensions past 0, source dimensions perm[j].
+    int64_t rank = cast<RankedTensorType>(op.getType()).getRank();
+    SmallVector<int64_t> q(rank);
+    for (int64_t r = 0; r < rank; ++r) {
+      if (r < k) {
+        q[r] = a + r;
+        continue;
+      }
+      int64_t s = perm[r - k + 1];
+      q[r] = s < a ? s : s - 1 + k;
+    }
+    rewriter.replaceOp(op, transpose(rewriter, loc, gathered, q));
+    return success();
+  }
+};
+
 /// An elementwise op on splats only (`x % 3` of a selection compares its
 /// splats of 3 and 0) is a splat of the op on their scalars: it then has
 /// no layout to keep.
@@ -265,18 +396,11 @@ struct ElementwiseOfTranspose : RewritePattern {
         op->getNumResults() == 0 ||
         !llvm::all_of(op->getResultTypes(), dynamicPastLeading))
       return failure();
-    std::optional<SmallVector<int64_t>> perm;
-    for (Value v : op->getOperands()) {
-      if (!isa<RankedTensorType>(v.getType()))
-        continue;
-      if (linalg::TransposeOp t = lateTranspose(v)) {
-        if (perm && ArrayRef<int64_t>(*perm) != t.getPermutation())
-          return failure();
-        perm = llvm::to_vector(t.getPermutation());
-      } else if (!v.getDefiningOp<tensor::SplatOp>()) {
-        return failure();
-      }
-    }
+    std::optional<SmallVector<int64_t>> perm =
+        sharedPermutation(op->getOperands(), [](Value v) {
+          return !isa<RankedTensorType>(v.getType()) ||
+                 v.getDefiningOp<tensor::SplatOp>();
+        });
     if (!perm)
       return failure();
     Location loc = op->getLoc();
@@ -322,16 +446,10 @@ struct ConcatOfTranspose : OpRewritePattern<tensor::ConcatOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(tensor::ConcatOp op,
                                 PatternRewriter &rewriter) const override {
-    std::optional<SmallVector<int64_t>> perm;
-    for (Value v : op.getInputs()) {
-      if (linalg::TransposeOp t = lateTranspose(v)) {
-        if (perm && ArrayRef<int64_t>(*perm) != t.getPermutation())
-          return failure();
-        perm = llvm::to_vector(t.getPermutation());
-      } else if (!cast<RankedTensorType>(v.getType()).hasStaticShape()) {
-        return failure();
-      }
-    }
+    std::optional<SmallVector<int64_t>> perm =
+        sharedPermutation(op.getInputs(), [](Value v) {
+          return cast<RankedTensorType>(v.getType()).hasStaticShape();
+        });
     if (!perm)
       return failure();
     Location loc = op.getLoc();
@@ -462,17 +580,21 @@ struct LinalgOfTranspose : OpInterfaceRewritePattern<linalg::LinalgOp> {
 } // namespace
 
 void mlir::sift::staticize::sinkLateTransposes(func::FuncOp func) {
-  bool any = false;
-  func.walk([&](linalg::TransposeOp t) {
-    if (lateTranspose(t.getResult()[0]))
-      any = true;
+  // Values dynamic past their first dimension come from late transposes
+  // and unit expansions; other programs have nothing to move.
+  WalkResult any = func.walk([&](Operation *op) {
+    if (isa<linalg::TransposeOp, tensor::ExpandShapeOp>(op) &&
+        dynamicPastLeading(op->getResult(0).getType()))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
   });
-  if (!any)
+  if (!any.wasInterrupted())
     return;
   RewritePatternSet patterns(func.getContext());
   patterns.add<ComposeTransposes, DimOfTranspose, SliceOfTranspose,
-               CollapseOfTranspose, ElementwiseOfSplats, ElementwiseOfTranspose,
-               ConcatOfTranspose, LinalgOfTranspose>(func.getContext());
+               CollapseOfTranspose, ExpandInsertingUnits, GatherOfTranspose,
+               ElementwiseOfSplats, ElementwiseOfTranspose, ConcatOfTranspose,
+               LinalgOfTranspose>(func.getContext());
   // In program order: a consumer sees its producers' transposes already
   // moved down to it.
   walkAndApplyPatterns(func, FrozenRewritePatternSet(std::move(patterns)));
