@@ -23,7 +23,7 @@ bounded result) or as `sift.Bounded` pairs of torch tensors.
 
 The translated ATen overloads are listed in `SUPPORTED` (the op table is
 `sift/torch/_ops.py`); an op without a handler is first decomposed by
-PyTorch's own decompositions (`masked_fill`, `stack`, `narrow`, in-place
+PyTorch's own decompositions (`masked_fill`, `narrow`, `x[a:b] = v`, in-place
 ops), and anything left is a `sift.UnsupportedError` naming the op and
 the user's source line. uint8 tensors are carried as int16 holding
 0..255 (converted on the way in and out; arithmetic wraps modulo 256).
@@ -126,7 +126,7 @@ def _unsupported_overloads(program):
 
 def _decompose_unsupported(program):
     """The program with the ATen ops sift.torch has no handler for
-    decomposed by PyTorch's own decompositions (`masked_fill`, `stack`,
+    decomposed by PyTorch's own decompositions (`masked_fill`, `x[a:b] = v`,
     `narrow`, `argwhere`, `isfinite`, in-place ops, ...), the ops it
     translates left as they are (a decomposed `cross_entropy` would lose
     its fused form). Unchanged when every op has a handler, or when the

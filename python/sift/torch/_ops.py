@@ -917,6 +917,59 @@ def _cat(t, node, meta):
     return out
 
 
+@op("aten.stack.default")
+def _stack(t, node, meta):
+    """torch.stack(xs, dim): each x with a unit extent inserted at dim,
+    concatenated along it (not PyTorch's decomposition, a concatenation
+    of flat tensors reshaped, which cannot keep a data-dependent extent)."""
+    dim = _dim(_arg(node, 1, "dim", 0), len(meta.shape))
+    parts = []
+    for a in node.args[0]:
+        x = t.cast(t.plain(node, a), meta.dtype)
+        parts.append(t.reshape(node, x, x.shape[:dim] + (1,) + x.shape[dim:]))
+    if len(parts) == 1:
+        return parts[0]
+    out = _result(t, meta)
+    t.emit(f"{out.name} = tensor.concat dim({dim}) "
+           f"{', '.join(p.name for p in parts)} : "
+           f"({', '.join(p.type for p in parts)}) -> {out.type}")
+    return out
+
+
+@op("aten.copy.default")
+def _copy(t, node, meta):
+    """copy(dst, src): src broadcast to dst's shape, in dst's dtype (what
+    `x[a:b] = v` copies before its slice_scatter)."""
+    src = t.cast(t.plain(node, node.args[1]), meta.dtype)
+    return t.broadcast(node, src, static_shape(meta.shape),
+                       fake_shape=meta.shape)
+
+
+@op("aten.slice_scatter.default")
+def _slice_scatter(t, node, meta):
+    """x with x[start:end:step] along dim replaced by src (what
+    `x[2:6] = v` becomes): a tensor.insert_slice."""
+    x = t.plain(node, node.args[0])
+    dim = _dim(_arg(node, 2, "dim", 0), x.rank)
+    src = t.cast(t.plain(node, node.args[1]), x.dtype)
+    start, end = _arg(node, 3, "start"), _arg(node, 4, "end")
+    step = _arg(node, 5, "step", 1)
+    extent = x.shape[dim]
+    if extent is None or not all(isinstance(v, int) or v is None
+                                 for v in (start, end, step)):
+        t.unsupported(node, "a slice of constant bounds along a static "
+                      "extent")
+    start, _, step = slice(start, end, step).indices(extent)
+    if src.shape[dim] == 0:
+        return x
+    out = Value(t.fresh(), x.dtype, x.shape)
+    parts = _slice_parts(t, src, dim, str(start), str(src.shape[dim]),
+                         str(step))
+    t.emit(f"{out.name} = tensor.insert_slice {src.name} into {x.name}"
+           f"{parts} : {src.type} into {x.type}")
+    return out
+
+
 # -- reductions ---------------------------------------------------------------
 
 def _reduce(t, node, meta, x, dims, combine_int, combine_float, init):
@@ -965,6 +1018,13 @@ def _sum(t, node, meta):
         if counted is not None:
             return counted
     return _reduce(t, node, meta, x, dims, "arith.addi", "arith.addf", 0)
+
+
+@op("aten.prod.default", "aten.prod.dim_int")
+def _prod(t, node, meta):
+    x = t.plain(node, node.args[0])
+    dims = _reduce_dims(node, x.rank)
+    return _reduce(t, node, meta, x, dims, "arith.muli", "arith.mulf", 1)
 
 
 _LOWEST = {torch.float32: float("-inf"), torch.float64: float("-inf"),
@@ -1560,13 +1620,19 @@ def _scatter(t, node, meta):
             t.unsupported(node, "scatter_reduce with 'sum', 'amax' or "
                           "'amin', including self")
         reduce = _SCATTER_REDUCE[how]
-    if idx.rank != x.rank or None in x.shape or None in idx.shape or any(
+    if idx.rank != x.rank or None in x.shape or any(
             idx.shape[d] != x.shape[d] for d in range(x.rank) if d != dim):
         t.unsupported(node, "an index whose extents other than `dim` are "
                       "the input's (static)")
     src = node.args[3]
     if _is_tensor(src):
         upd = t.plain(node, src)
+        if None in idx.shape and [str(d) for d in _fake(src).shape] != [
+                str(d) for d in _fake(node.args[2]).shape]:
+            # An index of data-dependent length (`scatter_add(0, col,
+            # ones(len(col)))`): a source of the same extents only.
+            t.unsupported(node, "a source whose extents are not the "
+                          "data-dependent index's")
         if upd.shape != idx.shape:
             if None in upd.shape:
                 t.unsupported(node, "a source of data-dependent extents")

@@ -234,18 +234,42 @@ def test_slices_of_computed_starts_and_ends():
     check(f, trials[0], trials=trials[1:])
 
 
-def test_ops_torch_decomposes_masked_fill_stack_narrow_argwhere():
+def test_ops_torch_decomposes_masked_fill_narrow_argwhere():
     # Ops without a handler that PyTorch's decompositions turn into ones
-    # with (masked_fill, stack, narrow, argwhere, index_put of a mask).
+    # with (masked_fill, narrow, argwhere, index_put of a mask).
     def f(x):
         y = x.masked_fill(x < 0, 0.0)
         z = x.clone()
         z[z > 1] = 1.0
-        return (y[y > 0.5], torch.stack([y.sum(), x[x < 0].sum()]),
-                torch.stack([x[:3], x[3:6]], dim=1), z,
-                torch.argwhere(x.reshape(4, 5) > 0.5),
+        return (y[y > 0.5], z, torch.argwhere(x.reshape(4, 5) > 0.5),
                 x.narrow(0, 2, 5))
     check(f, (randn(20),), trials=[(torch.zeros(20),)])
+
+
+def test_stack_prod_and_slice_assignment():
+    # torch.stack has a handler (PyTorch's decomposition reshapes a flat
+    # concatenation, which cannot keep a data-dependent extent): stacks of
+    # selections along either dimension. `x[a:b:c] = v` is a slice_scatter
+    # (tensor.insert_slice); prod multiplies (integers and booleans in
+    # int64, as PyTorch).
+    def f(x, i, m):
+        s = x[m]
+        y = x.clone()
+        y[2:8:3] = 0.5
+        z = i.clone()
+        z[:, 1:] = i[:, :-1]
+        return (torch.stack([x, -x], dim=-1), torch.stack([s, s * 2]),
+                torch.stack([s, s + 1], dim=1), y, z,
+                torch.stack([x.sum(), x[x < 0].sum()]),
+                torch.stack([x[:3], x[3:6]], dim=1),
+                i.prod(), i.prod(1), x.reshape(4, 5).prod(0, keepdim=True),
+                m.prod(), m.reshape(4, 5).prod(1))
+    ones = torch.ones(20, dtype=torch.bool)
+    check(f, (randn(20), randint(-3, 4, 3, 5), randn(20) > 0),
+          emits=[r"arith\.muli", r"tensor\.insert_slice",
+                 r"tensor\.concat dim\(1\)"],
+          trials=[(randn(20), randint(-3, 4, 3, 5), ~ones),
+                  (randn(20), randint(-3, 4, 3, 5), ones)])
 
 
 def test_transposes_and_indexing_along_other_dimensions():

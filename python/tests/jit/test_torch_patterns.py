@@ -279,10 +279,39 @@ def edge_stats(edge_index, edge_attr, u):
             (edge_index % 3).sum(1), edge_attr[:, edge_attr[0] > 0].t())
 
 
+def stack_swapped(edge_index, u):
+    # to_undirected's reversed edges: row, col = edge_index, then stacked.
+    edge_index = edge_index[:, u > 0.5]
+    row, col = edge_index
+    return torch.stack([col, row], dim=0), torch.stack([row, col], dim=1)
+
+
+def reversed_rows(edge_index, u):
+    edge_index = edge_index[:, u > 0.5]
+    return edge_index[[1, 0]], edge_index[[1, 0, 1]].sum(0)
+
+
+def subgraph(edge_index, u):
+    # subgraph() of a node subset given as a mask, the mask set in place.
+    node_mask = torch.zeros(10, dtype=torch.bool)
+    node_mask[:6] = True
+    edge_mask = node_mask[edge_index[0]] & node_mask[edge_index[1]] & (u > 0.2)
+    return edge_index[:, edge_mask]
+
+
+def degree(edge_index, u):
+    # degree(): a scatter_add of ones at the kept edges' targets, and a
+    # product over the edge dimension.
+    col = edge_index[:, u > 0.5][1]
+    deg = torch.zeros(10).scatter_add(0, col, torch.ones(col.size(0)))
+    return deg, (edge_index % 3 + 1).prod(1)
+
+
 @pytest.mark.parametrize("fn, kind", [
     (dropout_edge, "u"), (remove_self_loops, "attr"),
     (filter_then_add_self_loops, "u"), (to_undirected_kept, "u"),
-    (edge_stats, "attr_u")])
+    (edge_stats, "attr_u"), (stack_swapped, "u"), (reversed_rows, "u"),
+    (subgraph, "u"), (degree, "u")])
 def test_pyg_edge_filters(fn, kind):
     def inputs(e):
         ei = torch.randint(0, 10, (2, e), generator=G)
