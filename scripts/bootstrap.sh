@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what sift needs and is missing: LLVM/MLIR 22 from Debian (dylibs,
 # headers, mlir-tblgen, lit, FileCheck), a C++ toolchain, CMake, Ninja,
-# ccache, GoogleTest and clang-format. Packages already present are left
-# alone; apt-get runs only when something is missing.
+# ccache, GoogleTest, clang-format and valgrind (lit's `valgrind` feature).
+# Packages already present are left alone; apt-get runs only when something
+# is missing.
 # --sanitize also installs clang-22 with its sanitizer runtimes and libFuzzer,
 # for scripts/sanitize.sh and scripts/fuzz.sh.
 set -euo pipefail
@@ -10,6 +11,7 @@ set -euo pipefail
 packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   libomp-22-dev g++ cmake ninja-build ccache libgtest-dev clang-format python3
+  valgrind
 )
 if [ "${1:-}" = "--sanitize" ]; then
   packages+=(clang-22 libclang-rt-22-dev libfuzzer-22-dev)

@@ -78,3 +78,13 @@ def cuda_device_present():
 
 if cuda_device_present():
     config.available_features.add("cuda-driver")
+
+# `valgrind`: memcheck finds reads of freed memory inside libMLIR.so, which
+# the sanitizer build does not instrument (a pass that uses an op after a
+# rewrite erased it). Not in the sanitizer build, whose programs cannot run
+# under valgrind.
+valgrind = shutil.which("valgrind")
+if valgrind and not getattr(config, "sift_sanitize", False):
+    config.available_features.add("valgrind")
+    config.substitutions.append(
+        ("%valgrind", f"{valgrind} -q --error-exitcode=1"))
