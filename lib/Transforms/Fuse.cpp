@@ -4,8 +4,9 @@
 //
 // Forms kernels out of a batched program with upstream's tiling: each root
 // is tiled over its rows into an `scf.forall` and its producers are fused
-// into the tile (scf::tileConsumerAndFuseProducersUsingSCF; the sift ops
-// tile through the models of lib/Dialect/Sift/IR/SiftTiling.cpp), then
+// into the tile (tileAndFuseOnce: upstream's tile-and-fuse driver, with
+// each tile computed once; the sift ops tile through the models of
+// lib/Dialect/Sift/IR/SiftTiling.cpp), then
 // independent kernels over the same rows become one loop
 // (fuseIndependentSiblingForallLoops) whose shared ops CSE computes once.
 // See SiftFuse in Passes.td and docs/Fuse.md.
@@ -35,8 +36,10 @@
 #include "llvm/ADT/StringSet.h"
 
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <deque>
 #include <map>
 
 namespace mlir {
@@ -236,6 +239,211 @@ struct ErasedOps : public RewriterBase::Listener {
   llvm::DenseSet<Operation *> erased;
 };
 
+/// The fusion candidates of a kernel being formed: the slices that tiling
+/// and fusion generate, and those the cleanup patterns insert, less the
+/// ones erased or replaced (what upstream's tile-and-fuse driver tracks
+/// with a listener it keeps to itself). Notifications go on to the
+/// rewriter's own listener.
+class SliceWorklist : public RewriterBase::ForwardingListener {
+public:
+  explicit SliceWorklist(OpBuilder::Listener *next)
+      : ForwardingListener(next), next(next) {}
+  void add(ArrayRef<Operation *> ops) {
+    for (Operation *op : ops)
+      if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+        slices.push_back(slice);
+        fresh.push_back(slice);
+      }
+  }
+  void notifyOperationInserted(Operation *op,
+                               OpBuilder::InsertPoint previous) override {
+    ForwardingListener::notifyOperationInserted(op, previous);
+    if (cleaning)
+      add(op);
+  }
+  void notifyOperationErased(Operation *op) override {
+    remove(op);
+    erased.insert(op);
+    ForwardingListener::notifyOperationErased(op);
+  }
+  void notifyOperationReplaced(Operation *op, ValueRange values) override {
+    remove(op);
+    ForwardingListener::notifyOperationReplaced(op, values);
+  }
+  /// The candidates, oldest first.
+  std::deque<tensor::ExtractSliceOp> slices;
+  /// The slices inserted since the last cleanup.
+  SmallVector<Operation *> fresh;
+  /// Every op erased (pointers to compare, never to read).
+  llvm::DenseSet<Operation *> erased;
+  /// Whether cleanup patterns run (their new slices are candidates).
+  bool cleaning = false;
+  OpBuilder::Listener *next;
+
+private:
+  void remove(Operation *op) {
+    if (!isa<tensor::ExtractSliceOp>(op))
+      return;
+    auto it = llvm::find_if(slices, [&](tensor::ExtractSliceOp s) {
+      return s.getOperation() == op;
+    });
+    if (it != slices.end())
+      slices.erase(it);
+    llvm::erase(fresh, op);
+  }
+};
+
+/// Whether two slices read the same tile of one value.
+static bool sameTile(tensor::ExtractSliceOp a, tensor::ExtractSliceOp b) {
+  return a.getSource() == b.getSource() && a.getType() == b.getType() &&
+         isEqualConstantIntOrValueArray(a.getMixedOffsets(),
+                                        b.getMixedOffsets()) &&
+         isEqualConstantIntOrValueArray(a.getMixedSizes(), b.getMixedSizes()) &&
+         isEqualConstantIntOrValueArray(a.getMixedStrides(),
+                                        b.getMixedStrides());
+}
+
+/// The loop's init that a slice's source stands for, when the source is
+/// one of the loops' region arguments (a destination), and the value it
+/// then reads: what upstream's driver fuses.
+static std::pair<OpResult, std::optional<OpOperand *>>
+producerOfSlice(tensor::ExtractSliceOp slice,
+                ArrayRef<LoopLikeOpInterface> loops) {
+  Value source = slice.getSource();
+  std::optional<OpOperand *> destination;
+  for (LoopLikeOpInterface loop : llvm::reverse(loops)) {
+    auto arg = dyn_cast<BlockArgument>(source);
+    if (!arg || arg.getOwner()->getParentOp() != loop.getOperation())
+      break;
+    OpOperand *init = loop.getTiedLoopInit(arg);
+    if (!init)
+      break;
+    destination = init;
+    source = init->get();
+  }
+  return {dyn_cast<OpResult>(source), destination};
+}
+
+/// scf::tileConsumerAndFuseProducersUsingSCF from its parts (tileUsingSCF,
+/// tileAndFuseProducerOfSlice, yieldReplacementForFusedProducer), except
+/// that a slice reading a tile the loop already computes (the same tile
+/// of the same value, computed before its uses) reads that tile. Upstream
+/// fuses a producer again for every slice of it, and each copy fuses its
+/// own producers again: a DAG whose values are read twice on each level (a
+/// binary search's bounds, step after step) was copied exponentially often
+/// (2^20 copies of its first step for a search over 10^6 elements).
+static FailureOr<scf::SCFTileAndFuseResult>
+tileAndFuseOnce(RewriterBase &rewriter, TilingInterface consumer,
+                const scf::SCFTileAndFuseOptions &options) {
+  SliceWorklist worklist(rewriter.getListener());
+  rewriter.setListener(&worklist);
+  auto restore =
+      llvm::make_scope_exit([&] { rewriter.setListener(worklist.next); });
+  // Upstream's cleanup patterns, on the slices inserted since the last
+  // cleanup (and what they insert).
+  auto cleanUp = [&]() -> LogicalResult {
+    SmallVector<Operation *> fresh = std::move(worklist.fresh);
+    worklist.fresh.clear();
+    if (!options.cleanupPatterns || fresh.empty())
+      return success();
+    GreedyRewriteConfig config;
+    config.setListener(&worklist).setStrictness(
+        GreedyRewriteStrictness::ExistingAndNewOps);
+    worklist.cleaning = true;
+    LogicalResult cleaned =
+        applyOpPatternsGreedily(fresh, *options.cleanupPatterns, config);
+    worklist.cleaning = false;
+    worklist.fresh.clear();
+    return cleaned;
+  };
+
+  FailureOr<scf::SCFTilingResult> tiled =
+      scf::tileUsingSCF(rewriter, consumer, options.tilingOptions);
+  if (failed(tiled))
+    return failure();
+  scf::SCFTileAndFuseResult result;
+  result.tiledAndFusedOps.insert_range(tiled->tiledOps);
+  result.loops = tiled->loops;
+  if (result.loops.empty()) {
+    for (auto [original, replacement] :
+         llvm::zip_equal(consumer->getResults(), tiled->replacements))
+      result.replacements[original] = replacement;
+    return result;
+  }
+  // The loop may be replaced as producers are yielded: results by number.
+  DenseMap<Value, unsigned> resultNumbers;
+  for (auto [i, r] : llvm::enumerate(consumer->getResults()))
+    resultNumbers[r] = i;
+  worklist.add(tiled->generatedSlices);
+  if (failed(cleanUp()))
+    return failure();
+  // The slices fused so far and the tiles that replaced them.
+  struct Computed {
+    Operation *slice, *tileOp;
+    Value tile;
+  };
+  SmallVector<Computed> computed;
+  while (!worklist.slices.empty()) {
+    tensor::ExtractSliceOp slice = worklist.slices.front();
+    worklist.slices.pop_front();
+    auto [producer, destination] = producerOfSlice(slice, result.loops);
+    if (!producer)
+      continue;
+    if (!destination) {
+      auto it = llvm::find_if(computed, [&](const Computed &entry) {
+        Operation *tile = entry.tileOp;
+        if (worklist.erased.contains(tile) ||
+            worklist.erased.contains(entry.slice))
+          return false;
+        return sameTile(cast<tensor::ExtractSliceOp>(entry.slice), slice) &&
+               llvm::all_of(slice->getUsers(), [&](Operation *user) {
+                 Operation *ancestor =
+                     tile->getBlock()->findAncestorOpInBlock(*user);
+                 return ancestor && tile->isBeforeInBlock(ancestor);
+               });
+      });
+      if (it != computed.end()) {
+        rewriter.replaceAllUsesWith(slice.getResult(), it->tile);
+        continue;
+      }
+    }
+    std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> control =
+        options.fusionControlFn(slice, producer, destination.has_value());
+    if (!control)
+      continue;
+    std::optional<scf::SCFFuseProducerOfSliceResult> fused =
+        scf::tileAndFuseProducerOfSlice(rewriter, slice, result.loops);
+    if (!fused)
+      continue;
+    if (Operation *tileOp = fused->tiledAndFusedProducer.getDefiningOp();
+        tileOp && !destination)
+      computed.push_back({slice, tileOp, fused->tiledAndFusedProducer});
+    worklist.add(fused->generatedSlices);
+    if (control->yieldProducerReplacement) {
+      Operation *owner = producer.getOwner();
+      FailureOr<SmallVector<Operation *>> newSlices =
+          scf::yieldReplacementForFusedProducer(rewriter, slice, *fused,
+                                                result.loops);
+      if (failed(newSlices))
+        return rewriter.notifyMatchFailure(
+            owner, "cannot yield the fused producer from the loop");
+      worklist.add(*newSlices);
+      unsigned numResults = result.loops.front()->getNumResults();
+      for (auto [i, r] : llvm::enumerate(owner->getResults()))
+        resultNumbers[r] = numResults - owner->getNumResults() + i;
+    }
+    if (Operation *tiledOp = fused->tiledAndFusedProducer.getDefiningOp()) {
+      result.fusedProducers.insert(producer.getOwner());
+      result.tiledAndFusedOps.insert(tiledOp);
+    }
+    if (failed(cleanUp()))
+      return failure();
+  }
+  for (auto [original, number] : resultNumbers)
+    result.replacements[original] = result.loops.front()->getResult(number);
+  return result;
+}
+
 /// Forms the kernels of one function.
 class KernelFormer {
 public:
@@ -432,7 +640,7 @@ LogicalResult KernelFormer::formKernel(TilingInterface root) {
 
   rewriter.setInsertionPoint(root);
   FailureOr<scf::SCFTileAndFuseResult> result =
-      scf::tileConsumerAndFuseProducersUsingSCF(rewriter, root, options);
+      tileAndFuseOnce(rewriter, root, options);
   if (failed(result))
     return failure();
   if (result->loops.empty())
