@@ -77,6 +77,21 @@ keptPermutation(ArrayRef<int64_t> perm, const llvm::SmallBitVector &dropped) {
   return kept;
 }
 
+/// The dimension of a reshape's reassociation `group` (dimensions of
+/// `type`) that is not a static 1, or its first when all are; nullopt when
+/// two are not (the reshape does more than add or drop units).
+static std::optional<int64_t> nonUnitOf(ArrayRef<int64_t> group,
+                                        RankedTensorType type) {
+  std::optional<int64_t> kept;
+  for (int64_t d : group)
+    if (type.getDimSize(d) != 1) {
+      if (kept)
+        return std::nullopt;
+      kept = d;
+    }
+  return kept ? kept : group.front();
+}
+
 /// linalg.transpose of `v` by `perm` (or `v` for the identity).
 static Value transpose(OpBuilder &b, Location loc, Value v,
                        ArrayRef<int64_t> perm) {
@@ -194,14 +209,10 @@ struct CollapseOfTranspose : OpRewritePattern<tensor::CollapseShapeOp> {
     int64_t rank = type.getRank();
     llvm::SmallBitVector dropped(rank, true);
     for (const ReassociationIndices &group : op.getReassociationIndices()) {
-      int64_t kept = -1;
-      for (int64_t d : group)
-        if (type.getDimSize(d) != 1) {
-          if (kept >= 0)
-            return failure();
-          kept = d;
-        }
-      dropped.reset(kept >= 0 ? kept : group.front());
+      std::optional<int64_t> kept = nonUnitOf(group, type);
+      if (!kept)
+        return failure();
+      dropped.reset(*kept);
     }
     ArrayRef<int64_t> perm = t.getPermutation();
     llvm::SmallBitVector droppedInput(rank);
@@ -261,16 +272,11 @@ struct ExpandInsertingUnits : OpRewritePattern<tensor::ExpandShapeOp> {
     SmallVector<int64_t> q(type.getRank());
     int64_t units = 0;
     for (auto [g, group] : llvm::enumerate(op.getReassociationIndices())) {
-      int64_t kept = -1;
+      std::optional<int64_t> kept = nonUnitOf(group, type);
+      if (!kept)
+        return failure();
       for (int64_t d : group)
-        if (type.getDimSize(d) != 1) {
-          if (kept >= 0)
-            return failure();
-          kept = d;
-        }
-      kept = kept >= 0 ? kept : group.front();
-      for (int64_t d : group)
-        q[d] = d == kept ? perm[g] : rank + units++;
+        q[d] = d == *kept ? perm[g] : rank + units++;
     }
     if (rank == 0)
       return failure();
