@@ -56,7 +56,8 @@ def _export(fn, example_args):
     if isinstance(fn, torch.export.ExportedProgram):
         return fn
     register_stack_trace_anchors(fn)
-    module = fn if isinstance(fn, torch.nn.Module) else _module_of(fn)
+    module = fn if isinstance(fn, torch.nn.Module) else _module_of(
+        fn, len(example_args))
     try:
         return torch.export.export(module, tuple(example_args))
     except Exception as e:
@@ -81,14 +82,20 @@ def _export(fn, example_args):
             "see docs/Tutorial.md") from e
 
 
-def _module_of(fn):
-    """An nn.Module calling fn, whose forward has fn's parameter names (so
-    that they name the exported inputs, and the MLIR arguments)."""
+def _module_of(fn, count):
+    """An nn.Module calling fn, whose forward has the names of fn's first
+    `count` parameters, the ones the example inputs fill (so that they name
+    the exported inputs, and the MLIR arguments); the others keep their
+    defaults (`def f(boxes, min_size=0.1)` called with the boxes)."""
     try:
         params = [p.replace(kind=inspect.Parameter.POSITIONAL_OR_KEYWORD,
                             default=inspect.Parameter.empty)
                   for p in inspect.signature(fn).parameters.values()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        if len(params) < count:
+            params = None
+        else:
+            params = params[:count]
     except (TypeError, ValueError):
         params = None
 

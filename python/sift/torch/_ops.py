@@ -907,7 +907,11 @@ def _cat(t, node, meta):
     parts = [t.cast(t.plain(node, a), meta.dtype) for a in node.args[0]]
     parts = [p for p in parts if not (p.rank == 1 and p.shape[0] == 0
                                       and len(meta.shape) != 1)]
-    dim = _dim(_arg(node, 1, "dim", 0), len(meta.shape))
+    return _concat(t, meta, parts, _dim(_arg(node, 1, "dim", 0),
+                                        len(meta.shape)))
+
+
+def _concat(t, meta, parts, dim):
     if len(parts) == 1:
         return parts[0]
     out = _result(t, meta)
@@ -927,13 +931,7 @@ def _stack(t, node, meta):
     for a in node.args[0]:
         x = t.cast(t.plain(node, a), meta.dtype)
         parts.append(t.reshape(node, x, x.shape[:dim] + (1,) + x.shape[dim:]))
-    if len(parts) == 1:
-        return parts[0]
-    out = _result(t, meta)
-    t.emit(f"{out.name} = tensor.concat dim({dim}) "
-           f"{', '.join(p.name for p in parts)} : "
-           f"({', '.join(p.type for p in parts)}) -> {out.type}")
-    return out
+    return _concat(t, meta, parts, dim)
 
 
 @op("aten.copy.default")
@@ -1955,6 +1953,124 @@ def _cumsum(t, node, meta):
     t.emit(f"{out.name} = sift.cumsum {x.name}{_dim_attr(dim, x.rank)} : "
            f"{x.type} -> {out.type}")
     return out
+
+
+def _binary_search(t, node, seq, vals, right):
+    """For each of vals, PyTorch's binary search in the sorted last
+    dimension of seq (its leading dimensions vals' leading ones): the
+    first position whose element is not below the value (`right`: not at
+    or below it); NaN compares as largest, as PyTorch's search. The same
+    halvings of [start, end) per value, on whole tensors: M.bit_length()
+    steps, each a sift.gather of the middle elements, shrink every interval
+    to nothing."""
+    m = seq.shape[-1]
+    if m is None:
+        t.unsupported(node, "a sorted sequence of static length")
+    batch = seq.rank - 1
+    if batch and tuple(vals.shape[:batch]) != tuple(seq.shape[:batch]):
+        t.unsupported(node, "a sorted sequence whose leading extents are "
+                      "the values'")
+    i64 = vals.type.replace(element_type(vals.dtype), "i64")
+    start = t.splat(vals, 0, torch.int64)
+    end = t.splat(vals, m, torch.int64)
+    one = t.splat(vals, 1, torch.int64)
+    zero = start
+    if is_float(vals.dtype):
+        below = "arith.cmpf ule" if right else "arith.cmpf ult"
+    else:
+        below = "arith.cmpi sle" if right else "arith.cmpi slt"
+    attr = f" {{batch_dims = {batch} : i64}}" if batch else ""
+    bty = vals.type.replace(element_type(vals.dtype), "i1")
+    for _ in range(m.bit_length()):
+        active, span, half, mid, safe, midv, go, up, down, after, s2, e2 = (
+            t.fresh() for _ in range(12))
+        t.emit(f"{active} = arith.cmpi slt, {start.name}, {end.name} : "
+               f"{i64}")
+        t.emit(f"{span} = arith.subi {end.name}, {start.name} : {i64}")
+        t.emit(f"{half} = arith.shrui {span}, {one.name} : {i64}")
+        t.emit(f"{mid} = arith.addi {start.name}, {half} : {i64}")
+        t.emit(f"{safe} = arith.select {active}, {mid}, {zero.name} : "
+               f"{bty}, {i64}")
+        t.emit(f"{midv} = sift.gather {seq.name}[{safe}]{attr} : "
+               f"{seq.type}, {i64} -> {vals.type}")
+        # !(middle >= value): the value lies past the middle.
+        t.emit(f"{go} = {below}, {midv}, {vals.name} : {vals.type}")
+        t.emit(f"{up} = arith.andi {active}, {go} : {bty}")
+        t.emit(f"{down} = arith.xori {active}, {up} : {bty}")
+        t.emit(f"{after} = arith.addi {mid}, {one.name} : {i64}")
+        t.emit(f"{s2} = arith.select {up}, {after}, {start.name} : {bty}, "
+               f"{i64}")
+        t.emit(f"{e2} = arith.select {down}, {mid}, {end.name} : {bty}, "
+               f"{i64}")
+        start = Value(s2, torch.int64, vals.shape)
+        end = Value(e2, torch.int64, vals.shape)
+    return start
+
+
+@op("aten.searchsorted.Tensor", "aten.searchsorted.Scalar",
+    "aten.bucketize.Tensor", "aten.bucketize.Scalar")
+def _searchsorted(t, node, meta):
+    """searchsorted(seq, values, right=, side=) and bucketize(values,
+    boundaries, right=): positions in the sorted last dimension of seq
+    (PyTorch's binary search), in int64 or int32 (out_int32). Both in
+    their promoted dtype; a sorter is not supported."""
+    if node.target._opname == "bucketize":
+        vals_arg, seq_arg = node.args[0], node.args[1]
+        right = _arg(node, 3, "right", False)
+    else:
+        seq_arg, vals_arg = node.args[0], node.args[1]
+        right = _arg(node, 3, "right", False)
+        if _arg(node, 4, "side") is not None:
+            right = _arg(node, 4, "side") == "right"
+        if _arg(node, 5, "sorter") is not None:
+            t.unsupported(node, "a sorter (sort the sequence first)")
+    seq = t.plain(node, seq_arg)
+    if _is_tensor(vals_arg):
+        vals = t.plain(node, vals_arg)
+    else:  # A number: a rank-0 tensor of PyTorch's dtype for it.
+        kind = (torch.bool if isinstance(vals_arg, bool) else torch.int64
+                if isinstance(vals_arg, int) else torch.get_default_dtype())
+        vals = t.splat(None, vals_arg, kind, shape=())
+    dtype = torch.promote_types(seq.dtype, vals.dtype)
+    if dtype == torch.bool:
+        t.unsupported(node, "boolean sequences")
+    pos = _binary_search(t, node, t.cast(seq, dtype), t.cast(vals, dtype),
+                         bool(right))
+    return t.cast(pos, meta.dtype)
+
+
+@op("aten.repeat_interleave.Tensor")
+def _repeat_interleave(t, node, meta):
+    """repeat_interleave(repeats, output_size=K): position i repeated
+    repeats[i] times, K positions (what x.repeat_interleave(repeats, dim,
+    output_size=K) gathers x's slices at): for each j < K, the first i
+    whose running total of repeats exceeds j. Positions past the total
+    (K larger than it) are len(repeats), which gathers nothing."""
+    shape = static_shape(meta.shape)
+    if None in shape:
+        t.unsupported(node, "repeat_interleave with tensor repeats needs "
+                      "output_size= (the result's length is their sum, "
+                      "with no bound sift can pad to)")
+    reps = t.cast(t.plain(node, node.args[0]), torch.int64)
+    if reps.rank != 1 or reps.shape[0] is None:
+        t.unsupported(node, "1-D repeats of static length")
+    totals = Value(t.fresh(), torch.int64, reps.shape)
+    t.emit(f"{totals.name} = sift.cumsum {reps.name} : {reps.type} -> "
+           f"{totals.type}")
+    init = t.empty(torch.int64, shape)
+    j, j64, o = t.fresh(), t.fresh(), t.fresh()
+    lanes = Value(t.fresh(), torch.int64, shape)
+    t.emit_raw(
+        f"{lanes.name} = linalg.generic {{indexing_maps = "
+        "[affine_map<(d0) -> (d0)>], iterator_types = [\"parallel\"]} "
+        f"outs({init.name} : {init.type}) {{")
+    t.emit_raw(f"  ^bb0({o}: i64):")
+    t.emit(f"  {j} = linalg.index 0 : index")
+    t.emit(f"  {j64} = arith.index_cast {j} : index to i64")
+    t.emit("  linalg.yield " + j64 + " : i64")
+    t.emit_close(f"}} -> {lanes.type}")
+    pos = _binary_search(t, node, totals, lanes, right=True)
+    return t.cast(pos, meta.dtype)
 
 
 @op("aten._unique2.default")

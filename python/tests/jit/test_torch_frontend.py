@@ -82,6 +82,21 @@ def test_parameter_names_do_not_clash_with_temporaries():
         "v1", "v2", "t1"]
 
 
+def test_parameters_past_the_examples_keep_their_defaults():
+    # torchvision's remove_small_boxes(boxes, min_size), compiled with the
+    # boxes only: min_size is its default, a constant of the program.
+    def remove_small_boxes(boxes, min_size: float = 0.1):
+        ws, hs = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
+        keep = (ws >= min_size) & (hs >= min_size)
+        return torch.where(keep)[0]
+
+    g = torch.Generator().manual_seed(4)
+    boxes = torch.rand(50, 4, generator=g).sort(1).values
+    f = st.compile(remove_small_boxes, (boxes,))
+    assert "%boxes" in f.mlir and "min_size" not in f.mlir
+    assert torch.equal(f(boxes), remove_small_boxes(boxes))
+
+
 def test_no_copy_of_results():
     def f(x):
         return x + x

@@ -246,6 +246,37 @@ def test_ops_torch_decomposes_masked_fill_narrow_argwhere():
     check(f, (randn(20),), trials=[(torch.zeros(20),)])
 
 
+def test_searchsorted_bucketize_and_repeat_interleave():
+    # PyTorch's binary search on whole tensors (a sift.gather of the
+    # middle elements a step): both sides, int32 results, NaN (largest, as
+    # PyTorch's search) and infinities, repeated boundaries, a sorted row
+    # per row of values, integers, a number, values of a selection;
+    # repeat_interleave(repeats, output_size=) searches the running totals
+    # of the repeats (zeros among them) and gathers.
+    def f(x, b, rows, v, ib, iv, r):
+        return (torch.searchsorted(b, x), torch.searchsorted(b, x, right=True),
+                torch.searchsorted(b, x, side="right", out_int32=True),
+                torch.bucketize(x, b), torch.bucketize(x, b, right=True),
+                torch.searchsorted(rows, v), torch.searchsorted(ib, iv),
+                torch.searchsorted(b, x[x > 0.3]),
+                v.repeat_interleave(r, dim=1, output_size=40),
+                torch.repeat_interleave(r, output_size=40))
+
+    def case(nan=False):
+        x = randn(30)
+        x[:4] = torch.tensor([0.5, -float("inf"), float("inf"), 0.1])
+        if nan:
+            x[5] = float("nan")
+        b = torch.tensor([-1.0, 0.1, 0.5, 0.5, 0.9, 1.5])
+        rows = randn(3, 8).sort(dim=1).values
+        r = torch.bincount(randint(0, 10, 40), minlength=10)  # sums to 40
+        return (x, b, rows, randn(3, 10), torch.tensor([0, 2, 2, 5, 9]),
+                randint(-1, 11, 7), r)
+
+    check(f, case(), emits=[r"sift\.gather", r"sift\.cumsum"],
+          trials=[case(nan=True), case()])
+
+
 def test_stack_prod_and_slice_assignment():
     # torch.stack has a handler (PyTorch's decomposition reshapes a flat
     # concatenation, which cannot keep a data-dependent extent): stacks of
