@@ -2096,6 +2096,69 @@ def _unique(t, node, meta):
     return results
 
 
+@op("aten.unique_consecutive.default")
+def _unique_consecutive(t, node, meta):
+    """torch.unique_consecutive(x) of the flattened x: a run starts where
+    an element differs from the one before (`!=`, so each NaN is a run of
+    its own) and ends where it differs from the one after. The values are
+    x at the starts (sift.nonzero of those flags, a gather), the inverse
+    the running count of starts less one, the counts each run's end less
+    its start plus one."""
+    if _arg(node, 3, "dim") is not None:
+        t.unsupported(node, "unique_consecutive along a dimension")
+    x = t.plain(node, node.args[0])
+    if None in x.shape:
+        t.unsupported(node, "unique_consecutive of data-dependent extents")
+    metas = node.meta["val"]
+    n = _numel_of(x)
+    flat = t.reshape(node, x, (n,))
+    if n == 0:
+        return [t.empty(m.dtype, static_shape(m.shape)) for m in metas]
+    for m in (metas[0], metas[2]):
+        _note_natural(t, m, n)
+    b = Value(t.fresh(), torch.bool, (n,))
+    if n == 1:
+        t.emit(f"{b.name} = arith.constant dense<true> : {b.type}")
+        starts = ends = b
+    else:
+        parts = [Value(t.fresh(), x.dtype, (n - 1,)) for _ in range(2)]
+        for part, offset in zip(parts, (0, 1)):
+            t.emit(f"{part.name} = tensor.extract_slice {flat.name}"
+                   f"[{offset}] [{n - 1}] [1] : {flat.type} to {part.type}")
+        differs = Value(t.fresh(), torch.bool, (n - 1,))
+        cmp = "arith.cmpf une" if is_float(x.dtype) else "arith.cmpi ne"
+        t.emit(f"{differs.name} = {cmp}, {parts[1].name}, {parts[0].name} : "
+               f"{parts[0].type}")
+        one = Value(t.fresh(), torch.bool, (1,))
+        t.emit(f"{one.name} = arith.constant dense<true> : {one.type}")
+        starts, ends = (Value(t.fresh(), torch.bool, (n,)) for _ in range(2))
+        for flags, pieces in ((starts, (one, differs)),
+                              (ends, (differs, one))):
+            t.emit(f"{flags.name} = tensor.concat dim(0) "
+                   f"{pieces[0].name}, {pieces[1].name} : ({pieces[0].type}, "
+                   f"{pieces[1].type}) -> {flags.type}")
+    first, last = (Value(t.fresh(), torch.int64, (None,)) for _ in range(2))
+    for pos, flags in ((first, starts), (last, ends)):
+        t.emit(f"{pos.name} = sift.nonzero {flags.name} : {flags.type} -> "
+               f"{pos.type}")
+    values = Value(t.fresh(), x.dtype, (None,))
+    t.emit(f"{values.name} = sift.gather {flat.name}[{first.name}] : "
+           f"{flat.type}, {first.type} -> {values.type}")
+    runs = Value(t.fresh(), torch.int64, (n,))
+    t.emit(f"{runs.name} = sift.cumsum {t.cast(starts, torch.int64).name} : "
+           f"{runs.type} -> {runs.type}")
+    inverse = Value(t.fresh(), torch.int64, (n,))
+    t.emit(f"{inverse.name} = arith.subi {runs.name}, "
+           f"{t.splat(runs, 1, torch.int64).name} : {runs.type}")
+    span, counts = (Value(t.fresh(), torch.int64, (None,)) for _ in range(2))
+    t.emit(f"{span.name} = arith.subi {last.name}, {first.name} : "
+           f"{first.type}")
+    t.emit(f"{counts.name} = arith.addi {span.name}, "
+           f"{t.splat(span, 1, torch.int64).name} : {span.type}")
+    return [values, t.reshape(node, inverse, static_shape(metas[1].shape)),
+            counts]
+
+
 @op("aten.randperm.default")
 def _randperm(t, node, meta):
     n = node.args[0]

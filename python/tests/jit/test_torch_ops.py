@@ -564,6 +564,35 @@ def test_unique_with_inverse_and_counts():
                   (torch.arange(20),)])
 
 
+def test_unique_consecutive():
+    # Runs of equal neighbours (`!=`: each NaN a run, -0.0 == 0.0), of the
+    # flattened tensor; values, inverse and counts, unbatched and batched.
+    def f(ids, x):
+        a = torch.unique_consecutive(ids, return_inverse=True,
+                                     return_counts=True)
+        b = torch.unique_consecutive(x, return_counts=True)
+        return a, b, torch.unique_consecutive(ids.reshape(4, 5))
+
+    def case():
+        x = randint(0, 3, 8).double()
+        x[randint(0, 8, 3)] = float("nan")
+        x[randint(0, 8, 1)] = -0.0
+        return randint(0, 3, 20), x
+
+    check(f, case(), emits=[r"sift\.nonzero", r"sift\.cumsum"],
+          trials=[case(), (torch.zeros(20, dtype=torch.int64),
+                           torch.arange(8, dtype=torch.float64)),
+                  (torch.arange(20), torch.zeros(8, dtype=torch.float64))])
+    cases = [case() for _ in range(3)]
+    batched = st.compile(f, cases[0], batch=3)(
+        *(torch.stack(xs) for xs in zip(*cases)))
+    for i, one in enumerate(cases):
+        want = f(*one)
+        got = ((batched[0][0][i], batched[0][1][i], batched[0][2][i]),
+               (batched[1][0][i], batched[1][1][i]), batched[2][i])
+        _same(got, want)
+
+
 def test_gathers_and_masks():
     def f(x, idx, labels):
         rows = x[idx]
