@@ -27,7 +27,8 @@ PyTorch's own decompositions (`masked_fill`, `narrow`, `x[a:b] = v`, in-place
 ops), and anything left is a `sift.UnsupportedError` naming the op and
 the user's source line. uint8 tensors are carried as int16 holding
 0..255 (converted on the way in and out; arithmetic wraps modulo 256).
-Random ops (`randperm`, `rand`, `bernoulli`, `randint`, `randn`) use
+Random ops (`randperm`, `rand`, `bernoulli`, `randint`, `randn`,
+`multinomial`) use
 sift's counter-based Philox streams keyed by a `seed` argument the
 compiled function gains (each call site its own stream offset): results
 match PyTorch in distribution, not bit for bit. `torch.randperm` becomes

@@ -622,6 +622,58 @@ def _bernoulli(t, node, meta):
     return t.cast(hit, meta.dtype)
 
 
+@op("aten.multinomial.default")
+def _multinomial(t, node, meta):
+    """torch.multinomial(weights, k, replacement): k positions of each row
+    drawn with probability proportional to its weights, from the call
+    site's Philox stream (PyTorch's bits are not matched). With
+    replacement, the inverse of the row's running total at u times the
+    total (PyTorch's binary search, right side); without, the k largest
+    keys log(u) / w (Efraimidis-Spirakis), so a zero weight comes last."""
+    w = t.plain(node, node.args[0])
+    k = node.args[1]
+    replacement = _arg(node, 2, "replacement", False)
+    if not isinstance(k, int) or w.rank not in (1, 2) or None in w.shape:
+        t.unsupported(node, "a constant number of samples from 1-D or 2-D "
+                      "weights of static extents")
+    fdt = w.dtype if is_float(w.dtype) else torch.float32
+    w = t.cast(w, fdt)
+    m, lead = w.shape[-1], w.shape[:-1]
+    if not replacement and k > m:
+        t.unsupported(node, "more samples than categories without "
+                      "replacement")
+    if replacement:
+        totals = Value(t.fresh(), fdt, w.shape)
+        t.emit(f"{totals.name} = sift.cumsum {w.name} : {w.type} -> "
+               f"{totals.type}")
+        last = Value(t.fresh(), fdt, lead + (1,))
+        offs = ", ".join(["0"] * len(lead) + [str(m - 1)])
+        sizes = ", ".join([str(d) for d in lead] + ["1"])
+        ones = ", ".join(["1"] * w.rank)
+        t.emit(f"{last.name} = tensor.extract_slice {totals.name}[{offs}] "
+               f"[{sizes}] [{ones}] : {totals.type} to {last.type}")
+        u = _uniform(t, node, lead + (k,), fdt)
+        target = Value(t.fresh(), fdt, u.shape)
+        t.emit(f"{target.name} = arith.mulf {u.name}, "
+               f"{t.broadcast(node, last, u.shape).name} : {u.type}")
+        pos = _binary_search(t, node, totals, target, right=True)
+        # u * total may round up to the total: the last position.
+        top = t.splat(pos, m - 1, torch.int64)
+        out = Value(t.fresh(), torch.int64, pos.shape)
+        t.emit(f"{out.name} = arith.minsi {pos.name}, {top.name} : "
+               f"{pos.type}")
+        return out
+    u = _uniform(t, node, w.shape, fdt)
+    logs, keys = (Value(t.fresh(), fdt, w.shape) for _ in range(2))
+    t.emit(f"{logs.name} = math.log {u.name} : {u.type}")
+    t.emit(f"{keys.name} = arith.divf {logs.name}, {w.name} : {w.type}")
+    vals = Value(t.fresh(), fdt, lead + (k,))
+    out = Value(t.fresh(), torch.int64, lead + (k,))
+    t.emit(f"{vals.name}, {out.name} = sift.topk {keys.name} k({k}) : "
+           f"{keys.type} -> {vals.type}, {out.type}")
+    return out
+
+
 @op("aten.randint.default", "aten.randint.low", "aten.randint_like.default",
     "aten.randint_like.low_dtype")
 def _randint(t, node, meta):

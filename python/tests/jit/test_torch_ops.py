@@ -499,6 +499,34 @@ def test_random_draws_bernoulli_randint_randn():
     assert float(rl.max()) == 4.0 and abs(float(rl.mean()) - 3.0) < 0.02
 
 
+def test_multinomial_with_and_without_replacement():
+    # Draws from sift's streams: frequencies follow the weights (a zero
+    # weight is never drawn), rows without replacement have distinct
+    # positions, and their first pick follows the weights too.
+    w = torch.tensor([0.1, 0.0, 0.4, 0.2, 0.3])
+    rows = torch.stack([w, w.flip(0)]) * 7  # unnormalized weights
+
+    def f(w, rows):
+        return (torch.multinomial(w, 20000, replacement=True),
+                torch.multinomial(rows, 3),
+                torch.multinomial(rows, 8000, replacement=True))
+    g = st.compile(f, (w, rows))
+    many, picks, per_row = g(w, rows, seed=3)
+    assert many.dtype == torch.int64 and picks.shape == (2, 3)
+    freq = torch.bincount(many, minlength=5) / 20000.0
+    assert float((freq - w).abs().max()) < 0.015 and int(freq[1]) == 0
+    freq = torch.bincount(per_row[1], minlength=5) / 8000.0
+    assert float((freq - w.flip(0)).abs().max()) < 0.02
+    firsts = []
+    for seed in range(300):
+        _, picks, _ = g(w, rows, seed=seed)
+        assert all(len(set(r.tolist())) == 3 for r in picks)
+        assert not bool((picks[0] == 1).any() or (picks[1] == 3).any())
+        firsts.append(int(picks[0, 0]))
+    freq = torch.bincount(torch.tensor(firsts), minlength=5) / 300.0
+    assert float((freq - w).abs().max()) < 0.09
+
+
 def test_negative_indices_count_from_the_end():
     # As PyTorch's indexing takes them, of static and selected rows: a
     # voice-activity span (first and last loud frame), x[-1] of a
