@@ -449,6 +449,36 @@ def _isnan(t, node, meta):
     return out
 
 
+@op("aten.nan_to_num.default")
+def _nan_to_num(t, node, meta):
+    """NaN to `nan` (0), +inf to `posinf` and -inf to `neginf` (the
+    dtype's largest and lowest finite values by default); integers are
+    unchanged."""
+    x = t.plain(node, node.args[0])
+    if not is_float(x.dtype):
+        return x
+    info = torch.finfo(x.dtype)
+    nan = _arg(node, 1, "nan")
+    posinf, neginf = _arg(node, 2, "posinf"), _arg(node, 3, "neginf")
+    out = x
+    for pred, ref, value in (("uno", x, 0.0 if nan is None else nan),
+                             ("oeq", float("inf"),
+                              info.max if posinf is None else posinf),
+                             ("oeq", float("-inf"),
+                              info.min if neginf is None else neginf)):
+        if not isinstance(ref, Value):
+            ref = t.splat(x, ref, x.dtype)
+        hit = Value(t.fresh(), torch.bool, x.shape)
+        t.emit(f"{hit.name} = arith.cmpf {pred}, {x.name}, {ref.name} : "
+               f"{x.type}")
+        fixed = Value(t.fresh(), x.dtype, x.shape)
+        t.emit(f"{fixed.name} = arith.select {hit.name}, "
+               f"{t.splat(x, float(value), x.dtype).name}, {out.name} : "
+               f"{hit.type}, {x.type}")
+        out = fixed
+    return out
+
+
 # -- where, clamp, conversions, constants ------------------------------------
 
 @op("aten.where.self", "aten.where.ScalarOther", "aten.where.ScalarSelf",
@@ -984,6 +1014,75 @@ def _stack(t, node, meta):
         x = t.cast(t.plain(node, a), meta.dtype)
         parts.append(t.reshape(node, x, x.shape[:dim] + (1,) + x.shape[dim:]))
     return _concat(t, meta, parts, dim)
+
+
+@op("aten.pad.default", "aten.constant_pad_nd.default")
+def _pad(t, node, meta):
+    """F.pad(x, pad, "constant", value): pad lists (before, after) pairs
+    from the last dimension back; the value everywhere, x inserted at the
+    befores. Negative pads (crops) and other modes are not supported."""
+    x = t.plain(node, node.args[0])
+    pad = list(node.args[1])
+    if node.target._opname == "pad":
+        mode, value = _arg(node, 2, "mode", "constant"), _arg(node, 3,
+                                                               "value")
+    else:
+        mode, value = "constant", _arg(node, 2, "value", 0)
+    if mode != "constant" or not all(isinstance(p, int) and p >= 0
+                                     for p in pad) or None in x.shape:
+        t.unsupported(node, "constant padding by nonnegative amounts of "
+                      "static extents")
+    before = [0] * x.rank
+    for i in range(len(pad) // 2):
+        before[x.rank - 1 - i] = pad[2 * i]
+    filled = t.splat(None, 0 if value is None else value, x.dtype,
+                     shape=static_shape(meta.shape))
+    out = _result(t, meta)
+    t.emit(f"{out.name} = tensor.insert_slice {x.name} into {filled.name}"
+           f"[{', '.join(map(str, before))}] "
+           f"[{', '.join(map(str, x.shape))}] "
+           f"[{', '.join('1' for _ in x.shape)}] : {x.type} into "
+           f"{filled.type}")
+    return out
+
+
+@op("aten.diff.default")
+def _diff(t, node, meta):
+    """torch.diff(x, n, dim, prepend, append): x[1:] - x[:-1] along dim
+    (`!=` for booleans), n times, after the prepend and append are
+    concatenated."""
+    x = t.plain(node, node.args[0])
+    n = _arg(node, 1, "n", 1)
+    dim = _dim(_arg(node, 2, "dim", -1), x.rank)
+    parts = [_arg(node, 3, "prepend"), x, _arg(node, 4, "append")]
+    parts = [t.cast(p if isinstance(p, Value) else t.plain(node, p),
+                    x.dtype) for p in parts if p is not None]
+    if len(parts) > 1:
+        shape = list(x.shape)
+        shape[dim] = sum(p.shape[dim] for p in parts)
+        joined = Value(t.fresh(), x.dtype, tuple(shape))
+        t.emit(f"{joined.name} = tensor.concat dim({dim}) "
+               f"{', '.join(p.name for p in parts)} : "
+               f"({', '.join(p.type for p in parts)}) -> {joined.type}")
+        x = joined
+    if None in x.shape:
+        t.unsupported(node, "diff of data-dependent extents")
+    for _ in range(n):
+        m = x.shape[dim] - 1
+        if m < 0:
+            break
+        shape = x.shape[:dim] + (m,) + x.shape[dim + 1:]
+        hi, lo = (Value(t.fresh(), x.dtype, shape) for _ in range(2))
+        for part, offset in ((hi, 1), (lo, 0)):
+            t.emit(f"{part.name} = tensor.extract_slice {x.name}"
+                   f"{_slice_parts(t, x, dim, str(offset), str(m), '1')} : "
+                   f"{x.type} to {part.type}")
+        out = Value(t.fresh(), x.dtype, shape)
+        op = ("arith.xori" if x.dtype == torch.bool else "arith.subf"
+              if is_float(x.dtype) else "arith.subi")
+        t.emit(f"{out.name} = {op} {hi.name}, {lo.name} : {hi.type}")
+        x = out
+    return x
 
 
 @op("aten.copy.default")

@@ -277,6 +277,24 @@ def test_searchsorted_bucketize_and_repeat_interleave():
           trials=[case(nan=True), case()])
 
 
+def test_pad_diff_and_nan_to_num():
+    F = torch.nn.functional
+
+    def f(x, i, b):
+        return (F.pad(x, (1, 2), value=0.5), F.pad(x, (0, 0, 2, 1)),
+                torch.diff(x, dim=0), torch.diff(i),
+                torch.diff(i, n=2, prepend=torch.zeros(3, 1,
+                                                       dtype=torch.long)),
+                torch.diff(b), torch.diff(x, append=x[:, :1]),
+                torch.nan_to_num(x.log()),
+                torch.nan_to_num(x.log(), nan=-1.0, posinf=9.0, neginf=-9.0),
+                torch.nan_to_num(i))
+    x = randn(4, 5)
+    x[0, 0], x[1, 1] = 0.0, float("inf")
+    check(f, (x, randint(-5, 5, 3, 6), randn(7) > 0),
+          emits=[r"tensor\.insert_slice", r"arith\.xori"])
+
+
 def test_stack_prod_and_slice_assignment():
     # torch.stack has a handler (PyTorch's decomposition reshapes a flat
     # concatenation, which cannot keep a data-dependent extent): stacks of
