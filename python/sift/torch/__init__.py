@@ -43,6 +43,7 @@ import inspect
 import re
 
 import torch
+import torch._decomp
 
 from ..errors import UnsupportedError
 from ._ops import HANDLERS, SIZE_OPS, SUPPORTED, overload_name
@@ -137,18 +138,33 @@ def _decompose_unsupported(program):
     decomposed by PyTorch's own decompositions (`masked_fill`, `x[a:b] = v`,
     `narrow`, `argwhere`, `isfinite`, in-place ops, ...), the ops it
     translates left as they are (a decomposed `cross_entropy` would lose
-    its fused form). Unchanged when every op has a handler, or when the
-    decomposed program still has an op without one: the translator then
-    names the user's op (`linalg_inv`), not a piece of its decomposition."""
+    its fused form); then, for the ops still without one, PyTorch's other
+    decompositions of them (`native_layer_norm`, `gelu`, `split`, ...).
+    Unchanged when every op has a handler, or when the decomposed program
+    still has an op without one: the translator then names the user's op
+    (`linalg_inv`), not a piece of its decomposition."""
     if not _unsupported_overloads(program):
         return program
     table = {k: v for k, v in torch.export.default_decompositions().items()
              if overload_name(k) not in HANDLERS}
-    try:
-        decomposed = program.run_decompositions(table)
-    except Exception:
-        return program
-    return program if _unsupported_overloads(decomposed) else decomposed
+    # Ops export keeps as core ATen (gelu, leaky_relu, native_layer_norm,
+    # split_with_sizes, embedding, ...) have decompositions of their own
+    # outside the default table: added for the ops still left, a level at
+    # a time (the whole table would go down to prims).
+    for _ in range(4):
+        try:
+            decomposed = program.run_decompositions(table)
+        except Exception:
+            return program
+        left = _unsupported_overloads(decomposed)
+        if not left:
+            return decomposed
+        more = {k: v for k, v in torch._decomp.decomposition_table.items()
+                if overload_name(k) in left and k not in table}
+        if not more:
+            return program
+        table.update(more)
+    return program
 
 
 def _translate(program, name):

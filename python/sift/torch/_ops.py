@@ -248,6 +248,35 @@ def _remainder(t, node, meta):
     return Value(r, dtype, va.shape)
 
 
+@op("aten.fmod.Scalar", "aten.fmod.Tensor")
+def _fmod(t, node, meta):
+    """C's fmod: the remainder with the dividend's sign (remainder, above,
+    takes the divisor's)."""
+    return _elementwise(t, node, meta, "arith.remsi", "arith.remf",
+                        dtype=meta.dtype)
+
+
+@op("aten.sign.default", "aten.sgn.default")
+def _sign(t, node, meta):
+    """1, -1 or 0 (NaN gives 0, as PyTorch's); booleans are themselves."""
+    x = t.plain(node, node.args[0])
+    if x.dtype == torch.bool:
+        return x
+    zero = t.splat(x, 0, x.dtype)
+    cmp = "arith.cmpf o" if is_float(x.dtype) else "arith.cmpi s"
+    pos, neg = (Value(t.fresh(), torch.bool, x.shape) for _ in range(2))
+    t.emit(f"{pos.name} = {cmp}gt, {x.name}, {zero.name} : {x.type}")
+    t.emit(f"{neg.name} = {cmp}lt, {x.name}, {zero.name} : {x.type}")
+    inner, out = (Value(t.fresh(), x.dtype, x.shape) for _ in range(2))
+    t.emit(f"{inner.name} = arith.select {neg.name}, "
+           f"{t.splat(x, -1, x.dtype).name}, {zero.name} : {neg.type}, "
+           f"{x.type}")
+    t.emit(f"{out.name} = arith.select {pos.name}, "
+           f"{t.splat(x, 1, x.dtype).name}, {inner.name} : {pos.type}, "
+           f"{x.type}")
+    return out
+
+
 @op("aten.maximum.default", "aten.minimum.default")
 def _maxmin(t, node, meta):
     mx = node.target.__name__.startswith("maximum")
@@ -306,7 +335,8 @@ def _not(t, node, meta):
 _MATH = {"exp": "math.exp", "log": "math.log", "sqrt": "math.sqrt",
          "rsqrt": "math.rsqrt", "tanh": "math.tanh", "floor": "math.floor",
          "ceil": "math.ceil", "round": "math.roundeven",
-         "trunc": "math.trunc", "log1p": "math.log1p", "expm1": "math.expm1"}
+         "trunc": "math.trunc", "log1p": "math.log1p", "expm1": "math.expm1",
+         "erf": "math.erf"}
 
 
 def _unary_math(name):
@@ -556,6 +586,12 @@ def _full(t, node, meta):
 def _zeros_ones(t, node, meta):
     return _fill_like(t, node, meta,
                       1 if "ones" in node.target.__name__ else 0)
+
+
+@op("aten.empty_permuted.default")
+def _empty_permuted(t, node, meta):
+    # Its contents are unspecified: zeros (what decompositions then fill).
+    return _fill_like(t, node, meta, 0)
 
 
 @op("aten.arange.default", "aten.arange.start", "aten.arange.start_step")
@@ -1085,6 +1121,32 @@ def _diff(t, node, meta):
     return x
 
 
+@op("aten.split_with_sizes.default", "aten.split.Tensor")
+def _split(t, node, metas):
+    """torch.split / chunk: consecutive slices along dim (split.Tensor: of
+    one size, the last shorter)."""
+    x = t.plain(node, node.args[0])
+    dim = _dim(_arg(node, 2, "dim", 0), x.rank)
+    extent = x.shape[dim]
+    if extent is None:
+        t.unsupported(node, "a split of a data-dependent extent")
+    sizes = node.args[1]
+    if isinstance(sizes, int):
+        sizes = [min(sizes, extent - s) for s in range(0, extent, sizes)]
+    if not all(isinstance(n, int) for n in sizes):
+        t.unsupported(node, "constant split sizes")
+    parts, start = [], 0
+    for n in sizes:
+        shape = x.shape[:dim] + (n,) + x.shape[dim + 1:]
+        part = Value(t.fresh(), x.dtype, shape)
+        t.emit(f"{part.name} = tensor.extract_slice {x.name}"
+               f"{_slice_parts(t, x, dim, str(start), str(n), '1')} : "
+               f"{x.type} to {part.type}")
+        parts.append(part)
+        start += n
+    return parts
+
+
 @op("aten.copy.default")
 def _copy(t, node, meta):
     """copy(dst, src): src broadcast to dst's shape, in dst's dtype (what
@@ -1402,6 +1464,37 @@ def _var(t, node, meta):
         else:
             c = node.kwargs.get("correction")
             correction = 1 if c is None else c
+    var, mean = _moments(t, node, x, dims, correction)
+    if node.target._opname == "std":
+        r = Value(t.fresh(), x.dtype, var.shape)
+        t.emit(f"{r.name} = math.sqrt {var.name} : {var.type}")
+        var = r
+    return t.reshape(node, var, static_shape(meta.shape))
+
+
+@op("aten.var_mean.correction", "aten.var_mean.dim")
+def _var_mean(t, node, metas):
+    """(variance, mean) over dims, as var (what layer_norm and group_norm
+    decompose into)."""
+    x = t.plain(node, node.args[0])
+    mv, mm = node.meta["val"]
+    if not is_float(mv.dtype):
+        t.unsupported(node, "variance of integers")
+    x = t.cast(x, mv.dtype)
+    dims = _reduce_dims(node, x.rank)
+    if node.target._overloadname == "dim":
+        correction = 1 if _arg(node, 2, "unbiased", True) else 0
+    else:
+        c = node.kwargs.get("correction")
+        correction = 1 if c is None else c
+    var, mean = _moments(t, node, x, dims, correction)
+    return [t.reshape(node, var, static_shape(mv.shape)),
+            t.reshape(node, mean, static_shape(mm.shape))]
+
+
+def _moments(t, node, x, dims, correction):
+    """The variance and mean of x over dims (all when empty), the dims
+    dropped."""
     if not dims:
         dims = set(range(x.rank))
     total = _sum_kept(t, x, dims)
@@ -1418,11 +1511,7 @@ def _var(t, node, meta):
     dof = _count_of(t, x, dims, correction, x.dtype, ss)
     var = Value(t.fresh(), x.dtype, ss.shape)
     t.emit(f"{var.name} = arith.divf {ss.name}, {dof.name} : {var.type}")
-    if node.target._opname == "std":
-        r = Value(t.fresh(), x.dtype, ss.shape)
-        t.emit(f"{r.name} = math.sqrt {var.name} : {var.type}")
-        var = r
-    return t.reshape(node, var, static_shape(meta.shape))
+    return var, mean
 
 
 @op("aten.repeat.default")

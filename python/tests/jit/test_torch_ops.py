@@ -295,6 +295,29 @@ def test_pad_diff_and_nan_to_num():
           emits=[r"tensor\.insert_slice", r"arith\.xori"])
 
 
+def test_ops_decomposed_a_level_at_a_time():
+    # Core ATen ops that export keeps whole and whose own decompositions
+    # reach ops with handlers (layer_norm and group_norm through var_mean,
+    # gelu through erf, roll through fmod, chunk through split, ...), and
+    # the handlers those needed.
+    F = torch.nn.functional
+
+    def f(x, ids, i):
+        return (F.layer_norm(x, (6,)),
+                F.group_norm(x.reshape(2, 4, 3), 2),
+                F.gelu(x), F.gelu(x, approximate="tanh"), F.leaky_relu(x),
+                F.elu(x), F.hardtanh(x), F.silu(x), torch.erf(x),
+                torch.sign(x), torch.sign(i), torch.fmod(x, 0.7),
+                torch.fmod(i, 3), torch.roll(x, 2, 1), torch.chunk(x, 4, 1),
+                torch.split(x, [2, 4], 1), F.embedding(ids, x),
+                F.hinge_embedding_loss(x, torch.sign(x)),
+                torch.var_mean(x, dim=1))
+    x = randn(4, 6)
+    x[0, :3] = torch.tensor([0.0, float("nan"), -0.0])
+    check(f, (x, randint(0, 4, 5), randint(-7, 7, 3, 4)),
+          emits=[r"math\.erf", r"arith\.remf"])
+
+
 def test_stack_prod_and_slice_assignment():
     # torch.stack has a handler (PyTorch's decomposition reshapes a flat
     # concatenation, which cannot keep a data-dependent extent): stacks of
