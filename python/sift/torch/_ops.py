@@ -256,6 +256,12 @@ def _fmod(t, node, meta):
                         dtype=meta.dtype)
 
 
+@op("aten.atan2.default")
+def _atan2(t, node, meta):
+    # Integers are promoted to the float result first (dtype=meta.dtype).
+    return _elementwise(t, node, meta, None, "math.atan2", dtype=meta.dtype)
+
+
 @op("aten.sign.default", "aten.sgn.default")
 def _sign(t, node, meta):
     """1, -1 or 0 (NaN gives 0, as PyTorch's); booleans are themselves."""

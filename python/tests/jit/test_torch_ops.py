@@ -311,11 +311,12 @@ def test_ops_decomposed_a_level_at_a_time():
                 torch.fmod(i, 3), torch.roll(x, 2, 1), torch.chunk(x, 4, 1),
                 torch.split(x, [2, 4], 1), F.embedding(ids, x),
                 F.hinge_embedding_loss(x, torch.sign(x)),
-                torch.var_mean(x, dim=1))
+                torch.var_mean(x, dim=1), torch.atan2(x, x.flip(0)),
+                torch.atan2(i, i.flip(1)))
     x = randn(4, 6)
     x[0, :3] = torch.tensor([0.0, float("nan"), -0.0])
     check(f, (x, randint(0, 4, 5), randint(-7, 7, 3, 4)),
-          emits=[r"math\.erf", r"arith\.remf"])
+          emits=[r"math\.erf", r"arith\.remf", r"math\.atan2"])
 
 
 def test_stack_prod_and_slice_assignment():
