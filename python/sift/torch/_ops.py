@@ -1153,6 +1153,36 @@ def _split(t, node, metas):
     return parts
 
 
+@op("aten.masked_scatter.default")
+def _masked_scatter(t, node, meta):
+    """x.masked_scatter(mask, src): the elements where mask holds, in
+    order, take src's flattened elements in order: src at the running
+    count of the mask less one, selected where it holds."""
+    x = t.plain(node, node.args[0])
+    mask = t.cast(t.plain(node, node.args[1]), torch.bool)
+    src = t.cast(t.plain(node, node.args[2]), x.dtype)
+    if None in x.shape or None in src.shape:
+        t.unsupported(node, "tensors of static extents")
+    mask = t.broadcast(node, mask, x.shape)
+    n = _numel_of(x)
+    flat_m = t.cast(t.reshape(node, mask, (n,)), torch.int64)
+    runs = Value(t.fresh(), torch.int64, (n,))
+    t.emit(f"{runs.name} = sift.cumsum {flat_m.name} : {flat_m.type} -> "
+           f"{runs.type}")
+    pos = Value(t.fresh(), torch.int64, (n,))
+    t.emit(f"{pos.name} = arith.subi {runs.name}, "
+           f"{t.splat(runs, 1, torch.int64).name} : {runs.type}")
+    flat_src = t.reshape(node, src, (_numel_of(src),))
+    taken = Value(t.fresh(), x.dtype, (n,))
+    t.emit(f"{taken.name} = sift.gather {flat_src.name}[{pos.name}] : "
+           f"{flat_src.type}, {pos.type} -> {taken.type}")
+    out = _result(t, meta)
+    t.emit(f"{out.name} = arith.select {mask.name}, "
+           f"{t.reshape(node, taken, x.shape).name}, {x.name} : "
+           f"{mask.type}, {x.type}")
+    return out
+
+
 @op("aten.copy.default")
 def _copy(t, node, meta):
     """copy(dst, src): src broadcast to dst's shape, in dst's dtype (what
