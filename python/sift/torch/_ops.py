@@ -1961,11 +1961,15 @@ def _index_put(t, node, meta):
     indices = list(node.args[1])
     while indices and indices[-1] is None:
         indices.pop()
-    if len(indices) != 1 or indices[0] is None:
-        t.unsupported(node, "x[index] = v with one index tensor on "
-                      "dimension 0")
-    idx = t.plain(node, indices[0])
+    lead = 0
+    while lead < len(indices) and indices[lead] is None:
+        lead += 1
+    if len(indices) != lead + 1:
+        t.unsupported(node, "x[..., index] = v with one index tensor")
+    idx = t.plain(node, indices[lead])
     accumulate = bool(_arg(node, 3, "accumulate", False))
+    if lead:
+        return _index_put_along(t, node, x, idx, lead, accumulate)
     if idx.dtype == torch.bool:
         return _index_put_mask(t, node, x, idx, accumulate)
     if idx.rank != 1:
@@ -1976,6 +1980,23 @@ def _index_put(t, node, meta):
             + tuple(_fake(node.args[0]).shape[1:]))
     vals = _operand(t, node, node.args[2], x.dtype, _ShapeMeta(fake, x.dtype))
     return _scatter_into(t, x, idx, vals, "add" if accumulate else None, 0)
+
+
+def _index_put_along(t, node, x, idx, dim, accumulate):
+    """x[:, idx] = v (and index_fill along dim): dim moved first, the same
+    scatter of rows as on dimension 0, and moved back."""
+    if idx.dtype == torch.bool or idx.rank != 1 or None in x.shape:
+        t.unsupported(node, "x[:, index] = v with a 1-D integer index into "
+                      "static extents")
+    idx = _wrap_negative(t, idx, x, dim)
+    fake_x = _fake(node.args[0]).shape
+    fake = (tuple(fake_x[:dim]) + (_fake(node.args[1][dim]).shape[0],)
+            + tuple(fake_x[dim + 1:]))
+    vals = _operand(t, node, node.args[2], x.dtype, _ShapeMeta(fake, x.dtype))
+    perm = [dim] + [d for d in range(x.rank) if d != dim]
+    out = _scatter_into(t, _permute(t, x, perm), idx, _permute(t, vals, perm),
+                        "add" if accumulate else None, 0)
+    return _permute(t, out, _inverse(perm))
 
 
 def _index_put_mask(t, node, x, mask, accumulate):

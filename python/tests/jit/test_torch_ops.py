@@ -314,7 +314,14 @@ def test_ops_decomposed_a_level_at_a_time():
                 torch.var_mean(x, dim=1), torch.atan2(x, x.flip(0)),
                 torch.atan2(i, i.flip(1)),
                 x.masked_scatter(x > 0, torch.arange(30.0)),
-                i.masked_scatter(i[:1] > 0, -torch.arange(12).reshape(3, 4)))
+                i.masked_scatter(i[:1] > 0, -torch.arange(12).reshape(3, 4)),
+                x.index_fill(1, torch.tensor([0, 4, -1]), -1.0), put(x))
+
+    def put(x):  # x[:, idx] = v and +=, an index along dimension 1
+        y = x.clone()
+        y[:, torch.tensor([1, -2])] = x[:, :2] * 2
+        y[:, torch.tensor([3])] += 1.0
+        return y
     x = randn(4, 6)
     x[0, :3] = torch.tensor([0.0, float("nan"), -0.0])
     check(f, (x, randint(0, 4, 5), randint(-7, 7, 3, 4)),
