@@ -613,13 +613,19 @@ def _arange(t, node, meta):
             t.unsupported(node, "start and step must be numbers")
     init = t.empty(meta.dtype, static_shape(meta.shape),
                    fake_shape=meta.shape)
-    out = _result(t, meta)
-    et = element_type(meta.dtype)
+    return _range(t, init, _result(t, meta), start, step)
+
+
+def _range(t, init, out, start=0, step=1):
+    """start + i * step at each position i of a 1-D `out` (init: its
+    tensor.empty): one linalg.generic over linalg.index."""
+    dtype = out.dtype
+    et = element_type(dtype)
     i, i64 = t.fresh(), t.fresh()
     lines = [f"{i} = linalg.index 0 : index",
              f"{i64} = arith.index_cast {i} : index to i64"]
     v = i64
-    if is_float(meta.dtype):
+    if is_float(dtype):
         f = t.fresh()
         lines.append(f"{f} = arith.sitofp {i64} : i64 to {et}")
         v = f
@@ -627,17 +633,17 @@ def _arange(t, node, meta):
         f = t.fresh()
         lines.append(f"{f} = arith.trunci {i64} : i64 to {et}")
         v = f
-    mul, add = ("arith.mulf", "arith.addf") if is_float(meta.dtype) else \
+    mul, add = ("arith.mulf", "arith.addf") if is_float(dtype) else \
         ("arith.muli", "arith.addi")
     if step != 1:
         c, m = t.fresh(), t.fresh()
-        lit, _ = t.literal(step, meta.dtype)
+        lit, _ = t.literal(step, dtype)
         lines += [f"{c} = arith.constant {lit} : {et}",
                   f"{m} = {mul} {v}, {c} : {et}"]
         v = m
     if start != 0:
         c, a = t.fresh(), t.fresh()
-        lit, _ = t.literal(start, meta.dtype)
+        lit, _ = t.literal(start, dtype)
         lines += [f"{c} = arith.constant {lit} : {et}",
                   f"{a} = {add} {v}, {c} : {et}"]
         v = a
@@ -850,6 +856,16 @@ def _slice_parts(t, x, dim, offset, size, stride, rank_reduce=False):
             f"[{', '.join(strides)}]")
 
 
+def _slice_along(t, x, dim, start, size):
+    """x[..., start:start + size, ...] along dim (static start and size)."""
+    part = Value(t.fresh(), x.dtype,
+                 x.shape[:dim] + (size,) + x.shape[dim + 1:])
+    t.emit(f"{part.name} = tensor.extract_slice {x.name}"
+           f"{_slice_parts(t, x, dim, str(start), str(size), '1')} : "
+           f"{x.type} to {part.type}")
+    return part
+
+
 @op("aten.slice.Tensor")
 def _slice(t, node, meta):
     x = t.plain(node, node.args[0])
@@ -1031,14 +1047,15 @@ def _cat(t, node, meta):
     parts = [t.cast(t.plain(node, a), meta.dtype) for a in node.args[0]]
     parts = [p for p in parts if not (p.rank == 1 and p.shape[0] == 0
                                       and len(meta.shape) != 1)]
-    return _concat(t, meta, parts, _dim(_arg(node, 1, "dim", 0),
-                                        len(meta.shape)))
+    return _concat(t, parts, _dim(_arg(node, 1, "dim", 0), len(meta.shape)),
+                   meta.dtype, static_shape(meta.shape))
 
 
-def _concat(t, meta, parts, dim):
+def _concat(t, parts, dim, dtype, shape):
+    """tensor.concat of parts along dim into a tensor of `shape`."""
     if len(parts) == 1:
         return parts[0]
-    out = _result(t, meta)
+    out = Value(t.fresh(), dtype, tuple(shape))
     t.emit(f"{out.name} = tensor.concat dim({dim}) "
            f"{', '.join(p.name for p in parts)} : "
            f"({', '.join(p.type for p in parts)}) -> {out.type}")
@@ -1055,7 +1072,7 @@ def _stack(t, node, meta):
     for a in node.args[0]:
         x = t.cast(t.plain(node, a), meta.dtype)
         parts.append(t.reshape(node, x, x.shape[:dim] + (1,) + x.shape[dim:]))
-    return _concat(t, meta, parts, dim)
+    return _concat(t, parts, dim, meta.dtype, static_shape(meta.shape))
 
 
 @op("aten.pad.default", "aten.constant_pad_nd.default")
@@ -1099,27 +1116,17 @@ def _diff(t, node, meta):
     parts = [_arg(node, 3, "prepend"), x, _arg(node, 4, "append")]
     parts = [t.cast(p if isinstance(p, Value) else t.plain(node, p),
                     x.dtype) for p in parts if p is not None]
-    if len(parts) > 1:
-        shape = list(x.shape)
-        shape[dim] = sum(p.shape[dim] for p in parts)
-        joined = Value(t.fresh(), x.dtype, tuple(shape))
-        t.emit(f"{joined.name} = tensor.concat dim({dim}) "
-               f"{', '.join(p.name for p in parts)} : "
-               f"({', '.join(p.type for p in parts)}) -> {joined.type}")
-        x = joined
+    shape = list(x.shape)
+    shape[dim] = sum(p.shape[dim] for p in parts)
+    x = _concat(t, parts, dim, x.dtype, shape)
     if None in x.shape:
         t.unsupported(node, "diff of data-dependent extents")
     for _ in range(n):
         m = x.shape[dim] - 1
         if m < 0:
             break
-        shape = x.shape[:dim] + (m,) + x.shape[dim + 1:]
-        hi, lo = (Value(t.fresh(), x.dtype, shape) for _ in range(2))
-        for part, offset in ((hi, 1), (lo, 0)):
-            t.emit(f"{part.name} = tensor.extract_slice {x.name}"
-                   f"{_slice_parts(t, x, dim, str(offset), str(m), '1')} : "
-                   f"{x.type} to {part.type}")
-        out = Value(t.fresh(), x.dtype, shape)
+        hi, lo = _slice_along(t, x, dim, 1, m), _slice_along(t, x, dim, 0, m)
+        out = Value(t.fresh(), x.dtype, hi.shape)
         op = ("arith.xori" if x.dtype == torch.bool else "arith.subf"
               if is_float(x.dtype) else "arith.subi")
         t.emit(f"{out.name} = {op} {hi.name}, {lo.name} : {hi.type}")
@@ -1141,16 +1148,8 @@ def _split(t, node, metas):
         sizes = [min(sizes, extent - s) for s in range(0, extent, sizes)]
     if not all(isinstance(n, int) for n in sizes):
         t.unsupported(node, "constant split sizes")
-    parts, start = [], 0
-    for n in sizes:
-        shape = x.shape[:dim] + (n,) + x.shape[dim + 1:]
-        part = Value(t.fresh(), x.dtype, shape)
-        t.emit(f"{part.name} = tensor.extract_slice {x.name}"
-               f"{_slice_parts(t, x, dim, str(start), str(n), '1')} : "
-               f"{x.type} to {part.type}")
-        parts.append(part)
-        start += n
-    return parts
+    starts = [sum(sizes[:i]) for i in range(len(sizes))]
+    return [_slice_along(t, x, dim, a, n) for a, n in zip(starts, sizes)]
 
 
 @op("aten.masked_scatter.default")
@@ -2267,7 +2266,7 @@ def _binary_search(t, node, seq, vals, right):
     if batch and tuple(vals.shape[:batch]) != tuple(seq.shape[:batch]):
         t.unsupported(node, "a sorted sequence whose leading extents are "
                       "the values'")
-    i64 = vals.type.replace(element_type(vals.dtype), "i64")
+    i64 = tensor_type(torch.int64, vals.shape)
     start = t.splat(vals, 0, torch.int64)
     end = t.splat(vals, m, torch.int64)
     one = t.splat(vals, 1, torch.int64)
@@ -2277,7 +2276,7 @@ def _binary_search(t, node, seq, vals, right):
     else:
         below = "arith.cmpi sle" if right else "arith.cmpi slt"
     attr = f" {{batch_dims = {batch} : i64}}" if batch else ""
-    bty = vals.type.replace(element_type(vals.dtype), "i1")
+    bty = tensor_type(torch.bool, vals.shape)
     for _ in range(m.bit_length()):
         active, span, half, mid, safe, midv, go, up, down, after, s2, e2 = (
             t.fresh() for _ in range(12))
@@ -2354,18 +2353,8 @@ def _repeat_interleave(t, node, meta):
     totals = Value(t.fresh(), torch.int64, reps.shape)
     t.emit(f"{totals.name} = sift.cumsum {reps.name} : {reps.type} -> "
            f"{totals.type}")
-    init = t.empty(torch.int64, shape)
-    j, j64, o = t.fresh(), t.fresh(), t.fresh()
-    lanes = Value(t.fresh(), torch.int64, shape)
-    t.emit_raw(
-        f"{lanes.name} = linalg.generic {{indexing_maps = "
-        "[affine_map<(d0) -> (d0)>], iterator_types = [\"parallel\"]} "
-        f"outs({init.name} : {init.type}) {{")
-    t.emit_raw(f"  ^bb0({o}: i64):")
-    t.emit(f"  {j} = linalg.index 0 : index")
-    t.emit(f"  {j64} = arith.index_cast {j} : index to i64")
-    t.emit("  linalg.yield " + j64 + " : i64")
-    t.emit_close(f"}} -> {lanes.type}")
+    lanes = _range(t, t.empty(torch.int64, shape),
+                   Value(t.fresh(), torch.int64, shape))
     pos = _binary_search(t, node, totals, lanes, right=True)
     return t.cast(pos, meta.dtype)
 
@@ -2418,10 +2407,7 @@ def _unique_consecutive(t, node, meta):
         t.emit(f"{b.name} = arith.constant dense<true> : {b.type}")
         starts = ends = b
     else:
-        parts = [Value(t.fresh(), x.dtype, (n - 1,)) for _ in range(2)]
-        for part, offset in zip(parts, (0, 1)):
-            t.emit(f"{part.name} = tensor.extract_slice {flat.name}"
-                   f"[{offset}] [{n - 1}] [1] : {flat.type} to {part.type}")
+        parts = [_slice_along(t, flat, 0, offset, n - 1) for offset in (0, 1)]
         differs = Value(t.fresh(), torch.bool, (n - 1,))
         cmp = "arith.cmpf une" if is_float(x.dtype) else "arith.cmpi ne"
         t.emit(f"{differs.name} = {cmp}, {parts[1].name}, {parts[0].name} : "
