@@ -6,6 +6,10 @@
 
 #include "sift/JIT/Tensor.h"
 
+#ifdef SIFT_JIT_HAS_RUNTIME
+#include "sift/Runtime/SiftRuntime.h"
+#endif
+
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Alignment.h"
 #include "llvm/Support/ErrorHandling.h"
@@ -242,6 +246,12 @@ llvm::Expected<Tensor> Tensor::zeros(DType dtype,
                          " of " + dtypeName(dtype));
   void *data =
       reinterpret_cast<void *>(llvm::alignAddr(p, llvm::Align(kDataAlignment)));
+#ifdef SIFT_JIT_HAS_RUNTIME
+  // A large calloc is fresh mapped memory nothing has touched yet: advised
+  // now, its pages fault in huge (cross-entropy over 268 MB of logits on
+  // two threads: 16.5 -> 11.7 ms; NumPy's arrays get the same advice).
+  sift_rt_advise_huge_pages(data, bytes);
+#endif
   return adoptMalloced(p, data, dtype, shape);
 }
 

@@ -415,6 +415,8 @@ public:
       mapped = true;
     }
     char *ptr = static_cast<char *>(base) + offset;
+    if (!mapped)
+      sift_rt_advise_huge_pages(ptr, size);
     BlockInfo info{base, size, offset, mapped};
     std::memcpy(ptr - sizeof(BlockInfo), &info, sizeof(BlockInfo));
     return ptr;
@@ -452,6 +454,22 @@ BufferCache &bufferCache() {
   return *cache;
 }
 } // namespace
+
+extern "C" void sift_rt_advise_huge_pages(void *ptr, size_t size) {
+#ifdef MADV_HUGEPAGE
+  if (!ptr || size < SIFT_RT_HUGE_PAGE_MIN_BYTES)
+    return;
+  // madvise takes whole pages: from the page the block starts in (a page it
+  // may share with another block, whose advice this changes too, harmlessly).
+  static const uintptr_t pageSize = uintptr_t(sysconf(_SC_PAGESIZE));
+  uintptr_t begin = reinterpret_cast<uintptr_t>(ptr) & ~(pageSize - 1);
+  uintptr_t end = reinterpret_cast<uintptr_t>(ptr) + size;
+  (void)madvise(reinterpret_cast<void *>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)ptr;
+  (void)size;
+#endif
+}
 
 extern "C" void *_mlir_memref_to_llvm_alloc(size_t size) {
   return bufferCache().allocate(kHeader, size);

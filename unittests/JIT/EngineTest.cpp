@@ -10,6 +10,8 @@
 
 #include "sift/JIT/Engine.h"
 
+#include "../Runtime/HugePages.h"
+
 #include "gtest/gtest.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -486,6 +488,18 @@ TEST(TensorTest, ZerosStartOnACacheLine) {
   ASSERT_TRUE(static_cast<bool>(copy)) << llvm::toString(copy.takeError());
   EXPECT_EQ(reinterpret_cast<uintptr_t>(copy->data()) % 64, 0u);
   EXPECT_EQ(copy->data<float>()[31], 7.0f);
+}
+
+// Large tensors are advised huge pages (as NumPy's arrays are): compiled
+// code streams through them and gathers their rows.
+TEST(TensorTest, LargeTensorsAskForHugePages) {
+  std::string unavailable = sift_test::hugePagesUnavailable();
+  if (!unavailable.empty())
+    GTEST_SKIP() << unavailable;
+  llvm::Expected<Tensor> t = Tensor::zeros(DType::F32, {int64_t(3) << 20});
+  ASSERT_TRUE(static_cast<bool>(t)) << llvm::toString(t.takeError());
+  EXPECT_TRUE(sift_test::advisedHugePages(t->data<float>() + (1 << 20)));
+  EXPECT_EQ(t->data<float>()[(3 << 20) - 1], 0.0f);
 }
 
 TEST(EngineCompileTest, BadIRReportsTheDiagnostic) {

@@ -6,12 +6,16 @@
 
 #include "sift/Runtime/SiftRuntime.h"
 
+#include "HugePages.h"
+
 #include "gtest/gtest.h"
 
 #include <cstdint>
 #include <cstring>
 #include <iterator>
 #include <set>
+#include <string>
+#include <sys/mman.h>
 #include <thread>
 #include <unistd.h>
 #include <vector>
@@ -65,6 +69,30 @@ TEST(AllocatorTest, KeepsMoreThanOneGiBWhereTheMachineHasIt) {
   }
   for (void *block : blocks)
     _mlir_memref_to_llvm_free(block);
+}
+
+TEST(AllocatorTest, LargeBlocksAskForHugePages) {
+  // Compiled code streams through its large temporaries and gathers rows
+  // from them: they are advised huge pages, as NumPy's arrays are.
+  std::string unavailable = sift_test::hugePagesUnavailable();
+  if (!unavailable.empty())
+    GTEST_SKIP() << unavailable;
+  const size_t size = (size_t(24) << 20) + 3 * 4096; // a size of its own
+  char *block = static_cast<char *>(_mlir_memref_to_llvm_alloc(size));
+  ASSERT_NE(block, nullptr);
+  EXPECT_TRUE(sift_test::advisedHugePages(block + size / 2));
+  EXPECT_TRUE(sift_test::advisedHugePages(block + size - 1));
+  _mlir_memref_to_llvm_free(block);
+  // The helper itself: a mapping of its own, advised only from the size up.
+  const size_t mapped = size_t(8) << 20;
+  void *map = mmap(nullptr, mapped, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(map, MAP_FAILED);
+  sift_rt_advise_huge_pages(map, SIFT_RT_HUGE_PAGE_MIN_BYTES - 1);
+  EXPECT_FALSE(sift_test::advisedHugePages(map));
+  sift_rt_advise_huge_pages(static_cast<char *>(map) + 100, mapped - 100);
+  EXPECT_TRUE(sift_test::advisedHugePages(map));
+  munmap(map, mapped);
 }
 
 TEST(AllocatorTest, HonoursAlignment) {
