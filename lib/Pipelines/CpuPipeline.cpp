@@ -47,6 +47,11 @@ static void addCpuLoopStage(OpPassManager &pm,
   prefetch.distance = options.prefetchDistance;
   prefetch.indirectDistance = options.indirectPrefetchDistance;
   pm.addNestedPass<func::FuncOp>(createSiftPrefetchStreams(prefetch));
+  // Gathered rows go to large results in whole lines, with no read for
+  // ownership of lines they overwrite.
+  SiftStreamRowStoresOptions stream;
+  stream.minBytes = options.streamRowBytes;
+  pm.addNestedPass<func::FuncOp>(createSiftStreamRowStores(stream));
   addPasses(pm, "lower-affine");
   // scf.parallel runs on OpenMP threads (one team over the machine's cores
   // unless num-threads says otherwise); without OpenMP it becomes a

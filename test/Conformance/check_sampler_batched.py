@@ -7,9 +7,10 @@ positives and negatives, distinct sampled items whose features and labels
 are the input's, -1 labels and zero features past the count, and that the
 same seed gives the same result and another seed another one.
 
-usage: check_sampler_batched.py --tensor-run PATH [--pipeline TEXT]
+usage: check_sampler_batched.py --tensor-run PATH [--pipeline TEXT] [--dim D]
 (--pipeline: what tensor-run compiles with instead of the CPU pipeline, e.g.
-the GPU pipeline with its launches executed on the CPU.)
+the GPU pipeline with its launches executed on the CPU; --dim: features per
+item, 4 unless given: 16 makes rows of a whole cache line.)
 Prints "sampler-batched: N passed, M failed"; exit 77 without numpy.
 """
 import argparse
@@ -61,9 +62,10 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--tensor-run", required=True)
     parser.add_argument("--pipeline", default="")
+    parser.add_argument("--dim", type=int, default=4)
     args = parser.parse_args()
     rng = np.random.default_rng(3)
-    n, k, d = 200, 20, 4
+    n, k, d = 200, 20, args.dim
     # Row balances: typical, positives short, negatives short, both short,
     # all positive, all negative, nothing eligible, a single positive.
     rates = [0.3, 0.03, 0.97, None, 1.0, 0.0, "none", "one"]

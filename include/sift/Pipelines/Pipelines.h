@@ -110,6 +110,12 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
                      "compiler-made sampler at N = 1e7, B = 1 0.84x the "
                      "time, N = 1e6, B = 32 0.9x (docs/Performance.md)"),
       llvm::cl::init(128)};
+  PassOptions::Option<int64_t> streamRowBytes{
+      *this, "stream-row-bytes",
+      llvm::cl::desc("Smallest allocation whose gathered rows are stored "
+                     "non-temporally (--sift-stream-row-stores); 0 stores "
+                     "every row through the caches"),
+      llvm::cl::init(int64_t(64) << 20)};
   PassOptions::Option<int64_t> stackBufferBytes{
       *this, "stack-buffer-bytes",
       llvm::cl::desc("Temporaries of static shape up to this many bytes "

@@ -575,6 +575,39 @@ def SiftSequentializeInnerParallelDims
   let dependentDialects = ["scf::SCFDialect"];
 }
 
+def SiftStreamRowStores : Pass<"sift-stream-row-stores", "func::FuncOp"> {
+  let summary = "Copy rows into large results with non-temporal stores";
+  let description = [{
+    A gather of rows (`sift.gather` with rows, bufferized into one
+    `memref.copy` of a row per index) writes a result that nothing reads
+    again in the call: a line the store misses is first read from memory
+    (the store's read for ownership), only to be overwritten whole. This
+    pass rewrites a `memref.copy` of a contiguous row of static size (a
+    multiple of 64 bytes, at most 1 KiB; every dimension but the last of
+    extent 1) into a view of an allocation of at least `min-bytes` as a
+    `vector.load` and a `vector.store {nontemporal = true}`: the row goes
+    to memory in whole lines (`vmovntps`), with no read before.
+
+    It applies only where every row it writes starts on a 64-byte line: the
+    allocation is aligned to 64 bytes or more (`alignment` of
+    `memref.alloc`), and the offset of the row's view in it, through
+    `memref.subview`s (static offsets, or dynamic ones times static
+    strides) and casts, is a multiple of 64 bytes. A partial line of
+    non-temporal stores would be written to memory in pieces.
+
+    Results smaller than `min-bytes` are left to the caches, which hold them
+    for what reads them next. x86 orders non-temporal stores with the
+    locked instructions that end a parallel region, so the OpenMP barrier
+    after the gather makes the rows visible to the other threads.
+  }];
+  let options = [
+    Option<"minBytes", "min-bytes", "int64_t", /*default=*/"67108864",
+           "Smallest allocation (in bytes) whose rows are stored "
+           "non-temporally; 0 rewrites nothing">
+  ];
+  let dependentDialects = ["vector::VectorDialect"];
+}
+
 def SiftPromoteAccumulators
     : Pass<"sift-promote-accumulators", "func::FuncOp"> {
   let summary = "Carry a loop's memory accumulator in a register "
