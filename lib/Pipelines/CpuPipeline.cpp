@@ -45,6 +45,7 @@ static void addCpuLoopStage(OpPassManager &pm,
   // hardware prefetchers stop; gathers prefetch the rows they will read.
   SiftPrefetchStreamsOptions prefetch;
   prefetch.distance = options.prefetchDistance;
+  prefetch.farDistance = options.farPrefetchDistance;
   prefetch.indirectDistance = options.indirectPrefetchDistance;
   pm.addNestedPass<func::FuncOp>(createSiftPrefetchStreams(prefetch));
   // Gathered rows go to large results in whole lines, with no read for

@@ -97,7 +97,7 @@ struct FlatBuffer {
 /// Inserts the prefetches of `read` `distance` bytes ahead, in `root` seen
 /// flat (made once per root, where the root is defined).
 static void prefetchAhead(OpBuilder &b, vector::TransferReadOp read, Value root,
-                          int64_t distance,
+                          int64_t distance, int64_t farDistance,
                           DenseMap<Value, FlatBuffer> &flats) {
   Location loc = read.getLoc();
   auto rootType = cast<MemRefType>(root.getType());
@@ -129,14 +129,20 @@ static void prefetchAhead(OpBuilder &b, vector::TransferReadOp read, Value root,
         arith::MulIOp::create(b, loc, idx, meta.getStrides()[i]));
   int64_t bytes = elementBytes(rootType);
   int64_t vectorBytes = read.getVectorType().getNumElements() * bytes;
-  for (int64_t ahead = distance; ahead < distance + vectorBytes;
-       ahead += kCacheLineBytes) {
-    Value at = arith::MinUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, linear, index(ahead / bytes)),
-        buffer.last);
-    memref::PrefetchOp::create(b, loc, buffer.flat, ValueRange{at},
-                               /*isWrite=*/false, /*localityHint=*/3,
-                               /*isDataCache=*/true);
+  // Into the L1 at `distance`; into the L2 (locality 2) at `farDistance`.
+  for (auto [start, locality] :
+       {std::pair<int64_t, uint32_t>{distance, 3}, {farDistance, 2}}) {
+    if (start <= 0)
+      continue;
+    for (int64_t ahead = start; ahead < start + vectorBytes;
+         ahead += kCacheLineBytes) {
+      Value at = arith::MinUIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, linear, index(ahead / bytes)),
+          buffer.last);
+      memref::PrefetchOp::create(b, loc, buffer.flat, ValueRange{at},
+                                 /*isWrite=*/false, locality,
+                                 /*isDataCache=*/true);
+    }
   }
 }
 
@@ -324,7 +330,7 @@ struct PrefetchStreamsPass
     OpBuilder b(&getContext());
     DenseMap<Value, FlatBuffer> flats;
     for (auto [read, root] : reads)
-      prefetchAhead(b, read, root, distance, flats);
+      prefetchAhead(b, read, root, distance, farDistance, flats);
 
     if (indirectDistance <= 0)
       return;

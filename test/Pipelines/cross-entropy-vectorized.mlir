@@ -7,20 +7,22 @@
 // libm function. Timings: docs/Dialect.md (sift.cross_entropy, "On the
 // CPU").
 //
-// Each load of a block prefetches its cache line 8 KB ahead
-// (--sift-prefetch-streams: into the next rows, which the hardware
-// prefetchers do not reach past the page); the rest block, outside the
-// loop, prefetches nothing; prefetch-distance=0 leaves them out.
+// Each load of a block prefetches its cache line 8 KB ahead into the L1
+// and 32 KB ahead into the L2 (--sift-prefetch-streams: into the next
+// rows, which the hardware prefetchers do not reach past the page); the
+// rest block, outside the loop, prefetches nothing; prefetch-distance=0
+// leaves the near ones out, far-prefetch-distance=0 the far ones.
 //
 // RUN: tensor-opt %s --sift-cpu-pipeline | FileCheck %s
-// RUN: tensor-opt %s '--sift-cpu-pipeline=prefetch-distance=0' | FileCheck %s --check-prefix=NOPF
+// RUN: tensor-opt %s '--sift-cpu-pipeline=prefetch-distance=0 far-prefetch-distance=0' | FileCheck %s --check-prefix=NOPF
 
 // CHECK-NOT: llvm.func @expf
 // CHECK-NOT: llvm.func @logf
 // CHECK-LABEL: llvm.func @cross_entropy_rows
 // CHECK: omp.wsloop
 // CHECK-NOT: _mlir_memref_to_llvm_alloc
-// CHECK-COUNT-8: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}>
+// A near (hint 3) and a far (hint 2) prefetch for each of the 8 loads:
+// CHECK-COUNT-16: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = {{3|2}} : i32, rw = 0 : i32}>
 // CHECK-NOT: llvm.intr.prefetch
 // CHECK: llvm.fcmp "ogt" %{{.*}} : vector<16xf32>
 // CHECK: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>

@@ -3,7 +3,7 @@
 // independent argsorts of one line of 65536 elements run as the two lines
 // of one argsort by default, stay apart when the minimum is above their
 // length, and the pass is not in the pipeline at 0. (The pipeline's
-// prefetch distance, 8 KB by default, is listed with it.)
+// prefetch distances, 8 KB and 32 KB by default, are listed with it.)
 //
 // RUN: tensor-opt %s --sift-cpu-pipeline --mlir-print-ir-after=sift-stack-siblings -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEFAULT
 // RUN: tensor-opt %s '--sift-cpu-pipeline=stack-siblings=70000' --mlir-print-ir-after=sift-stack-siblings -o /dev/null 2>&1 | FileCheck %s --check-prefix=LONGER
@@ -18,7 +18,7 @@
 // LONGER-NOT: tensor.concat
 // LONGER-COUNT-2: sift.argsort %{{.*}} : tensor<65536xf32> -> tensor<65536xi64>
 // PASSES: sift-stack-siblings{min-length=65536}
-// PASSES: sift-prefetch-streams{distance=8192 indirect-distance=128}
+// PASSES: sift-prefetch-streams{distance=8192 far-distance=32768 indirect-distance=128}
 // OFF-NOT: sift-stack-siblings
 // OFF: sift-prefetch-streams
 func.func @argsorts(%x: tensor<65536xf32>, %y: tensor<65536xf32>)

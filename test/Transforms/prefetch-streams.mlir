@@ -4,6 +4,7 @@
 //
 // RUN: tensor-opt %s -split-input-file --sift-prefetch-streams | FileCheck %s
 // RUN: tensor-opt %s -split-input-file '--sift-prefetch-streams=distance=0 indirect-distance=0' | FileCheck %s --check-prefix=OFF
+// RUN: tensor-opt %s -split-input-file '--sift-prefetch-streams=far-distance=32768' | FileCheck %s --check-prefix=FAR
 
 // A loop over the rows of a matrix, each row read in vectors of 32 f32
 // (128 bytes: two lines) by an inner loop, as cross_entropy's log-sum-exp
@@ -32,6 +33,19 @@
 // CHECK: memref.prefetch %[[FLAT]][%[[CLAMPED2]]], read, locality<3>, data
 // CHECK-NOT: memref.prefetch
 // CHECK: vector.transfer_read %[[ROW]][%[[C]]]
+// With far-distance, a second prefetch of each line into the L2 (locality
+// 2), 32768 bytes = 8192 elements ahead, after the L1 ones.
+// FAR-LABEL: func.func @rows
+// FAR: memref.prefetch %{{.*}}, read, locality<3>, data
+// FAR: memref.prefetch %{{.*}}, read, locality<3>, data
+// FAR: %[[C8192:.*]] = arith.constant 8192 : index
+// FAR: arith.addi %{{.*}}, %[[C8192]]
+// FAR: memref.prefetch %{{.*}}, read, locality<2>, data
+// FAR: %[[C8208:.*]] = arith.constant 8208 : index
+// FAR: arith.addi %{{.*}}, %[[C8208]]
+// FAR: memref.prefetch %{{.*}}, read, locality<2>, data
+// FAR-NOT: memref.prefetch
+// FAR: vector.transfer_read
 // OFF-LABEL: func.func @rows
 // OFF-NOT: memref.prefetch
 func.func @rows(%x: memref<64x1000xf32>, %out: memref<64xf32>) {

@@ -658,6 +658,13 @@ def SiftPrefetchStreams : Pass<"sift-prefetch-streams", "func::FuncOp"> {
     sampler unchanged (alternated processes). A `distance` of 0 inserts
     nothing.
 
+    With `far-distance`, each line is also prefetched that many bytes
+    ahead into the L2 (locality 2): on a core whose own misses in flight
+    bound its bandwidth, the far prefetches keep memory busy while the
+    near ones wait on the L2 only. The CPU pipeline uses 32 KB: on the
+    2-core Xeon (huge pages), cross_entropy over 268 MB at C = 1000 took
+    0.82x the time, C = 32000 0.87x, C = 10 and 100 unchanged.
+
     Gathers get the same for their random reads: a loop over j (unit step,
     an `scf.for` or a dimension of an `scf.parallel`) that loads
     `idx[..., j]` and uses it as an index of another buffer (a
@@ -677,6 +684,10 @@ def SiftPrefetchStreams : Pass<"sift-prefetch-streams", "func::FuncOp"> {
     time with each row's second line prefetched.
   }];
   let options = [
+    Option<"farDistance", "far-distance", "int64_t", /*default=*/"0",
+           "Bytes ahead of a second prefetch of each stream, into the L2 "
+           "(locality 2); 0 inserts none">,
+
     Option<"distance", "distance", "int64_t", /*default=*/"8192",
            "How far ahead to prefetch, in bytes (0: no prefetches)">,
     Option<"indirectDistance", "indirect-distance", "int64_t",
