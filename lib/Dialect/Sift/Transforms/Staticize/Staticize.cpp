@@ -396,8 +396,9 @@ LogicalResult Staticizer::rewriteReturnedTranspose(linalg::TransposeOp op) {
                 "is not the first ("
              << result.getType()
              << "), which --sift-staticize supports only as a result of the "
-                "function or through elementwise ops, slices, concatenations "
-                "and linalg ops";
+                "function or through elementwise ops, slices, concatenations, "
+                "linalg ops, gathers of static rows and expansions that "
+                "insert unit dimensions";
   returnedTransposes[result] = llvm::to_vector(op.getPermutation());
   toErase.insert(op);
   return success();
