@@ -63,6 +63,24 @@ static bool isInductionVarPlusConstant(Value index, Value iv) {
                  (add.getRhs() == iv && getConstantIntValue(add.getLhs())));
 }
 
+/// Whether `iv` is the induction variable of a unit-step loop (an scf.for,
+/// or one dimension of an scf.parallel).
+static bool isUnitStepInductionVar(Value iv) {
+  auto arg = dyn_cast<BlockArgument>(iv);
+  if (!arg)
+    return false;
+  Operation *owner = arg.getOwner()->getParentOp();
+  auto isOne = [](Value v) {
+    std::optional<int64_t> c = getConstantIntValue(v);
+    return c && *c == 1;
+  };
+  if (auto loop = dyn_cast<scf::ForOp>(owner))
+    return loop.getInductionVar() == iv && isOne(loop.getStep());
+  if (auto loop = dyn_cast<scf::ParallelOp>(owner))
+    return isOne(loop.getStep()[arg.getArgNumber()]);
+  return false;
+}
+
 /// Whether `read` streams through memory in its loop: a 1-D vector along
 /// the last dimension of a buffer whose last stride is 1, the last index
 /// being the induction variable of the closest enclosing scf.for (plus a
@@ -77,8 +95,26 @@ static bool streams(vector::TransferReadOp read) {
   if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1)
     return false;
   auto loop = read->getParentOfType<scf::ForOp>();
-  return loop && isInductionVarPlusConstant(read.getIndices().back(),
-                                            loop.getInductionVar());
+  if (loop && isInductionVarPlusConstant(read.getIndices().back(),
+                                         loop.getInductionVar()))
+    return true;
+  // Or it reads at a fixed column of a row that a unit-step loop moves on
+  // row by row: a view of the buffer at the loop's induction variable (the
+  // block of a row's last logits, or the whole of a short row, after
+  // cross_entropy's vector loop).
+  if (!llvm::all_of(read.getIndices(), [](Value index) {
+        return getConstantIntValue(index).has_value();
+      }))
+    return false;
+  for (Value view = read.getBase(); view;) {
+    auto subview = view.getDefiningOp<memref::SubViewOp>();
+    if (!subview)
+      return false;
+    if (llvm::any_of(subview.getOffsets(), isUnitStepInductionVar))
+      return true;
+    view = subview.getSource();
+  }
+  return false;
 }
 
 /// The last index of dimension `dim` of `memref` (its extent minus one),
@@ -144,24 +180,6 @@ static void prefetchAhead(OpBuilder &b, vector::TransferReadOp read, Value root,
                                  /*isDataCache=*/true);
     }
   }
-}
-
-/// Whether `iv` is the induction variable of a unit-step loop (an scf.for,
-/// or one dimension of an scf.parallel).
-static bool isUnitStepInductionVar(Value iv) {
-  auto arg = dyn_cast<BlockArgument>(iv);
-  if (!arg)
-    return false;
-  Operation *owner = arg.getOwner()->getParentOp();
-  auto isOne = [](Value v) {
-    std::optional<int64_t> c = getConstantIntValue(v);
-    return c && *c == 1;
-  };
-  if (auto loop = dyn_cast<scf::ForOp>(owner))
-    return loop.getInductionVar() == iv && isOne(loop.getStep());
-  if (auto loop = dyn_cast<scf::ParallelOp>(owner))
-    return isOne(loop.getStep()[arg.getArgNumber()]);
-  return false;
 }
 
 /// An access of another buffer at a position read from an index buffer: a

@@ -9,9 +9,10 @@
 //
 // Each load of a block prefetches its cache line 8 KB ahead into the L1
 // and 32 KB ahead into the L2 (--sift-prefetch-streams: into the next
-// rows, which the hardware prefetchers do not reach past the page); the
-// rest block, outside the loop, prefetches nothing; prefetch-distance=0
-// leaves the near ones out, far-prefetch-distance=0 the far ones.
+// rows, which the hardware prefetchers do not reach past the page); so
+// does each load of the rest block (at fixed columns of the row the row
+// loop moves on); prefetch-distance=0 leaves the near ones out,
+// far-prefetch-distance=0 the far ones.
 //
 // RUN: tensor-opt %s --sift-cpu-pipeline | FileCheck %s
 // RUN: tensor-opt %s '--sift-cpu-pipeline=prefetch-distance=0 far-prefetch-distance=0' | FileCheck %s --check-prefix=NOPF
@@ -27,8 +28,32 @@
 // CHECK: llvm.fcmp "ogt" %{{.*}} : vector<16xf32>
 // CHECK: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
 // CHECK: llvm.br
+// CHECK: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}>
+// CHECK: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}>
 // CHECK-NOT: llvm.intr.prefetch
-// CHECK-COUNT-6: llvm.load %{{.*}} : !llvm.ptr -> vector<16xf32>
+// CHECK: llvm.load %{{.*}} : !llvm.ptr -> vector<16xf32>
+// CHECK: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}>
+// CHECK: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}>
+// CHECK-NOT: llvm.intr.prefetch
+// CHECK: llvm.load %{{.*}} : !llvm.ptr -> vector<16xf32>
+// CHECK: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}>
+// CHECK: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}>
+// CHECK-NOT: llvm.intr.prefetch
+// CHECK: llvm.load %{{.*}} : !llvm.ptr -> vector<16xf32>
+// CHECK: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}>
+// CHECK: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}>
+// CHECK-NOT: llvm.intr.prefetch
+// CHECK: llvm.load %{{.*}} : !llvm.ptr -> vector<16xf32>
+// CHECK: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}>
+// CHECK: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}>
+// CHECK-NOT: llvm.intr.prefetch
+// CHECK: llvm.load %{{.*}} : !llvm.ptr -> vector<16xf32>
+// CHECK: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}>
+// CHECK: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}>
+// CHECK-NOT: llvm.intr.prefetch
+// CHECK: llvm.load %{{.*}} : !llvm.ptr -> vector<16xf32>
+// CHECK: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}>
+// CHECK: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}>
 // CHECK-NOT: llvm.load
 // CHECK: llvm.intr.masked.load %{{.*}} : (!llvm.ptr, vector<16xi1>, vector<16xf32>) -> vector<16xf32>
 // CHECK: llvm.intr.vector.reduce.fmax(%{{.*}}) {fastmathFlags = #llvm.fastmath<nnan>}

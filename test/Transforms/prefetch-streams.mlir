@@ -73,6 +73,48 @@ func.func @rows(%x: memref<64x1000xf32>, %out: memref<64xf32>) {
 
 // -----
 
+// Short rows, read whole at fixed columns by a loop over the rows (an
+// scf.parallel, as cross_entropy at C = 100 is): each read streams with
+// the row loop and prefetches its two lines 8 KB ahead, clamped to the
+// last element. A read at a column that is neither constant nor a streaming
+// loop's (%k, from memory) prefetches nothing.
+// CHECK-LABEL: func.func @short_rows
+// CHECK: scf.parallel (%[[R:.*]]) =
+// CHECK: %[[ROW:.*]] = memref.subview %arg0[%[[R]], 0] [1, 20] [1, 1]
+// CHECK: %[[C2048:.*]] = arith.constant 2048 : index
+// CHECK: memref.prefetch %{{.*}}, read, locality<3>, data
+// CHECK: %[[C2064:.*]] = arith.constant 2064 : index
+// CHECK: memref.prefetch %{{.*}}, read, locality<3>, data
+// CHECK-NEXT: vector.transfer_read %[[ROW]][%c0
+// CHECK-NOT: memref.prefetch
+// CHECK: vector.transfer_read %[[ROW]][%{{.*}}]
+// OFF-LABEL: func.func @short_rows
+// OFF-NOT: memref.prefetch
+func.func @short_rows(%x: memref<100x20xf32>, %out: memref<100xf32>,
+                      %col: memref<100xindex>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c100 = arith.constant 100 : index
+  %pad = arith.constant 0.0 : f32
+  scf.parallel (%r) = (%c0) to (%c100) step (%c1) {
+    %row = memref.subview %x[%r, 0] [1, 20] [1, 1]
+        : memref<100x20xf32> to memref<20xf32, strided<[1], offset: ?>>
+    %v = vector.transfer_read %row[%c0], %pad
+        : memref<20xf32, strided<[1], offset: ?>>, vector<32xf32>
+    %s = vector.reduction <add>, %v : vector<32xf32> into f32
+    %k = memref.load %col[%r] : memref<100xindex>
+    %w = vector.transfer_read %row[%k], %pad
+        : memref<20xf32, strided<[1], offset: ?>>, vector<4xf32>
+    %e = vector.extract %w[0] : f32 from vector<4xf32>
+    %t = arith.addf %s, %e : f32
+    memref.store %t, %out[%r] : memref<100xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // A step that reads two vectors of 16 f32 (a line each), at c and c + 16:
 // each read prefetches its own line 8 KB ahead.
 // CHECK-LABEL: func.func @two_vectors_a_step

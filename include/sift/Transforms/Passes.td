@@ -658,6 +658,12 @@ def SiftPrefetchStreams : Pass<"sift-prefetch-streams", "func::FuncOp"> {
     sampler unchanged (alternated processes). A `distance` of 0 inserts
     nothing.
 
+    A read at constant indices of a view at a unit-step loop's induction
+    variable (a row that the loop moves on, row by row: the whole of a
+    short row, or the block of a row's last elements after a vector loop)
+    streams too, with the row loop: cross_entropy at C = 100, whose rows
+    are one block each, went from 23-25 to 15 ms over 268 MB.
+
     With `far-distance`, each line is also prefetched that many bytes
     ahead into the L2 (locality 2): on a core whose own misses in flight
     bound its bandwidth, the far prefetches keep memory busy while the
