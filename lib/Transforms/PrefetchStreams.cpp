@@ -333,6 +333,57 @@ static void prefetchIndirect(OpBuilder &b, memref::LoadOp load,
 }
 
 /// See SiftPrefetchStreams in Passes.td.
+/// Whether `load` streams through a line in its loop: a 1-D vector of a
+/// 1-D buffer of unit stride, at the induction variable of the closest
+/// enclosing scf.for (a compaction's vector loop, --sift-vectorize-
+/// compactions; its buffer a routine's argument, often a row's view).
+static bool streamsLine(vector::LoadOp load) {
+  MemRefType type = load.getMemRefType();
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (type.getRank() != 1 || load.getVectorType().getRank() != 1 ||
+      failed(type.getStridesAndOffset(strides, offset)) || strides[0] != 1)
+    return false;
+  auto loop = load->getParentOfType<scf::ForOp>();
+  return loop && load.getIndices()[0] == loop.getInductionVar();
+}
+
+/// The prefetches of a streaming `load` (streamsLine) `distance` and
+/// `farDistance` bytes ahead in its own buffer, clamped to its last
+/// element: one per cache line of the vector.
+static void prefetchLineAhead(OpBuilder &b, vector::LoadOp load,
+                              int64_t distance, int64_t farDistance) {
+  Location loc = load.getLoc();
+  Value buffer = load.getBase();
+  // The last index once, before the loop, where the buffer is defined
+  // outside it.
+  auto loop = load->getParentOfType<scf::ForOp>();
+  b.setInsertionPoint(loop.isDefinedOutsideOfLoop(buffer)
+                          ? loop.getOperation()
+                          : load.getOperation());
+  Value last = lastIndex(b, loc, buffer, 0);
+  b.setInsertionPoint(load);
+  int64_t bytes = elementBytes(load.getMemRefType());
+  int64_t vectorBytes = load.getVectorType().getNumElements() * bytes;
+  for (auto [start, locality] :
+       {std::pair<int64_t, uint32_t>{distance, 3}, {farDistance, 2}}) {
+    if (start <= 0)
+      continue;
+    for (int64_t ahead = start; ahead < start + vectorBytes;
+         ahead += kCacheLineBytes) {
+      Value at = arith::MinUIOp::create(
+          b, loc,
+          arith::AddIOp::create(
+              b, loc, load.getIndices()[0],
+              arith::ConstantIndexOp::create(b, loc, ahead / bytes)),
+          last);
+      memref::PrefetchOp::create(b, loc, buffer, ValueRange{at},
+                                 /*isWrite=*/false, locality,
+                                 /*isDataCache=*/true);
+    }
+  }
+}
+
 struct PrefetchStreamsPass
     : sift::impl::SiftPrefetchStreamsBase<PrefetchStreamsPass> {
   using Base::Base;
@@ -349,6 +400,15 @@ struct PrefetchStreamsPass
     DenseMap<Value, FlatBuffer> flats;
     for (auto [read, root] : reads)
       prefetchAhead(b, read, root, distance, farDistance, flats);
+    if (lineLoads) {
+      SmallVector<vector::LoadOp> loads;
+      getOperation().walk([&](vector::LoadOp load) {
+        if (distance > 0 && streamsLine(load))
+          loads.push_back(load);
+      });
+      for (vector::LoadOp load : loads)
+        prefetchLineAhead(b, load, distance, farDistance);
+    }
 
     if (indirectDistance <= 0)
       return;

@@ -18,7 +18,7 @@
 // LONGER-NOT: tensor.concat
 // LONGER-COUNT-2: sift.argsort %{{.*}} : tensor<65536xf32> -> tensor<65536xi64>
 // PASSES: sift-stack-siblings{min-length=65536}
-// PASSES: sift-prefetch-streams{distance=8192 far-distance=32768 indirect-distance=128}
+// PASSES: sift-prefetch-streams{distance=8192 far-distance=32768 indirect-distance=128 line-loads=true}
 // OFF-NOT: sift-stack-siblings
 // OFF: sift-prefetch-streams
 func.func @argsorts(%x: tensor<65536xf32>, %y: tensor<65536xf32>)

@@ -5,6 +5,7 @@
 // RUN: tensor-opt %s -split-input-file --sift-prefetch-streams | FileCheck %s
 // RUN: tensor-opt %s -split-input-file '--sift-prefetch-streams=distance=0 indirect-distance=0' | FileCheck %s --check-prefix=OFF
 // RUN: tensor-opt %s -split-input-file '--sift-prefetch-streams=far-distance=32768' | FileCheck %s --check-prefix=FAR
+// RUN: tensor-opt %s -split-input-file '--sift-prefetch-streams=line-loads=false' | FileCheck %s --check-prefix=NOLINE
 
 // A loop over the rows of a matrix, each row read in vectors of 32 f32
 // (128 bytes: two lines) by an inner loop, as cross_entropy's log-sum-exp
@@ -361,4 +362,49 @@ func.func @per_iteration_source(%x: memref<64x1000xf32>, %t: memref<64xi64>,
     scf.reduce
   }
   return
+}
+
+// -----
+
+// A compaction's vector loop (--sift-vectorize-compactions) in a routine
+// whose line is an argument with a dynamic offset: each vector.load of 16
+// i64 (two lines) prefetches both lines 8 KB (1024 elements) ahead in the
+// argument itself, clamped to its last element; with line-loads=false,
+// nothing. The scalar epilogue's loads are not vector loads.
+// CHECK-LABEL: func.func @compaction_line
+// CHECK: %[[LAST:.*]] = arith.subi %{{.*}}, %{{.*}} : index
+// CHECK: scf.for %[[I:[a-z0-9_]+]] =
+// CHECK: %[[C1024:.*]] = arith.constant 1024 : index
+// CHECK: %[[A:.*]] = arith.addi %[[I]], %[[C1024]]
+// CHECK: %[[M:.*]] = arith.minui %[[A]], %[[LAST]]
+// CHECK: memref.prefetch %arg0[%[[M]]], read, locality<3>, data
+// CHECK: %[[C1032:.*]] = arith.constant 1032 : index
+// CHECK: arith.addi %[[I]], %[[C1032]]
+// CHECK: memref.prefetch %arg0[%{{.*}}], read, locality<3>, data
+// CHECK-NOT: memref.prefetch
+// CHECK: vector.load %arg0[%[[I]]]
+// NOLINE-LABEL: func.func @compaction_line
+// NOLINE-NOT: memref.prefetch
+func.func @compaction_line(%line: memref<4096xi64, strided<[1], offset: ?>>,
+                           %out: memref<4096xi32>) -> index {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c4096 = arith.constant 4096 : index
+  %one = arith.constant dense<1> : vector<16xi64>
+  %n = scf.for %i = %c0 to %c4096 step %c16 iter_args(%slot = %c0) -> (index) {
+    %v = vector.load %line[%i] : memref<4096xi64, strided<[1], offset: ?>>, vector<16xi64>
+    %keep = arith.cmpi eq, %v, %one : vector<16xi64>
+    %b = vector.broadcast %i : index to vector<16xindex>
+    %s = vector.step : vector<16xindex>
+    %pos = arith.addi %b, %s : vector<16xindex>
+    %p32 = arith.index_cast %pos : vector<16xindex> to vector<16xi32>
+    vector.compressstore %out[%slot], %keep, %p32 : memref<4096xi32>, vector<16xi1>, vector<16xi32>
+    %bits = vector.bitcast %keep : vector<16xi1> to vector<1xi16>
+    %w = vector.extract %bits[0] : i16 from vector<1xi16>
+    %cnt = math.ctpop %w : i16
+    %c = arith.index_castui %cnt : i16 to index
+    %next = arith.addi %slot, %c : index
+    scf.yield %next : index
+  }
+  return %n : index
 }

@@ -664,6 +664,14 @@ def SiftPrefetchStreams : Pass<"sift-prefetch-streams", "func::FuncOp"> {
     streams too, with the row loop: cross_entropy at C = 100, whose rows
     are one block each, went from 23-25 to 15 ms over 268 MB.
 
+    A `vector.load` at the induction variable of its scf.for from a 1-D
+    buffer of unit stride (the vector loops of --sift-vectorize-compactions,
+    in routines whose buffer is an argument, often a view of a row) gets the
+    same prefetches in its own buffer, clamped to its last element
+    (`line-loads`): the compiler-made sampler at N = 1e6, B = 32, whose
+    compaction reads 256 MB of labels, 0.93-0.97x the time (4 alternated
+    pairs of per-call minima, Xeon).
+
     With `far-distance`, each line is also prefetched that many bytes
     ahead into the L2 (locality 2): on a core whose own misses in flight
     bound its bandwidth, the far prefetches keep memory busy while the
@@ -690,6 +698,10 @@ def SiftPrefetchStreams : Pass<"sift-prefetch-streams", "func::FuncOp"> {
     time with each row's second line prefetched.
   }];
   let options = [
+    Option<"lineLoads", "line-loads", "bool", /*default=*/"true",
+           "Prefetch ahead of vector.load loops through 1-D buffers (the "
+           "compaction loops of --sift-vectorize-compactions)">,
+
     Option<"farDistance", "far-distance", "int64_t", /*default=*/"0",
            "Bytes ahead of a second prefetch of each stream, into the L2 "
            "(locality 2); 0 inserts none">,
