@@ -130,6 +130,33 @@ struct FlatBuffer {
   Value flat, last;
 };
 
+/// Prefetches of the `elements` elements of `bytes` each at `position` of
+/// the 1-D `buffer`: one per cache line they cover, `distance` bytes ahead
+/// into the L1 and `farDistance` bytes ahead into the L2 (locality 2; none
+/// where a distance is 0), each position clamped to `last`.
+static void prefetchLines(OpBuilder &b, Location loc, Value buffer,
+                          Value position, Value last, int64_t bytes,
+                          int64_t elements, int64_t distance,
+                          int64_t farDistance) {
+  for (auto [start, locality] :
+       {std::pair<int64_t, uint32_t>{distance, 3}, {farDistance, 2}}) {
+    if (start <= 0)
+      continue;
+    for (int64_t ahead = start; ahead < start + elements * bytes;
+         ahead += kCacheLineBytes) {
+      Value at = arith::MinUIOp::create(
+          b, loc,
+          arith::AddIOp::create(
+              b, loc, position,
+              arith::ConstantIndexOp::create(b, loc, ahead / bytes)),
+          last);
+      memref::PrefetchOp::create(b, loc, buffer, ValueRange{at},
+                                 /*isWrite=*/false, locality,
+                                 /*isDataCache=*/true);
+    }
+  }
+}
+
 /// Inserts the prefetches of `read` `distance` bytes ahead, in `root` seen
 /// flat (made once per root, where the root is defined).
 static void prefetchAhead(OpBuilder &b, vector::TransferReadOp read, Value root,
@@ -137,9 +164,6 @@ static void prefetchAhead(OpBuilder &b, vector::TransferReadOp read, Value root,
                           DenseMap<Value, FlatBuffer> &flats) {
   Location loc = read.getLoc();
   auto rootType = cast<MemRefType>(root.getType());
-  auto index = [&](int64_t v) {
-    return arith::ConstantIndexOp::create(b, loc, v).getResult();
-  };
   auto [it, inserted] = flats.try_emplace(root);
   if (inserted) {
     b.setInsertionPointAfterValue(root);
@@ -163,23 +187,9 @@ static void prefetchAhead(OpBuilder &b, vector::TransferReadOp read, Value root,
     linear = arith::AddIOp::create(
         b, loc, linear,
         arith::MulIOp::create(b, loc, idx, meta.getStrides()[i]));
-  int64_t bytes = elementBytes(rootType);
-  int64_t vectorBytes = read.getVectorType().getNumElements() * bytes;
-  // Into the L1 at `distance`; into the L2 (locality 2) at `farDistance`.
-  for (auto [start, locality] :
-       {std::pair<int64_t, uint32_t>{distance, 3}, {farDistance, 2}}) {
-    if (start <= 0)
-      continue;
-    for (int64_t ahead = start; ahead < start + vectorBytes;
-         ahead += kCacheLineBytes) {
-      Value at = arith::MinUIOp::create(
-          b, loc, arith::AddIOp::create(b, loc, linear, index(ahead / bytes)),
-          buffer.last);
-      memref::PrefetchOp::create(b, loc, buffer.flat, ValueRange{at},
-                                 /*isWrite=*/false, locality,
-                                 /*isDataCache=*/true);
-    }
-  }
+  prefetchLines(b, loc, buffer.flat, linear, buffer.last,
+                elementBytes(rootType), read.getVectorType().getNumElements(),
+                distance, farDistance);
 }
 
 /// An access of another buffer at a position read from an index buffer: a
@@ -363,25 +373,9 @@ static void prefetchLineAhead(OpBuilder &b, vector::LoadOp load,
                           : load.getOperation());
   Value last = lastIndex(b, loc, buffer, 0);
   b.setInsertionPoint(load);
-  int64_t bytes = elementBytes(load.getMemRefType());
-  int64_t vectorBytes = load.getVectorType().getNumElements() * bytes;
-  for (auto [start, locality] :
-       {std::pair<int64_t, uint32_t>{distance, 3}, {farDistance, 2}}) {
-    if (start <= 0)
-      continue;
-    for (int64_t ahead = start; ahead < start + vectorBytes;
-         ahead += kCacheLineBytes) {
-      Value at = arith::MinUIOp::create(
-          b, loc,
-          arith::AddIOp::create(
-              b, loc, load.getIndices()[0],
-              arith::ConstantIndexOp::create(b, loc, ahead / bytes)),
-          last);
-      memref::PrefetchOp::create(b, loc, buffer, ValueRange{at},
-                                 /*isWrite=*/false, locality,
-                                 /*isDataCache=*/true);
-    }
-  }
+  prefetchLines(b, loc, buffer, load.getIndices()[0], last,
+                elementBytes(load.getMemRefType()),
+                load.getVectorType().getNumElements(), distance, farDistance);
 }
 
 struct PrefetchStreamsPass
