@@ -1152,6 +1152,20 @@ def _split(t, node, metas):
     return [_slice_along(t, x, dim, a, n) for a, n in zip(starts, sizes)]
 
 
+def _ranks(t, flags):
+    """cumsum(flags) - 1 as i64 over the 1-D `flags`: at each set flag, how
+    many set flags come before it (masked_scatter's source positions,
+    unique_consecutive's inverse)."""
+    counts = t.cast(flags, torch.int64)
+    runs = Value(t.fresh(), torch.int64, counts.shape)
+    t.emit(f"{runs.name} = sift.cumsum {counts.name} : {counts.type} -> "
+           f"{runs.type}")
+    ranks = Value(t.fresh(), torch.int64, counts.shape)
+    t.emit(f"{ranks.name} = arith.subi {runs.name}, "
+           f"{t.splat(runs, 1, torch.int64).name} : {runs.type}")
+    return ranks
+
+
 @op("aten.masked_scatter.default")
 def _masked_scatter(t, node, meta):
     """x.masked_scatter(mask, src): the elements where mask holds, in
@@ -1164,13 +1178,7 @@ def _masked_scatter(t, node, meta):
         t.unsupported(node, "tensors of static extents")
     mask = t.broadcast(node, mask, x.shape)
     n = _numel_of(x)
-    flat_m = t.cast(t.reshape(node, mask, (n,)), torch.int64)
-    runs = Value(t.fresh(), torch.int64, (n,))
-    t.emit(f"{runs.name} = sift.cumsum {flat_m.name} : {flat_m.type} -> "
-           f"{runs.type}")
-    pos = Value(t.fresh(), torch.int64, (n,))
-    t.emit(f"{pos.name} = arith.subi {runs.name}, "
-           f"{t.splat(runs, 1, torch.int64).name} : {runs.type}")
+    pos = _ranks(t, t.reshape(node, mask, (n,)))
     flat_src = t.reshape(node, src, (_numel_of(src),))
     taken = Value(t.fresh(), x.dtype, (n,))
     t.emit(f"{taken.name} = sift.gather {flat_src.name}[{pos.name}] : "
@@ -2427,12 +2435,7 @@ def _unique_consecutive(t, node, meta):
     values = Value(t.fresh(), x.dtype, (None,))
     t.emit(f"{values.name} = sift.gather {flat.name}[{first.name}] : "
            f"{flat.type}, {first.type} -> {values.type}")
-    runs = Value(t.fresh(), torch.int64, (n,))
-    t.emit(f"{runs.name} = sift.cumsum {t.cast(starts, torch.int64).name} : "
-           f"{runs.type} -> {runs.type}")
-    inverse = Value(t.fresh(), torch.int64, (n,))
-    t.emit(f"{inverse.name} = arith.subi {runs.name}, "
-           f"{t.splat(runs, 1, torch.int64).name} : {runs.type}")
+    inverse = _ranks(t, starts)
     span, counts = (Value(t.fresh(), torch.int64, (None,)) for _ in range(2))
     t.emit(f"{span.name} = arith.subi {last.name}, {first.name} : "
            f"{first.type}")
