@@ -342,7 +342,6 @@ static void prefetchIndirect(OpBuilder &b, memref::LoadOp load,
   }
 }
 
-/// See SiftPrefetchStreams in Passes.td.
 /// Whether `load` streams through a line in its loop: a 1-D vector of a
 /// 1-D buffer of unit stride, at the induction variable of the closest
 /// enclosing scf.for (a compaction's vector loop, --sift-vectorize-
@@ -378,6 +377,7 @@ static void prefetchLineAhead(OpBuilder &b, vector::LoadOp load,
                 load.getVectorType().getNumElements(), distance, farDistance);
 }
 
+/// See SiftPrefetchStreams in Passes.td.
 struct PrefetchStreamsPass
     : sift::impl::SiftPrefetchStreamsBase<PrefetchStreamsPass> {
   using Base::Base;
