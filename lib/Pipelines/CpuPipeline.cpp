@@ -63,12 +63,37 @@ static void addCpuLoopStage(OpPassManager &pm,
                       .str());
 }
 
+/// The element widths compaction loops store compressed (see the
+/// `compress-element-bits` option): those given, or the host's.
+static SmallVector<int64_t>
+compressElementBits(const CpuPipelineOptions &options) {
+  if (!options.compressElementBits.empty()) {
+    if (llvm::is_contained(options.compressElementBits, 0))
+      return {};
+    return llvm::to_vector(options.compressElementBits);
+  }
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  if (!features.lookup("avx512f"))
+    return {};
+  if (!features.lookup("avx512vbmi2"))
+    return {32, 64};
+  return {8, 16, 32, 64};
+}
+
 /// Memref descriptors, then every dialect to LLVM.
 static void addCpuToLLVMStage(OpPassManager &pm,
                               const CpuPipelineOptions &options) {
   // f32 exp and log marked `afn` (the lowering's log-sum-exp) become
   // polynomials that LLVM vectorizes; the others call libm below.
   pm.addNestedPass<func::FuncOp>(createSiftApproximateMath());
+  // Compaction loops pack their kept lanes in registers, then store them
+  // with a mask (AVX-512's compress to memory is microcode on Zen 4).
+  SmallVector<int64_t> compressBits = compressElementBits(options);
+  if (options.compressInRegisters && !compressBits.empty()) {
+    SiftCompressInRegistersOptions compress;
+    compress.elementBits = compressBits;
+    pm.addNestedPass<func::FuncOp>(createSiftCompressInRegisters(compress));
+  }
   // The vector loops of the lowering (cross_entropy's log-sum-exp): masked
   // loads, reductions and lane-wise arith.
   addPasses(pm, "convert-vector-to-llvm");
@@ -87,23 +112,6 @@ static void addCpuToLLVMStage(OpPassManager &pm,
   // Public functions get C interfaces (`_mlir_ciface_<name>`).
   addPasses(pm, "func.func(llvm-request-c-wrappers),convert-func-to-llvm,"
                 "convert-cf-to-llvm,reconcile-unrealized-casts");
-}
-
-/// The element widths compaction loops store compressed (see the
-/// `compress-element-bits` option): those given, or the host's.
-static SmallVector<int64_t>
-compressElementBits(const CpuPipelineOptions &options) {
-  if (!options.compressElementBits.empty()) {
-    if (llvm::is_contained(options.compressElementBits, 0))
-      return {};
-    return llvm::to_vector(options.compressElementBits);
-  }
-  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-  if (!features.lookup("avx512f"))
-    return {};
-  if (!features.lookup("avx512vbmi2"))
-    return {32, 64};
-  return {8, 16, 32, 64};
 }
 
 void mlir::sift::buildCpuPipeline(OpPassManager &pm,

@@ -124,6 +124,12 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
                      "non-temporally (--sift-stream-row-stores); 0 stores "
                      "every row through the caches"),
       llvm::cl::init(int64_t(64) << 20)};
+  PassOptions::Option<bool> compressInRegisters{
+      *this, "compress-in-registers",
+      llvm::cl::desc("Compress stores as a compress in registers and a "
+                     "masked store (--sift-compress-in-registers): Zen 4 "
+                     "runs AVX-512's compress to memory as microcode"),
+      llvm::cl::init(true)};
   PassOptions::Option<int64_t> stackBufferBytes{
       *this, "stack-buffer-bytes",
       llvm::cl::desc("Temporaries of static shape up to this many bytes "
