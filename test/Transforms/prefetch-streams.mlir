@@ -408,3 +408,67 @@ func.func @compaction_line(%line: memref<4096xi64, strided<[1], offset: ?>>,
   }
   return %n : index
 }
+
+// -----
+
+// Blocks of rows read class by class (cross_entropy's short rows: 16 rows
+// of 10 classes a step of a unit-step loop over the groups, each class one
+// strided gather with constant offsets): the first class's gather, at the
+// step's start (the loop's induction variable times 160), prefetches the
+// block's ten lines 8 KB ahead, clamped to the last element; the gathers of
+// the other classes (at the start plus the class loop's induction variable)
+// prefetch nothing, nor does a gather at an index that is not the loop's.
+// CHECK-LABEL: func.func @row_blocks
+// CHECK: %[[LAST:.*]] = arith.subi %{{.*}}, %c1 : index
+// CHECK: scf.parallel (%[[G:.*]]) =
+// CHECK: %[[BASE:.*]] = arith.muli %[[G]], %{{.*}} : index
+// CHECK: %[[OFFSET:.*]] = arith.addi %[[BASE]], %{{.*}} : index
+// CHECK: %[[AT:.*]] = arith.addi %{{.*}}, %[[OFFSET]] : index
+// CHECK: %[[C2048:.*]] = arith.constant 2048 : index
+// CHECK: %[[A0:.*]] = arith.addi %[[AT]], %[[C2048]] : index
+// CHECK: %[[P0:.*]] = arith.minui %[[A0]], %[[LAST]] : index
+// CHECK: memref.prefetch %arg0[%[[P0]]], read, locality<3>, data
+// CHECK: arith.constant 2064 : index
+// CHECK-COUNT-8: memref.prefetch %arg0
+// CHECK: arith.constant 2192 : index
+// CHECK: memref.prefetch %arg0
+// CHECK-NOT: memref.prefetch
+// CHECK: vector.gather %arg0[%[[BASE]]]
+// CHECK: scf.for
+// CHECK-NOT: memref.prefetch
+// CHECK: vector.gather
+// CHECK: return
+// OFF-LABEL: func.func @row_blocks
+// OFF-NOT: memref.prefetch
+// NOLINE-LABEL: func.func @row_blocks
+func.func @row_blocks(%x: memref<1600xf32>, %out: memref<100xf32>,
+                      %k: memref<index>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c10 = arith.constant 10 : index
+  %c100 = arith.constant 100 : index
+  %c160 = arith.constant 160 : index
+  %pad = arith.constant dense<0.0> : vector<16xf32>
+  %mask = arith.constant dense<true> : vector<16xi1>
+  %offsets = arith.constant dense<[0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150]> : vector<16xi32>
+  scf.parallel (%g) = (%c0) to (%c10) step (%c1) {
+    %base = arith.muli %g, %c160 : index
+    %x0 = vector.gather %x[%base] [%offsets], %mask, %pad
+        : memref<1600xf32>, vector<16xi32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+    %sum = scf.for %c = %c1 to %c10 step %c1 iter_args(%acc = %x0) -> (vector<16xf32>) {
+      %at = arith.addi %base, %c : index
+      %xc = vector.gather %x[%at] [%offsets], %mask, %pad
+          : memref<1600xf32>, vector<16xi32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+      %s = arith.addf %acc, %xc : vector<16xf32>
+      scf.yield %s : vector<16xf32>
+    }
+    %kk = memref.load %k[] : memref<index>
+    %xk = vector.gather %x[%kk] [%offsets], %mask, %pad
+        : memref<1600xf32>, vector<16xi32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+    %t = arith.addf %sum, %xk : vector<16xf32>
+    %r = vector.reduction <add>, %t : vector<16xf32> into f32
+    memref.store %r, %out[%g] : memref<100xf32>
+    scf.reduce
+  }
+  return
+}

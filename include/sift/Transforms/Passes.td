@@ -710,6 +710,16 @@ def SiftPrefetchStreams : Pass<"sift-prefetch-streams", "func::FuncOp"> {
     2-core Xeon (huge pages), cross_entropy over 268 MB at C = 1000 took
     0.82x the time, C = 32000 0.87x, C = 10 and 100 unchanged.
 
+    A block read class by class streams too: a `vector.gather` of a 1-D
+    buffer of unit stride with constant offsets, at a unit-step loop's
+    induction variable times a constant (plus a constant), prefetches the
+    lines from its smallest offset to its largest, `distance` (and
+    `far-distance`) bytes ahead. cross_entropy's rows of at most 16 classes
+    read 16 rows a step, one strided gather a class, the first at the
+    step's start: at C = 10 (268 MB) the first gather's misses were a third
+    of the profile, and the call went from 57-63 to 46-53 ms on a 2-core
+    Zen 4 (medians of 20 calls, alternated processes).
+
     Gathers get the same for their random reads: a loop over j (unit step,
     an `scf.for` or a dimension of an `scf.parallel`) that loads
     `idx[..., j]` and uses it as an index of another buffer (a

@@ -162,9 +162,11 @@ struct RowLossSpec {
   double smoothing;
   int64_t ignoreIndex;
   const LossOperands &operands;
-  /// The rows' log-sum-exps [M], when computed before the per-row loop
-  /// (`rowLanesLse`); null: each row computes its own.
-  Value lses = nullptr;
+  /// The rows' log-sum-exps [M] and target logits [M] (any value where the
+  /// target is not a class), when computed before the per-row loop
+  /// (`rowLanesLse`); null: each row computes its own and reads its target's
+  /// logit.
+  Value lses = nullptr, xts = nullptr;
 };
 
 /// Whether the target `t` (an i64) of row `row` is `ignore_index`, and
@@ -485,13 +487,19 @@ static constexpr int64_t kMaxRowLanesClasses = 16;
 /// Rows per vector in `rowLanesLse`: one AVX-512 register of f32.
 static constexpr int64_t kRowLanes = 16;
 
-/// The log-sum-exp of each row of `rows` [M, C] (static C), as a tensor [M]
-/// of the compute type `ct`: one parallel loop over groups of kRowLanes
-/// rows, each lane a row, reading class c of its rows with a strided
-/// vector.gather and updating the lanes as `OnlineLse` does; then
-/// lse = M + log S per lane, with the NaN rules of logSumExp and no
-/// combination across lanes. The last group masks its missing rows.
-static Value rowLanesLse(OpBuilder &b, Location loc, Value rows, Type ct) {
+/// The log-sum-exp of each row of `rows` [M, C] (static C), and the logit
+/// of its class `targets` [M] names, as tensors [M] of the compute type
+/// `ct`: one parallel loop over groups of kRowLanes rows, each lane a row,
+/// reading class c of its rows with a strided vector.gather and updating
+/// the lanes as `OnlineLse` does, and keeping the lanes whose target is c;
+/// then lse = M + log S per lane, with the NaN rules of logSumExp and no
+/// combination across lanes. The last group masks its missing rows. A lane
+/// whose target is no class keeps 0 (the loss does not read it). The target
+/// logits come from the registers the log-sum-exp reads: read in the
+/// per-row loop, long after, they would be a second pass over the logits
+/// from memory (rows of 40 bytes at C = 10: a line every 1.6 rows).
+static std::pair<Value, Value> rowLanesLse(OpBuilder &b, Location loc,
+                                           Value rows, Value targets, Type ct) {
   auto rowsType = cast<RankedTensorType>(rows.getType());
   Type et = rowsType.getElementType();
   int64_t numClasses = rowsType.getDimSize(1);
@@ -500,10 +508,13 @@ static Value rowLanesLse(OpBuilder &b, Location loc, Value rows, Type ct) {
       b, loc, rows, ArrayRef<ReassociationIndices>{{0, 1}});
   Value lanes = constIndex(b, loc, kRowLanes);
   Value groups = arith::CeilDivUIOp::create(b, loc, numRows, lanes);
-  Value init = tensor::EmptyOp::create(
-      b, loc, ArrayRef<OpFoldResult>{getAsOpFoldResult(numRows)}, ct);
+  // (One tensor each: a destination written twice would be copied.)
+  SmallVector<Value> inits;
+  for (int i = 0; i < 2; ++i)
+    inits.push_back(tensor::EmptyOp::create(
+        b, loc, ArrayRef<OpFoldResult>{getAsOpFoldResult(numRows)}, ct));
   auto loop = scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{groups},
-                                    ValueRange{init}, /*mapping=*/std::nullopt);
+                                    inits, /*mapping=*/std::nullopt);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value group = loop.getInductionVars()[0];
@@ -535,33 +546,62 @@ static Value rowLanesLse(OpBuilder &b, Location loc, Value rows, Type ct) {
       x = arith::ExtFOp::create(b, loc, vt, x);
     return x;
   };
+  // The lanes' targets, and x where the target is class c.
+  Type targetType = cast<RankedTensorType>(targets.getType()).getElementType();
+  auto targetVectorType = VectorType::get({kRowLanes}, targetType);
+  // (Past the last row: -1, no class.)
+  Value lanesTargets = vector::TransferReadOp::create(
+      b, loc, targetVectorType, targets, ValueRange{first},
+      arith::ConstantOp::create(b, loc, b.getIntegerAttr(targetType, -1))
+          .getResult(),
+      ArrayRef<bool>{false});
+  auto keepTarget = [&](OpBuilder &b, Location loc, Value c, Value x,
+                        Value kept) -> Value {
+    Value cs = vector::BroadcastOp::create(
+        b, loc, targetVectorType,
+        arith::IndexCastOp::create(b, loc, targetType, c));
+    return arith::SelectOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lanesTargets,
+                              cs),
+        x, kept);
+  };
   OnlineLse online(b, loc, vt);
-  SmallVector<Value> state =
-      online.first(b, loc, read(b, loc, constIndex(b, loc, 0)));
+  Value c0 = constIndex(b, loc, 0);
+  Value x0 = read(b, loc, c0);
+  SmallVector<Value> state = online.first(b, loc, x0);
+  state.push_back(keepTarget(b, loc, c0, x0, online.zero));
   if (numClasses > 1)
     state = llvm::to_vector_of<Value>(
         scf::ForOp::create(
             b, loc, constIndex(b, loc, 1), constIndex(b, loc, numClasses),
             constIndex(b, loc, 1), state,
             [&](OpBuilder &b, Location loc, Value c, ValueRange it) {
-              scf::YieldOp::create(b, loc,
-                                   online.step(b, loc, it, read(b, loc, c)));
+              Value x = read(b, loc, c);
+              SmallVector<Value> next =
+                  online.step(b, loc, it.take_front(2), x);
+              next.push_back(keepTarget(b, loc, c, x, it[2]));
+              scf::YieldOp::create(b, loc, next);
             })
             .getResults());
   Value lse = finishLse(b, loc, state[0], state[1]);
-  Value out = loop.getRegionIterArgs()[0];
   SmallVector<OpFoldResult> offsetsOut{getAsOpFoldResult(first)},
       sizesOut{getAsOpFoldResult(count)}, stridesOut{b.getIndexAttr(1)};
-  Value slice = tensor::ExtractSliceOp::create(b, loc, out, offsetsOut,
-                                               sizesOut, stridesOut);
-  Value written = vector::TransferWriteOp::create(
-                      b, loc, lse, slice, ValueRange{constIndex(b, loc, 0)},
-                      ArrayRef<bool>{false})
-                      .getResult();
+  SmallVector<Value> written;
+  SmallVector<Value> results{lse, state[2]};
+  for (auto [lanes, out] : llvm::zip(results, loop.getRegionIterArgs())) {
+    Value slice = tensor::ExtractSliceOp::create(b, loc, out, offsetsOut,
+                                                 sizesOut, stridesOut);
+    written.push_back(vector::TransferWriteOp::create(b, loc, lanes, slice,
+                                                      ValueRange{c0},
+                                                      ArrayRef<bool>{false})
+                          .getResult());
+  }
   b.setInsertionPointToStart(loop.getTerminator().getBody());
-  tensor::ParallelInsertSliceOp::create(b, loc, written, out, offsetsOut,
-                                        sizesOut, stridesOut);
-  return loop.getResult(0);
+  for (auto [lanes, out] : llvm::zip(written, loop.getRegionIterArgs()))
+    tensor::ParallelInsertSliceOp::create(b, loc, lanes, out, offsetsOut,
+                                          sizesOut, stridesOut);
+  return {loop.getResult(0), loop.getResult(1)};
 }
 
 /// The loss of row `row` (its logits `line`) and the weight it counts with
@@ -597,9 +637,16 @@ static SmallVector<Value> rowLoss(OpBuilder &b, Location loc, Value line,
     return ifThenElse(b, loc, valid, fn, otherwise);
   };
   Value xt =
-      ifValid([&](OpBuilder &b,
-                  Location loc) { return loadAs(b, loc, line, safeT, ct); },
-              nan);
+      spec.xts
+          ? Value(arith::SelectOp::create(
+                b, loc, valid,
+                tensor::ExtractOp::create(b, loc, spec.xts, ValueRange{row}),
+                nan))
+          : ifValid(
+                [&](OpBuilder &b, Location loc) {
+                  return loadAs(b, loc, line, safeT, ct);
+                },
+                nan);
   // A class weight, NaN past the end of a too short weight tensor.
   auto loadWeight = [&](OpBuilder &b, Location loc, Value c) {
     Value inWeights =
@@ -806,7 +853,8 @@ struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
         cast<RankedTensorType>(operands.rows.getType()).getDimSize(1);
     if (!ShapedType::isDynamic(numClasses) && numClasses >= 1 &&
         numClasses <= kMaxRowLanesClasses)
-      spec.lses = rowLanesLse(b, loc, operands.rows, ct);
+      std::tie(spec.lses, spec.xts) =
+          rowLanesLse(b, loc, operands.rows, operands.targets, ct);
     // One parallel loop over the rows (a linalg.generic: the CPU pipeline
     // runs it on OpenMP threads) writing each row's loss and weight in
     // place.

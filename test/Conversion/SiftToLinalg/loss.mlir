@@ -124,7 +124,6 @@ func.func @cross_entropy_lse(%x: tensor<4x19xf16>, %t: tensor<4xi64>) -> tensor<
 // CHECK: %[[ROWS:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1], [2]] : tensor<2x5x3xf32> into tensor<10x3xf32>
 // CHECK: %[[TARGETS:.*]] = tensor.collapse_shape %arg1 {{\[\[}}0, 1]] : tensor<2x5xi64> into tensor<10xi64>
 // CHECK: %[[PER_ROW:.*]]:2 = linalg.generic
-// CHECK: tensor.extract_slice %[[ROWS]]
 // CHECK: tensor.extract %[[TARGETS]]
 // CHECK: linalg.generic
 // CHECK: %[[ITEM:.*]] = linalg.index 0
@@ -218,31 +217,46 @@ func.func @cross_entropy_dynamic_classes(%x: tensor<4x?xf32>, %t: tensor<4xi64>)
 // logit, the missing rows of the last group masked). The first class only
 // loads; the others update the lanes' running maximum and sum; each lane
 // then finishes its own lse (no reduction across lanes) and the group
-// writes its lses with one masked store. The per-row loop reads its row's
-// lse.
+// writes its lses with one masked store. Each class also keeps the lanes
+// whose target it is (the targets read once a group, -1 past the last row):
+// the group writes its rows' target logits too. The per-row loop reads its
+// row's lse and target logit, and no logit.
 // CHECK-LABEL: func.func @cross_entropy_short_rows
 // CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
 // CHECK-DAG: %[[C10:.*]] = arith.constant 10 : index
 // CHECK-DAG: %[[OFFSETS:.*]] = arith.constant dense<[0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150]> : vector<16xi32>
 // CHECK: %[[FLAT:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<?x10xf32> into tensor<?xf32>
 // CHECK: %[[GROUPS:.*]] = arith.ceildivui %{{.*}}, %[[C16]]
-// CHECK: %[[LSES:.*]] = scf.forall (%[[G:.*]]) in (%[[GROUPS]]) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<?xf32>)
+// CHECK: %[[LSES:.*]]:2 = scf.forall (%[[G:.*]]) in (%[[GROUPS]]) shared_outs(%[[OUT:.*]] = %{{.*}}, %[[XTS:.*]] = %{{.*}}) -> (tensor<?xf32>, tensor<?xf32>)
 // CHECK: %[[FIRST:.*]] = arith.muli %[[G]], %[[C16]]
 // CHECK: %[[MASK:.*]] = vector.create_mask %{{.*}} : vector<16xi1>
 // CHECK: %[[BASE:.*]] = arith.muli %[[FIRST]], %[[C10]]
-// CHECK: vector.gather %[[FLAT]][%{{.*}}] [%[[OFFSETS]]], %[[MASK]], %{{.*}} : tensor<?xf32>, vector<16xi32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+// CHECK: %[[T:.*]] = vector.transfer_read %{{.*}}[%[[FIRST]]], %{{.*}} : tensor<?xi64>, vector<16xi64>
+// CHECK: %[[X0:.*]] = vector.gather %[[FLAT]][%{{.*}}] [%[[OFFSETS]]], %[[MASK]], %{{.*}} : tensor<?xf32>, vector<16xi32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+// CHECK: %[[IS0:.*]] = arith.cmpi eq, %[[T]], %{{.*}} : vector<16xi64>
+// CHECK: %[[XT0:.*]] = arith.select %[[IS0]], %[[X0]], %{{.*}} : vector<16xi1>, vector<16xf32>
 // CHECK-NOT: math.fma
-// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C10]] {{.*}} -> (vector<16xf32>, vector<16xf32>)
-// CHECK: vector.gather %[[FLAT]]
+// CHECK: %[[LANES:.*]]:3 = scf.for %[[C:.*]] = %{{.*}} to %[[C10]] {{.*}} iter_args({{.*}}, %[[KEPT:.*]] = %[[XT0]]) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: %[[X:.*]] = vector.gather %[[FLAT]]
 // CHECK: math.fma %{{.*}} : vector<16xf32>
-// CHECK: scf.yield
+// CHECK: %[[CI:.*]] = arith.index_cast %[[C]] : index to i64
+// CHECK: %[[CS:.*]] = vector.broadcast %[[CI]] : i64 to vector<16xi64>
+// CHECK: %[[IS:.*]] = arith.cmpi eq, %[[T]], %[[CS]] : vector<16xi64>
+// CHECK: %[[XT:.*]] = arith.select %[[IS]], %[[X]], %[[KEPT]] : vector<16xi1>, vector<16xf32>
+// CHECK: scf.yield %{{.*}}, %{{.*}}, %[[XT]]
 // CHECK-NOT: vector.reduction
 // CHECK: math.log %{{.*}} fastmath<afn> : vector<16xf32>
 // CHECK: vector.transfer_write %{{.*}} : vector<16xf32>, tensor<?xf32>
+// CHECK: vector.transfer_write %[[LANES]]#2, %{{.*}} : vector<16xf32>, tensor<?xf32>
 // CHECK: scf.forall.in_parallel
+// CHECK-COUNT-2: tensor.parallel_insert_slice
 // CHECK: linalg.generic
-// CHECK: tensor.extract %[[LSES]]
+// CHECK-NOT: %[[FLAT]]
+// CHECK: tensor.extract %[[LSES]]#0
+// CHECK-NOT: %[[FLAT]]
+// CHECK: tensor.extract %[[LSES]]#1
 // CHECK-NOT: vector.reduction
+// CHECK-NOT: %[[FLAT]]
 // CHECK: linalg.yield
 func.func @cross_entropy_short_rows(%x: tensor<?x10xf32>, %t: tensor<?xi64>) -> tensor<?xf32> {
   %r = sift.cross_entropy %x, %t reduction = none : tensor<?x10xf32>, tensor<?xi64> -> tensor<?xf32>
