@@ -463,26 +463,28 @@ struct PrefetchStreamsPass
     : sift::impl::SiftPrefetchStreamsBase<PrefetchStreamsPass> {
   using Base::Base;
 
-  void runOnOperation() override {
-    SmallVector<std::pair<vector::TransferReadOp, Value>> reads;
-    getOperation().walk([&](vector::TransferReadOp read) {
-      if (distance <= 0 || !streams(read))
+  /// The reads `streaming` accepts, each with the root buffer it views
+  /// (none with a distance of 0); collected first, as prefetching inserts
+  /// ops.
+  template <typename OpTy>
+  SmallVector<std::pair<OpTy, Value>>
+  streamingReads(function_ref<bool(OpTy)> streaming) {
+    SmallVector<std::pair<OpTy, Value>> found;
+    getOperation().walk([&](OpTy read) {
+      if (distance <= 0 || !streaming(read))
         return;
       if (Value root = rootBuffer(read.getBase()))
-        reads.push_back({read, root});
+        found.push_back({read, root});
     });
+    return found;
+  }
+
+  void runOnOperation() override {
     OpBuilder b(&getContext());
     DenseMap<Value, FlatBuffer> flats;
-    for (auto [read, root] : reads)
+    for (auto [read, root] : streamingReads<vector::TransferReadOp>(streams))
       prefetchAhead(b, read, root, distance, farDistance, flats);
-    SmallVector<std::pair<vector::GatherOp, Value>> blocks;
-    getOperation().walk([&](vector::GatherOp gather) {
-      if (distance <= 0 || !streamsBlock(gather))
-        return;
-      if (Value root = rootBuffer(gather.getBase()))
-        blocks.push_back({gather, root});
-    });
-    for (auto [gather, root] : blocks)
+    for (auto [gather, root] : streamingReads<vector::GatherOp>(streamsBlock))
       prefetchBlockAhead(b, gather, root, distance, farDistance, flats);
     if (lineLoads) {
       SmallVector<vector::LoadOp> loads;
