@@ -546,15 +546,26 @@ static std::pair<Value, Value> rowLanesLse(OpBuilder &b, Location loc,
       x = arith::ExtFOp::create(b, loc, vt, x);
     return x;
   };
-  // The lanes' targets, and x where the target is class c.
+  // The lanes' targets (-1, no class, past the last row), and x where the
+  // target is class c. Read one by one: the targets may be a strided view
+  // (a column of a label matrix), which a vector read cannot lower.
   Type targetType = cast<RankedTensorType>(targets.getType()).getElementType();
   auto targetVectorType = VectorType::get({kRowLanes}, targetType);
-  // (Past the last row: -1, no class.)
-  Value lanesTargets = vector::TransferReadOp::create(
-      b, loc, targetVectorType, targets, ValueRange{first},
-      arith::ConstantOp::create(b, loc, b.getIntegerAttr(targetType, -1))
-          .getResult(),
-      ArrayRef<bool>{false});
+  Value noClass = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(targetVectorType,
+                             b.getIntegerAttr(targetType, -1)));
+  Value lanesTargets = noClass;
+  Value lastRow = arith::SubIOp::create(b, loc, numRows, constIndex(b, loc, 1));
+  for (int64_t l = 0; l < kRowLanes; ++l) {
+    Value row = arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, first, constIndex(b, loc, l)),
+        lastRow);
+    lanesTargets = vector::InsertOp::create(
+        b, loc, tensor::ExtractOp::create(b, loc, targets, ValueRange{row}),
+        lanesTargets, ArrayRef<int64_t>{l});
+  }
+  lanesTargets = arith::SelectOp::create(b, loc, mask, lanesTargets, noClass);
   auto keepTarget = [&](OpBuilder &b, Location loc, Value c, Value x,
                         Value kept) -> Value {
     Value cs = vector::BroadcastOp::create(

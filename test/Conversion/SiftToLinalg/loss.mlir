@@ -218,7 +218,8 @@ func.func @cross_entropy_dynamic_classes(%x: tensor<4x?xf32>, %t: tensor<4xi64>)
 // loads; the others update the lanes' running maximum and sum; each lane
 // then finishes its own lse (no reduction across lanes) and the group
 // writes its lses with one masked store. Each class also keeps the lanes
-// whose target it is (the targets read once a group, -1 past the last row):
+// whose target it is (the targets read once a group, one by one since they
+// may be a strided view, -1 past the last row):
 // the group writes its rows' target logits too. The per-row loop reads its
 // row's lse and target logit, and no logit.
 // CHECK-LABEL: func.func @cross_entropy_short_rows
@@ -231,7 +232,12 @@ func.func @cross_entropy_dynamic_classes(%x: tensor<4x?xf32>, %t: tensor<4xi64>)
 // CHECK: %[[FIRST:.*]] = arith.muli %[[G]], %[[C16]]
 // CHECK: %[[MASK:.*]] = vector.create_mask %{{.*}} : vector<16xi1>
 // CHECK: %[[BASE:.*]] = arith.muli %[[FIRST]], %[[C10]]
-// CHECK: %[[T:.*]] = vector.transfer_read %{{.*}}[%[[FIRST]]], %{{.*}} : tensor<?xi64>, vector<16xi64>
+// CHECK: %[[LAST:.*]] = arith.subi %{{.*}}, %c1 : index
+// CHECK: %[[R0:.*]] = arith.minui %[[FIRST]], %[[LAST]] : index
+// CHECK: %[[T0:.*]] = tensor.extract %{{.*}}[%[[R0]]] : tensor<?xi64>
+// CHECK: vector.insert %[[T0]], %{{.*}} [0] : i64 into vector<16xi64>
+// CHECK-COUNT-15: vector.insert
+// CHECK: %[[T:.*]] = arith.select %[[MASK]], %{{.*}}, %{{.*}} : vector<16xi1>, vector<16xi64>
 // CHECK: %[[X0:.*]] = vector.gather %[[FLAT]][%{{.*}}] [%[[OFFSETS]]], %[[MASK]], %{{.*}} : tensor<?xf32>, vector<16xi32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
 // CHECK: %[[IS0:.*]] = arith.cmpi eq, %[[T]], %{{.*}} : vector<16xi64>
 // CHECK: %[[XT0:.*]] = arith.select %[[IS0]], %[[X0]], %{{.*}} : vector<16xi1>, vector<16xf32>
