@@ -80,18 +80,19 @@ compressElementBits(const CpuPipelineOptions &options) {
   return {8, 16, 32, 64};
 }
 
-/// Memref descriptors, then every dialect to LLVM.
+/// Memref descriptors, then every dialect to LLVM. `compressBits`: the
+/// element widths the compaction loops store compressed.
 static void addCpuToLLVMStage(OpPassManager &pm,
-                              const CpuPipelineOptions &options) {
+                              const CpuPipelineOptions &options,
+                              ArrayRef<int64_t> compressBits) {
   // f32 exp and log marked `afn` (the lowering's log-sum-exp) become
   // polynomials that LLVM vectorizes; the others call libm below.
   pm.addNestedPass<func::FuncOp>(createSiftApproximateMath());
   // Compaction loops pack their kept lanes in registers, then store them
   // with a mask (AVX-512's compress to memory is microcode on Zen 4).
-  SmallVector<int64_t> compressBits = compressElementBits(options);
   if (options.compressInRegisters && !compressBits.empty()) {
     SiftCompressInRegistersOptions compress;
-    compress.elementBits = compressBits;
+    compress.elementBits = llvm::to_vector(compressBits);
     pm.addNestedPass<func::FuncOp>(createSiftCompressInRegisters(compress));
   }
   // The vector loops of the lowering (cross_entropy's log-sum-exp): masked
@@ -143,9 +144,12 @@ void mlir::sift::buildCpuPipeline(OpPassManager &pm,
   }
   addSiftToLinalgStage(pm);
   addTensorFusionStage(pm, options.reductionLanes);
+  // The host's features are asked once: the compaction loops' vectorizing
+  // and their compress stores use the same widths.
+  SmallVector<int64_t> compressBits = compressElementBits(options);
   addBufferizationStage(pm, options.outlineRoutines, /*byteBools=*/true,
                         options.stackBufferBytes, options.stackFrameBytes,
-                        compressElementBits(options));
+                        compressBits);
   addCpuLoopStage(pm, options);
-  addCpuToLLVMStage(pm, options);
+  addCpuToLLVMStage(pm, options, compressBits);
 }
