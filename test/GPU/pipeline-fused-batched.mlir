@@ -2,27 +2,25 @@
 // per-row count. The ops sift has block-level kernels for stay out of
 // --sift-fuse's row kernels (in one, each row would be one thread: on an
 // H100 the batched sampler at B = 32, N = 1e4 took 51 ms in one such
-// kernel and 1.4 ms as block kernels): the compare is an elementwise
-// kernel, the compaction sift's compact kernel (a block per row: ballots,
-// popc, barriers), the gather a row kernel; the count is sift's count
-// kernel. No kernel allocates (no malloc in the PTX) and --sift-verify-gpu
+// kernel and 1.4 ms as block kernels): the compaction is sift's compact
+// kernel (a block per row: ballots, popc, barriers), which computes the
+// compare where it reads the mask (no kernel and no buffer for the mask,
+// test/GPU/mask-predicate.mlir), the gather a row kernel; the count is
+// sift's count kernel. No kernel allocates (no malloc in the PTX) and --sift-verify-gpu
 // passes.
 //
 // RUN: tensor-opt %s --sift-gpu-pipeline=fuse=1 -split-input-file -o %t.mlir
 // RUN: FileCheck %s --check-prefix=HOST < %t.mlir
 // RUN: %extract_ptx %t %t.mlir
-// RUN: cat %t/chain_kernel.ptx | FileCheck %s --check-prefix=COMPARE --implicit-check-not=__nv_ --implicit-check-not=malloc --implicit-check-not=vote.sync
-// RUN: cat %t/chain_kernel_0.ptx | FileCheck %s --check-prefix=COMPACT --implicit-check-not=__nv_ --implicit-check-not=malloc
-// RUN: cat %t/chain_kernel_1.ptx | FileCheck %s --check-prefix=GATHER --implicit-check-not=__nv_ --implicit-check-not=malloc --implicit-check-not=vote.sync
+// RUN: cat %t/chain_kernel.ptx | FileCheck %s --check-prefix=COMPACT --implicit-check-not=__nv_ --implicit-check-not=malloc
+// RUN: cat %t/chain_kernel_0.ptx | FileCheck %s --check-prefix=GATHER --implicit-check-not=__nv_ --implicit-check-not=malloc --implicit-check-not=vote.sync
 // RUN: cat %t/count_rows_kernel.ptx | FileCheck %s --check-prefix=COUNT --implicit-check-not=__nv_ --implicit-check-not=malloc
 
 // HOST-LABEL: llvm.func @chain
 // HOST-NOT: gpu.launch_func
-// HOST: gpu.launch_func {{.*}} @chain_kernel::@chain_kernel
+// HOST: gpu.launch_func {{.*}} @chain_kernel::@chain_kernel blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in
 // HOST-NOT: gpu.launch_func
-// HOST: gpu.launch_func {{.*}} @chain_kernel_0::@chain_kernel blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in
-// HOST-NOT: gpu.launch_func
-// HOST: gpu.launch_func {{.*}} @chain_kernel_1::@chain_kernel
+// HOST: gpu.launch_func {{.*}} @chain_kernel_0::@chain_kernel
 // HOST-NOT: gpu.launch_func
 // HOST: llvm.return
 // HOST-LABEL: llvm.func @count_rows
@@ -31,11 +29,10 @@
 // HOST-NOT: gpu.launch_func
 // HOST: llvm.return
 
-// COMPARE: .target sm_90
-// COMPARE: .visible .entry chain_kernel(
-// COMPARE: setp
-// COMPARE: ret;
+// COMPACT: .target sm_90
 // COMPACT: .visible .entry chain_kernel(
+// COMPACT: ld.global.b64 [[X:%rd[0-9]+]]
+// COMPACT-NEXT: setp.gt.s64 %p{{[0-9]+}}, [[X]], 0;
 // COMPACT: vote.sync.ballot.b32
 // COMPACT: popc
 // COMPACT: bar.sync

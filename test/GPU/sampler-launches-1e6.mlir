@@ -3,20 +3,23 @@
 // scripts/device-check.sh does), its kernel launches a call
 // through the GPU pipeline (host loops of launches unrolled, so each
 // gpu.launch_func runs once). With its randperms' default (Feistel)
-// definition (DEFAULT), no sort or selection is left: 5 launches (the
-// masks; the two compactions' counts, rows split in 64 segments; their
-// scans and scatters; the three permutations' lanes with the groups'
-// gathers; the features gathered through the concatenation with the
-// labels and the counts). The groups' sizes are recomputed where they are
-// read and the concatenation where it is gathered
-// (--sift-fuse-cheap-producers' broadcast-producers and
+// definition (DEFAULT), no sort or selection is left: 4 launches (the
+// two compactions' counts, rows split in 64 segments, with the masks
+// `labels == 1` and `labels == 0` computed from the labels there and
+// written for the next launch; their scans and scatters; the three
+// permutations' lanes with the groups' gathers; the features gathered
+// through the concatenation with the labels and the counts). The masks
+// were a launch of their own before session 38 (5). The groups' sizes are
+// recomputed where they are read and the concatenation where it is
+// gathered (--sift-fuse-cheap-producers' broadcast-producers and
 // gathered-producers); independent kernels are one launch
-// (--sift-gpu-merge-launches). Without the merging (SEPARATE): 12 (13
-// before the recomputation, 14 before the gathers through a permutation's
-// lanes lost their guards, session 30). With `sort` on its three
-// randperms (SORT): 41 with the default 8-bit radix passes (63 in session
-// 30), 69 with sort-digit-bits=4 (95: its three split sorts of 1e5 take 18
-// launches each instead of 10, its two split selections 4 more each). An
+// (--sift-gpu-merge-launches). Without the merging (SEPARATE): 11 (12
+// with the masks' launch, 13 before the recomputation, 14 before the
+// gathers through a permutation's lanes lost their guards, session 30).
+// With `sort` on its three randperms (SORT): 40 with the default 8-bit
+// radix passes (63 in session 30), 68 with sort-digit-bits=4 (95: its
+// three split sorts of 1e5 take 18 launches each instead of 10, its two
+// split selections 4 more each). An
 // H200 ran 65 and 97 of those (docs/GPU.md, session 25), before the
 // concatenation of the two groups' indices stopped being copied (session
 // 27) and the group top-ks got their `limit` (session 28: 64 -> 63).
@@ -32,17 +35,17 @@
 
 // DEFAULT-LABEL: llvm.func @sampler_batched
 // DEFAULT-NOT: llvm.br
-// DEFAULT-COUNT-5: gpu.launch_func
+// DEFAULT-COUNT-4: gpu.launch_func
 // DEFAULT-NOT: gpu.launch_func
 // SEPARATE-LABEL: llvm.func @sampler_batched
 // SEPARATE-NOT: llvm.br
-// SEPARATE-COUNT-12: gpu.launch_func
+// SEPARATE-COUNT-11: gpu.launch_func
 // SEPARATE-NOT: gpu.launch_func
 // SORT-LABEL: llvm.func @sampler_batched
 // SORT-NOT: llvm.br
-// SORT-COUNT-41: gpu.launch_func
+// SORT-COUNT-40: gpu.launch_func
 // SORT-NOT: gpu.launch_func
 // NARROW-LABEL: llvm.func @sampler_batched
 // NARROW-NOT: llvm.br
-// NARROW-COUNT-69: gpu.launch_func
+// NARROW-COUNT-68: gpu.launch_func
 // NARROW-NOT: gpu.launch_func

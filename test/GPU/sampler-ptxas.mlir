@@ -24,11 +24,11 @@
 // SM80: Compiling entry function 'sampler_batched_kernel' for 'sm_80'
 // SM80: Used {{[0-9]+}} registers
 
-// The whole module (the unbatched `sampler`'s 5 launches too, test/GPU/
+// The whole module (the unbatched `sampler`'s 4 launches too, test/GPU/
 // sampler.mlir) as cubins: the pipeline's ptxas assembles every kernel for
 // sm_80 and for sm_90.
 // RUN: tensor-opt %sift_src_root/examples/sampler.mlir --sift-staticize --sift-batch="func=sampler size=32" -o %t.both.mlir
 // RUN: tensor-opt %t.both.mlir --sift-gpu-pipeline="chip=sm_80 format=bin toolkit=%cuda_toolkit" -o %t.bin80.mlir
 // RUN: tensor-opt %t.both.mlir --sift-gpu-pipeline="chip=sm_90 format=bin toolkit=%cuda_toolkit" -o %t.bin90.mlir
 // RUN: FileCheck %s --check-prefix=BIN < %t.bin90.mlir
-// BIN-COUNT-9: gpu.binary @sampler
+// BIN-COUNT-7: gpu.binary @sampler

@@ -1,15 +1,17 @@
 // The seed's sampler (examples/sampler.mlir), staticized and batched over
-// 32 rows, through --sift-gpu-pipeline: 4 launches, each over every row,
-// the issue's target (11 in session 30). Element-wise ops reading the same
-// tensor, the two label masks among them, are one kernel
-// (--sift-fuse-siblings); the two groups' gathers write their halves of
+// 32 rows, through --sift-gpu-pipeline: 3 launches, each over every row
+// (the issue's target is 4; 11 in session 30, 4 in session 31). The two
+// label masks are computed by the compactions' kernels where they read
+// them, from the labels (no mask buffer: convert-sift-to-gpu's mask
+// predicates, session 38); element-wise ops reading the same tensor are
+// one kernel (--sift-fuse-siblings); the two groups' gathers write their halves of
 // the concatenation, which copies nothing (--sift-eliminate-alloc-tensors);
 // the groups' sizes are recomputed by the kernels that read them, and the
 // concatenation of the groups' valid prefixes by the gathers through it
 // (--sift-fuse-cheap-producers' broadcast-producers and
 // gathered-producers); independent kernels of one block shape are one
-// launch (--sift-gpu-merge-launches). The launches: the masks; both
-// compactions, sift's block kernels (a block per row: ballots, shuffles,
+// launch (--sift-gpu-merge-launches). The launches: both compactions
+// with their masks, sift's block kernels (a block per row: ballots, shuffles,
 // barriers, shared-memory atomics); the three permutations' lanes (the
 // Feistel permutation: no sort, no selection) with the groups' gathers;
 // the features and labels gathered through the shuffle, with the counts.
@@ -31,8 +33,9 @@
 // --sift-batch makes: its compactions are sift's block kernels, the counts
 // the host used to read are read by the kernels that use them
 // (--sift-gpu-host-scalars), its concat is two copy kernels and its scalar
-// results a one-thread kernel, run with the others where independent: 5
-// launches (14 in session 30).
+// results a one-thread kernel, run with the others where independent: 4
+// launches (14 in session 30, 5 before the masks moved into the
+// compactions).
 // The default pipeline accepts
 // the whole module (the verifier finds nothing on the host, no allocation
 // inside a kernel): the issue's "done when" command.
@@ -41,27 +44,31 @@
 // RUN: count 0 < %t.whole.err
 
 // WHOLE-LABEL: llvm.func @sampler(
-// WHOLE-COUNT-5: gpu.launch_func
+// WHOLE-COUNT-4: gpu.launch_func
 // WHOLE-NOT: gpu.launch_func
 // WHOLE: llvm.func @sampler_batched
 
 // HOST-LABEL: llvm.func @sampler_batched
 // HOST-NOT: gpu.launch_func
 // HOST: llvm.call @mgpuMemAlloc
-// HOST-COUNT-4: gpu.launch_func {{.*}} @sampler_batched_kernel{{(_[0-9]+)?}}::@sampler_batched_kernel
+// HOST-COUNT-3: gpu.launch_func {{.*}} @sampler_batched_kernel{{(_[0-9]+)?}}::@sampler_batched_kernel
 // HOST-NOT: gpu.launch_func
 // HOST: llvm.return
 // HOST-NOT: llvm.func @sampler(
 
+// The two compactions' kernel (a block per row), the first launch: it
+// reads the labels (8 bytes an element) and compares them with 1 and 0.
 // PTX: .version 8.0
 // PTX: .target sm_90
 // PTX: .visible .entry sampler_batched_kernel(
+// PTX: .shared
+// PTX: ld.global.b64 [[POS:%rd[0-9]+]], [%rd{{[0-9]+}}];
+// PTX-NEXT: setp.eq.b64 %p{{[0-9]+}}, [[POS]], 1;
+// PTX: ld.global.b64 [[NEG:%rd[0-9]+]], [%rd{{[0-9]+}}];
+// PTX-NEXT: setp.eq.b64 %p{{[0-9]+}}, [[NEG]], 0;
 // PTX: ret;
-
-// The two compactions' kernel (a block per row).
-// RUN: cat %t/sampler_batched_kernel_0.ptx | FileCheck %s --check-prefix=COMPACT --implicit-check-not=__nv_ --implicit-check-not=malloc --implicit-check-not=free
+// RUN: cat %t/sampler_batched_kernel.ptx | FileCheck %s --check-prefix=COMPACT --implicit-check-not=__nv_ --implicit-check-not=malloc --implicit-check-not=free
 // COMPACT: .visible .entry sampler_batched_kernel(
-// COMPACT: .shared
 // COMPACT-DAG: vote.sync.ballot.b32
 // COMPACT-DAG: shfl.sync
 // COMPACT-DAG: bar.sync

@@ -38,6 +38,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
 
 namespace mlir {
 namespace sift {
@@ -232,6 +233,86 @@ static Value nonZeroInRange(OpBuilder &b, Location loc, Value input, Value row,
             b, loc, memref::LoadOp::create(b, loc, input, ValueRange{row, i}));
       },
       arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0));
+}
+
+/// The elements a count or compact kernel tests. Either a mask buffer
+/// [R, N], whose non-zero elements are set, or the element-wise code that
+/// computed the mask (`fuseMaskPredicate`): a function of the elements of
+/// its inputs (each an [R, N] buffer) evaluated where the kernel reads the
+/// element, so that the mask is never written, or written only by the pass
+/// that computes it (`storeInto`) for a later pass to read.
+struct MaskSource {
+  Value mask;
+  func::FuncOp predicate;
+  SmallVector<Value> inputs;
+
+  /// A buffer of the rows' shape.
+  Value shapeBuffer() const { return mask ? mask : inputs.front(); }
+
+  /// Whether element `i` of the row is set, false past the range (`inRange`
+  /// false: nothing is read or stored).
+  Value isSet(OpBuilder &b, Location loc, Value row, Value i, Value inRange,
+              Value storeInto = nullptr) const {
+    if (mask)
+      return nonZeroInRange(b, loc, mask, row, i, inRange);
+    return loadIfInRow(
+        b, loc, inRange,
+        [&](OpBuilder &b) {
+          Block &body = func::FuncOp(predicate).getBody().front();
+          IRMapping map;
+          for (auto [arg, input] : llvm::zip_equal(body.getArguments(), inputs))
+            map.map(arg,
+                    memref::LoadOp::create(b, loc, input, ValueRange{row, i}));
+          for (Operation &op : body.without_terminator())
+            b.clone(op, map);
+          Value set = isNonZero(
+              b, loc, map.lookupOrDefault(body.getTerminator()->getOperand(0)));
+          if (storeInto)
+            memref::StoreOp::create(b, loc, set, storeInto, ValueRange{row, i});
+          return set;
+        },
+        arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0));
+  }
+};
+
+/// The attribute of a count or compact call that names the function its
+/// mask's elements are computed by (`MaskSource`).
+constexpr StringLiteral kMaskPredicateAttr = "mask_predicate";
+
+/// The mask source of a count or compact call: its first operand, or, with
+/// a `mask_predicate`, one operand per argument of that function. Fails
+/// when the function is not in the module or not one of one result of the
+/// elements of those operands (each a buffer [R, N]).
+static FailureOr<MaskSource> maskSourceOfCall(func::CallOp call) {
+  MaskSource source;
+  auto name = call->getAttrOfType<FlatSymbolRefAttr>(kMaskPredicateAttr);
+  if (!name) {
+    if (call.getNumOperands() == 0)
+      return failure();
+    source.mask = call.getOperand(0);
+    return source;
+  }
+  source.predicate =
+      SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, name.getAttr());
+  if (!source.predicate || source.predicate.isDeclaration())
+    return failure();
+  unsigned n = source.predicate.getNumArguments();
+  if (n == 0 || call.getNumOperands() < n ||
+      source.predicate.getNumResults() != 1)
+    return failure();
+  for (auto [input, type] : llvm::zip(call.getOperands().take_front(n),
+                                      source.predicate.getArgumentTypes())) {
+    auto buffer = dyn_cast<MemRefType>(input.getType());
+    if (!buffer || buffer.getRank() != 2 || buffer.getElementType() != type)
+      return failure();
+  }
+  llvm::append_range(source.inputs, call.getOperands().take_front(n));
+  return source;
+}
+
+/// The number of operands of a count or compact call its mask source takes.
+static unsigned numMaskOperands(const MaskSource &source) {
+  return source.mask ? 1 : source.inputs.size();
 }
 
 /// A new buffer of `type` (dynamic sizes from `sizes`) and its tensor.
@@ -484,15 +565,16 @@ static Value sumOfSlots(OpBuilder &b, Location loc, Value buffer, Value base,
 /// `output` [R]. A long row split across blocks: the output is cleared
 /// first, and each block adds its segment's count (an atomic add, exact in
 /// any order).
-static void buildCountKernel(OpBuilder &b, Location loc, Value input,
-                             Value output, int64_t maxThreads,
+static void buildCountKernel(OpBuilder &b, Location loc,
+                             const MaskSource &input, Value output,
+                             int64_t maxThreads,
                              std::optional<RowSplit> split) {
-  Rows rows = rowsOfBuffer(b, loc, input);
+  Rows rows = rowsOfBuffer(b, loc, input.shapeBuffer());
   KernelShape shape = kernelShape(rows, maxThreads);
   Type i64 = b.getI64Type(), i32 = b.getI32Type();
   auto nonZeroAt = [&](Value row) {
     return [&, row](OpBuilder &b, Value i, Value inRange) {
-      return SmallVector<Value>{nonZeroInRange(b, loc, input, row, i, inRange)};
+      return SmallVector<Value>{input.isSet(b, loc, row, i, inRange)};
     };
   };
   if (split) {
@@ -580,10 +662,11 @@ static void buildCumsumKernel(OpBuilder &b, Location loc, Value input,
 /// lane's stable position from a ballot scan; a lane whose position is
 /// below K writes its index into `indices` [R, K] (of i64 or i32). Returns
 /// `start` plus the set elements found (at least K once K are found).
-static Value buildCompactRange(OpBuilder &b, Location loc, Value input,
-                               Value indices, Value row, Value tid,
-                               Value scratch, Value begin, Value length,
-                               Value start, int64_t k, KernelShape shape) {
+static Value buildCompactRange(OpBuilder &b, Location loc,
+                               const MaskSource &input, Value indices,
+                               Value row, Value tid, Value scratch, Value begin,
+                               Value length, Value start, int64_t k,
+                               KernelShape shape) {
   Type i32 = b.getI32Type();
   Type indexElement = cast<MemRefType>(indices.getType()).getElementType();
   Value kI32 = arith::ConstantIntOp::create(b, loc, i32, k);
@@ -596,8 +679,7 @@ static Value buildCompactRange(OpBuilder &b, Location loc, Value input,
                    b, loc, more,
                    [&](OpBuilder &b, Location loc) {
                      Value at = arith::AddIOp::create(b, loc, begin, i);
-                     Value set =
-                         nonZeroInRange(b, loc, input, row, at, inRange);
+                     Value set = input.isSet(b, loc, row, at, inRange);
                      BallotScan scan = blockBallotScan(b, loc, set, scratch,
                                                        shape.numWarps());
                      Value pos = arith::AddIOp::create(b, loc, carried[0],
@@ -648,13 +730,15 @@ static void buildFillSlots(OpBuilder &b, Location loc, Value indices, Value row,
 /// A long row split across blocks: a first launch writes each segment's
 /// count of set elements; in a second, each block compacts its segment
 /// from the sum of the counts before it (none once that reaches K) and
-/// fills the slots of its own range of [count, K).
-static void buildCompactKernel(OpBuilder &b, Location loc, Value input,
-                               Value indices, Value counts, int64_t fill,
-                               int64_t maxThreads,
+/// fills the slots of its own range of [count, K). A mask computed where
+/// it is read (`MaskSource::predicate`) is computed by the first launch,
+/// which writes it into `maskScratch` [R, N] for the second.
+static void buildCompactKernel(OpBuilder &b, Location loc,
+                               const MaskSource &input, Value indices,
+                               Value counts, int64_t fill, int64_t maxThreads,
                                std::optional<RowSplit> split,
-                               Value segmentCounts) {
-  Rows rows = rowsOfBuffer(b, loc, input);
+                               Value segmentCounts, Value maskScratch) {
+  Rows rows = rowsOfBuffer(b, loc, input.shapeBuffer());
   KernelShape shape = kernelShape(rows, maxThreads);
   Type i64 = b.getI64Type(), i32 = b.getI32Type();
   Type indexType = b.getIndexType();
@@ -675,14 +759,17 @@ static void buildCompactKernel(OpBuilder &b, Location loc, Value input,
               blockCountRange(b, loc, seg.begin, seg.length, tid, scratch,
                               shape, 1,
                               [&](OpBuilder &b, Value i, Value inRange) {
-                                return SmallVector<Value>{nonZeroInRange(
-                                    b, loc, input, seg.row, i, inRange)};
+                                return SmallVector<Value>{input.isSet(
+                                    b, loc, seg.row, i, inRange, maskScratch)};
                               })
                   .front();
           storeFromThread0(
               b, loc, tid, total, segmentCounts,
               arith::AddIOp::create(b, loc, slotBase(b, seg.row), seg.index));
         });
+    MaskSource written;
+    written.mask = maskScratch;
+    const MaskSource &mask = input.mask ? input : written;
     buildSegmentLaunch(
         b, loc, rows, *split, shape, i32, {},
         [&](OpBuilder &b, const Segment &seg, Value tid, Value scratch,
@@ -694,7 +781,7 @@ static void buildCompactKernel(OpBuilder &b, Location loc, Value input,
                   arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
                                         before, kI32),
                   [&](OpBuilder &b) {
-                    buildCompactRange(b, loc, input, indices, seg.row, tid,
+                    buildCompactRange(b, loc, mask, indices, seg.row, tid,
                                       scratch, seg.begin, seg.length, before, k,
                                       shape);
                   });
@@ -2416,13 +2503,177 @@ static Value reshapeCounts(OpBuilder &b, Location loc, Value counts,
   return result;
 }
 
+/// The element-wise code a mask is computed by, when only `user` reads the
+/// mask: a `linalg.generic` over the mask's shape whose body is arith or
+/// math code, or one arith or math op on tensors, whose tensor operands
+/// are of the mask's shape (read at the element's indices) or splat
+/// constants. Returns those tensors and a new private function of their
+/// elements that computes the mask's element (`MaskSource`), so that the
+/// count and compact kernels compute the mask where they read it: no
+/// launch and no buffer for it (the sampler's `labels == 1`). Nothing for
+/// any other mask.
+struct FusedMask {
+  SmallVector<Value> inputs;
+  func::FuncOp predicate;
+};
+static std::optional<FusedMask> fuseMaskPredicate(Value mask) {
+  auto maskType = cast<RankedTensorType>(mask.getType());
+  Operation *producer = mask.getDefiningOp();
+  if (!producer || !mask.hasOneUse() || producer->getNumResults() != 1)
+    return std::nullopt;
+  auto scalarCode = [](Operation &op) {
+    return isa<arith::ArithDialect>(op.getDialect()) ||
+           op.getDialect()->getNamespace() == "math";
+  };
+  // An operand of the mask's shape, or the element of a splat constant.
+  auto sameShape = [&](Value v) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    return type && type.getShape() == maskType.getShape();
+  };
+  auto splat = [](Value v) -> TypedAttr {
+    SplatElementsAttr attr;
+    if (matchPattern(v, m_Constant(&attr)))
+      return attr.getSplatValue<TypedAttr>();
+    return {};
+  };
+  // The operands of the code: each the element of a row input or a
+  // constant.
+  SmallVector<Value> inputs;
+  SmallVector<TypedAttr> constants; // null for a row input
+  Block *body = nullptr;
+  Value yielded;
+  if (auto generic = dyn_cast<linalg::GenericOp>(producer)) {
+    if (!generic.hasPureTensorSemantics() ||
+        generic.getNumLoops() != generic.getNumParallelLoops() ||
+        generic.getNumLoops() != maskType.getRank())
+      return std::nullopt;
+    OpOperand *init = generic.getDpsInitOperand(0);
+    if (!generic.getMatchingIndexingMap(init).isIdentity() ||
+        !generic.getMatchingBlockArgument(init).use_empty())
+      return std::nullopt;
+    for (OpOperand *operand : generic.getDpsInputOperands()) {
+      Value v = operand->get();
+      if (TypedAttr c = splat(v)) {
+        inputs.push_back(nullptr);
+        constants.push_back(c);
+      } else if (sameShape(v) &&
+                 generic.getMatchingIndexingMap(operand).isIdentity()) {
+        inputs.push_back(v);
+        constants.push_back(nullptr);
+      } else {
+        return std::nullopt;
+      }
+    }
+    body = generic.getBody();
+    if (!llvm::all_of(body->without_terminator(), scalarCode))
+      return std::nullopt;
+    // Values from above the body: constants only.
+    WalkResult above = generic.getRegion().walk([&](Operation *op) {
+      for (Value v : op->getOperands())
+        if (!generic.getRegion().isAncestor(v.getParentRegion()) &&
+            !matchPattern(v, m_Constant()))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (above.wasInterrupted())
+      return std::nullopt;
+    yielded = body->getTerminator()->getOperand(0);
+  } else {
+    if (!scalarCode(*producer) || !producer->hasTrait<OpTrait::Elementwise>() ||
+        producer->getNumRegions() != 0)
+      return std::nullopt;
+    for (Value v : producer->getOperands()) {
+      if (TypedAttr c = splat(v)) {
+        inputs.push_back(nullptr);
+        constants.push_back(c);
+      } else if (sameShape(v)) {
+        inputs.push_back(v);
+        constants.push_back(nullptr);
+      } else {
+        return std::nullopt;
+      }
+    }
+  }
+  if (llvm::all_of(inputs, [](Value v) { return !v; }))
+    return std::nullopt;
+
+  // The function of the row inputs' elements.
+  auto module = producer->getParentOfType<ModuleOp>();
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  Location loc = producer->getLoc();
+  SmallVector<Type> argTypes;
+  for (Value v : inputs)
+    if (v)
+      argTypes.push_back(cast<RankedTensorType>(v.getType()).getElementType());
+  auto func = func::FuncOp::create(
+      b, loc, "__sift_gpu_mask",
+      b.getFunctionType(argTypes, {maskType.getElementType()}));
+  func.setPrivate();
+  SymbolTable(module).insert(func); // a unique name
+  Block *entry = func.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  SmallVector<Value> elements;
+  unsigned arg = 0;
+  for (auto [v, c] : llvm::zip_equal(inputs, constants))
+    elements.push_back(v ? entry->getArgument(arg++)
+                         : arith::ConstantOp::create(b, loc, c).getResult());
+  IRMapping map;
+  Value result;
+  if (body) {
+    for (auto [blockArg, element] : llvm::zip(body->getArguments(), elements))
+      map.map(blockArg, element);
+    for (Operation &op : body->without_terminator()) {
+      for (Value v : op.getOperands())
+        if (!map.contains(v) && v.getDefiningOp() && v.getParentBlock() != body)
+          map.map(v, b.clone(*v.getDefiningOp())->getResult(0));
+      b.clone(op, map);
+    }
+    result = map.lookupOrDefault(yielded);
+    // A constant from above the body, yielded as it is.
+    if (!func.getBody().isAncestor(result.getParentRegion()))
+      result = b.clone(*yielded.getDefiningOp())->getResult(0);
+  } else {
+    OperationState state(loc, producer->getName());
+    state.addOperands(elements);
+    state.addAttributes(producer->getAttrs());
+    state.addTypes(maskType.getElementType());
+    result = b.create(state)->getResult(0);
+  }
+  func::ReturnOp::create(b, loc, result);
+  FusedMask fused;
+  fused.predicate = func;
+  for (Value v : inputs)
+    if (v)
+      fused.inputs.push_back(v);
+  return fused;
+}
+
+/// The buffers of a count or compact kernel's mask: the [R, N] buffer of
+/// the mask (`rows`), or of each input its predicate reads (`fused`;
+/// `shaped` is the first, whose rows `rows` are).
+static SmallVector<Value> maskSources(OpBuilder &b, Location loc,
+                                      const std::optional<FusedMask> &fused,
+                                      const Rows &rows, Value shaped) {
+  if (!fused)
+    return {toBuffer(b, loc, rows.matrix)};
+  SmallVector<Value> sources;
+  for (Value input : fused->inputs)
+    sources.push_back(toBuffer(
+        b, loc, input == shaped ? rows.matrix : asRows(b, loc, input).matrix));
+  return sources;
+}
+
 /// sift.count: the [R, N] input buffer, an [R] i64 result buffer, the
 /// count kernel's call.
 static LogicalResult convertCount(CountOp op, SplitOptions splitOptions) {
   OpBuilder b(op);
   Location loc = op.getLoc();
-  Rows rows = asRows(b, loc, op.getInput());
-  Value input = toBuffer(b, loc, rows.matrix);
+  Operation *producer = op.getInput().getDefiningOp();
+  std::optional<FusedMask> fused = fuseMaskPredicate(op.getInput());
+  // (A tensor of the input's shape.)
+  Value shaped = fused ? fused->inputs.front() : op.getInput();
+  Rows rows = asRows(b, loc, shaped);
+  SmallVector<Value> sources = maskSources(b, loc, fused, rows, shaped);
   SmallVector<Value> dynamicRows;
   if (!rows.staticRows)
     dynamicRows.push_back(rows.numRows);
@@ -2432,13 +2683,21 @@ static LogicalResult convertCount(CountOp op, SplitOptions splitOptions) {
                     {rows.staticRows ? *rows.staticRows : ShapedType::kDynamic},
                     b.getI64Type()),
                 dynamicRows);
-  createKernelCall(b, loc, op, "count", {input, output},
-                   splitAttrs(b, rowSplit(rows, splitOptions)));
+  SmallVector<NamedAttribute> attrs =
+      splitAttrs(b, rowSplit(rows, splitOptions));
+  if (fused)
+    attrs.push_back(b.getNamedAttr(kMaskPredicateAttr,
+                                   FlatSymbolRefAttr::get(fused->predicate)));
+  SmallVector<Value> operands = sources;
+  operands.push_back(output);
+  createKernelCall(b, loc, op, "count", operands, attrs);
   Value result =
-      reshapeCounts(b, loc, toTensor(b, loc, output), op.getInput(),
+      reshapeCounts(b, loc, toTensor(b, loc, output), shaped,
                     cast<RankedTensorType>(op.getResult().getType()));
   op.getResult().replaceAllUsesWith(result);
   op.erase();
+  if (fused && producer->use_empty())
+    producer->erase();
   return success();
 }
 
@@ -2544,8 +2803,11 @@ static LogicalResult convertCompact(CompactOp op, SplitOptions splitOptions) {
   auto indicesType = cast<RankedTensorType>(op.getIndices().getType());
   auto countType = cast<RankedTensorType>(op.getCount().getType());
   int64_t k = indicesType.getShape().back();
-  Rows rows = asRows(b, loc, op.getMask());
-  Value input = toBuffer(b, loc, rows.matrix);
+  Operation *producer = op.getMask().getDefiningOp();
+  std::optional<FusedMask> fused = fuseMaskPredicate(op.getMask());
+  // (A tensor of the mask's shape.)
+  Value shaped = fused ? fused->inputs.front() : op.getMask();
+  Rows rows = asRows(b, loc, shaped);
   SmallVector<Value> dynamicRows;
   if (!rows.staticRows)
     dynamicRows.push_back(rows.numRows);
@@ -2561,13 +2823,25 @@ static LogicalResult convertCompact(CompactOp op, SplitOptions splitOptions) {
                             dynamicRows);
   Value counts =
       allocLike(b, loc, RankedTensorType::get({r}, i64), dynamicRows);
-  SmallVector<Value> operands = {input, indices, counts};
+  SmallVector<Value> operands = maskSources(b, loc, fused, rows, shaped);
+  operands.append({indices, counts});
   std::optional<RowSplit> split = rowSplit(rows, splitOptions);
   SmallVector<NamedAttribute> attrs = splitAttrs(b, split);
   attrs.push_back(b.getNamedAttr("fill", b.getI64IntegerAttr(op.getFill())));
-  // Each segment's count of set elements.
-  if (split)
+  if (fused)
+    attrs.push_back(b.getNamedAttr(kMaskPredicateAttr,
+                                   FlatSymbolRefAttr::get(fused->predicate)));
+  if (split) {
+    // Each segment's count of set elements.
     operands.push_back(allocI32(b, loc, *rows.staticRows * split->segments));
+    // The mask, computed by the counting launch for the compacting one.
+    if (fused)
+      operands.push_back(
+          allocLike(b, loc,
+                    RankedTensorType::get(
+                        {*rows.staticRows, *rows.staticLength}, b.getI1Type()),
+                    {}));
+  }
   createKernelCall(b, loc, op, "compact", operands, attrs);
   Value indicesResult = toTensor(b, loc, indices);
   int64_t rank = indicesType.getRank();
@@ -2576,8 +2850,7 @@ static LogicalResult convertCompact(CompactOp op, SplitOptions splitOptions) {
         b, loc, RankedTensorType::get({k}, indexElement), indicesResult,
         rowsReassociation(1));
   } else if (rank > 2) {
-    SmallVector<OpFoldResult> sizes =
-        tensor::getMixedSizes(b, loc, op.getMask());
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, shaped);
     sizes.back() = b.getIndexAttr(k);
     SmallVector<int64_t> shape(
         cast<RankedTensorType>(op.getMask().getType()).getShape());
@@ -2594,10 +2867,12 @@ static LogicalResult convertCompact(CompactOp op, SplitOptions splitOptions) {
   if (indicesResult.getType() != indicesType)
     indicesResult = tensor::CastOp::create(b, loc, indicesType, indicesResult);
   Value countResult =
-      reshapeCounts(b, loc, toTensor(b, loc, counts), op.getMask(), countType);
+      reshapeCounts(b, loc, toTensor(b, loc, counts), shaped, countType);
   op.getIndices().replaceAllUsesWith(indicesResult);
   op.getCount().replaceAllUsesWith(countResult);
   op.erase();
+  if (fused && producer->use_empty())
+    producer->erase();
   return success();
 }
 
@@ -3706,6 +3981,8 @@ struct ExpandKernelsPass
         calls.push_back(call);
     });
     SetVector<StringRef> callees;
+    // The masks' functions the kernels computed their elements by.
+    SetVector<func::FuncOp> predicates;
     for (func::CallOp call : calls) {
       OpBuilder b(call);
       Location loc = call.getLoc();
@@ -3719,9 +3996,26 @@ struct ExpandKernelsPass
       }
       ValueRange args = call.getOperands();
       std::optional<RowSplit> split = splitOfCall(call);
-      size_t numArgs = isSortingKernel(kind) ? sortingKernelArgs(call, kind)
-                       : kind == "compact"   ? (split ? 4 : 3)
-                                             : 2;
+      FailureOr<MaskSource> mask = failure();
+      if (kind == "count" || kind == "compact") {
+        mask = maskSourceOfCall(call);
+        if (failed(mask)) {
+          call.emitOpError("sift-gpu-expand-kernels: the ")
+              << kind
+              << " kernel's mask predicate is not a function of its "
+                 "buffers' elements";
+          return signalPassFailure();
+        }
+        if (mask->predicate)
+          predicates.insert(mask->predicate);
+      }
+      size_t numMask = succeeded(mask) ? numMaskOperands(*mask) : 0;
+      size_t numArgs =
+          isSortingKernel(kind) ? sortingKernelArgs(call, kind)
+          : kind == "compact"
+              ? numMask + 2 + (split ? (mask->predicate ? 2 : 1) : 0)
+          : kind == "count" ? numMask + 1
+                            : 2;
       if (args.size() != numArgs ||
           !llvm::all_of(args.getTypes(), llvm::IsaPred<MemRefType>)) {
         call.emitOpError("sift-gpu-expand-kernels: the ")
@@ -3729,12 +4023,14 @@ struct ExpandKernelsPass
         return signalPassFailure();
       }
       if (kind == "count") {
-        buildCountKernel(b, loc, args[0], args[1], threads, split);
+        buildCountKernel(b, loc, *mask, args[numMask], threads, split);
       } else if (kind == "compact") {
         auto fill = call->getAttrOfType<IntegerAttr>("fill");
-        buildCompactKernel(b, loc, args[0], args[1], args[2],
+        ValueRange rest = args.drop_front(numMask);
+        buildCompactKernel(b, loc, *mask, rest[0], rest[1],
                            fill ? fill.getInt() : -1, threads, split,
-                           split ? args[3] : Value());
+                           split ? rest[2] : Value(),
+                           split && mask->predicate ? rest[3] : Value());
       } else if (kind == "cumsum") {
         buildCumsumKernel(b, loc, args[0], args[1], call->hasAttr("exclusive"),
                           threads);
@@ -3748,8 +4044,11 @@ struct ExpandKernelsPass
       callees.insert(call.getCallee());
       call.erase();
     }
-    // The declarations no call uses any more.
+    // The declarations no call uses any more, and the masks' functions.
     ModuleOp module = getOperation();
+    for (func::FuncOp predicate : predicates)
+      if (SymbolTable::symbolKnownUseEmpty(predicate, module))
+        predicate.erase();
     for (StringRef name : callees) {
       auto decl = module.lookupSymbol<func::FuncOp>(name);
       if (decl && decl.isDeclaration() &&
