@@ -4,8 +4,8 @@
 // the mask: the mask is no launch and no buffer of its own. The kernel
 // call names the function of the inputs' elements (`mask_predicate`) and
 // takes the inputs' buffers instead of the mask's. A row split across
-// blocks computes the mask in its counting launch, which writes it (a byte
-// an element) for the compacting launch to read. ctest
+// blocks computes the mask in its counting launch, which writes it (a bit
+// an element: each warp's ballot) for the compacting launch to read. ctest
 // conformance-gpu-kernels(-split) runs such masks (`computed_masks`: a
 // compare with a splat, a compare of a tensor with itself, a compare of
 // an and, an xor of two compares, a mask also counted) on the CPU
@@ -26,19 +26,26 @@
 // CALL-NEXT: %[[M:.*]] = arith.cmpi sgt, %[[E]], %[[TWO]] : i64
 // CALL-NEXT: return %[[M]] : i1
 
-// The counting launch computes the element, stores it and counts it; the
-// compacting launch reads the stored mask. The function goes.
+// The counting launch computes the element and counts it; lane 0 of each
+// warp stores the warp's ballot, the mask's 32 bits of the warp's elements,
+// into [4, ceil(300 / 32)] words. The compacting launch reads the element's
+// bit. The function goes.
 // SPLIT-LABEL: func.func @compare
-// SPLIT: %[[MASK:.*]] = memref.alloc() : memref<4x300xi1>
+// SPLIT: %[[BITS:.*]] = memref.alloc() : memref<4x10xi32>
 // SPLIT: gpu.launch
-// SPLIT: %[[E:.*]] = tensor.extract %arg0[%{{.*}}, %[[I:.*]]] : tensor<4x300xi64>
+// SPLIT: %[[E:.*]] = tensor.extract %arg0[%{{.*}}, %{{.*}}] : tensor<4x300xi64>
 // SPLIT-NEXT: %[[SET:.*]] = arith.cmpi sgt, %[[E]], %{{.*}} : i64
-// SPLIT-NEXT: memref.store %[[SET]], %[[MASK]][%{{.*}}, %[[I]]] : memref<4x300xi1>
-// SPLIT: math.ctpop
+// SPLIT: gpu.shuffle xor
+// SPLIT: gpu.lane_id
+// SPLIT: scf.if
+// SPLIT: %[[WORD:.*]] = arith.divui %{{.*}}, %c32 : index
+// SPLIT-NEXT: memref.store %[[BALLOT:.*]], %[[BITS]][%{{.*}}, %[[WORD]]] : memref<4x10xi32>
+// SPLIT: math.ctpop %[[BALLOT]]
 // SPLIT: gpu.terminator
 // SPLIT: gpu.launch
 // SPLIT-NOT: tensor.extract %arg0
-// SPLIT: memref.load %[[MASK]]
+// SPLIT: %[[W:.*]] = memref.load %[[BITS]][%{{.*}}, %{{.*}}] : memref<4x10xi32>
+// SPLIT: arith.shrui %[[W]]
 // SPLIT: gpu.terminator
 // SPLIT-NOT: gpu.launch
 // SPLIT: return

@@ -239,22 +239,44 @@ static Value nonZeroInRange(OpBuilder &b, Location loc, Value input, Value row,
 /// [R, N], whose non-zero elements are set, or the element-wise code that
 /// computed the mask (`fuseMaskPredicate`): a function of the elements of
 /// its inputs (each an [R, N] buffer) evaluated where the kernel reads the
-/// element, so that the mask is never written, or written only by the pass
-/// that computes it (`storeInto`) for a later pass to read.
+/// element, so that the mask is never written, or written only (as bits,
+/// `bits`) by the pass that computes it, for a later pass to read.
 struct MaskSource {
   Value mask;
   func::FuncOp predicate;
   SmallVector<Value> inputs;
+  /// Or the mask as bits [R, ceil(N / 32)] (i32 words, element i at bit
+  /// i % 32 of word i / 32), as the counting launch of a split compaction
+  /// writes it.
+  Value bits;
 
   /// A buffer of the rows' shape.
   Value shapeBuffer() const { return mask ? mask : inputs.front(); }
 
   /// Whether element `i` of the row is set, false past the range (`inRange`
-  /// false: nothing is read or stored).
-  Value isSet(OpBuilder &b, Location loc, Value row, Value i, Value inRange,
-              Value storeInto = nullptr) const {
+  /// false: nothing is read).
+  Value isSet(OpBuilder &b, Location loc, Value row, Value i,
+              Value inRange) const {
     if (mask)
       return nonZeroInRange(b, loc, mask, row, i, inRange);
+    if (bits) {
+      return loadIfInRow(
+          b, loc, inRange,
+          [&](OpBuilder &b) {
+            Value c32 = constIndex(b, loc, kWarpSize);
+            Value word = memref::LoadOp::create(
+                b, loc, bits,
+                ValueRange{row, arith::DivUIOp::create(b, loc, i, c32)});
+            Value bit = arith::IndexCastUIOp::create(
+                b, loc, b.getI32Type(), arith::RemUIOp::create(b, loc, i, c32));
+            Value one = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
+            return arith::TruncIOp::create(
+                b, loc, b.getI1Type(),
+                arith::AndIOp::create(
+                    b, loc, arith::ShRUIOp::create(b, loc, word, bit), one));
+          },
+          arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0));
+    }
     return loadIfInRow(
         b, loc, inRange,
         [&](OpBuilder &b) {
@@ -265,11 +287,8 @@ struct MaskSource {
                     memref::LoadOp::create(b, loc, input, ValueRange{row, i}));
           for (Operation &op : body.without_terminator())
             b.clone(op, map);
-          Value set = isNonZero(
+          return isNonZero(
               b, loc, map.lookupOrDefault(body.getTerminator()->getOperand(0)));
-          if (storeInto)
-            memref::StoreOp::create(b, loc, set, storeInto, ValueRange{row, i});
-          return set;
         },
         arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0));
   }
@@ -508,24 +527,31 @@ static void buildClearLaunch(OpBuilder &b, Location loc, Value buffer,
 /// past the range), how many elements of [begin, begin + length) of the
 /// row it holds for: per tile, `popc(ballot)` (the warp's count, in every
 /// lane) summed over the tiles, then a block reduction of the warps'
-/// counts. An i32 per predicate, in every thread.
+/// counts. An i32 per predicate, in every thread. `onBallots`, if given,
+/// gets each tile's ballots (i32: bit l is lane l's element) in every
+/// thread, with the thread's element and whether it is in the range.
 static SmallVector<Value> blockCountRange(
     OpBuilder &b, Location loc, Value begin, Value length, Value tid,
     Value scratch, KernelShape shape, unsigned numPreds,
-    function_ref<SmallVector<Value>(OpBuilder &, Value i, Value inRange)>
-        preds) {
+    function_ref<SmallVector<Value>(OpBuilder &, Value i, Value inRange)> preds,
+    function_ref<void(OpBuilder &, Value i, Value inRange, ValueRange ballots)>
+        onBallots = nullptr) {
   Type i32 = b.getI32Type();
   Value zero = arith::ConstantIntOp::create(b, loc, i32, 0);
   SmallVector<Value> inits(numPreds, zero);
   ValueRange warpCounts = buildTileLoop(
       b, loc, length, shape.threads, tid, inits,
       [&](OpBuilder &b, Value i, Value inRange, ValueRange carried) {
-        SmallVector<Value> sets =
-            preds(b, arith::AddIOp::create(b, loc, begin, i), inRange);
-        SmallVector<Value> next;
-        for (auto [set, count] : llvm::zip_equal(sets, carried))
-          next.push_back(arith::AddIOp::create(
-              b, loc, count, popCount(b, loc, warpBallot(b, loc, set))));
+        Value at = arith::AddIOp::create(b, loc, begin, i);
+        SmallVector<Value> sets = preds(b, at, inRange);
+        SmallVector<Value> ballots, next;
+        for (Value set : sets)
+          ballots.push_back(warpBallot(b, loc, set));
+        if (onBallots)
+          onBallots(b, at, inRange, ballots);
+        for (auto [ballot, count] : llvm::zip_equal(ballots, carried))
+          next.push_back(
+              arith::AddIOp::create(b, loc, count, popCount(b, loc, ballot)));
         return next;
       });
   // One contribution per warp.
@@ -732,12 +758,15 @@ static void buildFillSlots(OpBuilder &b, Location loc, Value indices, Value row,
 /// from the sum of the counts before it (none once that reaches K) and
 /// fills the slots of its own range of [count, K). A mask computed where
 /// it is read (`MaskSource::predicate`) is computed by the first launch,
-/// which writes it into `maskScratch` [R, N] for the second.
+/// which writes it as bits into `maskBits` [R, ceil(N / 32)] for the
+/// second: lane 0 of each warp stores the tile's ballot (a segment starts
+/// at a multiple of 32 and the threads of a tile are whole warps, so the
+/// ballot is the word of its 32 elements).
 static void buildCompactKernel(OpBuilder &b, Location loc,
                                const MaskSource &input, Value indices,
                                Value counts, int64_t fill, int64_t maxThreads,
                                std::optional<RowSplit> split,
-                               Value segmentCounts, Value maskScratch) {
+                               Value segmentCounts, Value maskBits) {
   Rows rows = rowsOfBuffer(b, loc, input.shapeBuffer());
   KernelShape shape = kernelShape(rows, maxThreads);
   Type i64 = b.getI64Type(), i32 = b.getI32Type();
@@ -755,20 +784,36 @@ static void buildCompactKernel(OpBuilder &b, Location loc,
         b, loc, rows, *split, shape, i32, {},
         [&](OpBuilder &b, const Segment &seg, Value tid, Value scratch,
             ValueRange) {
+          auto storeBits = [&](OpBuilder &b, Value i, Value inRange,
+                               ValueRange ballots) {
+            Value lane0 = arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::eq, laneId(b, loc),
+                arith::ConstantIntOp::create(b, loc, i32, 0));
+            buildIf(b, loc, arith::AndIOp::create(b, loc, lane0, inRange),
+                    [&](OpBuilder &b) {
+                      Value word = arith::DivUIOp::create(
+                          b, loc, i, constIndex(b, loc, kWarpSize));
+                      memref::StoreOp::create(b, loc, ballots.front(), maskBits,
+                                              ValueRange{seg.row, word});
+                    });
+          };
           Value total =
-              blockCountRange(b, loc, seg.begin, seg.length, tid, scratch,
-                              shape, 1,
-                              [&](OpBuilder &b, Value i, Value inRange) {
-                                return SmallVector<Value>{input.isSet(
-                                    b, loc, seg.row, i, inRange, maskScratch)};
-                              })
+              blockCountRange(
+                  b, loc, seg.begin, seg.length, tid, scratch, shape, 1,
+                  [&](OpBuilder &b, Value i, Value inRange) {
+                    return SmallVector<Value>{
+                        input.isSet(b, loc, seg.row, i, inRange)};
+                  },
+                  input.mask ? nullptr
+                             : function_ref<void(OpBuilder &, Value, Value,
+                                                 ValueRange)>(storeBits))
                   .front();
           storeFromThread0(
               b, loc, tid, total, segmentCounts,
               arith::AddIOp::create(b, loc, slotBase(b, seg.row), seg.index));
         });
     MaskSource written;
-    written.mask = maskScratch;
+    written.bits = maskBits;
     const MaskSource &mask = input.mask ? input : written;
     buildSegmentLaunch(
         b, loc, rows, *split, shape, i32, {},
@@ -2834,13 +2879,16 @@ static LogicalResult convertCompact(CompactOp op, SplitOptions splitOptions) {
   if (split) {
     // Each segment's count of set elements.
     operands.push_back(allocI32(b, loc, *rows.staticRows * split->segments));
-    // The mask, computed by the counting launch for the compacting one.
+    // The mask, computed by the counting launch for the compacting one, as
+    // bits (32 an i32 word).
     if (fused)
-      operands.push_back(
-          allocLike(b, loc,
-                    RankedTensorType::get(
-                        {*rows.staticRows, *rows.staticLength}, b.getI1Type()),
-                    {}));
+      operands.push_back(allocLike(
+          b, loc,
+          RankedTensorType::get(
+              {*rows.staticRows,
+               llvm::divideCeil(*rows.staticLength, int64_t(kWarpSize))},
+              b.getI32Type()),
+          {}));
   }
   createKernelCall(b, loc, op, "compact", operands, attrs);
   Value indicesResult = toTensor(b, loc, indices);
