@@ -1148,8 +1148,9 @@ static void buildRadixScatterTiles(OpBuilder &b, Location loc, Value keysS,
       b, loc, length, shape.threads, tid, ValueRange{},
       [&](OpBuilder &b, Value j, Value inRow, ValueRange) {
         Value i = addIndex(b, loc, begin, j);
-        auto [key, index, digit] = loadRadixPair(b, loc, keysS, idxS, row, cur,
-                                                 i, inRow, shift, digitMask);
+        Value key, index, digit;
+        std::tie(key, index, digit) = loadRadixPair(
+            b, loc, keysS, idxS, row, cur, i, inRow, shift, digitMask);
         // Per bin, the ballot of the warp's lanes with that digit:
         // this lane keeps the ballot of its own digit, lane v the
         // warp's count of bin v.
@@ -1383,8 +1384,9 @@ static void buildWideRadixScatterTiles(OpBuilder &b, Location loc, Value keysS,
       b, loc, length, shape.threads, tid, ValueRange{},
       [&](OpBuilder &b, Value j, Value inRow, ValueRange) {
         Value i = addIndex(b, loc, begin, j);
-        auto [key, index, digit] = loadRadixPair(b, loc, keysS, idxS, row, cur,
-                                                 i, inRow, shift, digitMask);
+        Value key, index, digit;
+        std::tie(key, index, digit) = loadRadixPair(
+            b, loc, keysS, idxS, row, cur, i, inRow, shift, digitMask);
         // The lanes of the warp with this lane's digit.
         Value peers = warpBallot(b, loc, inRow);
         for (int64_t bit = 0; bit < kWideSortDigitBits; ++bit) {
@@ -1900,7 +1902,8 @@ buildRadixSelect(OpBuilder &b, Location loc, Value n, Value k, Type keyType,
       ValueRange{constOf(b, loc, keyType, 0), k},
       [&](OpBuilder &b, Location loc, Value r, ValueRange carried) {
         Value prefix = carried[0], need = carried[1];
-        auto [shift, above] = selectDigitShift(b, loc, keyType, digits, r);
+        Value shift, above;
+        std::tie(shift, above) = selectDigitShift(b, loc, keyType, digits, r);
         Value digitMask = constOf(b, loc, keyType, kSelectBins - 1);
         // An empty histogram.
         Value bins = constIndex(b, loc, kSelectBins);
@@ -2292,9 +2295,11 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
               ValueRange extra) {
             Value hist = wide ? extra.front() : scratch;
             Value base = rowBase(b, seg.row);
-            auto [prefix, need] = walk(b, base, d, tid, scratch);
+            Value prefix, need;
+            std::tie(prefix, need) = walk(b, base, d, tid, scratch);
             (void)need;
-            auto [shift, above] = selectDigitShift(
+            Value shift, above;
+            std::tie(shift, above) = selectDigitShift(
                 b, loc, keyType, digits, constIndex(b, loc, d), digitBits);
             Value bins = constIndex(b, loc, selectBins);
             Value binThread = arith::CmpIOp::create(
@@ -2361,7 +2366,8 @@ static void buildSortingKernel(OpBuilder &b, Location loc, Value input,
         [&](OpBuilder &b, const Segment &seg, Value tid, Value scratch,
             ValueRange) {
           Value base = rowBase(b, seg.row);
-          auto [threshold, need] = walk(b, base, digits, tid, scratch);
+          Value threshold, need;
+          std::tie(threshold, need) = walk(b, base, digits, tid, scratch);
           (void)need;
           SmallVector<Value> counts = blockCountRange(
               b, loc, seg.begin, seg.length, tid, scratch, shape, 2,
@@ -2886,7 +2892,7 @@ static LogicalResult convertCompact(CompactOp op, SplitOptions splitOptions) {
           b, loc,
           RankedTensorType::get(
               {*rows.staticRows,
-               llvm::divideCeil(*rows.staticLength, int64_t(kWarpSize))},
+               llvm::divideCeilSigned(*rows.staticLength, int64_t(kWarpSize))},
               b.getI32Type()),
           {}));
   }
