@@ -54,6 +54,14 @@ static bool areSiblings(linalg::GenericOp a, linalg::GenericOp b) {
   });
   if (!shared)
     return false;
+  // Parts of one concatenation are each computed in its slice
+  // (--sift-eliminate-alloc-tensors), which one op of both cannot be: the
+  // second slice's destination is the first's insertion, after the op.
+  for (Operation *user : a->getUsers())
+    if (isa<tensor::ConcatOp>(user) &&
+        llvm::any_of(b->getUsers(),
+                     [&](Operation *other) { return other == user; }))
+      return false;
   Block *block = a->getBlock();
   for (Operation *user : a->getUsers()) {
     Operation *inBlock = block->findAncestorOpInBlock(*user);

@@ -787,6 +787,101 @@ def compact_cases():
     out.append(Case("compact", "gathered_values", mlir, [m, sel],
                     expect=[ops.gather(idx, sel, 1, 9), cnt]))
 
+    # Indices only gathered through a permutation of their count,
+    # `nonzero(m)[randperm(len)[:k]]` (the GPU's compact kernel stores each
+    # element at its lane of the inverse permutation and writes no
+    # indices): per-row and shared streams, offsets, limits (per row, past
+    # the count, zero), a fill, i32 indices, rows with nothing or
+    # everything set, a K below the count, a rank-1 mask whose count is
+    # extracted, batch dimensions of rank 2, long rows (split on the GPU).
+    def permuted(name, m, k, width, seeds=None, seed=None, offset=None,
+                 limit=None, fill=None, elt="i64", cast="tensor"):
+        lines = m.shape[:-1]
+        it = ttype(m.shape[:-1] + (k,), elt)
+        ct = ttype(lines, "i64")
+        nt = ttype(lines, "index")
+        rt = ttype(lines + (width,), elt)
+        pt = ttype(lines + (width,), "i64")
+        params = [("m", tt(m))]
+        inputs = [m]
+        args = {}
+        body = ["%%i, %%n = sift.compact %%m unpadded : %s -> %s, %s"
+                % (tt(m), it, ct)]
+        if not lines:
+            body += ["%e = tensor.extract %n[] : tensor<i64>",
+                     "%ni = arith.index_cast %e : i64 to index"]
+            nt = "index"
+        elif cast == "tensor":
+            body.append("%%ni = arith.index_cast %%n : %s to %s" % (ct, nt))
+        else:
+            rank = len(lines)
+            dims = ", ".join("d%d" % i for i in range(rank))
+            body += ["%%z = tensor.empty() : %s" % nt,
+                     "%%ni = linalg.generic {indexing_maps = "
+                     "[affine_map<(%s) -> (%s)>, affine_map<(%s) -> (%s)>], "
+                     "iterator_types = [%s]} ins(%%n : %s) outs(%%z : %s) {"
+                     % (dims, dims, dims, dims,
+                        ", ".join(['"parallel"'] * rank), ct, nt),
+                     "^bb0(%a: i64, %b: index):",
+                     "  %c = arith.index_cast %a : i64 to index",
+                     "  linalg.yield %c : index",
+                     "} -> %s" % nt]
+        if seeds is not None:
+            params.append(("s", tt(seeds)))
+            inputs.append(seeds)
+            st = tt(seeds)
+        else:
+            params.append(("s", "i64"))
+            args["s"] = seed
+            st = "i64"
+        operands, types = "%ni, %s", [nt, st]
+        if offset is not None:
+            body.append("%%off = arith.constant %d : i64" % offset)
+            operands += " offset %off"
+            types.append("i64")
+        if limit is not None:
+            if np.ndim(limit):
+                limit = np.asarray(limit, np.int64)
+                params.append(("lim", ttype(lines, "index")))
+                inputs.append(limit)
+                types.append(ttype(lines, "index"))
+            else:
+                params.append(("lim", "index"))
+                args["lim"] = limit
+                types.append("index")
+            operands += " limit %lim"
+        body.append("%%p = sift.randperm_prefix %s : (%s) -> %s"
+                    % (operands, ", ".join(types), pt))
+        fattr = "" if fill is None else ", fill = %d : %s" % (fill, elt)
+        body.append("%%g = sift.gather %%i[%%p] {batch_dims = %d : i64%s} : "
+                    "%s, %s -> %s" % (len(lines), fattr, it, pt, rt))
+        mlir = func("f", params, [("%g", rt), ("%n", ct)], body)
+        idx, cnt = ops.compact(m, k, -1)
+        perm = ops.randperm_prefix(cnt, seed if seeds is None else seeds,
+                                   width, 0 if offset is None else offset,
+                                   limit)
+        want = ops.gather(idx, perm, len(lines), 0 if fill is None else fill)
+        out.append(Case("compact", "permuted_" + name, mlir, inputs,
+                        args=args, expect=[want.astype(
+                            np.int32 if elt == "i32" else np.int64), cnt]))
+
+    rows = r.random((5, 300)) < 0.35
+    rows[3] = False
+    rows[4] = True
+    permuted("per_row_seeds", rows, 300, 120,
+             seeds=np.array([5, -7, 1 << 40, 3, 11], np.int64), offset=3)
+    permuted("limits_fill_i32", rows, 300, 64, seed=42,
+             limit=[0, 5, 200, 64, 31], fill=9, elt="i32", cast="generic")
+    permuted("rank1", r.random(500) < 0.2, 500, 100, seed=-1, limit=77)
+    permuted("k_below_count", r.random((2, 400)) < 0.9, 100, 80, seed=6,
+             offset=1)
+    permuted("rank3", r.random((2, 3, 200)) < 0.5, 200, 50,
+             seeds=np.array([[1, 2, 3], [4, 5, 6]], np.int64), cast="generic")
+    permuted("long_rows", r.random((3, 1000)) < np.array([[0.05], [0.5],
+                                                          [0.97]]),
+             1000, 300, seeds=np.array([9, 8, 7], np.int64), offset=2,
+             limit=[250, 300, 299])
+
     # Masks computed by element-wise code that the CPU lowering runs in the
     # compaction's own loop (no mask buffer), siblings reading the same
     # rows in one loop: k = n (i32, the fill), k > n, k < n (a loop that

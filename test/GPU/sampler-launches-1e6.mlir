@@ -6,8 +6,10 @@
 // definition (DEFAULT), no sort or selection is left: 4 launches (the
 // two compactions' counts, rows split in 64 segments, with the masks
 // `labels == 1` and `labels == 0` computed from the labels there and
-// written for the next launch; their scans and scatters; the three
-// permutations' lanes with the groups' gathers; the features gathered
+// written for the next launch; their scans, each set element stored at
+// its lane of the inverse of its group's permutation, which writes the
+// groups' samples and no indices (session 39); the shuffle's lanes with
+// the samples widened into the concatenation; the features gathered
 // through the concatenation with the labels and the counts). The masks
 // were a launch of their own before session 38 (5). The groups' sizes are
 // recomputed where they are read and the concatenation where it is

@@ -3,18 +3,23 @@
 // (the issue's target is 4; 11 in session 30, 4 in session 31). The two
 // label masks are computed by the compactions' kernels where they read
 // them, from the labels (no mask buffer: convert-sift-to-gpu's mask
-// predicates, session 38); element-wise ops reading the same tensor are
-// one kernel (--sift-fuse-siblings); the two groups' gathers write their halves of
-// the concatenation, which copies nothing (--sift-eliminate-alloc-tensors);
+// predicates, session 38), and each writes its group's sample, every
+// element at its lane of the inverse of the group's permutation (no
+// indices written or gathered: convert-sift-to-gpu's permuted stores,
+// session 39); element-wise ops reading the same tensor are one kernel
+// (--sift-fuse-siblings); the groups' samples are written into their
+// halves of the concatenation, which copies nothing
+// (--sift-eliminate-alloc-tensors);
 // the groups' sizes are recomputed by the kernels that read them, and the
 // concatenation of the groups' valid prefixes by the gathers through it
 // (--sift-fuse-cheap-producers' broadcast-producers and
 // gathered-producers); independent kernels of one block shape are one
 // launch (--sift-gpu-merge-launches). The launches: both compactions
 // with their masks, sift's block kernels (a block per row: ballots, shuffles,
-// barriers, shared-memory atomics); the three permutations' lanes (the
-// Feistel permutation: no sort, no selection) with the groups' gathers;
-// the features and labels gathered through the shuffle, with the counts.
+// barriers, shared-memory atomics); the shuffle's lanes (the Feistel
+// permutation: no sort, no selection) with the groups' samples widened
+// into the concatenation; the features and labels gathered through the
+// shuffle, with the counts.
 // test/GPU/sampler-launches-1e6.mlir counts them at N = 1e6 and the `sort`
 // form's sorts and selections. (--sift-fuse, off by default on the GPU,
 // would put the gathers in a row kernel with one thread per row: on an
@@ -56,16 +61,27 @@
 // HOST: llvm.return
 // HOST-NOT: llvm.func @sampler(
 
-// The two compactions' kernel (a block per row), the first launch: it
-// reads the labels (8 bytes an element) and compares them with 1 and 0.
+// The two compactions' kernel (a block per row), the first launch: each
+// reads the labels (8 bytes an element) and compares them with 1 (0) to
+// count the group, computes its row's Feistel keys (Philox: mul.hi.u32),
+// then reads them again to compact the group, each element stored at its
+// lane of the permutation (i32 indices).
 // PTX: .version 8.0
 // PTX: .target sm_90
 // PTX: .visible .entry sampler_batched_kernel(
 // PTX: .shared
 // PTX: ld.global.b64 [[POS:%rd[0-9]+]], [%rd{{[0-9]+}}];
 // PTX-NEXT: setp.eq.b64 %p{{[0-9]+}}, [[POS]], 1;
+// PTX: mul.hi.u32
+// PTX: ld.global.b64 [[POS2:%rd[0-9]+]], [%rd{{[0-9]+}}];
+// PTX-NEXT: setp.eq.b64 %p{{[0-9]+}}, [[POS2]], 1;
+// PTX: st.global.b32
 // PTX: ld.global.b64 [[NEG:%rd[0-9]+]], [%rd{{[0-9]+}}];
 // PTX-NEXT: setp.eq.b64 %p{{[0-9]+}}, [[NEG]], 0;
+// PTX: mul.hi.u32
+// PTX: ld.global.b64 [[NEG2:%rd[0-9]+]], [%rd{{[0-9]+}}];
+// PTX-NEXT: setp.eq.b64 %p{{[0-9]+}}, [[NEG2]], 0;
+// PTX: st.global.b32
 // PTX: ret;
 // RUN: cat %t/sampler_batched_kernel.ptx | FileCheck %s --check-prefix=COMPACT --implicit-check-not=__nv_ --implicit-check-not=malloc --implicit-check-not=free
 // COMPACT: .visible .entry sampler_batched_kernel(

@@ -142,7 +142,10 @@ def SiftFuseSiblings : Pass<"sift-fuse-siblings", "func::FuncOp"> {
     read once. A pair is merged when every loop is parallel, the bodies
     are pure, the outputs are fresh `tensor.empty` buffers at the identity
     map that the bodies do not read, and nothing uses the first before the
-    second. Inputs read through the same map by both are read once.
+    second. Inputs read through the same map by both are read once. Two
+    parts of one `tensor.concat` stay apart: each is computed in its slice
+    of the concatenation (`--sift-eliminate-alloc-tensors`), which one op
+    computing both cannot be.
   }];
   let dependentDialects = ["linalg::LinalgDialect"];
 }

@@ -38,6 +38,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 
 namespace mlir {
@@ -297,6 +298,11 @@ struct MaskSource {
 /// The attribute of a count or compact call that names the function its
 /// mask's elements are computed by (`MaskSource`).
 constexpr StringLiteral kMaskPredicateAttr = "mask_predicate";
+
+/// The attribute of a compact call that writes a gather of its indices
+/// through a permutation of its count (`PermutedStore`): the compaction's
+/// K.
+constexpr StringLiteral kPermuteAttr = "permute_k";
 
 /// The mask source of a count or compact call: its first operand, or, with
 /// a `mask_predicate`, one operand per argument of that function. Fails
@@ -686,15 +692,15 @@ static void buildCumsumKernel(OpBuilder &b, Location loc, Value input,
 /// range): per tile, while fewer than K are found (the carry is the same in
 /// every thread, so the whole block takes the same branch), each set
 /// lane's stable position from a ballot scan; a lane whose position is
-/// below K writes its index into `indices` [R, K] (of i64 or i32). Returns
-/// `start` plus the set elements found (at least K once K are found).
-static Value buildCompactRange(OpBuilder &b, Location loc,
-                               const MaskSource &input, Value indices,
-                               Value row, Value tid, Value scratch, Value begin,
-                               Value length, Value start, int64_t k,
-                               KernelShape shape) {
+/// below K stores its index (`store` of the position, an i32, and the
+/// element's index). Returns `start` plus the set elements found (at least
+/// K once K are found).
+static Value
+buildCompactRange(OpBuilder &b, Location loc, const MaskSource &input,
+                  Value row, Value tid, Value scratch, Value begin,
+                  Value length, Value start, int64_t k, KernelShape shape,
+                  function_ref<void(OpBuilder &, Value pos, Value at)> store) {
   Type i32 = b.getI32Type();
-  Type indexElement = cast<MemRefType>(indices.getType()).getElementType();
   Value kI32 = arith::ConstantIntOp::create(b, loc, i32, k);
   return buildTileLoop(
              b, loc, length, shape.threads, tid, ValueRange{start},
@@ -714,14 +720,8 @@ static Value buildCompactRange(OpBuilder &b, Location loc,
                          b, loc, set,
                          arith::CmpIOp::create(
                              b, loc, arith::CmpIPredicate::slt, pos, kI32));
-                     buildIf(b, loc, write, [&](OpBuilder &b) {
-                       Value slot = arith::IndexCastUIOp::create(
-                           b, loc, b.getIndexType(), pos);
-                       memref::StoreOp::create(b, loc,
-                                               arith::IndexCastUIOp::create(
-                                                   b, loc, indexElement, at),
-                                               indices, ValueRange{row, slot});
-                     });
+                     buildIf(b, loc, write,
+                             [&](OpBuilder &b) { store(b, pos, at); });
                      scf::YieldOp::create(b, loc,
                                           ValueRange{arith::AddIOp::create(
                                               b, loc, carried[0], scan.total)});
@@ -750,6 +750,88 @@ static void buildFillSlots(OpBuilder &b, Location loc, Value indices, Value row,
                      });
 }
 
+/// A compaction whose indices only a gather through a permutation of its
+/// count reads, `gather(compact(m).indices, randperm_prefix(count, seed,
+/// offset))` [R, M], written by the compact kernel as that gather's result
+/// (`convertCompact`): the set element at position p goes to lane P^-1(p)
+/// of its row (P the row's Feistel permutation of [0, count)) if that lane
+/// is below M, and the lanes from min(count, M) on get the gather's fill.
+/// No positions are written or gathered. `seed` and `offset` are each an
+/// i64 for every row or a buffer [R] of them.
+struct PermutedStore {
+  /// The compaction's K: the set elements it ranks.
+  int64_t k;
+  Value seed, offset;
+};
+
+/// Row `row`'s value of a `PermutedStore` operand, as an i64.
+static Value rowValue(OpBuilder &b, Location loc, Value v, Value row) {
+  if (isa<MemRefType>(v.getType()))
+    v = memref::LoadOp::create(b, loc, v, ValueRange{row});
+  if (v.getType().isIndex())
+    v = arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
+  return v;
+}
+
+/// Where a row's compaction stores the set elements: position p at slot
+/// p, or, `PermutedStore`, at the lane of its inverse permutation.
+struct RowOutput {
+  Value indices, row;
+  /// The first slot the fill starts from (an index).
+  Value fillFrom;
+  /// With a permutation: its round keys and domain, and the row's width
+  /// (an i32: the lanes below it are written).
+  SmallVector<Value> keys;
+  lowering::FeistelDomain domain;
+  Value bound;
+
+  /// The output of the row whose compaction counts `count` (an i32,
+  /// min(count_nonzero, K); null for positions whose count is not known
+  /// yet, with no fill) into `indices` [R, width].
+  RowOutput(OpBuilder &b, Location loc, Value indices, Value row, Value count,
+            const std::optional<PermutedStore> &permuted)
+      : indices(indices), row(row) {
+    Type indexType = b.getIndexType();
+    if (!permuted) {
+      if (count)
+        fillFrom = arith::IndexCastUIOp::create(b, loc, indexType, count);
+      return;
+    }
+    Type i64 = b.getI64Type(), i32 = b.getI32Type();
+    int64_t width = cast<MemRefType>(indices.getType()).getDimSize(1);
+    keys = lowering::feistelKeys(b, loc, rowValue(b, loc, permuted->seed, row),
+                                 rowValue(b, loc, permuted->offset, row));
+    domain = lowering::feistelDomain(
+        b, loc, arith::ExtUIOp::create(b, loc, i64, count));
+    bound = arith::ConstantIntOp::create(b, loc, i32, width);
+    fillFrom = arith::IndexCastUIOp::create(
+        b, loc, indexType, arith::MinUIOp::create(b, loc, count, bound));
+  }
+
+  /// Stores element `at` (an index) found at position `pos` (an i32).
+  void store(OpBuilder &b, Location loc, Value pos, Value at) const {
+    Type indexType = b.getIndexType();
+    Value value = arith::IndexCastUIOp::create(
+        b, loc, cast<MemRefType>(indices.getType()).getElementType(), at);
+    if (!bound) {
+      memref::StoreOp::create(b, loc, value, indices,
+                              ValueRange{row, arith::IndexCastUIOp::create(
+                                                  b, loc, indexType, pos)});
+      return;
+    }
+    Value lane = lowering::feistelInverseWalk(b, loc, keys, domain, pos);
+    buildIf(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane, bound),
+        [&](OpBuilder &b) {
+          memref::StoreOp::create(
+              b, loc, value, indices,
+              ValueRange{
+                  row, arith::IndexCastUIOp::create(b, loc, indexType, lane)});
+        });
+  }
+};
+
 /// The compact kernel: the stable compaction of the row
 /// (`buildCompactRange`), stopping at K; then the threads fill the slots
 /// past the count and thread 0 writes the count, min(count_nonzero, K).
@@ -761,19 +843,24 @@ static void buildFillSlots(OpBuilder &b, Location loc, Value indices, Value row,
 /// which writes it as bits into `maskBits` [R, ceil(N / 32)] for the
 /// second: lane 0 of each warp stores the tile's ballot (a segment starts
 /// at a multiple of 32 and the threads of a tile are whole warps, so the
-/// ballot is the word of its 32 elements).
+/// ballot is the word of its 32 elements). With `permuted`
+/// (`PermutedStore`), `indices` is the gather's result [R, M]: a row in
+/// one block counts its set elements before it compacts them (the
+/// permutation is of their count).
 static void buildCompactKernel(OpBuilder &b, Location loc,
                                const MaskSource &input, Value indices,
                                Value counts, int64_t fill, int64_t maxThreads,
                                std::optional<RowSplit> split,
-                               Value segmentCounts, Value maskBits) {
+                               Value segmentCounts, Value maskBits,
+                               const std::optional<PermutedStore> &permuted) {
   Rows rows = rowsOfBuffer(b, loc, input.shapeBuffer());
   KernelShape shape = kernelShape(rows, maxThreads);
   Type i64 = b.getI64Type(), i32 = b.getI32Type();
-  Type indexType = b.getIndexType();
-  int64_t k = cast<MemRefType>(indices.getType()).getDimSize(1);
+  // The slots of a row, and the set elements ranked.
+  int64_t width = cast<MemRefType>(indices.getType()).getDimSize(1);
+  int64_t k = permuted ? permuted->k : width;
   Value kI32 = arith::ConstantIntOp::create(b, loc, i32, k);
-  Value kIndex = constIndex(b, loc, k);
+  Value widthIndex = constIndex(b, loc, width);
   if (split) {
     // `segmentCounts`: each segment's count of set elements, [R * segments].
     Value numSegments = constIndex(b, loc, split->segments);
@@ -822,26 +909,28 @@ static void buildCompactKernel(OpBuilder &b, Location loc,
           Value base = slotBase(b, seg.row);
           Value before = sumOfSlots(b, loc, segmentCounts, base, seg.index);
           Value total = sumOfSlots(b, loc, segmentCounts, base, numSegments);
+          Value count = arith::MinSIOp::create(b, loc, total, kI32);
+          RowOutput out(b, loc, indices, seg.row, count, permuted);
           buildIf(b, loc,
                   arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
                                         before, kI32),
                   [&](OpBuilder &b) {
-                    buildCompactRange(b, loc, mask, indices, seg.row, tid,
-                                      scratch, seg.begin, seg.length, before, k,
-                                      shape);
+                    buildCompactRange(b, loc, mask, seg.row, tid, scratch,
+                                      seg.begin, seg.length, before, k, shape,
+                                      [&](OpBuilder &b, Value pos, Value at) {
+                                        out.store(b, loc, pos, at);
+                                      });
                   });
-          Value count = arith::MinSIOp::create(b, loc, total, kI32);
-          Value countIndex =
-              arith::IndexCastUIOp::create(b, loc, indexType, count);
-          // The last segment's slots run on to K when K > N.
+          // The last segment's slots run on to the width when it is
+          // beyond N.
           Value end = arith::SelectOp::create(
               b, loc,
               arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, seg.index,
                                     constIndex(b, loc, split->segments - 1)),
-              constIndex(b, loc, std::max(*rows.staticLength, k)),
+              constIndex(b, loc, std::max(*rows.staticLength, width)),
               arith::AddIOp::create(b, loc, seg.begin, seg.length));
-          Value from = arith::MaxUIOp::create(b, loc, countIndex, seg.begin);
-          Value to = arith::MinUIOp::create(b, loc, end, kIndex);
+          Value from = arith::MaxUIOp::create(b, loc, out.fillFrom, seg.begin);
+          Value to = arith::MinUIOp::create(b, loc, end, widthIndex);
           buildFillSlots(b, loc, indices, seg.row, tid, from, to, fill, shape);
           Value first = arith::AndIOp::create(
               b, loc,
@@ -857,21 +946,43 @@ static void buildCompactKernel(OpBuilder &b, Location loc,
         });
     return;
   }
-  buildRowLaunch(b, loc, rows, shape, i32,
-                 [&](OpBuilder &b, Value row, Value tid, Value scratch) {
-                   Value found = buildCompactRange(
-                       b, loc, input, indices, row, tid, scratch,
-                       constIndex(b, loc, 0), rows.rowLength,
-                       arith::ConstantIntOp::create(b, loc, i32, 0), k, shape);
-                   Value count = arith::MinSIOp::create(b, loc, found, kI32);
-                   buildFillSlots(
-                       b, loc, indices, row, tid,
-                       arith::IndexCastUIOp::create(b, loc, indexType, count),
-                       kIndex, fill, shape);
-                   storeFromThread0(b, loc, tid,
-                                    arith::ExtUIOp::create(b, loc, i64, count),
-                                    counts, row);
-                 });
+  buildRowLaunch(
+      b, loc, rows, shape, i32,
+      [&](OpBuilder &b, Value row, Value tid, Value scratch) {
+        Value zero = arith::ConstantIntOp::create(b, loc, i32, 0);
+        Value c0 = constIndex(b, loc, 0);
+        auto compact = [&](OpBuilder &b, const RowOutput &out) {
+          return buildCompactRange(b, loc, input, row, tid, scratch, c0,
+                                   rows.rowLength, zero, k, shape,
+                                   [&](OpBuilder &b, Value pos, Value at) {
+                                     out.store(b, loc, pos, at);
+                                   });
+        };
+        Value count;
+        std::optional<RowOutput> out;
+        if (permuted) {
+          Value total = blockCountRange(
+                            b, loc, c0, rows.rowLength, tid, scratch, shape, 1,
+                            [&](OpBuilder &b, Value i, Value inRange) {
+                              return SmallVector<Value>{
+                                  input.isSet(b, loc, row, i, inRange)};
+                            })
+                            .front();
+          count = arith::MinSIOp::create(b, loc, total, kI32);
+          out.emplace(b, loc, indices, row, count, permuted);
+          compact(b, *out);
+        } else {
+          // The slots are the positions: the count comes with them.
+          RowOutput positions(b, loc, indices, row, Value(), std::nullopt);
+          count = arith::MinSIOp::create(b, loc, compact(b, positions), kI32);
+          out.emplace(b, loc, indices, row, count, std::nullopt);
+        }
+        buildFillSlots(b, loc, indices, row, tid, out->fillFrom, widthIndex,
+                       fill, shape);
+        storeFromThread0(b, loc, tid,
+                         arith::ExtUIOp::create(b, loc, i64, count), counts,
+                         row);
+      });
 }
 
 //===----------------------------------------------------------------------===//
@@ -2846,8 +2957,135 @@ static LogicalResult convertCumsum(CumsumOp op) {
   return success();
 }
 
-/// sift.compact: the [R, N] mask, [R, K] indices and [R] counts, the
-/// compact kernel's call.
+/// Whether `n` is `count` (a compaction's, of i64) as an index: its
+/// `index_cast` (of the tensor, of the element of a rank-0 count, or in a
+/// linalg.generic of the count's elements).
+static bool isCountAsIndex(Value n, Value count) {
+  auto castOf = [](Operation *op) -> Value {
+    if (auto cast = dyn_cast_or_null<arith::IndexCastOp>(op))
+      return cast.getIn();
+    if (auto cast = dyn_cast_or_null<arith::IndexCastUIOp>(op))
+      return cast.getIn();
+    return {};
+  };
+  if (Value in = castOf(n.getDefiningOp())) {
+    if (in == count)
+      return true;
+    auto extract = in.getDefiningOp<tensor::ExtractOp>();
+    return extract && extract.getTensor() == count &&
+           extract.getIndices().empty();
+  }
+  auto generic = n.getDefiningOp<linalg::GenericOp>();
+  if (!generic || generic->getNumResults() != 1 ||
+      generic.getNumDpsInputs() != 1 ||
+      generic.getDpsInputOperand(0)->get() != count ||
+      generic.getNumLoops() != generic.getNumParallelLoops() ||
+      !llvm::all_of(generic.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return false;
+  Block *body = generic.getBody();
+  if (body->getOperations().size() != 2)
+    return false;
+  Operation &cast = body->front();
+  return castOf(&cast) == body->getArgument(0) &&
+         body->getTerminator()->getOperand(0) == cast.getResult(0);
+}
+
+/// The only reader of a compaction's indices when it is a gather of them
+/// through a permutation of the compaction's count (`PermutedStore`;
+/// `randperm_prefix`'s limit is applied after it, `maskPastLimit`), whose
+/// seed and offset are known where the compaction is (or constants), each
+/// for every line or of the lines' shape.
+static std::optional<std::pair<GatherOp, RandpermPrefixOp>>
+permutedGatherOf(CompactOp op) {
+  Value indices = op.getIndices();
+  auto countType = cast<RankedTensorType>(op.getCount().getType());
+  Type element = cast<RankedTensorType>(indices.getType()).getElementType();
+  if (!indices.hasOneUse() || !(element.isInteger(32) || element.isInteger(64)))
+    return std::nullopt;
+  auto gather = dyn_cast<GatherOp>(*indices.getUsers().begin());
+  if (!gather || gather.getSource() != indices ||
+      gather.getBatchDims() != static_cast<uint64_t>(countType.getRank()) ||
+      !isHostLevel(gather))
+    return std::nullopt;
+  auto perm = gather.getIndices().getDefiningOp<RandpermPrefixOp>();
+  if (!perm || !isCountAsIndex(perm.getN(), op.getCount()))
+    return std::nullopt;
+  DominanceInfo dominance(op->getParentOfType<func::FuncOp>());
+  auto known = [&](Value v) {
+    if (!v)
+      return true;
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    return (!type || type.getShape() == countType.getShape()) &&
+           (dominance.properlyDominates(v, op) ||
+            matchPattern(v, m_Constant()));
+  };
+  if (!known(perm.getSeed()) || !known(perm.getOffset()))
+    return std::nullopt;
+  return std::make_pair(gather, perm);
+}
+
+/// `v` (an i64 for every line, or a tensor of i64 of the lines' shape) as
+/// a kernel operand: an i64, or a buffer [R]. A constant is cloned at the
+/// builder's point (it may be defined after it).
+static Value perRowOperand(OpBuilder &b, Location loc, Value v) {
+  if (matchPattern(v, m_Constant()))
+    v = b.clone(*v.getDefiningOp())->getResult(0);
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type)
+    return v;
+  if (type.getRank() == 0)
+    return tensor::ExtractOp::create(b, loc, v, ValueRange{});
+  if (type.getRank() > 1) {
+    ReassociationIndices all;
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      all.push_back(i);
+    v = tensor::CollapseShapeOp::create(b, loc, v,
+                                        SmallVector<ReassociationIndices>{all});
+  }
+  return toBuffer(b, loc, v);
+}
+
+/// `lane < limit ? y : fill` for each element of `y` [lines..., M], the
+/// lane its index along M; `limit` an index for every line or a tensor of
+/// the lines' shape (a `randperm_prefix`'s limit applied to its gather).
+static Value maskPastLimit(OpBuilder &b, Location loc, Value y, Value limit,
+                           TypedAttr fill) {
+  auto type = cast<RankedTensorType>(y.getType());
+  int64_t rank = type.getRank();
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  SmallVector<Value> inputs = {y};
+  SmallVector<AffineMap> maps = {identity};
+  if (isa<RankedTensorType>(limit.getType())) {
+    inputs.push_back(limit);
+    maps.push_back(identity.getMajorSubMap(rank - 1));
+  }
+  maps.push_back(identity);
+  Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, y),
+                                       type.getElementType());
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, inputs, ValueRange{init}, maps,
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &b, Location loc, ValueRange args) {
+               Value lane = linalg::IndexOp::create(b, loc, rank - 1);
+               Value below = arith::CmpIOp::create(
+                   b, loc, arith::CmpIPredicate::slt, lane,
+                   inputs.size() > 1 ? args[1] : limit);
+               Value fillValue = arith::ConstantOp::create(b, loc, fill);
+               linalg::YieldOp::create(
+                   b, loc,
+                   arith::SelectOp::create(b, loc, below, args[0], fillValue)
+                       .getResult());
+             })
+      .getResult(0);
+}
+
+/// sift.compact: the mask's buffers (or those of the inputs its elements
+/// are computed from, `fuseMaskPredicate`), the indices and counts
+/// buffers, the compact kernel's call. Indices that only a gather through
+/// a permutation of the count reads (`permutedGatherOf`) are not written:
+/// the kernel writes the gather's result (`PermutedStore`).
 static LogicalResult convertCompact(CompactOp op, SplitOptions splitOptions) {
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -2856,6 +3094,7 @@ static LogicalResult convertCompact(CompactOp op, SplitOptions splitOptions) {
   int64_t k = indicesType.getShape().back();
   Operation *producer = op.getMask().getDefiningOp();
   std::optional<FusedMask> fused = fuseMaskPredicate(op.getMask());
+  auto permuted = permutedGatherOf(op);
   // (A tensor of the mask's shape.)
   Value shaped = fused ? fused->inputs.front() : op.getMask();
   Rows rows = asRows(b, loc, shaped);
@@ -2870,15 +3109,50 @@ static LogicalResult convertCompact(CompactOp op, SplitOptions splitOptions) {
   Type indexElement = indicesType.getElementType();
   if (!indexElement.isInteger(32))
     indexElement = i64;
-  Value indices = allocLike(b, loc, RankedTensorType::get({r, k}, indexElement),
-                            dynamicRows);
+  // The slots of a row: the indices', or the permuted gather's.
+  RankedTensorType resultType =
+      permuted ? cast<RankedTensorType>(permuted->first.getResult().getType())
+               : indicesType;
+  int64_t width = resultType.getShape().back();
+  Value indices;
+  // The permuted gather's result (of a static shape) in its own shape, the
+  // kernel's [R, M] a view of it: no reshape of the tensor that element-wise
+  // consumers would move past them (and that would keep a concatenation
+  // of it from being computed in place).
+  Value permutedResult;
+  if (permuted) {
+    Value whole = allocLike(b, loc, resultType, {});
+    permutedResult = toTensor(b, loc, whole);
+    auto rowsType = MemRefType::get({r, width}, indexElement);
+    int64_t rank = resultType.getRank();
+    if (rank == 1)
+      indices = memref::ExpandShapeOp::create(
+          b, loc, rowsType, whole, rowsReassociation(1),
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(width)});
+    else if (rank == 2)
+      indices = whole;
+    else
+      indices = memref::CollapseShapeOp::create(b, loc, rowsType, whole,
+                                                rowsReassociation(rank));
+  } else {
+    indices = allocLike(b, loc, RankedTensorType::get({r, k}, indexElement),
+                        dynamicRows);
+  }
   Value counts =
       allocLike(b, loc, RankedTensorType::get({r}, i64), dynamicRows);
   SmallVector<Value> operands = maskSources(b, loc, fused, rows, shaped);
   operands.append({indices, counts});
   std::optional<RowSplit> split = rowSplit(rows, splitOptions);
   SmallVector<NamedAttribute> attrs = splitAttrs(b, split);
-  attrs.push_back(b.getNamedAttr("fill", b.getI64IntegerAttr(op.getFill())));
+  int64_t fill = op.getFill();
+  if (permuted) {
+    fill = 0;
+    if (auto gatherFill =
+            dyn_cast_or_null<IntegerAttr>(permuted->first.getFillAttr()))
+      fill = gatherFill.getInt();
+    attrs.push_back(b.getNamedAttr(kPermuteAttr, b.getI64IntegerAttr(k)));
+  }
+  attrs.push_back(b.getNamedAttr("fill", b.getI64IntegerAttr(fill)));
   if (fused)
     attrs.push_back(b.getNamedAttr(kMaskPredicateAttr,
                                    FlatSymbolRefAttr::get(fused->predicate)));
@@ -2896,34 +3170,60 @@ static LogicalResult convertCompact(CompactOp op, SplitOptions splitOptions) {
               b.getI32Type()),
           {}));
   }
-  createKernelCall(b, loc, op, "compact", operands, attrs);
-  Value indicesResult = toTensor(b, loc, indices);
-  int64_t rank = indicesType.getRank();
-  if (rank == 1) {
-    indicesResult = tensor::CollapseShapeOp::create(
-        b, loc, RankedTensorType::get({k}, indexElement), indicesResult,
-        rowsReassociation(1));
-  } else if (rank > 2) {
-    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, shaped);
-    sizes.back() = b.getIndexAttr(k);
-    SmallVector<int64_t> shape(
-        cast<RankedTensorType>(op.getMask().getType()).getShape());
-    shape.back() = k;
-    indicesResult = tensor::ExpandShapeOp::create(
-        b, loc, RankedTensorType::get(shape, indexElement), indicesResult,
-        rowsReassociation(rank), sizes);
+  if (permuted) {
+    RandpermPrefixOp perm = permuted->second;
+    operands.push_back(perRowOperand(b, loc, perm.getSeed()));
+    operands.push_back(
+        perm.getOffset()
+            ? perRowOperand(b, loc, perm.getOffset())
+            : arith::ConstantIntOp::create(b, loc, i64, 0).getResult());
   }
-  // Other index types (the verifier allows any integer) are a truncation
-  // of i64 positions.
-  if (indicesType.getElementType() != indexElement)
-    indicesResult = lowering::castIntElements(b, loc, indicesResult,
-                                              indicesType.getElementType());
-  if (indicesResult.getType() != indicesType)
-    indicesResult = tensor::CastOp::create(b, loc, indicesType, indicesResult);
+  createKernelCall(b, loc, op, "compact", operands, attrs);
   Value countResult =
       reshapeCounts(b, loc, toTensor(b, loc, counts), shaped, countType);
-  op.getIndices().replaceAllUsesWith(indicesResult);
   op.getCount().replaceAllUsesWith(countResult);
+  if (permuted) {
+    auto [gather, perm] = *permuted;
+    Value gathered = permutedResult;
+    if (Value limit = perm.getLimit()) {
+      OpBuilder after(gather);
+      gathered = maskPastLimit(after, loc, gathered, limit,
+                               gather.getFillAttr()
+                                   ? cast<TypedAttr>(gather.getFillAttr())
+                                   : cast<TypedAttr>(after.getZeroAttr(
+                                         resultType.getElementType())));
+    }
+    gather.getResult().replaceAllUsesWith(gathered);
+    gather.erase();
+    if (perm->use_empty())
+      perm.erase();
+  } else {
+    Value indicesResult = toTensor(b, loc, indices);
+    int64_t rank = indicesType.getRank();
+    if (rank == 1) {
+      indicesResult = tensor::CollapseShapeOp::create(
+          b, loc, RankedTensorType::get({k}, indexElement), indicesResult,
+          rowsReassociation(1));
+    } else if (rank > 2) {
+      SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, shaped);
+      sizes.back() = b.getIndexAttr(k);
+      SmallVector<int64_t> shape(
+          cast<RankedTensorType>(op.getMask().getType()).getShape());
+      shape.back() = k;
+      indicesResult = tensor::ExpandShapeOp::create(
+          b, loc, RankedTensorType::get(shape, indexElement), indicesResult,
+          rowsReassociation(rank), sizes);
+    }
+    // Other index types (the verifier allows any integer) are a truncation
+    // of i64 positions.
+    if (indicesType.getElementType() != indexElement)
+      indicesResult = lowering::castIntElements(b, loc, indicesResult,
+                                                indicesType.getElementType());
+    if (indicesResult.getType() != indicesType)
+      indicesResult =
+          tensor::CastOp::create(b, loc, indicesType, indicesResult);
+    op.getIndices().replaceAllUsesWith(indicesResult);
+  }
   op.erase();
   if (fused && producer->use_empty())
     producer->erase();
@@ -4064,16 +4364,44 @@ struct ExpandKernelsPass
           predicates.insert(mask->predicate);
       }
       size_t numMask = succeeded(mask) ? numMaskOperands(*mask) : 0;
-      size_t numArgs =
-          isSortingKernel(kind) ? sortingKernelArgs(call, kind)
-          : kind == "compact"
-              ? numMask + 2 + (split ? (mask->predicate ? 2 : 1) : 0)
-          : kind == "count" ? numMask + 1
-                            : 2;
+      size_t numArgs = isSortingKernel(kind) ? sortingKernelArgs(call, kind)
+                       : kind == "compact"
+                           ? numMask + 2 +
+                                 (split ? (mask->predicate ? 2 : 1) : 0) +
+                                 (call->hasAttr(kPermuteAttr) ? 2 : 0)
+                       : kind == "count" ? numMask + 1
+                                         : 2;
+      // A permuted compaction's seed and offset (the last two) may be
+      // scalars.
+      size_t numBuffers =
+          kind == "compact" && call->hasAttr(kPermuteAttr) && numArgs >= 2
+              ? numArgs - 2
+              : numArgs;
+      // (Of the rows of the result buffer, when both are static.)
+      int64_t numRows = ShapedType::kDynamic;
+      if (numMask < args.size())
+        if (auto out = dyn_cast<MemRefType>(args[numMask].getType());
+            out && out.getRank() == 2)
+          numRows = out.getDimSize(0);
+      auto perRow = [&](Value v) {
+        auto buffer = dyn_cast<MemRefType>(v.getType());
+        if (!buffer)
+          return v.getType().isInteger(64);
+        int64_t n = buffer.getRank() == 1 ? buffer.getDimSize(0) : 0;
+        return buffer.getRank() == 1 && buffer.getElementType().isInteger(64) &&
+               (ShapedType::isDynamic(n) || ShapedType::isDynamic(numRows) ||
+                n == numRows);
+      };
       if (args.size() != numArgs ||
-          !llvm::all_of(args.getTypes(), llvm::IsaPred<MemRefType>)) {
-        call.emitOpError("sift-gpu-expand-kernels: the ")
-            << kind << " kernel takes " << numArgs << " buffers";
+          !llvm::all_of(args.take_front(numBuffers).getTypes(),
+                        llvm::IsaPred<MemRefType>) ||
+          !llvm::all_of(args.drop_front(numBuffers), perRow)) {
+        InFlightDiagnostic diag =
+            call.emitOpError("sift-gpu-expand-kernels: the ");
+        diag << kind << " kernel takes " << numBuffers << " buffers";
+        if (numBuffers != numArgs)
+          diag << ", then its permutation's seed and offset (each an i64 or "
+                  "a buffer [R] of them)";
         return signalPassFailure();
       }
       if (kind == "count") {
@@ -4081,10 +4409,14 @@ struct ExpandKernelsPass
       } else if (kind == "compact") {
         auto fill = call->getAttrOfType<IntegerAttr>("fill");
         ValueRange rest = args.drop_front(numMask);
-        buildCompactKernel(b, loc, *mask, rest[0], rest[1],
-                           fill ? fill.getInt() : -1, threads, split,
-                           split ? rest[2] : Value(),
-                           split && mask->predicate ? rest[3] : Value());
+        std::optional<PermutedStore> permuted;
+        if (auto k = call->getAttrOfType<IntegerAttr>(kPermuteAttr))
+          permuted =
+              PermutedStore{k.getInt(), rest[rest.size() - 2], rest.back()};
+        buildCompactKernel(
+            b, loc, *mask, rest[0], rest[1], fill ? fill.getInt() : -1, threads,
+            split, split ? rest[2] : Value(),
+            split && mask->predicate ? rest[3] : Value(), permuted);
       } else if (kind == "cumsum") {
         buildCumsumKernel(b, loc, args[0], args[1], call->hasAttr("exclusive"),
                           threads);

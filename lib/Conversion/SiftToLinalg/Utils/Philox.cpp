@@ -159,13 +159,15 @@ Value lowering::feistelRounds(OpBuilder &b, Location loc, ArrayRef<Value> keys,
   return x;
 }
 
-Value lowering::feistelWalk(OpBuilder &b, Location loc, ArrayRef<Value> keys,
-                            const FeistelDomain &domain, Value x) {
+/// `rounds` applied to `x` (an i32) until the result is in [0, n): at least
+/// once (an `scf.while`).
+static Value walkWith(OpBuilder &b, Location loc, const FeistelDomain &domain,
+                      Value x, function_ref<Value(OpBuilder &, Value)> rounds) {
   Type i32 = b.getI32Type();
   auto walk = scf::WhileOp::create(
       b, loc, TypeRange{i32}, ValueRange{x},
       [&](OpBuilder &b, Location loc, ValueRange args) {
-        Value y = feistelRounds(b, loc, keys, domain, args[0]);
+        Value y = rounds(b, args[0]);
         Value out = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, y,
                                           domain.last);
         scf::ConditionOp::create(b, loc, out, ValueRange{y});
@@ -174,6 +176,46 @@ Value lowering::feistelWalk(OpBuilder &b, Location loc, ArrayRef<Value> keys,
         scf::YieldOp::create(b, loc, args);
       });
   return walk.getResult(0);
+}
+
+Value lowering::feistelWalk(OpBuilder &b, Location loc, ArrayRef<Value> keys,
+                            const FeistelDomain &domain, Value x) {
+  return walkWith(b, loc, domain, x, [&](OpBuilder &b, Value x) {
+    return feistelRounds(b, loc, keys, domain, x);
+  });
+}
+
+Value lowering::feistelInverseRounds(OpBuilder &b, Location loc,
+                                     ArrayRef<Value> keys,
+                                     const FeistelDomain &domain, Value x) {
+  Type i32 = b.getI32Type();
+  Value one = constInt(b, loc, i32, 1);
+  auto maskOf = [&](Value w) -> Value {
+    return arith::SubIOp::create(b, loc, arith::ShLIOp::create(b, loc, one, w),
+                                 one);
+  };
+  Value maskL = maskOf(domain.l), maskR = maskOf(domain.r);
+  // Round i took x = (a << hr) | c to y = (c << hl) | ((a ^ F(c ^ k_i)) mod
+  // 2^hl): c is y's high hr bits, and a is y's low bits xor the same F.
+  for (int i = kFeistelRounds - 1; i >= 0; --i) {
+    bool even = i % 2 == 0;
+    Value hl = even ? domain.l : domain.r, hr = even ? domain.r : domain.l;
+    Value maskHl = even ? maskL : maskR;
+    Value c = arith::ShRUIOp::create(b, loc, x, hl);
+    Value f = fmix32(b, loc, arith::XOrIOp::create(b, loc, c, keys[i]));
+    Value a = arith::AndIOp::create(b, loc, arith::XOrIOp::create(b, loc, x, f),
+                                    maskHl);
+    x = arith::OrIOp::create(b, loc, arith::ShLIOp::create(b, loc, a, hr), c);
+  }
+  return x;
+}
+
+Value lowering::feistelInverseWalk(OpBuilder &b, Location loc,
+                                   ArrayRef<Value> keys,
+                                   const FeistelDomain &domain, Value x) {
+  return walkWith(b, loc, domain, x, [&](OpBuilder &b, Value x) {
+    return feistelInverseRounds(b, loc, keys, domain, x);
+  });
 }
 
 Value lowering::feistelWalkLanes(OpBuilder &b, Location loc,

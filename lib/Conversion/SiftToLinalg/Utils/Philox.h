@@ -62,6 +62,15 @@ Value feistelWalkLanes(OpBuilder &b, Location loc, ArrayRef<Value> keys,
 Value feistelWalk(OpBuilder &b, Location loc, ArrayRef<Value> keys,
                   const FeistelDomain &domain, Value x);
 
+/// The inverse of `feistelRounds` on [0, 2^b) (`x` an i32): the rounds
+/// undone from the last.
+Value feistelInverseRounds(OpBuilder &b, Location loc, ArrayRef<Value> keys,
+                           const FeistelDomain &domain, Value x);
+/// The inverse of the permutation `feistelWalk` evaluates: for `x` in
+/// [0, n), the lane j whose walk ends at x (P^-1 applied until in range).
+Value feistelInverseWalk(OpBuilder &b, Location loc, ArrayRef<Value> keys,
+                         const FeistelDomain &domain, Value x);
+
 } // namespace lowering
 } // namespace sift
 } // namespace mlir
