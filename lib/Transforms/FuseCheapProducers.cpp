@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -92,6 +93,64 @@ struct RecomputeExtractedElement : OpRewritePattern<tensor::ExtractOp> {
   }
 };
 
+/// An element read from a `tensor.concat` is read from the input that holds
+/// it (an `scf.if` per input boundary along the concatenated dimension, the
+/// index shifted into the input): the concatenation is not materialized,
+/// and an input computed element by element is then computed where its
+/// element is read (`RecomputeExtractedElement`). Only for a concatenation
+/// of static sizes along its dimension read by nothing but such extracts.
+struct ReadExtractedConcatInput : OpRewritePattern<tensor::ExtractOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExtractOp extract,
+                                PatternRewriter &rewriter) const override {
+    auto concat = extract.getTensor().getDefiningOp<tensor::ConcatOp>();
+    if (!concat)
+      return rewriter.notifyMatchFailure(extract, "not a concatenation");
+    int64_t dim = concat.getDim();
+    if (llvm::any_of(concat.getInputs(), [&](Value input) {
+          return cast<RankedTensorType>(input.getType()).isDynamicDim(dim);
+        }))
+      return rewriter.notifyMatchFailure(extract, "dynamic sizes");
+    if (!llvm::all_of(concat->getUsers(), llvm::IsaPred<tensor::ExtractOp>))
+      return rewriter.notifyMatchFailure(extract, "read whole");
+
+    Location loc = extract.getLoc();
+    SmallVector<Value> indices(extract.getIndices());
+    Value at = indices[dim];
+    // The element of input `i` (of those from `i` on), at `at` less the
+    // sizes of the inputs before it (`offset`).
+    std::function<Value(OpBuilder &, unsigned, int64_t)> readFrom =
+        [&](OpBuilder &b, unsigned i, int64_t offset) -> Value {
+      Value input = concat.getInputs()[i];
+      int64_t size = cast<RankedTensorType>(input.getType()).getDimSize(dim);
+      auto read = [&](OpBuilder &b) -> Value {
+        SmallVector<Value> shifted = indices;
+        if (offset != 0)
+          shifted[dim] = arith::SubIOp::create(
+              b, loc, at, arith::ConstantIndexOp::create(b, loc, offset));
+        return tensor::ExtractOp::create(b, loc, input, shifted);
+      };
+      if (i + 1 == concat.getInputs().size())
+        return read(b);
+      Value inside = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ult, at,
+          arith::ConstantIndexOp::create(b, loc, offset + size));
+      auto ifOp = scf::IfOp::create(
+          b, loc, inside,
+          [&](OpBuilder &b, Location loc) {
+            scf::YieldOp::create(b, loc, read(b));
+          },
+          [&](OpBuilder &b, Location loc) {
+            scf::YieldOp::create(b, loc, readFrom(b, i + 1, offset + size));
+          });
+      return ifOp.getResult(0);
+    };
+    rewriter.replaceOp(extract, readFrom(rewriter, 0, 0));
+    return success();
+  }
+};
+
 /// See SiftFuseCheapProducers in Passes.td.
 struct FuseCheapProducersPass
     : sift::impl::SiftFuseCheapProducersBase<FuseCheapProducersPass> {
@@ -121,7 +180,8 @@ struct FuseCheapProducersPass
                  llvm::all_of(body->without_terminator(), arith);
         });
     if (gatheredProducers)
-      patterns.add<RecomputeExtractedElement>(&getContext());
+      patterns.add<RecomputeExtractedElement, ReadExtractedConcatInput>(
+          &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -8,16 +8,18 @@
 // `labels == 1` and `labels == 0` computed from the labels there and
 // written for the next launch; their scans, each set element stored at
 // its lane of the inverse of its group's permutation, which writes the
-// groups' samples and no indices (session 39); the shuffle's lanes with
-// the samples widened into the concatenation; the features gathered
-// through the concatenation with the labels and the counts). The masks
-// were a launch of their own before session 38 (5). The groups' sizes are
+// groups' samples and no indices (session 39); the shuffle's lanes; the
+// features gathered through the shuffle and the concatenation of the
+// samples, read from the sample that holds each element (session 39: the
+// concatenation is not written), with the labels and the counts). The
+// masks were a launch of their own before session 38 (5). The groups' sizes are
 // recomputed where they are read and the concatenation where it is
 // gathered (--sift-fuse-cheap-producers' broadcast-producers and
 // gathered-producers); independent kernels are one launch
-// (--sift-gpu-merge-launches). Without the merging (SEPARATE): 11 (12
-// with the masks' launch, 13 before the recomputation, 14 before the
-// gathers through a permutation's lanes lost their guards, session 30).
+// (--sift-gpu-merge-launches). Without the merging (SEPARATE): 9 (11
+// while the concatenation was written before it was gathered, 12 with the
+// masks' launch, 13 before the recomputation, 14 before the gathers
+// through a permutation's lanes lost their guards, session 30).
 // With `sort` on its three randperms (SORT): 40 with the default 8-bit
 // radix passes (63 in session 30), 68 with sort-digit-bits=4 (95: its
 // three split sorts of 1e5 take 18 launches each instead of 10, its two
@@ -41,7 +43,7 @@
 // DEFAULT-NOT: gpu.launch_func
 // SEPARATE-LABEL: llvm.func @sampler_batched
 // SEPARATE-NOT: llvm.br
-// SEPARATE-COUNT-11: gpu.launch_func
+// SEPARATE-COUNT-9: gpu.launch_func
 // SEPARATE-NOT: gpu.launch_func
 // SORT-LABEL: llvm.func @sampler_batched
 // SORT-NOT: llvm.br

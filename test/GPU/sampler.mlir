@@ -7,9 +7,9 @@
 // element at its lane of the inverse of the group's permutation (no
 // indices written or gathered: convert-sift-to-gpu's permuted stores,
 // session 39); element-wise ops reading the same tensor are one kernel
-// (--sift-fuse-siblings); the groups' samples are written into their
-// halves of the concatenation, which copies nothing
-// (--sift-eliminate-alloc-tensors);
+// (--sift-fuse-siblings); the concatenation of the groups' samples is
+// not written: a gather through it reads the sample that holds the
+// element (--sift-fuse-cheap-producers' gathered-producers);
 // the groups' sizes are recomputed by the kernels that read them, and the
 // concatenation of the groups' valid prefixes by the gathers through it
 // (--sift-fuse-cheap-producers' broadcast-producers and
@@ -17,9 +17,8 @@
 // launch (--sift-gpu-merge-launches). The launches: both compactions
 // with their masks, sift's block kernels (a block per row: ballots, shuffles,
 // barriers, shared-memory atomics); the shuffle's lanes (the Feistel
-// permutation: no sort, no selection) with the groups' samples widened
-// into the concatenation; the features and labels gathered through the
-// shuffle, with the counts.
+// permutation: no sort, no selection); the features and labels gathered
+// through the shuffle and the samples, with the counts.
 // test/GPU/sampler-launches-1e6.mlir counts them at N = 1e6 and the `sort`
 // form's sorts and selections. (--sift-fuse, off by default on the GPU,
 // would put the gathers in a row kernel with one thread per row: on an

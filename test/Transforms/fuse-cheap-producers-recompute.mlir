@@ -1,7 +1,9 @@
 // --sift-fuse-cheap-producers with the GPU pipeline's options: per-row
 // sizes fused into the ops over the rows' elements that broadcast them
 // (broadcast-producers), and an element gathered from a cheap element-wise
-// op computed where it is read (gathered-producers). Without the options
+// op computed where it is read, and an element gathered from a
+// concatenation read from the input that holds it (gathered-producers).
+// Without the options
 // neither happens (DEFAULT). test/GPU/sampler.mlir counts the launches
 // this saves; ctest conformance-gpu-pipeline checks the results.
 //
@@ -141,4 +143,76 @@ func.func @yields_from_above(%perm: tensor<8xindex>) -> tensor<8xf32> {
     linalg.yield %v : f32
   } -> tensor<8xf32>
   return %g : tensor<8xf32>
+}
+
+// A gather through a concatenation of three inputs along dimension 1
+// (static sizes 3, 5, 2): the element is read from the input that holds
+// it, under an scf.if per boundary, its index shifted into the input;
+// the first input, element-wise, is then computed where it is read. The
+// concatenation goes.
+// CHECK-LABEL: func.func @gather_of_concat_op
+// CHECK-SAME: (%[[A:.*]]: tensor<4x3xi32>, %[[B:.*]]: tensor<4x5xi64>, %[[C:.*]]: tensor<4x2xi64>, %[[PERM:.*]]: tensor<4x6xindex>)
+// CHECK-NOT: tensor.concat
+// CHECK: linalg.generic {{.*}} ins(%[[PERM]] : tensor<4x6xindex>)
+// CHECK: ^bb0(%[[P:.*]]: index, %{{.*}}: i64):
+// CHECK: %[[I:.*]] = linalg.index 0 : index
+// CHECK: %[[IN_A:.*]] = arith.cmpi ult, %[[P]], %c3 : index
+// CHECK: %[[V:.*]] = scf.if %[[IN_A]] -> (i64) {
+// CHECK: %[[X:.*]] = tensor.extract %[[A]][%[[I]], %[[P]]] : tensor<4x3xi32>
+// CHECK: %[[W:.*]] = arith.extsi %[[X]] : i32 to i64
+// CHECK: scf.yield %[[W]] : i64
+// CHECK: } else {
+// CHECK: %[[IN_B:.*]] = arith.cmpi ult, %[[P]], %c8 : index
+// CHECK: %[[V2:.*]] = scf.if %[[IN_B]] -> (i64) {
+// CHECK: %[[PB:.*]] = arith.subi %[[P]], %c3 : index
+// CHECK: %[[XB:.*]] = tensor.extract %[[B]][%[[I]], %[[PB]]] : tensor<4x5xi64>
+// CHECK: scf.yield %[[XB]] : i64
+// CHECK: } else {
+// CHECK: %[[PC:.*]] = arith.subi %[[P]], %c8 : index
+// CHECK: %[[XC:.*]] = tensor.extract %[[C]][%[[I]], %[[PC]]] : tensor<4x2xi64>
+// CHECK: scf.yield %[[XC]] : i64
+// CHECK: }
+// CHECK: scf.yield %[[V2]] : i64
+// CHECK: }
+// CHECK: linalg.yield %[[V]] : i64
+// DEFAULT-LABEL: func.func @gather_of_concat_op
+// DEFAULT: %[[CAT:.*]] = tensor.concat
+// DEFAULT: tensor.extract %[[CAT]]
+func.func @gather_of_concat_op(%a: tensor<4x3xi32>, %b: tensor<4x5xi64>, %c: tensor<4x2xi64>,
+                               %perm: tensor<4x6xindex>) -> tensor<4x6xi64> {
+  %e = tensor.empty() : tensor<4x3xi64>
+  %wide = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<4x3xi32>) outs(%e : tensor<4x3xi64>) {
+  ^bb0(%v: i32, %o: i64):
+    %w = arith.extsi %v : i32 to i64
+    linalg.yield %w : i64
+  } -> tensor<4x3xi64>
+  %cat = tensor.concat dim(1) %wide, %b, %c : (tensor<4x3xi64>, tensor<4x5xi64>, tensor<4x2xi64>) -> tensor<4x10xi64>
+  %e2 = tensor.empty() : tensor<4x6xi64>
+  %g = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%perm : tensor<4x6xindex>) outs(%e2 : tensor<4x6xi64>) {
+  ^bb0(%p: index, %o: i64):
+    %i = linalg.index 0 : index
+    %v = tensor.extract %cat[%i, %p] : tensor<4x10xi64>
+    linalg.yield %v : i64
+  } -> tensor<4x6xi64>
+  return %g : tensor<4x6xi64>
+}
+
+// A concatenation also returned whole stays, and so does its gather.
+// CHECK-LABEL: func.func @concat_read_whole
+// CHECK: %[[CAT:.*]] = tensor.concat
+// CHECK: tensor.extract %[[CAT]]
+// CHECK-NOT: scf.if
+func.func @concat_read_whole(%a: tensor<3xi64>, %b: tensor<5xi64>, %perm: tensor<6xindex>)
+    -> (tensor<6xi64>, tensor<8xi64>) {
+  %cat = tensor.concat dim(0) %a, %b : (tensor<3xi64>, tensor<5xi64>) -> tensor<8xi64>
+  %e = tensor.empty() : tensor<6xi64>
+  %g = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%perm : tensor<6xindex>) outs(%e : tensor<6xi64>) {
+  ^bb0(%p: index, %o: i64):
+    %v = tensor.extract %cat[%p] : tensor<8xi64>
+    linalg.yield %v : i64
+  } -> tensor<6xi64>
+  return %g, %cat : tensor<6xi64>, tensor<8xi64>
 }
