@@ -586,7 +586,9 @@ static Value sumOfSlots(OpBuilder &b, Location loc, Value buffer, Value base,
             arith::MulIOp::create(b, loc, s, constIndex(b, loc, stride)));
         Value x = memref::LoadOp::create(b, loc, buffer, ValueRange{at});
         scf::YieldOp::create(
-            b, loc, ValueRange{arith::AddIOp::create(b, loc, carried[0], x)});
+            b, loc,
+            ValueRange{
+                combine(b, loc, gpu::AllReduceOperation::ADD, carried[0], x)});
       });
   return loop.getResult(0);
 }
@@ -643,48 +645,89 @@ static void buildCountKernel(OpBuilder &b, Location loc,
 
 /// The cumsum kernel (along the rows): per tile, a block scan of the tile's
 /// elements plus the carry of the tiles before; the tile's total is added
-/// to the carry.
+/// to the carry. A long row split across blocks (reduce, then scan): a
+/// first launch writes each segment's total into `totals` [R * segments]
+/// (each thread's sum over its elements, then a block reduction); in a
+/// second, each block scans its segment from the sum of the totals before
+/// it, in segment order.
 static void buildCumsumKernel(OpBuilder &b, Location loc, Value input,
-                              Value output, bool exclusive,
-                              int64_t maxThreads) {
+                              Value output, bool exclusive, int64_t maxThreads,
+                              std::optional<RowSplit> split, Value totals) {
   Rows rows = rowsOfBuffer(b, loc, input);
   KernelShape shape = kernelShape(rows, maxThreads);
   Type resultElt = cast<MemRefType>(output.getType()).getElementType();
-  buildRowLaunch(
-      b, loc, rows, shape, resultElt,
-      [&](OpBuilder &b, Value row, Value tid, Value scratch) {
-        Value zero = identity(b, loc, gpu::AllReduceOperation::ADD, resultElt);
-        buildTileLoop(
-            b, loc, rows.rowLength, shape.threads, tid, ValueRange{zero},
-            [&](OpBuilder &b, Value i, Value inRow, ValueRange carried) {
-              Value x = loadIfInRow(
-                  b, loc, inRow,
-                  [&](OpBuilder &b) -> Value {
-                    Value x = memref::LoadOp::create(b, loc, input,
-                                                     ValueRange{row, i});
-                    if (x.getType() != resultElt)
-                      x = arith::ExtUIOp::create(b, loc, resultElt, x);
-                    return x;
-                  },
-                  zero);
-              BlockScan scan =
-                  blockScan(b, loc, x, gpu::AllReduceOperation::ADD, scratch,
-                            shape.numWarps());
-              Value prefix =
-                  combine(b, loc, gpu::AllReduceOperation::ADD, carried[0],
-                          exclusive ? scan.exclusive : scan.inclusive);
-              auto ifOp = scf::IfOp::create(b, loc, inRow, /*withElse=*/false);
-              {
-                OpBuilder::InsertionGuard guard(b);
-                b.setInsertionPointToStart(ifOp.thenBlock());
-                memref::StoreOp::create(b, loc, prefix, output,
-                                        ValueRange{row, i});
-              }
-              return SmallVector<Value>{combine(b, loc,
-                                                gpu::AllReduceOperation::ADD,
-                                                carried[0], scan.total)};
-            });
-      });
+  auto add = gpu::AllReduceOperation::ADD;
+  // Element `i` of the row (of the result's type), zero past the range.
+  auto elementAt = [&](OpBuilder &b, Value row, Value i, Value inRange) {
+    return loadIfInRow(
+        b, loc, inRange,
+        [&](OpBuilder &b) -> Value {
+          Value x = memref::LoadOp::create(b, loc, input, ValueRange{row, i});
+          if (x.getType() != resultElt)
+            x = arith::ExtUIOp::create(b, loc, resultElt, x);
+          return x;
+        },
+        identity(b, loc, add, resultElt));
+  };
+  // The scan of [begin, begin + length) of the row from `carry`.
+  auto scanRange = [&](OpBuilder &b, Value row, Value tid, Value scratch,
+                       Value begin, Value length, Value carry) {
+    buildTileLoop(
+        b, loc, length, shape.threads, tid, ValueRange{carry},
+        [&](OpBuilder &b, Value i, Value inRange, ValueRange carried) {
+          Value at = arith::AddIOp::create(b, loc, begin, i);
+          Value x = elementAt(b, row, at, inRange);
+          BlockScan scan = blockScan(b, loc, x, add, scratch, shape.numWarps());
+          Value prefix = combine(b, loc, add, carried[0],
+                                 exclusive ? scan.exclusive : scan.inclusive);
+          buildIf(b, loc, inRange, [&](OpBuilder &b) {
+            memref::StoreOp::create(b, loc, prefix, output,
+                                    ValueRange{row, at});
+          });
+          return SmallVector<Value>{
+              combine(b, loc, add, carried[0], scan.total)};
+        });
+  };
+  if (split) {
+    Value numSegments = constIndex(b, loc, split->segments);
+    buildSegmentLaunch(
+        b, loc, rows, *split, shape, resultElt, {},
+        [&](OpBuilder &b, const Segment &seg, Value tid, Value scratch,
+            ValueRange) {
+          Value sum =
+              buildTileLoop(b, loc, seg.length, shape.threads, tid,
+                            ValueRange{identity(b, loc, add, resultElt)},
+                            [&](OpBuilder &b, Value i, Value inRange,
+                                ValueRange carried) {
+                              Value at =
+                                  arith::AddIOp::create(b, loc, seg.begin, i);
+                              return SmallVector<Value>{
+                                  combine(b, loc, add, carried[0],
+                                          elementAt(b, seg.row, at, inRange))};
+                            })
+                  .front();
+          Value total =
+              blockReduce(b, loc, sum, add, scratch, shape.numWarps());
+          Value slot = arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, seg.row, numSegments),
+              seg.index);
+          storeFromThread0(b, loc, tid, total, totals, slot);
+        });
+    buildSegmentLaunch(
+        b, loc, rows, *split, shape, resultElt, {},
+        [&](OpBuilder &b, const Segment &seg, Value tid, Value scratch,
+            ValueRange) {
+          Value base = arith::MulIOp::create(b, loc, seg.row, numSegments);
+          Value carry = sumOfSlots(b, loc, totals, base, seg.index);
+          scanRange(b, seg.row, tid, scratch, seg.begin, seg.length, carry);
+        });
+    return;
+  }
+  buildRowLaunch(b, loc, rows, shape, resultElt,
+                 [&](OpBuilder &b, Value row, Value tid, Value scratch) {
+                   scanRange(b, row, tid, scratch, constIndex(b, loc, 0),
+                             rows.rowLength, identity(b, loc, add, resultElt));
+                 });
 }
 
 /// The compaction of elements [begin, begin + length) of the row, the
@@ -2884,7 +2927,7 @@ static Value mapElements(OpBuilder &b, Location loc, Value x, Type elementType,
 
 /// sift.cumsum along the last axis: [R, N] in and out, the cumsum kernel's
 /// call.
-static LogicalResult convertCumsum(CumsumOp op) {
+static LogicalResult convertCumsum(CumsumOp op, SplitOptions splitOptions) {
   auto inputType = cast<RankedTensorType>(op.getInput().getType());
   auto resultType = cast<RankedTensorType>(op.getResult().getType());
   int64_t rank = inputType.getRank();
@@ -2917,7 +2960,7 @@ static LogicalResult convertCumsum(CumsumOp op) {
                     });
     op.getResult().replaceAllUsesWith(sums);
     op.erase();
-    return convertCumsum(wide);
+    return convertCumsum(wide, splitOptions);
   }
   // Shuffles of 32 and 64 bits.
   if (!resultElt.isInteger(32) && !resultElt.isInteger(64) &&
@@ -2936,10 +2979,18 @@ static LogicalResult convertCumsum(CumsumOp op) {
   Value output =
       allocLike(b, loc, RankedTensorType::get(matrixType.getShape(), resultElt),
                 dynamicSizes);
-  SmallVector<NamedAttribute> attrs;
+  std::optional<RowSplit> split = rowSplit(rows, splitOptions);
+  SmallVector<NamedAttribute> attrs = splitAttrs(b, split);
   if (op.getExclusive())
     attrs.push_back(b.getNamedAttr("exclusive", b.getUnitAttr()));
-  createKernelCall(b, loc, op, "cumsum", {input, output}, attrs);
+  SmallVector<Value> operands = {input, output};
+  // Each segment's total.
+  if (split)
+    operands.push_back(allocLike(
+        b, loc,
+        RankedTensorType::get({*rows.staticRows * split->segments}, resultElt),
+        {}));
+  createKernelCall(b, loc, op, "cumsum", operands, attrs);
   Value result = toTensor(b, loc, output);
   if (rank == 1) {
     result = tensor::CollapseShapeOp::create(
@@ -4302,7 +4353,7 @@ struct ConvertSiftToGpuPass
       if (auto count = dyn_cast<CountOp>(op))
         (void)convertCount(count, split);
       else if (auto cumsum = dyn_cast<CumsumOp>(op))
-        (void)convertCumsum(cumsum);
+        (void)convertCumsum(cumsum, split);
       else if (auto compact = dyn_cast<CompactOp>(op))
         (void)convertCompact(compact, split);
       else if (auto sort = dyn_cast<SortOp>(op))
@@ -4370,7 +4421,7 @@ struct ExpandKernelsPass
                                  (split ? (mask->predicate ? 2 : 1) : 0) +
                                  (call->hasAttr(kPermuteAttr) ? 2 : 0)
                        : kind == "count" ? numMask + 1
-                                         : 2;
+                                         : 2 + (split ? 1 : 0);
       // A permuted compaction's seed and offset (the last two) may be
       // scalars.
       size_t numBuffers =
@@ -4419,7 +4470,7 @@ struct ExpandKernelsPass
             split && mask->predicate ? rest[3] : Value(), permuted);
       } else if (kind == "cumsum") {
         buildCumsumKernel(b, loc, args[0], args[1], call->hasAttr("exclusive"),
-                          threads);
+                          threads, split, split ? args[2] : Value());
       } else if (isSortingKernel(kind)) {
         if (failed(expandSortingCall(b, call, threads)))
           return signalPassFailure();
