@@ -159,15 +159,18 @@ Value lowering::feistelRounds(OpBuilder &b, Location loc, ArrayRef<Value> keys,
   return x;
 }
 
-/// `rounds` applied to `x` (an i32) until the result is in [0, n): at least
-/// once (an `scf.while`).
-static Value walkWith(OpBuilder &b, Location loc, const FeistelDomain &domain,
-                      Value x, function_ref<Value(OpBuilder &, Value)> rounds) {
+/// P (or, `inverse`, P^-1) applied to `x` (an i32) until the result is in
+/// [0, n): at least once (an `scf.while`).
+static Value walk(OpBuilder &b, Location loc, ArrayRef<Value> keys,
+                  const FeistelDomain &domain, Value x, bool inverse) {
   Type i32 = b.getI32Type();
-  auto walk = scf::WhileOp::create(
+  auto loop = scf::WhileOp::create(
       b, loc, TypeRange{i32}, ValueRange{x},
       [&](OpBuilder &b, Location loc, ValueRange args) {
-        Value y = rounds(b, args[0]);
+        Value y =
+            inverse
+                ? lowering::feistelInverseRounds(b, loc, keys, domain, args[0])
+                : lowering::feistelRounds(b, loc, keys, domain, args[0]);
         Value out = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, y,
                                           domain.last);
         scf::ConditionOp::create(b, loc, out, ValueRange{y});
@@ -175,14 +178,12 @@ static Value walkWith(OpBuilder &b, Location loc, const FeistelDomain &domain,
       [&](OpBuilder &b, Location loc, ValueRange args) {
         scf::YieldOp::create(b, loc, args);
       });
-  return walk.getResult(0);
+  return loop.getResult(0);
 }
 
 Value lowering::feistelWalk(OpBuilder &b, Location loc, ArrayRef<Value> keys,
                             const FeistelDomain &domain, Value x) {
-  return walkWith(b, loc, domain, x, [&](OpBuilder &b, Value x) {
-    return feistelRounds(b, loc, keys, domain, x);
-  });
+  return walk(b, loc, keys, domain, x, /*inverse=*/false);
 }
 
 Value lowering::feistelInverseRounds(OpBuilder &b, Location loc,
@@ -213,9 +214,7 @@ Value lowering::feistelInverseRounds(OpBuilder &b, Location loc,
 Value lowering::feistelInverseWalk(OpBuilder &b, Location loc,
                                    ArrayRef<Value> keys,
                                    const FeistelDomain &domain, Value x) {
-  return walkWith(b, loc, domain, x, [&](OpBuilder &b, Value x) {
-    return feistelInverseRounds(b, loc, keys, domain, x);
-  });
+  return walk(b, loc, keys, domain, x, /*inverse=*/true);
 }
 
 Value lowering::feistelWalkLanes(OpBuilder &b, Location loc,
