@@ -218,6 +218,20 @@ bool tilesCorrectly(Operation *op) {
   });
 }
 
+/// Whether an operand or a result of `op` is a tensor with a dimension of
+/// size 0. No slice of it is valid IR (every offset is out of bounds), so
+/// such an op is neither tiled nor fused: a producer's tile would slice
+/// its empty operands too (a compaction of [3, 0] masks whose count a
+/// kernel reads).
+static bool hasEmptyTensor(Operation *op) {
+  auto isEmpty = [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && llvm::is_contained(tensor.getShape(), 0);
+  };
+  return llvm::any_of(op->getOperandTypes(), isEmpty) ||
+         llvm::any_of(op->getResultTypes(), isEmpty);
+}
+
 /// A kernel being formed: its loop and the ops of the input it computes
 /// (by their number in the input, with the bytes each moves on its own).
 struct Kernel {
@@ -518,14 +532,7 @@ std::optional<int64_t> KernelFormer::rowsOf(Operation *op) {
     if (!tensor || !tensor.hasStaticShape())
       return std::nullopt;
   }
-  // No slice of an empty tensor is valid IR (every offset is out of
-  // bounds); such ops stay as they are.
-  auto isEmpty = [](Type type) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    return tensor && llvm::is_contained(tensor.getShape(), 0);
-  };
-  if (llvm::any_of(op->getOperandTypes(), isEmpty) ||
-      llvm::any_of(op->getResultTypes(), isEmpty))
+  if (hasEmptyTensor(op))
     return std::nullopt;
   SmallVector<utils::IteratorType> iterators = tileable.getLoopIteratorTypes();
   if (iterators.empty() || iterators[0] != utils::IteratorType::parallel)
@@ -578,8 +585,7 @@ KernelFormer::shouldFuse(tensor::ExtractSliceOp slice, OpResult producer) {
       llvm::all_of(slice.getMixedOffsets(), isZeroInteger))
     return std::nullopt;
   Block &body = func.getBody().front();
-  if (op->getBlock() != &body ||
-      llvm::is_contained(slice.getSourceType().getShape(), 0) ||
+  if (op->getBlock() != &body || hasEmptyTensor(op) ||
       keepOut.contains(op->getName().getStringRef()) || !tilesCorrectly(op))
     return std::nullopt;
   llvm::DenseMap<Operation *, bool> memo;

@@ -881,6 +881,10 @@ def compact_cases():
                                                           [0.97]]),
              1000, 300, seeds=np.array([9, 8, 7], np.int64), offset=2,
              limit=[250, 300, 299])
+    # Empty rows (every lane the fill) and an empty result.
+    permuted("empty_rows", np.zeros((3, 0), np.bool_), 0, 5,
+             seeds=np.array([1, 2, 3], np.int64), fill=7)
+    permuted("width0", r.random((3, 40)) < 0.5, 40, 0, seed=4)
 
     # Masks computed by element-wise code that the CPU lowering runs in the
     # compaction's own loop (no mask buffer), siblings reading the same

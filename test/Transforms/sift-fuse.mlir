@@ -273,3 +273,22 @@ func.func @elementwise_only(%a: tensor<4x64xf32>, %b: tensor<4x64xf32>) -> tenso
   %c = arith.addf %a, %b : tensor<4x64xf32>
   return %c : tensor<4x64xf32>
 }
+
+// -----
+
+// A compaction of empty masks ([3, 0]) whose count a kernel reads (the
+// permutations' sizes): no slice of its masks would be valid IR, so it
+// stays out of the kernel, which reads its count whole.
+// CHECK-LABEL: func.func @empty_rows_producer
+// CHECK: %[[IDX:.*]], %[[N:.*]] = sift.compact %{{.*}} unpadded : tensor<3x0xi1> -> tensor<3x0xi64>, tensor<3xi64>
+// CHECK: scf.forall
+// CHECK-NOT: sift.compact
+// CHECK: sift.randperm_prefix
+// CHECK: scf.forall.in_parallel
+func.func @empty_rows_producer(%m: tensor<3x0xi1>, %s: tensor<3xi64>) -> (tensor<3x5xi64>, tensor<3xi64>) {
+  %i, %n = sift.compact %m unpadded : tensor<3x0xi1> -> tensor<3x0xi64>, tensor<3xi64>
+  %ni = arith.index_cast %n : tensor<3xi64> to tensor<3xindex>
+  %p = sift.randperm_prefix %ni, %s : (tensor<3xindex>, tensor<3xi64>) -> tensor<3x5xi64>
+  %g = sift.gather %i[%p] {batch_dims = 1 : i64, fill = 7 : i64} : tensor<3x0xi64>, tensor<3x5xi64> -> tensor<3x5xi64>
+  return %g, %n : tensor<3x5xi64>, tensor<3xi64>
+}
