@@ -820,26 +820,20 @@ static Value rowValue(OpBuilder &b, Location loc, Value v, Value row) {
 /// p, or, `PermutedStore`, at the lane of its inverse permutation.
 struct RowOutput {
   Value indices, row;
-  /// The first slot the fill starts from (an index).
-  Value fillFrom;
   /// With a permutation: its round keys and domain, and the row's width
   /// (an i32: the lanes below it are written).
   SmallVector<Value> keys;
   lowering::FeistelDomain domain;
   Value bound;
 
-  /// The output of the row whose compaction counts `count` (an i32,
-  /// min(count_nonzero, K); null for positions whose count is not known
-  /// yet, with no fill) into `indices` [R, width].
-  RowOutput(OpBuilder &b, Location loc, Value indices, Value row, Value count,
-            const std::optional<PermutedStore> &permuted)
+  /// The output of a row into `indices` [R, width]; with `permuted`, of
+  /// the row whose compaction counts `count` (an i32, min(count_nonzero,
+  /// K): the permutation's domain).
+  RowOutput(OpBuilder &b, Location loc, Value indices, Value row,
+            const std::optional<PermutedStore> &permuted, Value count = {})
       : indices(indices), row(row) {
-    Type indexType = b.getIndexType();
-    if (!permuted) {
-      if (count)
-        fillFrom = arith::IndexCastUIOp::create(b, loc, indexType, count);
+    if (!permuted)
       return;
-    }
     Type i64 = b.getI64Type(), i32 = b.getI32Type();
     int64_t width = cast<MemRefType>(indices.getType()).getDimSize(1);
     keys = lowering::feistelKeys(b, loc, rowValue(b, loc, permuted->seed, row),
@@ -847,8 +841,15 @@ struct RowOutput {
     domain = lowering::feistelDomain(
         b, loc, arith::ExtUIOp::create(b, loc, i64, count));
     bound = arith::ConstantIntOp::create(b, loc, i32, width);
-    fillFrom = arith::IndexCastUIOp::create(
-        b, loc, indexType, arith::MinUIOp::create(b, loc, count, bound));
+  }
+
+  /// The first slot the fill starts from (an index), for the row's count
+  /// (an i32): past the positions, or past the lanes the permutation
+  /// wrote.
+  Value fillFrom(OpBuilder &b, Location loc, Value count) const {
+    if (bound)
+      count = arith::MinUIOp::create(b, loc, count, bound);
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), count);
   }
 
   /// Stores element `at` (an index) found at position `pos` (an i32).
@@ -953,7 +954,7 @@ static void buildCompactKernel(OpBuilder &b, Location loc,
           Value before = sumOfSlots(b, loc, segmentCounts, base, seg.index);
           Value total = sumOfSlots(b, loc, segmentCounts, base, numSegments);
           Value count = arith::MinSIOp::create(b, loc, total, kI32);
-          RowOutput out(b, loc, indices, seg.row, count, permuted);
+          RowOutput out(b, loc, indices, seg.row, permuted, count);
           buildIf(b, loc,
                   arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
                                         before, kI32),
@@ -972,7 +973,8 @@ static void buildCompactKernel(OpBuilder &b, Location loc,
                                     constIndex(b, loc, split->segments - 1)),
               constIndex(b, loc, std::max(*rows.staticLength, width)),
               arith::AddIOp::create(b, loc, seg.begin, seg.length));
-          Value from = arith::MaxUIOp::create(b, loc, out.fillFrom, seg.begin);
+          Value from = arith::MaxUIOp::create(
+              b, loc, out.fillFrom(b, loc, count), seg.begin);
           Value to = arith::MinUIOp::create(b, loc, end, widthIndex);
           buildFillSlots(b, loc, indices, seg.row, tid, from, to, fill, shape);
           Value first = arith::AndIOp::create(
@@ -994,15 +996,10 @@ static void buildCompactKernel(OpBuilder &b, Location loc,
       [&](OpBuilder &b, Value row, Value tid, Value scratch) {
         Value zero = arith::ConstantIntOp::create(b, loc, i32, 0);
         Value c0 = constIndex(b, loc, 0);
-        auto compact = [&](OpBuilder &b, const RowOutput &out) {
-          return buildCompactRange(b, loc, input, row, tid, scratch, c0,
-                                   rows.rowLength, zero, k, shape,
-                                   [&](OpBuilder &b, Value pos, Value at) {
-                                     out.store(b, loc, pos, at);
-                                   });
-        };
+        // With a permutation, the count is its domain: counted first.
+        // Without, the slots are the positions and the count comes with
+        // them.
         Value count;
-        std::optional<RowOutput> out;
         if (permuted) {
           Value total = blockCountRange(
                             b, loc, c0, rows.rowLength, tid, scratch, shape, 1,
@@ -1012,16 +1009,17 @@ static void buildCompactKernel(OpBuilder &b, Location loc,
                             })
                             .front();
           count = arith::MinSIOp::create(b, loc, total, kI32);
-          out.emplace(b, loc, indices, row, count, permuted);
-          compact(b, *out);
-        } else {
-          // The slots are the positions: the count comes with them.
-          RowOutput positions(b, loc, indices, row, Value(), std::nullopt);
-          count = arith::MinSIOp::create(b, loc, compact(b, positions), kI32);
-          out.emplace(b, loc, indices, row, count, std::nullopt);
         }
-        buildFillSlots(b, loc, indices, row, tid, out->fillFrom, widthIndex,
-                       fill, shape);
+        RowOutput out(b, loc, indices, row, permuted, count);
+        Value found = buildCompactRange(b, loc, input, row, tid, scratch, c0,
+                                        rows.rowLength, zero, k, shape,
+                                        [&](OpBuilder &b, Value pos, Value at) {
+                                          out.store(b, loc, pos, at);
+                                        });
+        if (!permuted)
+          count = arith::MinSIOp::create(b, loc, found, kI32);
+        buildFillSlots(b, loc, indices, row, tid, out.fillFrom(b, loc, count),
+                       widthIndex, fill, shape);
         storeFromThread0(b, loc, tid,
                          arith::ExtUIOp::create(b, loc, i64, count), counts,
                          row);
