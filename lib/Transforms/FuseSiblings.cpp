@@ -58,9 +58,7 @@ static bool areSiblings(linalg::GenericOp a, linalg::GenericOp b) {
   // (--sift-eliminate-alloc-tensors), which one op of both cannot be: the
   // second slice's destination is the first's insertion, after the op.
   for (Operation *user : a->getUsers())
-    if (isa<tensor::ConcatOp>(user) &&
-        llvm::any_of(b->getUsers(),
-                     [&](Operation *other) { return other == user; }))
+    if (isa<tensor::ConcatOp>(user) && llvm::is_contained(b->getUsers(), user))
       return false;
   Block *block = a->getBlock();
   for (Operation *user : a->getUsers()) {

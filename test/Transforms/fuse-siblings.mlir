@@ -116,3 +116,32 @@ func.func @apart(%x: tensor<100xf32>, %y: tensor<50xf32>, %acc: tensor<100xf32>)
   } -> tensor<100xf32>
   return %a, %b, %c, %d : tensor<100xf32>, tensor<50xf32>, tensor<100xf32>, tensor<100xf32>
 }
+
+// -----
+
+// Two parts of one concatenation, siblings otherwise (one shared input):
+// they stay two ops, each to be computed in its slice of the
+// concatenation (--sift-eliminate-alloc-tensors).
+// CHECK-LABEL: func.func @concat_parts
+// CHECK: %[[A:.*]] = linalg.generic
+// CHECK: %[[B:.*]] = linalg.generic
+// CHECK: tensor.concat dim(1) %[[A]], %[[B]]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @concat_parts(%x: tensor<4x8xi32>) -> tensor<4x16xi64> {
+  %e = tensor.empty() : tensor<4x8xi64>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xi32>) outs(%e : tensor<4x8xi64>) {
+  ^bb0(%v: i32, %o: i64):
+    %w = arith.extsi %v : i32 to i64
+    linalg.yield %w : i64
+  } -> tensor<4x8xi64>
+  %e2 = tensor.empty() : tensor<4x8xi64>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xi32>) outs(%e2 : tensor<4x8xi64>) {
+  ^bb0(%v: i32, %o: i64):
+    %w = arith.extui %v : i32 to i64
+    linalg.yield %w : i64
+  } -> tensor<4x8xi64>
+  %c = tensor.concat dim(1) %a, %b : (tensor<4x8xi64>, tensor<4x8xi64>) -> tensor<4x16xi64>
+  return %c : tensor<4x16xi64>
+}
