@@ -1637,6 +1637,38 @@ def scatter_cases():
          np.ones((3, 2), f32), 0, "max"),
         ("n1", np.array([7], i64), np.array([0], i64), np.array([5], i64), 0,
          "min"),
+        # Lanes over many blocks of the GPU kernels (a thread per element):
+        # repeated rows whose last lane sits in another block than their
+        # first ones, and atomics contending for a few rows.
+        ("many_none_repeats_f64", r.standard_normal((300, 4)),
+         r.integers(-3, 303, 5000).astype(i64),
+         r.standard_normal((5000, 4)), 0, "none"),
+        ("many_bincount", np.zeros(1000, i64),
+         r.integers(-5, 1005, 100000).astype(i64),
+         np.ones(100000, i64), 0, "add"),
+        ("many_add_f32", r.standard_normal((50, 8)).astype(f32),
+         r.integers(0, 50, 20000).astype(i64),
+         r.standard_normal((20000, 8)).astype(f32), 0, "add"),
+        ("many_max_f32_contended", np.full(4, -INF, f32),
+         r.integers(0, 4, 5000).astype(i64),
+         r.standard_normal(5000).astype(f32), 0, "max"),
+        # NaNs of either sign in dest, signed zeros in both.
+        ("max_dest_nan_zeros", np.array([-NAN, 1.0, -0.0, 0.0, NAN], f32),
+         np.array([0, 2, 3, 2, 1, 4, 3], i64),
+         np.array([5.0, 0.0, -0.0, -1.0, 2.0, -3.0, -0.0], f32), 0, "max"),
+        ("min_dest_nan_zeros", np.array([-NAN, 1.0, -0.0, 0.0, NAN]),
+         np.array([0, 2, 3, 2, 1, 4, 3], i64),
+         np.array([5.0, 0.0, -0.0, 1.0, -2.0, 3.0, -0.0]), 0, "min"),
+        ("many_min_f64_nan", np.full(3, INF),
+         r.integers(0, 3, 3000).astype(i64),
+         np.where(np.arange(3000) == 2500, NAN, r.standard_normal(3000)), 0,
+         "min"),
+        ("many_i32_min_batched", r.integers(-50, 50, (6, 40)).astype(np.int32),
+         r.integers(-1, 41, (6, 7, 90)).astype(i64),
+         r.integers(-1000, 1000, (6, 7, 90)).astype(np.int32), 1, "min"),
+        ("many_batched_tail_none", r.integers(0, 9, (2, 3, 20, 3)).astype(i64),
+         r.integers(0, 20, (2, 3, 700)).astype(i64),
+         r.integers(100, 999, (2, 3, 700, 3)).astype(i64), 2, "none"),
     ]
     for name, dest, idx, upd, b, reduce in cfgs:
         attrs = " {batch_dims = %d : i64}" % b if b else ""
@@ -1646,7 +1678,26 @@ def scatter_cases():
                     ["%%r = sift.scatter %%u into %%d[%%i]%s%s : %s, %s into %s"
                      % (red, attrs, tt(upd), tt(idx), tt(dest))])
         exp = ops.scatter(dest, idx, upd, b, reduce)
-        out.append(Case("scatter", name, mlir, [dest, idx, upd], expect=[exp]))
+        # (Float sums: the GPU kernels add in the atomics' order.)
+        tol = ((1e-6, 1e-5 * max(1.0, np.sqrt(len(idx.reshape(-1)) / 100.0)))
+               if reduce == "add" and dest.dtype.kind == "f" else (0.0, 0.0))
+        out.append(Case("scatter", name, mlir, [dest, idx, upd], expect=[exp],
+                        tol=tol))
+    # Lanes of a dynamic extent: indices and updates of a size known at run
+    # time only.
+    dest = r.standard_normal((50, 3)).astype(f32)
+    idx = r.integers(-1, 51, 777).astype(i64)
+    upd = r.standard_normal((777, 3)).astype(f32)
+    for reduce in ("none", "max"):
+        red = "" if reduce == "none" else " reduce(%s)" % reduce
+        mlir = func("f", [("d", tt(dest)), ("i", "tensor<?xi64>"),
+                          ("u", "tensor<?x3xf32>")], [("%r", tt(dest))],
+                    ["%%r = sift.scatter %%u into %%d[%%i]%s : "
+                     "tensor<?x3xf32>, tensor<?xi64> into %s"
+                     % (red, tt(dest))])
+        out.append(Case("scatter", "dynamic_lanes_" + reduce, mlir,
+                        [dest, idx, upd],
+                        expect=[ops.scatter(dest, idx, upd, 0, reduce)]))
     return out
 
 

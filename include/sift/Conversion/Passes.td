@@ -119,6 +119,16 @@ def ConvertSiftToGPU : Pass<"convert-sift-to-gpu", "ModuleOp"> {
       sample_balanced: Philox keys, argsort, the classes in key order, a
       compact per class, the samples and counts), each result equal to the
       CPU lowering's.
+    - `sift.scatter` with static trailing extents: `dest`, `indices` and
+      `updates` flat, the result a new buffer, for `reduce(none)` an i64
+      buffer of each row's winning lane; `n` and the lanes per batch item
+      are index operands, `reduce`, the trailing size `tail` and (with
+      batch dimensions) `batched` attributes of the call; a float max or
+      min also gets a buffer of the result's integer keys. A thread per element: a copy of `dest`, then (none) the
+      last lane of each row by an atomic max, then the updates stored by
+      the winners or combined by atomics (float sums in the atomics'
+      order; everything else bit-identical to the CPU). A reduce of i1,
+      i8, i16, f16 or bf16 stays with the linalg lowering.
 
     Other ops, and cumsum, sort, argsort or topk along another axis, are
     left for the linalg lowering.

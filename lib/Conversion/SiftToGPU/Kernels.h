@@ -17,10 +17,14 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
+
+#include <optional>
 
 namespace mlir {
 namespace sift {
@@ -38,6 +42,58 @@ inline void buildIf(OpBuilder &b, Location loc, Value cond,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifOp.thenBlock());
   then(b);
+}
+
+/// A gpu.launch of `grid` blocks of `threads` threads with `workgroup`
+/// buffers; `body` builds the kernel from the block id, the thread id and
+/// the workgroup buffers.
+inline void buildLaunch(
+    OpBuilder &b, Location loc, Value grid, int64_t threads,
+    ArrayRef<Type> workgroup,
+    function_ref<void(OpBuilder &, Value block, Value tid, ValueRange)> body) {
+  OpBuilder::InsertionGuard guard(b);
+  Value c1 = constIndex(b, loc, 1);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, grid, c1, c1, constIndex(b, loc, threads), c1, c1,
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/{}, /*workgroupAttributions=*/workgroup);
+  Block &block = launch.getBody().front();
+  b.setInsertionPointToStart(&block);
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPointToStart(&block);
+  body(b, launch.getBlockIds().x, launch.getThreadIds().x,
+       launch.getWorkgroupAttributions());
+}
+
+/// `buildLaunch` unless `grid` is 0 (no launch: an error on a GPU).
+inline void buildLaunchIfAny(
+    OpBuilder &b, Location loc, Value grid, int64_t threads,
+    ArrayRef<Type> workgroup,
+    function_ref<void(OpBuilder &, Value block, Value tid, ValueRange)> body) {
+  std::optional<int64_t> n = getConstantIntValue(grid);
+  if (n && *n == 0)
+    return;
+  if (n) {
+    buildLaunch(b, loc, grid, threads, workgroup, body);
+    return;
+  }
+  buildIf(b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, grid,
+                                constIndex(b, loc, 0)),
+          [&](OpBuilder &b) {
+            buildLaunch(b, loc, grid, threads, workgroup, body);
+          });
+}
+
+/// A new 1-D buffer of `size` elements of `elt`.
+inline Value allocBuffer(OpBuilder &b, Location loc, OpFoldResult size,
+                         Type elt) {
+  std::optional<int64_t> n = getConstantIntValue(size);
+  SmallVector<Value> dynamic;
+  if (!n)
+    dynamic.push_back(cast<Value>(size));
+  return memref::AllocOp::create(
+      b, loc, MemRefType::get({n ? *n : ShapedType::kDynamic}, elt), dynamic);
 }
 
 /// The attribute that marks a kernel call and names its kernel.
@@ -89,6 +145,17 @@ LogicalResult convertCrossEntropy(CrossEntropyOp op);
 /// kernel's.
 LogicalResult expandCrossEntropyCall(OpBuilder &b, func::CallOp call,
                                      int64_t threads);
+
+/// sift.scatter (ScatterKernels.cpp): its buffers and the call of the
+/// `scatter` kernel; fails (leaving the op to the linalg lowering's
+/// sequential loop) where the kernels do not apply: trailing extents not
+/// static, or a reduce of an element type with no 32- or 64-bit atomic.
+LogicalResult convertScatter(ScatterOp op);
+
+/// The launches of a `scatter` kernel call; an error at the call when its
+/// operands are not the kernel's.
+LogicalResult expandScatterCall(OpBuilder &b, func::CallOp call,
+                                int64_t threads);
 
 } // namespace gpu_kernels
 } // namespace sift

@@ -160,15 +160,6 @@ Value collapseLeading(OpBuilder &b, Location loc, Value tensor,
   return tensor::CollapseShapeOp::create(b, loc, tensor, reassociation);
 }
 
-Value allocBuffer(OpBuilder &b, Location loc, OpFoldResult size, Type elt) {
-  std::optional<int64_t> n = getConstantIntValue(size);
-  SmallVector<Value> dynamic;
-  if (!n)
-    dynamic.push_back(cast<Value>(size));
-  return memref::AllocOp::create(
-      b, loc, MemRefType::get({n ? *n : ShapedType::kDynamic}, elt), dynamic);
-}
-
 } // namespace
 
 LogicalResult gpu_kernels::convertCrossEntropy(CrossEntropyOp op) {
@@ -334,47 +325,6 @@ FailureOr<LossCall> parseLossCall(func::CallOp call) {
                             "or [items], per-row losses and weights [R] of "
                             "the compute type and an error word of 2 x i64");
   return c;
-}
-
-/// A gpu.launch of `grid` blocks of `threads` threads with `workgroup`
-/// buffers; `body` builds the kernel from the block id, the thread id and
-/// the workgroup buffers.
-void buildLaunch(
-    OpBuilder &b, Location loc, Value grid, int64_t threads,
-    ArrayRef<Type> workgroup,
-    function_ref<void(OpBuilder &, Value block, Value tid, ValueRange)> body) {
-  OpBuilder::InsertionGuard guard(b);
-  Value c1 = constIndex(b, loc, 1);
-  auto launch = gpu::LaunchOp::create(
-      b, loc, grid, c1, c1, constIndex(b, loc, threads), c1, c1,
-      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
-      /*asyncDependencies=*/{}, /*workgroupAttributions=*/workgroup);
-  Block &block = launch.getBody().front();
-  b.setInsertionPointToStart(&block);
-  gpu::TerminatorOp::create(b, loc);
-  b.setInsertionPointToStart(&block);
-  body(b, launch.getBlockIds().x, launch.getThreadIds().x,
-       launch.getWorkgroupAttributions());
-}
-
-/// `buildLaunch` unless `grid` is 0 (no launch: an error on a GPU).
-void buildLaunchIfAny(
-    OpBuilder &b, Location loc, Value grid, int64_t threads,
-    ArrayRef<Type> workgroup,
-    function_ref<void(OpBuilder &, Value block, Value tid, ValueRange)> body) {
-  std::optional<int64_t> n = getConstantIntValue(grid);
-  if (n && *n == 0)
-    return;
-  if (n) {
-    buildLaunch(b, loc, grid, threads, workgroup, body);
-    return;
-  }
-  buildIf(b, loc,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, grid,
-                                constIndex(b, loc, 0)),
-          [&](OpBuilder &b) {
-            buildLaunch(b, loc, grid, threads, workgroup, body);
-          });
 }
 
 /// How the row kernel maps rows to threads (see the file's header).

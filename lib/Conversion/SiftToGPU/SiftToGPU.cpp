@@ -4343,7 +4343,7 @@ struct ConvertSiftToGpuPass
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
       if (isa<CountOp, CumsumOp, CompactOp, SortOp, ArgsortOp, TopkOp,
-              CrossEntropyOp>(op) &&
+              CrossEntropyOp, ScatterOp>(op) &&
           isHostLevel(op))
         ops.push_back(op);
     });
@@ -4362,6 +4362,8 @@ struct ConvertSiftToGpuPass
         (void)convertTopk(topk, split);
       else if (auto loss = dyn_cast<CrossEntropyOp>(op))
         (void)convertCrossEntropy(loss);
+      else
+        (void)convertScatter(cast<ScatterOp>(op));
     }
   }
 };
@@ -4392,6 +4394,13 @@ struct ExpandKernelsPass
       StringRef kind = call->getAttrOfType<StringAttr>(kKernelAttr).getValue();
       if (kind == "cross_entropy") {
         if (failed(expandCrossEntropyCall(b, call, threads)))
+          return signalPassFailure();
+        callees.insert(call.getCallee());
+        call.erase();
+        continue;
+      }
+      if (kind == "scatter") {
+        if (failed(expandScatterCall(b, call, threads)))
           return signalPassFailure();
         callees.insert(call.getCallee());
         call.erase();
@@ -4501,6 +4510,7 @@ ArrayRef<StringRef> sift::getOpsWithGpuBlockKernels() {
       ArgsortOp::getOperationName(),      TopkOp::getOperationName(),
       CrossEntropyOp::getOperationName(), UniqueOp::getOperationName(),
       RandpermOp::getOperationName(),     NonzeroOp::getOperationName(),
-      MaskedSelectOp::getOperationName(), SampleBalancedOp::getOperationName()};
+      MaskedSelectOp::getOperationName(), SampleBalancedOp::getOperationName(),
+      ScatterOp::getOperationName()};
   return names;
 }
