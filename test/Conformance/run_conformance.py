@@ -2020,6 +2020,7 @@ def cross_entropy_cases():
         out.append(Case("cross_entropy", name + "_is_error", mlir, [x, t],
                         expect_error=r"(?i)target|range|bound|abort|error"))
     out += cross_entropy_million_rows_cases()
+    out += cross_entropy_segmented_items_cases()
     out += cross_entropy_wide_rows_cases()
     out += cross_entropy_many_rows_mean_cases()
     return out
@@ -2122,6 +2123,32 @@ def cross_entropy_many_rows_mean_cases():
                 "1e-6)" % (got, rel, want)]
     out.append(Case("cross_entropy", "many_rows_mean", mlir, [x, t],
                     check=check))
+    return out
+
+
+def cross_entropy_segmented_items_cases():
+    """Sums and means per item (batch_dims = 1) of items with enough rows
+    that the GPU kernels sum each in segments (33333 rows: 5 segments, the
+    last one shorter), with class weights, ignored targets and smoothing,
+    against the float64 reference of each item."""
+    out = []
+    r = rng_for("cross_entropy_segmented_items")
+    b, n, c = 3, 33333, 5
+    x = (r.standard_normal((b, n, c)) * 2).astype(np.float32)
+    t = r.integers(0, c, (b, n)).astype(np.int64)
+    t[r.random((b, n)) < 0.1] = -100
+    w = (r.random(c) + 0.5).astype(np.float32)
+    for red in ("sum", "mean"):
+        mlir = func("f", [("x", tt(x)), ("t", tt(t)), ("w", tt(w))],
+                    [("%r", "tensor<3xf32>")],
+                    ["%%r = sift.cross_entropy %%x, %%t weight(%%w : %s) "
+                     "reduction = %s {batch_dims = 1 : i64, label_smoothing "
+                     "= 1.000000e-01 : f64} : %s, %s -> tensor<3xf32>"
+                     % (tt(w), red, tt(x), tt(t))])
+        exp = np.array([ops.cross_entropy(x[i], t[i], w, red, -100, 0.1)
+                        for i in range(b)], np.float32)
+        out.append(Case("cross_entropy", "segmented_items_%s" % red, mlir,
+                        [x, t, w], expect=[exp], tol=(1e-5, 1e-5)))
     return out
 
 

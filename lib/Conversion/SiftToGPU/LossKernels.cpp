@@ -22,7 +22,13 @@
 //   3. for sum and mean, one block per item of the batch dimensions summing
 //      its rows' losses (and weights) in f64 in a fixed order (per thread,
 //      then the block's tree): deterministic. Its block 0 also reads the bad
-//      row's target into err[1]; for none, a kernel of one thread does that;
+//      row's target into err[1]; for none, a kernel of one thread does that.
+//      An item of many rows (static, at least kSplitItemRows) is summed in
+//      two launches instead: S segments of about kSegmentRows rows per
+//      item, a block each, write their f64 partial sums (buffers the call
+//      gets, `segments` = S), then a block per item sums its S partials,
+//      both in a fixed order: still deterministic, and a million rows are
+//      no longer one block's sequential reads;
 //   4. on the host, one copy of the two-word error word into host memory
 //      and, if a row is recorded, the runtime's `sift_rt_report(target, row,
 //      C)`, the report of the CPU lowering (its first error wins; here the
@@ -76,6 +82,21 @@ namespace {
 constexpr int64_t kNoBadRow = std::numeric_limits<int64_t>::max();
 /// Rows of at most this many static classes get a warp (or less) each.
 constexpr int64_t kMaxWarpRowClasses = 1024;
+/// Items of at least this many rows are summed by segments (a block of
+/// 256 threads would read 128 rows per thread alone).
+constexpr int64_t kSplitItemRows = 32768;
+/// The rows of one segment of such an item (32 per thread of 256).
+constexpr int64_t kSegmentRows = 8192;
+/// At most this many segments per item.
+constexpr int64_t kMaxSegments = 1024;
+
+/// The segments whose partial sums an item of `perItem` rows is summed
+/// from: 1 (one block per item) below kSplitItemRows.
+int64_t itemSegments(int64_t perItem) {
+  if (perItem < kSplitItemRows)
+    return 1;
+  return std::min(kMaxSegments, llvm::divideCeilSigned(perItem, kSegmentRows));
+}
 
 Value constI64(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
@@ -207,6 +228,7 @@ LogicalResult gpu_kernels::convertCrossEntropy(CrossEntropyOp op) {
   if (Value weight = op.getWeight())
     operands.push_back(toBuffer(b, loc, weight));
   auto resultType = cast<RankedTensorType>(op.getResult().getType());
+  int64_t segments = 1;
   SmallVector<OpFoldResult> targetSizes =
       tensor::getMixedSizes(b, loc, op.getTargets());
   Value out;
@@ -229,6 +251,16 @@ LogicalResult gpu_kernels::convertCrossEntropy(CrossEntropyOp op) {
     operands.push_back(allocBuffer(b, loc, numRows, ct));
     if (op.getReduction() == Reduction::Mean)
       operands.push_back(allocBuffer(b, loc, numRows, ct));
+    // Items of many (static) rows: their segments' partial sums.
+    std::optional<int64_t> items = getConstantIntValue(numItems);
+    std::optional<int64_t> rowCount = getConstantIntValue(numRows);
+    if (items && rowCount && *items > 0) {
+      segments = itemSegments(*rowCount / *items);
+      if (segments > 1)
+        for (int i = op.getReduction() == Reduction::Mean ? 2 : 1; i > 0; --i)
+          operands.push_back(allocBuffer(
+              b, loc, b.getIndexAttr(*items * segments), b.getF64Type()));
+    }
   }
   // The error word: [the lowest bad row, its target].
   operands.push_back(
@@ -240,6 +272,8 @@ LogicalResult gpu_kernels::convertCrossEntropy(CrossEntropyOp op) {
       b.getNamedAttr("label_smoothing", op.getLabelSmoothingAttr())};
   if (op.getWeight())
     attrs.push_back(b.getNamedAttr("weighted", b.getUnitAttr()));
+  if (segments > 1)
+    attrs.push_back(b.getNamedAttr("segments", b.getI64IntegerAttr(segments)));
   createKernelCall(b, loc, op, "cross_entropy", operands, attrs);
   Value result =
       lowering::unflatten(b, loc, toTensor(b, loc, out), resultType, outSizes);
@@ -259,7 +293,11 @@ struct LossCall {
   Value logits, targets, weight; ///< [M, C], [R], [C] (or null)
   Value out;                     ///< [R] losses, or [items] sums or means
   Value rowLosses, rowWeights;   ///< [R] (sum, mean), [R] (mean) or null
-  Value err;                     ///< [2] i64
+  /// With `segments` > 1: [items * segments] f64 partial sums of the losses
+  /// (and of the weights, for mean), else null.
+  Value partialLosses, partialWeights;
+  int64_t segments = 1;
+  Value err; ///< [2] i64
   Reduction reduction;
   int64_t ignoreIndex;
   double smoothing;
@@ -271,19 +309,24 @@ FailureOr<LossCall> parseLossCall(func::CallOp call) {
   auto ignore = call->getAttrOfType<IntegerAttr>("ignore_index");
   auto smoothing = call->getAttrOfType<FloatAttr>("label_smoothing");
   bool weighted = call->hasAttr("weighted");
-  if (!reduction || !ignore || !smoothing)
+  auto segments = call->getAttrOfType<IntegerAttr>("segments");
+  if (!reduction || !ignore || !smoothing ||
+      (segments && segments.getInt() < 2))
     return call.emitOpError("sift-gpu-expand-kernels: the cross_entropy "
                             "kernel needs its reduction, ignore_index and "
-                            "label_smoothing");
+                            "label_smoothing (and segments, if any, at "
+                            "least 2)");
   LossCall c;
   c.reduction = reduction.getValue();
   c.ignoreIndex = ignore.getInt();
   c.smoothing = smoothing.getValueAsDouble();
-  size_t numArgs = 2 + (weighted ? 1 : 0) + 1 +
-                   (c.reduction == Reduction::None  ? 0
-                    : c.reduction == Reduction::Sum ? 1
-                                                    : 2) +
-                   1;
+  if (segments)
+    c.segments = segments.getInt();
+  size_t perRow = c.reduction == Reduction::None  ? 0
+                  : c.reduction == Reduction::Sum ? 1
+                                                  : 2;
+  size_t numArgs =
+      2 + (weighted ? 1 : 0) + 1 + perRow + (c.segments > 1 ? perRow : 0) + 1;
   ValueRange args = call.getOperands();
   auto rank = [](Value v) { return cast<MemRefType>(v.getType()).getRank(); };
   auto elt = [](Value v) {
@@ -304,6 +347,10 @@ FailureOr<LossCall> parseLossCall(func::CallOp call) {
     c.rowLosses = args[i++];
   if (c.reduction == Reduction::Mean)
     c.rowWeights = args[i++];
+  if (c.segments > 1 && c.reduction != Reduction::None)
+    c.partialLosses = args[i++];
+  if (c.segments > 1 && c.reduction == Reduction::Mean)
+    c.partialWeights = args[i++];
   c.err = args[i++];
   Type floatType = elt(c.logits);
   bool ok = rank(c.logits) == 2 && isa<FloatType>(floatType) &&
@@ -318,12 +365,17 @@ FailureOr<LossCall> parseLossCall(func::CallOp call) {
   for (Value v : {c.rowLosses, c.rowWeights})
     if (v)
       ok = ok && rank(v) == 1 && elt(v) == c.ct;
+  for (Value v : {c.partialLosses, c.partialWeights})
+    if (v)
+      ok = ok && rank(v) == 1 && elt(v).isF64();
   if (!ok)
     return call.emitOpError("sift-gpu-expand-kernels: the cross_entropy "
                             "kernel's buffers are logits [M, C], integer "
                             "targets [R], class weights [C], the result [R] "
                             "or [items], per-row losses and weights [R] of "
-                            "the compute type and an error word of 2 x i64");
+                            "the compute type, with segments their f64 "
+                            "partial sums [items * segments], and an error "
+                            "word of 2 x i64");
   return c;
 }
 
@@ -644,43 +696,37 @@ void recordBadTarget(OpBuilder &b, Location loc, const LossCall &c) {
   });
 }
 
-/// Sum and mean: one block per item sums its rows' losses (and weights) in
-/// f64; thread 0 writes the item's result. Block 0 also completes the error
-/// word.
-void buildItemKernel(OpBuilder &b, Location loc, const LossCall &c,
-                     Value numRows, int64_t maxThreads) {
+/// Threads for a block that sums `perBlock` elements (when static):
+/// `maxThreads`, or fewer whole warps.
+int64_t sumThreads(int64_t maxThreads, std::optional<int64_t> perBlock) {
+  if (!perBlock)
+    return maxThreads;
+  return std::min(
+      maxThreads,
+      std::max<int64_t>(kWarpSize, llvm::alignTo(*perBlock, kWarpSize)));
+}
+
+/// A launch of `grid` blocks of `threads` threads in which block g sums in
+/// f64 the elements [first, last) = `range(g)` of each of `buffers`, in a
+/// fixed order (per thread, strided, then the block's tree): deterministic.
+/// `finish` gets the block id, the thread id and the sums (in every
+/// thread).
+void buildBlockSums(
+    OpBuilder &b, Location loc, Value grid, int64_t threads,
+    ArrayRef<Value> buffers,
+    function_ref<std::pair<Value, Value>(OpBuilder &, Value g)> range,
+    function_ref<void(OpBuilder &, Value g, Value tid, ValueRange sums)>
+        finish) {
   Type f64 = b.getF64Type();
-  Type resultElt = cast<MemRefType>(c.out.getType()).getElementType();
-  Value numItems = memref::DimOp::create(b, loc, c.out, 0);
-  Value perItem = arith::DivUIOp::create(
-      b, loc, numRows,
-      arith::MaxUIOp::create(b, loc, numItems, constIndex(b, loc, 1)));
-  int64_t threads = maxThreads;
-  auto outType = cast<MemRefType>(c.out.getType());
-  auto rowsType = cast<MemRefType>(c.targets.getType());
-  if (!outType.isDynamicDim(0) && !rowsType.isDynamicDim(0) &&
-      outType.getDimSize(0) > 0)
-    threads = std::min(
-        threads,
-        std::max<int64_t>(kWarpSize, llvm::alignTo(rowsType.getDimSize(0) /
-                                                       outType.getDimSize(0),
-                                                   kWarpSize)));
   int64_t numWarps = threads / kWarpSize;
   buildLaunchIfAny(
-      b, loc, numItems, threads, {workgroupBufferType({kWarpSize}, f64)},
-      [&](OpBuilder &b, Value item, Value tid, ValueRange scratch) {
-        Value first = arith::MulIOp::create(b, loc, item, perItem);
-        Value last = arith::AddIOp::create(b, loc, first, perItem);
-        Value zero = floatConst(b, loc, f64, 0.0);
-        SmallVector<Value> inits = {zero};
-        if (c.rowWeights)
-          inits.push_back(zero);
-        SmallVector<Value> buffers = {c.rowLosses};
-        if (c.rowWeights)
-          buffers.push_back(c.rowWeights);
+      b, loc, grid, threads, {workgroupBufferType({kWarpSize}, f64)},
+      [&](OpBuilder &b, Value g, Value tid, ValueRange scratch) {
+        std::pair<Value, Value> bounds = range(b, g);
+        SmallVector<Value> inits(buffers.size(), floatConst(b, loc, f64, 0.0));
         auto loop = scf::ForOp::create(
-            b, loc, arith::AddIOp::create(b, loc, first, tid), last,
-            constIndex(b, loc, threads), inits,
+            b, loc, arith::AddIOp::create(b, loc, bounds.first, tid),
+            bounds.second, constIndex(b, loc, threads), inits,
             [&](OpBuilder &b, Location loc, Value r, ValueRange it) {
               SmallVector<Value> next;
               for (auto [acc, buffer] : llvm::zip_equal(it, buffers))
@@ -692,28 +738,106 @@ void buildItemKernel(OpBuilder &b, Location loc, const LossCall &c,
                         f64)));
               scf::YieldOp::create(b, loc, next);
             });
-        Value total =
-            blockReduce(b, loc, loop.getResult(0), gpu::AllReduceOperation::ADD,
-                        scratch[0], numWarps);
-        if (c.rowWeights)
-          total = arith::DivFOp::create(
-              b, loc, total,
-              blockReduce(b, loc, loop.getResult(1),
-                          gpu::AllReduceOperation::ADD, scratch[0], numWarps));
-        // Rounded once to the compute type, then to the result's, as the
-        // CPU lowering does.
-        Value result =
-            castFloat(b, loc, castFloat(b, loc, total, c.ct), resultElt);
-        Value thread0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                              tid, constIndex(b, loc, 0));
-        buildIf(b, loc, thread0, [&](OpBuilder &b) {
-          memref::StoreOp::create(b, loc, result, c.out, ValueRange{item});
-          buildIf(b, loc,
-                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, item,
-                                        constIndex(b, loc, 0)),
-                  [&](OpBuilder &b) { recordBadTarget(b, loc, c); });
-        });
+        SmallVector<Value> sums;
+        for (Value partial : loop.getResults())
+          sums.push_back(blockReduce(b, loc, partial,
+                                     gpu::AllReduceOperation::ADD, scratch[0],
+                                     numWarps));
+        finish(b, g, tid, sums);
       });
+}
+
+/// Sum and mean: the items' sums of their rows' losses (and weights) in
+/// f64, one block per item, or (`segments` > 1) one block per segment of
+/// an item, then one per item summing its segments' partial sums. Thread 0
+/// of an item's block writes its result; block 0 also completes the error
+/// word.
+void buildItemKernel(OpBuilder &b, Location loc, const LossCall &c,
+                     Value numRows, int64_t maxThreads) {
+  Type resultElt = cast<MemRefType>(c.out.getType()).getElementType();
+  Value numItems = memref::DimOp::create(b, loc, c.out, 0);
+  Value perItem = arith::DivUIOp::create(
+      b, loc, numRows,
+      arith::MaxUIOp::create(b, loc, numItems, constIndex(b, loc, 1)));
+  std::optional<int64_t> staticPerItem;
+  auto outType = cast<MemRefType>(c.out.getType());
+  auto rowsType = cast<MemRefType>(c.targets.getType());
+  if (!outType.isDynamicDim(0) && !rowsType.isDynamicDim(0) &&
+      outType.getDimSize(0) > 0)
+    staticPerItem = rowsType.getDimSize(0) / outType.getDimSize(0);
+  SmallVector<Value> rowBuffers = {c.rowLosses};
+  if (c.rowWeights)
+    rowBuffers.push_back(c.rowWeights);
+  Value c0 = constIndex(b, loc, 0);
+
+  auto finishItem = [&](OpBuilder &b, Value item, Value tid, ValueRange sums) {
+    Value total = sums[0];
+    if (c.rowWeights)
+      total = arith::DivFOp::create(b, loc, total, sums[1]);
+    // Rounded once to the compute type, then to the result's, as the
+    // CPU lowering does.
+    Value result = castFloat(b, loc, castFloat(b, loc, total, c.ct), resultElt);
+    Value thread0 =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, c0);
+    buildIf(b, loc, thread0, [&](OpBuilder &b) {
+      memref::StoreOp::create(b, loc, result, c.out, ValueRange{item});
+      buildIf(b, loc,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, item, c0),
+              [&](OpBuilder &b) { recordBadTarget(b, loc, c); });
+    });
+  };
+  if (c.segments == 1) {
+    buildBlockSums(
+        b, loc, numItems, sumThreads(maxThreads, staticPerItem), rowBuffers,
+        [&](OpBuilder &b, Value item) -> std::pair<Value, Value> {
+          Value first = arith::MulIOp::create(b, loc, item, perItem);
+          return {first, arith::AddIOp::create(b, loc, first, perItem)};
+        },
+        finishItem);
+    return;
+  }
+
+  // Segments of `chunk` rows, the last one shorter.
+  int64_t segments = c.segments;
+  Value s = constIndex(b, loc, segments);
+  Value chunk = arith::CeilDivUIOp::create(b, loc, perItem, s);
+  SmallVector<Value> partials = {c.partialLosses};
+  if (c.partialWeights)
+    partials.push_back(c.partialWeights);
+  std::optional<int64_t> perSegment;
+  if (staticPerItem)
+    perSegment = llvm::divideCeilSigned(*staticPerItem, segments);
+  buildBlockSums(
+      b, loc, arith::MulIOp::create(b, loc, numItems, s),
+      sumThreads(maxThreads, perSegment), rowBuffers,
+      [&](OpBuilder &b, Value g) -> std::pair<Value, Value> {
+        Value item = arith::DivUIOp::create(b, loc, g, s);
+        Value itemFirst = arith::MulIOp::create(b, loc, item, perItem);
+        Value first = arith::AddIOp::create(
+            b, loc, itemFirst,
+            arith::MulIOp::create(b, loc, arith::RemUIOp::create(b, loc, g, s),
+                                  chunk));
+        Value last = arith::MinUIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, first, chunk),
+            arith::AddIOp::create(b, loc, itemFirst, perItem));
+        return {first, last};
+      },
+      [&](OpBuilder &b, Value g, Value tid, ValueRange sums) {
+        buildIf(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, c0),
+            [&](OpBuilder &b) {
+              for (auto [sum, buffer] : llvm::zip_equal(sums, partials))
+                memref::StoreOp::create(b, loc, sum, buffer, ValueRange{g});
+            });
+      });
+  buildBlockSums(
+      b, loc, numItems, sumThreads(maxThreads, segments), partials,
+      [&](OpBuilder &b, Value item) -> std::pair<Value, Value> {
+        Value first = arith::MulIOp::create(b, loc, item, s);
+        return {first, arith::AddIOp::create(b, loc, first, s)};
+      },
+      finishItem);
 }
 
 } // namespace
