@@ -29,17 +29,40 @@ namespace sift {
 using namespace mlir;
 using namespace mlir::sift;
 
-/// The combiner (`acc = addf(acc, x)`) of each output of `op`.
-static SmallVector<arith::AddFOp> addCombiners(linalg::LinalgOp op) {
-  SmallVector<arith::AddFOp> adds;
+/// Whether `combiner` gives the same result in any order and grouping:
+/// integer add, mul and bitwise ops (wrapping), integer and float max and
+/// min (`maximumf`'s NaN and signed zeros included).
+static bool isExactCombiner(Operation *combiner) {
+  return isa<arith::AddIOp, arith::MulIOp, arith::AndIOp, arith::OrIOp,
+             arith::XOrIOp, arith::MaxSIOp, arith::MinSIOp, arith::MaxUIOp,
+             arith::MinUIOp, arith::MaximumFOp, arith::MinimumFOp,
+             arith::MaxNumFOp, arith::MinNumFOp>(combiner);
+}
+
+/// The combiner (`acc = addf(acc, x)`, or with `exact` also an exact
+/// combiner, `isExactCombiner`) of each output of `op`; none unless every
+/// output has one and one of them is a float sum (or `exact`).
+static SmallVector<Operation *> combinersOf(linalg::LinalgOp op, bool exact) {
+  SmallVector<Operation *> found;
   for (unsigned i = 0; i < op.getNumDpsInits(); ++i) {
     SmallVector<Operation *> combiners;
     Value reduced = matchReduction(op.getRegionOutputArgs(), i, combiners);
-    if (!reduced || combiners.size() != 1 || !isa<arith::AddFOp>(combiners[0]))
+    if (!reduced || combiners.size() != 1 ||
+        !(isa<arith::AddFOp>(combiners[0]) ||
+          (exact && isExactCombiner(combiners[0]))))
       return {};
-    adds.push_back(cast<arith::AddFOp>(combiners[0]));
+    found.push_back(combiners[0]);
   }
-  return adds;
+  return found;
+}
+
+/// `combiner` of `acc` and `x` (a clone with those operands).
+static Value combine(OpBuilder &b, Location loc, Operation *combiner, Value acc,
+                     Value x) {
+  IRMapping mapping;
+  mapping.map(combiner->getOperand(0), acc);
+  mapping.map(combiner->getOperand(1), x);
+  return b.clone(*combiner, mapping)->getResult(0);
 }
 
 /// At the end of an `scf.forall`'s body: `scalar` into element `at` of the
@@ -62,14 +85,14 @@ static void insertElement(OpBuilder &b, Location loc, scf::ForallOp forall,
 /// Passes.td): lane `l` of output element `p` adds the elements
 /// `l, l + lanes, ...` of the reduction in order, starting from the
 /// neutral element, then each output element adds its lanes in order to its
-/// initial value: the additions of the tiled form, in its order. Fails
-/// (nothing created) when an input is not a ranked tensor or the output is
-/// not indexed by the parallel dimensions in order.
-static FailureOr<SmallVector<Value>> buildLanesOuterSum(RewriterBase &rewriter,
-                                                        linalg::LinalgOp op,
-                                                        unsigned dim,
-                                                        int64_t lanes) {
-  SmallVector<arith::AddFOp> adds = addCombiners(op);
+/// initial value: the additions of the tiled form, in its order. With
+/// `exact`, an exact combiner (integer sums, max, min) is blocked the same
+/// way. Fails (nothing created) when an input is not a ranked tensor or the
+/// output is not indexed by the parallel dimensions in order.
+static FailureOr<SmallVector<Value>>
+buildLanesOuterSum(RewriterBase &rewriter, linalg::LinalgOp op, unsigned dim,
+                   int64_t lanes, bool exact) {
+  SmallVector<Operation *> adds = combinersOf(op, exact);
   if (adds.empty())
     return failure();
   SmallVector<unsigned> parallelDims;
@@ -224,8 +247,7 @@ static FailureOr<SmallVector<Value>> buildLanesOuterSum(RewriterBase &rewriter,
             SmallVector<Value> laneAt(at);
             laneAt.push_back(lane);
             Value x = tensor::ExtractOp::create(b, l, sums, laneAt);
-            next.push_back(
-                arith::AddFOp::create(b, l, acc, x, add.getFastmathAttr()));
+            next.push_back(combine(b, l, add, acc, x));
           }
           scf::YieldOp::create(b, l, next);
         });
@@ -262,7 +284,7 @@ struct BlockFloatReductionsPass
     int64_t extent = ranges[dims[0]];
     if (!ShapedType::isDynamic(extent) && extent <= lanes)
       return std::nullopt;
-    if (addCombiners(op).empty())
+    if (combinersOf(op, /*exact=*/lanesOuter).empty())
       return std::nullopt;
     return dims[0];
   }
@@ -280,11 +302,15 @@ struct BlockFloatReductionsPass
       unsigned dim = *blockedSumDim(op);
       if (lanesOuter) {
         FailureOr<SmallVector<Value>> sums =
-            buildLanesOuterSum(rewriter, op, dim, lanes);
+            buildLanesOuterSum(rewriter, op, dim, lanes, /*exact=*/true);
         if (succeeded(sums)) {
           rewriter.replaceOp(op, *sums);
           continue;
         }
+        // An exact reduction gains nothing from the tiled form's order.
+        if (!llvm::all_of(combinersOf(op, /*exact=*/true),
+                          llvm::IsaPred<arith::AddFOp>))
+          continue;
       }
       SmallVector<OpFoldResult> tiles(op.getNumLoops(),
                                       rewriter.getIndexAttr(0));

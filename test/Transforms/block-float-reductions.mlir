@@ -1,5 +1,6 @@
 // Float sums are reassociated into 256 interleaved partial sums and a sum of
-// the lanes; exact reductions (integers, max) and short sums are left alone.
+// the lanes; exact reductions (integers, max) and short sums are left alone
+// (the exact ones are blocked too with lanes-outer, the GPU pipeline's form).
 // The accuracy this buys is measured in the conformance suite
 // (numerics/sum_*: N = 1e6 against a float64 reference).
 //
@@ -115,9 +116,28 @@ func.func @index_in_body(%x: tensor<1000xf32>, %n: index, %acc: tensor<f32>) -> 
 
 // -----
 
+// An integer sum, a float max (exact in any order) and a float sum of at
+// most 256 elements are left alone; with lanes-outer (the GPU pipeline) the
+// exact ones take the blocked form too, for its parallelism (a thread per
+// lane instead of one thread), from their neutral elements (0, -inf).
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: scf.for
 // CHECK-COUNT-3: linalg.reduce ins
+// OUTER-LABEL: func.func @left_alone
+// OUTER: %[[Z:.*]] = linalg.fill ins(%c0_i64 : i64) outs(%{{.*}} : tensor<256xi64>)
+// OUTER: %[[PI:.*]] = scf.forall (%{{.*}}) in (256) shared_outs(%{{.*}} = %[[Z]])
+// OUTER: arith.addi %{{.*}}, %{{.*}} : i64
+// OUTER: scf.forall (%{{.*}}) in (1) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<i64>)
+// OUTER: tensor.extract %[[PI]]
+// OUTER: arith.addi %{{.*}}, %{{.*}} : i64
+// OUTER: } {mapping = [#gpu.block<x>]}
+// OUTER: %[[NEG:.*]] = arith.constant 0xFF800000 : f32
+// OUTER: linalg.fill ins(%[[NEG]] : f32) outs(%{{.*}} : tensor<256xf32>)
+// OUTER: scf.forall (%{{.*}}) in (256)
+// OUTER: arith.maximumf
+// OUTER: scf.forall (%{{.*}}) in (1)
+// OUTER: arith.maximumf
+// OUTER: linalg.reduce ins(%{{.*}} : tensor<200xf32>)
 func.func @left_alone(%i: tensor<?xi64>, %x: tensor<?xf32>, %s: tensor<200xf32>,
                       %ai: tensor<i64>, %af: tensor<f32>) -> (tensor<i64>, tensor<f32>, tensor<f32>) {
   %a = linalg.reduce ins(%i : tensor<?xi64>) outs(%ai : tensor<i64>) dimensions = [0]

@@ -240,8 +240,8 @@ def SiftBlockFloatReductions
     tiling. A sequential f32 sum of n values has a relative error that grows
     with n (7e-5 on 4096 normal values); the blocked order keeps it near
     NumPy's pairwise sum, and the lane updates are one vector loop. Integer
-    sums and min/max are exact in any order and are left alone, as are
-    reductions of at most `lanes` elements.
+    sums and min/max are exact in any order and are left alone (except with
+    `lanes-outer`, below), as are reductions of at most `lanes` elements.
 
     With `lanes-outer` (the GPU pipeline), the same additions in the same
     order take another loop structure: an `scf.forall` over the output's
@@ -250,7 +250,10 @@ def SiftBlockFloatReductions
     lanes reading adjacent elements), then an `scf.forall` over the
     output's elements (over one element for a scalar, mapped to
     `#gpu.block<x>` so that canonicalization keeps it a loop) adding its
-    lanes in order. The tiled form keeps its loop over the tiles outside,
+    lanes in order. With `lanes-outer` the exact reductions (integer add,
+    mul and bitwise ops, integer and float max and min) take the same form,
+    for its parallelism: on the GPU such a reduction was otherwise a
+    sequential loop, a kernel of one thread. The tiled form keeps its loop over the tiles outside,
     which the GPU pipeline left on the host, one launch per tile. This form
     needs
     ranked tensor inputs and an output indexed by the parallel dimensions
