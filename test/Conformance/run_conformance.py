@@ -949,6 +949,64 @@ def compact_cases():
     return out
 
 
+def dynamic_row_cases():
+    """count, cumsum and compact of rows whose length is known at run time
+    only (a tensor.cast to a dynamic type): the GPU kernels split such rows
+    across blocks with segments of a run-time length, a short row leaving
+    the last segments empty. Long and short rows, and a compaction of a
+    mask computed element by element (read where the kernels need it)."""
+    out = []
+    r = rng_for("dynamic_rows")
+    for n in (3000, 40):
+        m = r.random((2, n)) < 0.3
+        dm = ttype((2, None), "i1")
+        mlir = func("f", [("m", tt(m))], [("%r", "tensor<2xi64>")],
+                    ["%%d = tensor.cast %%m : %s to %s" % (tt(m), dm),
+                     "%%r = sift.count %%d : %s -> tensor<2xi64>" % dm])
+        out.append(Case("count", "dynamic_rows_%d" % n, mlir, [m],
+                        expect=[ops.count(m)]))
+        x = r.integers(-50, 50, (3, n)).astype(np.int64)
+        dx = ttype((3, None), "i64")
+        mlir = func("f", [("x", tt(x))], [("%r", dx)],
+                    ["%%d = tensor.cast %%x : %s to %s" % (tt(x), dx),
+                     "%%r = sift.cumsum %%d exclusive : %s -> %s" % (dx, dx)])
+        out.append(Case("cumsum", "dynamic_rows_excl_%d" % n, mlir, [x],
+                        expect=[ops.cumsum(x, -1, True, None)]))
+        for k in (25, 500):
+            it, ct = "tensor<2x%dxi64>" % k, "tensor<2xi64>"
+            mlir = func("f", [("m", tt(m))], [("%i", it), ("%n", ct)],
+                        ["%%d = tensor.cast %%m : %s to %s" % (tt(m), dm),
+                         "%%i, %%n = sift.compact %%d {fill = 7 : i64} : "
+                         "%s -> %s, %s" % (dm, it, ct)])
+            out.append(Case("compact", "dynamic_rows_%d_k%d" % (n, k), mlir,
+                            [m], expect=list(ops.compact(m, k, 7))))
+        # The mask of a compaction computed from floats where it is read.
+        x = r.standard_normal((2, n)).astype(np.float32)
+        df, dm = ttype((2, None), "f32"), ttype((2, None), "i1")
+        body = [
+            "%%d = tensor.cast %%x : %s to %s" % (tt(x), df),
+            "%c1 = arith.constant 1 : index",
+            "%%n0 = tensor.dim %%d, %%c1 : %s" % df,
+            "%c = arith.constant 5.000000e-01 : f32",
+            "%%z = tensor.empty(%%n0) : %s" % dm,
+            "%%m = linalg.generic {indexing_maps = [affine_map<(i, j) -> "
+            "(i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = "
+            "[\"parallel\", \"parallel\"]} ins(%%d : %s) outs(%%z : %s) {"
+            % (df, dm),
+            "^bb0(%a: f32, %o: i1):",
+            "  %g = arith.cmpf ogt, %a, %c : f32",
+            "  linalg.yield %g : i1",
+            "} -> %s" % dm,
+            "%%i, %%n = sift.compact %%m : %s -> tensor<2x64xi64>, "
+            "tensor<2xi64>" % dm]
+        mlir = func("f", [("x", tt(x))],
+                    [("%i", "tensor<2x64xi64>"), ("%n", "tensor<2xi64>")],
+                    body)
+        out.append(Case("compact", "dynamic_rows_predicate_%d" % n, mlir,
+                        [x], expect=list(ops.compact(x > 0.5, 64, -1))))
+    return out
+
+
 def cumsum_cases():
     out = []
     r = rng_for("cumsum")
@@ -3454,7 +3512,7 @@ func.func @mean(%x: tensor<Nxf32>, %m: tensor<Nxi1>) -> tensor<f32> {
 
 GENERATORS = [nonzero_cases, unique_cases, masked_select_cases,
               randperm_cases, randperm_sort_cases, count_cases, compact_cases,
-              cumsum_cases,
+              cumsum_cases, dynamic_row_cases,
               sort_cases, topk_cases, topk_valid_cases, topk_limit_cases,
               stack_siblings_cases,
               unsigned_order_cases, gather_cases, scatter_cases,

@@ -144,7 +144,11 @@ def ConvertSiftToGPU : Pass<"convert-sift-to-gpu", "ModuleOp"> {
     scratch `[2, R, K]`. A radix sort (of a row, or of the K a topk takes)
     splits the same way with `sort-split-min` (when set) for `split-min`:
     its blocks run their tiles one after the other, so shorter segments
-    mean more blocks at once.
+    mean more blocks at once. Rows of a dynamic length (a static number R
+    of them) split too for `count`, `cumsum` and `compact`: S =
+    ceil(split-blocks / R) segments of max(split-min, ceil(N / S) in whole
+    warps) elements, computed from N in the kernel (`segment_length = 0`,
+    `segment_min_length`), a short row leaving its last segments empty.
   }];
   let options = [
     Option<"splitBlocks", "split-blocks", "int64_t", /*default=*/"2048",

@@ -394,23 +394,38 @@ struct SplitOptions {
 };
 
 /// A row split across `segments` blocks, each over `length` consecutive
-/// elements (whole warps; the last segment has the rest).
+/// elements (whole warps; the last segment has the rest). A row of a
+/// dynamic length N has `length` 0: its segments are
+/// max(minLength, ceil(N / segments) rounded up to whole warps) long at run
+/// time, so that a short row leaves the last segments empty.
 struct RowSplit {
   int64_t segments;
   int64_t length;
+  int64_t minLength = 0;
 };
 
-/// The split of static rows: ceil(targetBlocks / R) blocks per row, as long
-/// as each gets `minSegment` elements (`minSortSegment` for a radix sort,
-/// `sort`, of a row long enough for two of `minSegment`); none
-/// (std::nullopt) when that is fewer than 2, or for dynamic rows.
+/// The split of rows: ceil(targetBlocks / R) blocks per row, as long as each
+/// gets `minSegment` elements (`minSortSegment` for a radix sort, `sort`, of
+/// a row long enough for two of `minSegment`); none (std::nullopt) when
+/// that is fewer than 2, or for a dynamic number of rows. Rows of a dynamic
+/// length split (`dynamicLength`) into ceil(targetBlocks / R) segments of a
+/// length chosen at run time (`RowSplit`).
 static std::optional<RowSplit> rowSplit(const Rows &rows, SplitOptions options,
-                                        bool sort = false) {
-  if (options.targetBlocks <= 0 || !rows.staticRows || !rows.staticLength ||
-      *rows.staticRows == 0 || *rows.staticRows > kMaxGridY)
+                                        bool sort = false,
+                                        bool dynamicLength = false) {
+  if (options.targetBlocks <= 0 || !rows.staticRows || *rows.staticRows == 0 ||
+      *rows.staticRows > kMaxGridY)
     return std::nullopt;
-  int64_t r = *rows.staticRows, n = *rows.staticLength;
+  int64_t r = *rows.staticRows;
   int64_t minSegment = std::max<int64_t>(options.minSegment, kWarpSize);
+  if (!rows.staticLength) {
+    int64_t segments = llvm::divideCeilSigned(options.targetBlocks, r);
+    if (!dynamicLength || sort || segments < 2)
+      return std::nullopt;
+    return RowSplit{segments, 0,
+                    static_cast<int64_t>(llvm::alignTo(minSegment, kWarpSize))};
+  }
+  int64_t n = *rows.staticLength;
   if (n / minSegment < 2)
     return std::nullopt;
   if (sort && options.minSortSegment > 0)
@@ -432,10 +447,15 @@ static SmallVector<NamedAttribute>
 splitAttrs(OpBuilder &b, std::optional<RowSplit> split, StringRef prefix = "") {
   if (!split)
     return {};
-  return {b.getNamedAttr((prefix + "segments").str(),
-                         b.getI64IntegerAttr(split->segments)),
-          b.getNamedAttr((prefix + "segment_length").str(),
-                         b.getI64IntegerAttr(split->length))};
+  SmallVector<NamedAttribute> attrs = {
+      b.getNamedAttr((prefix + "segments").str(),
+                     b.getI64IntegerAttr(split->segments)),
+      b.getNamedAttr((prefix + "segment_length").str(),
+                     b.getI64IntegerAttr(split->length))};
+  if (split->length == 0)
+    attrs.push_back(b.getNamedAttr((prefix + "segment_min_length").str(),
+                                   b.getI64IntegerAttr(split->minLength)));
+  return attrs;
 }
 
 /// The split of a kernel call's rows, if it has one.
@@ -446,7 +466,10 @@ static std::optional<RowSplit> splitOfCall(func::CallOp call,
       call->getAttrOfType<IntegerAttr>((prefix + "segment_length").str());
   if (!segments || !length)
     return std::nullopt;
-  return RowSplit{segments.getInt(), length.getInt()};
+  auto minLength =
+      call->getAttrOfType<IntegerAttr>((prefix + "segment_min_length").str());
+  return RowSplit{segments.getInt(), length.getInt(),
+                  minLength ? minLength.getInt() : 0};
 }
 
 /// A new static 1-D i32 buffer of `size` elements.
@@ -459,6 +482,23 @@ static Value allocI32(OpBuilder &b, Location loc, int64_t size) {
 struct Segment {
   Value row, index, begin, length;
 };
+
+/// The length of the segments of `split` in a row of `rowLength` elements:
+/// `split.length`, or for a dynamic row max(minLength, ceil(N / segments)
+/// in whole warps).
+static Value segmentLength(OpBuilder &b, Location loc, Value rowLength,
+                           RowSplit split) {
+  if (split.length > 0)
+    return constIndex(b, loc, split.length);
+  Value perSegment = arith::CeilDivUIOp::create(
+      b, loc, rowLength, constIndex(b, loc, split.segments));
+  Value warps = arith::CeilDivUIOp::create(b, loc, perSegment,
+                                           constIndex(b, loc, kWarpSize));
+  return arith::MaxUIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, warps, constIndex(b, loc, kWarpSize)),
+      constIndex(b, loc, std::max<int64_t>(split.minLength, kWarpSize)));
+}
 
 /// A gpu.launch of a grid of (segments, R) blocks of `shape.threads`
 /// threads, with the workgroup buffers of `buildRowLaunch`; `body` builds
@@ -487,10 +527,13 @@ buildSegmentLaunch(OpBuilder &b, Location loc, const Rows &rows, RowSplit split,
   Segment segment;
   segment.row = launch.getBlockIds().y;
   segment.index = launch.getBlockIds().x;
-  segment.begin = arith::MulIOp::create(b, loc, segment.index,
-                                        constIndex(b, loc, split.length));
+  Value length = segmentLength(b, loc, rows.rowLength, split);
+  // (Past the row, for the empty segments of a short dynamic row.)
+  segment.begin = arith::MinUIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, segment.index, length),
+      rows.rowLength);
   segment.length = arith::MinUIOp::create(
-      b, loc, constIndex(b, loc, split.length),
+      b, loc, length,
       arith::SubIOp::create(b, loc, rows.rowLength, segment.begin));
   ValueRange buffers = launch.getWorkgroupAttributions();
   body(b, segment, launch.getThreadIds().x, buffers.front(),
@@ -971,7 +1014,8 @@ static void buildCompactKernel(OpBuilder &b, Location loc,
               b, loc,
               arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, seg.index,
                                     constIndex(b, loc, split->segments - 1)),
-              constIndex(b, loc, std::max(*rows.staticLength, width)),
+              arith::MaxUIOp::create(b, loc, rows.rowLength,
+                                     constIndex(b, loc, width)),
               arith::AddIOp::create(b, loc, seg.begin, seg.length));
           Value from = arith::MaxUIOp::create(
               b, loc, out.fillFrom(b, loc, count), seg.begin);
@@ -2887,7 +2931,8 @@ static LogicalResult convertCount(CountOp op, SplitOptions splitOptions) {
                     b.getI64Type()),
                 dynamicRows);
   SmallVector<NamedAttribute> attrs =
-      splitAttrs(b, rowSplit(rows, splitOptions));
+      splitAttrs(b, rowSplit(rows, splitOptions, /*sort=*/false,
+                             /*dynamicLength=*/true));
   if (fused)
     attrs.push_back(b.getNamedAttr(kMaskPredicateAttr,
                                    FlatSymbolRefAttr::get(fused->predicate)));
@@ -2977,7 +3022,8 @@ static LogicalResult convertCumsum(CumsumOp op, SplitOptions splitOptions) {
   Value output =
       allocLike(b, loc, RankedTensorType::get(matrixType.getShape(), resultElt),
                 dynamicSizes);
-  std::optional<RowSplit> split = rowSplit(rows, splitOptions);
+  std::optional<RowSplit> split =
+      rowSplit(rows, splitOptions, /*sort=*/false, /*dynamicLength=*/true);
   SmallVector<NamedAttribute> attrs = splitAttrs(b, split);
   if (op.getExclusive())
     attrs.push_back(b.getNamedAttr("exclusive", b.getUnitAttr()));
@@ -3191,7 +3237,8 @@ static LogicalResult convertCompact(CompactOp op, SplitOptions splitOptions) {
       allocLike(b, loc, RankedTensorType::get({r}, i64), dynamicRows);
   SmallVector<Value> operands = maskSources(b, loc, fused, rows, shaped);
   operands.append({indices, counts});
-  std::optional<RowSplit> split = rowSplit(rows, splitOptions);
+  std::optional<RowSplit> split =
+      rowSplit(rows, splitOptions, /*sort=*/false, /*dynamicLength=*/true);
   SmallVector<NamedAttribute> attrs = splitAttrs(b, split);
   int64_t fill = op.getFill();
   if (permuted) {
@@ -3210,14 +3257,21 @@ static LogicalResult convertCompact(CompactOp op, SplitOptions splitOptions) {
     operands.push_back(allocI32(b, loc, *rows.staticRows * split->segments));
     // The mask, computed by the counting launch for the compacting one, as
     // bits (32 an i32 word).
-    if (fused)
+    if (fused) {
+      SmallVector<Value> words;
+      if (!rows.staticLength)
+        words.push_back(arith::CeilDivUIOp::create(
+            b, loc, rows.rowLength, constIndex(b, loc, kWarpSize)));
       operands.push_back(allocLike(
           b, loc,
           RankedTensorType::get(
               {*rows.staticRows,
-               llvm::divideCeilSigned(*rows.staticLength, int64_t(kWarpSize))},
+               rows.staticLength ? llvm::divideCeilSigned(*rows.staticLength,
+                                                          int64_t(kWarpSize))
+                                 : ShapedType::kDynamic},
               b.getI32Type()),
-          {}));
+          words));
+    }
   }
   if (permuted) {
     RandpermPrefixOp perm = permuted->second;
