@@ -351,8 +351,7 @@ tileAndFuseOnce(RewriterBase &rewriter, TilingInterface consumer,
                 const scf::SCFTileAndFuseOptions &options) {
   SliceWorklist worklist(rewriter.getListener());
   rewriter.setListener(&worklist);
-  auto restore =
-      llvm::make_scope_exit([&] { rewriter.setListener(worklist.next); });
+  llvm::scope_exit restore([&] { rewriter.setListener(worklist.next); });
   // Upstream's cleanup patterns, on the slices inserted since the last
   // cleanup (and what they insert).
   auto cleanUp = [&]() -> LogicalResult {
