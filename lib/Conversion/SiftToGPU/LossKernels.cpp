@@ -786,14 +786,16 @@ void buildItemKernel(OpBuilder &b, Location loc, const LossCall &c,
               [&](OpBuilder &b) { recordBadTarget(b, loc, c); });
     });
   };
+  // Block g sums the `width` elements from g * width.
+  auto consecutive = [&](Value width) {
+    return [loc, width](OpBuilder &b, Value g) -> std::pair<Value, Value> {
+      Value first = arith::MulIOp::create(b, loc, g, width);
+      return {first, arith::AddIOp::create(b, loc, first, width)};
+    };
+  };
   if (c.segments == 1) {
-    buildBlockSums(
-        b, loc, numItems, sumThreads(maxThreads, staticPerItem), rowBuffers,
-        [&](OpBuilder &b, Value item) -> std::pair<Value, Value> {
-          Value first = arith::MulIOp::create(b, loc, item, perItem);
-          return {first, arith::AddIOp::create(b, loc, first, perItem)};
-        },
-        finishItem);
+    buildBlockSums(b, loc, numItems, sumThreads(maxThreads, staticPerItem),
+                   rowBuffers, consecutive(perItem), finishItem);
     return;
   }
 
@@ -831,13 +833,8 @@ void buildItemKernel(OpBuilder &b, Location loc, const LossCall &c,
                 memref::StoreOp::create(b, loc, sum, buffer, ValueRange{g});
             });
       });
-  buildBlockSums(
-      b, loc, numItems, sumThreads(maxThreads, segments), partials,
-      [&](OpBuilder &b, Value item) -> std::pair<Value, Value> {
-        Value first = arith::MulIOp::create(b, loc, item, s);
-        return {first, arith::AddIOp::create(b, loc, first, s)};
-      },
-      finishItem);
+  buildBlockSums(b, loc, numItems, sumThreads(maxThreads, segments), partials,
+                 consecutive(s), finishItem);
 }
 
 } // namespace
