@@ -11,7 +11,8 @@
 // [L * T], with `n = dest.shape[batch_dims]`, T the product of the trailing
 // (static) extents, L the number of lanes of `indices` and `items` the
 // product of the batch extents. Lane `l` belongs to item `l / (L / items)`
-// and lands on row `item * n + j` of the result, `j = indices[l]`, if
+// (item 0 without batch dimensions: the call's `batched` is not set) and
+// lands on row `item * n + j` of the result, `j = indices[l]`, if
 // `0 <= j < n`. One call expands into:
 //   1. the copy of `dest` into the result; for reduce(none) the same
 //      threads also set each row's winner (an i64 per row of the result)
@@ -26,12 +27,12 @@
 //      of the hardware's atomics (add, signed max and min of i32 and i64;
 //      add of f32 and f64).
 // A float max or min (NaN wins, -0 < +0, as arith.maximumf and the CPU
-// lowering) has no such atomic. Its launch 1 writes each element of `dest`
+// lowering) has no such atomic. Its step 1 writes each element of `dest`
 // as an unsigned key of its width (`floatKey`: the float order is the
 // keys' order, every NaN one key above +inf for max and below -inf for
-// min) into a scratch buffer of the result's size, launch 3 takes the
-// unsigned max or min of the keys, and a 4th launch writes the floats of
-// the keys into the result. No compare-and-swap loop: a
+// min) into a scratch buffer of the result's size, step 3 takes the
+// unsigned max or min of the keys, and a last launch writes the floats of
+// the keys into the result (3 launches). No compare-and-swap loop: a
 // memref.generic_atomic_rmw has a region, which buffer deallocation
 // rejects when the kernels run on the CPU.
 //
