@@ -231,6 +231,22 @@ func.func @cumsum_dim0(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
+// A line length that is dynamic in the type but a constant once the cast
+// folds (a tensor.dim of a tensor.cast of a static tensor): the lines are
+// static, and so are the slices that write them back (a constant Value as
+// the slice's size made a dynamic size of a static slice, which did not
+// verify: tensor-opt verifies after the pass).
+// CHECK-LABEL: func.func @cumsum_cast_to_dynamic
+// CHECK: scf.forall (%{{.*}}) in (%c3) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<3x40xi64>)
+// CHECK: tensor.parallel_insert_slice %{{.*}} into %[[OUT]][%{{.*}}, 0] [1, 40] [1, 1] : tensor<40xi64> into tensor<3x40xi64>
+func.func @cumsum_cast_to_dynamic(%x: tensor<3x40xi64>) -> tensor<3x?xi64> {
+  %d = tensor.cast %x : tensor<3x40xi64> to tensor<3x?xi64>
+  %r = sift.cumsum %d exclusive : tensor<3x?xi64> -> tensor<3x?xi64>
+  return %r : tensor<3x?xi64>
+}
+
+// -----
+
 // An exclusive cumsum of a mask widens each lane to i64 and writes the sum
 // before adding it; a 1-D input is a single line (no loop over lines).
 // CHECK-LABEL: func.func @cumsum_exclusive

@@ -42,11 +42,20 @@ SmallVector<Value> lowering::buildLineLoopInPlace(OpBuilder &b, Location loc,
   // The full type of each result and the type of one line of it.
   SmallVector<SmallVector<OpFoldResult>> resultSizes;
   SmallVector<RankedTensorType> resultTypes, lineTypes;
+  // Each result's extent along the axis, a constant as an attribute: the
+  // line types below are static where it is constant, and so are the
+  // slices that write them (a constant Value there would be a dynamic size
+  // of a static slice, which does not verify).
+  SmallVector<OpFoldResult> axisSizes;
   for (const LineResult &result : results) {
+    OpFoldResult axisSize = result.axisSize;
+    if (auto value = dyn_cast_if_present<Value>(axisSize))
+      axisSize = getAsOpFoldResult(value);
+    axisSizes.push_back(axisSize);
     SmallVector<OpFoldResult> sizes = batchSizes;
-    if (result.axisSize) {
+    if (axisSize) {
       sizes = inSizes;
-      sizes[axis] = result.axisSize;
+      sizes[axis] = axisSize;
     }
     SmallVector<int64_t> shape;
     for (OpFoldResult size : sizes)
@@ -64,10 +73,9 @@ SmallVector<Value> lowering::buildLineLoopInPlace(OpBuilder &b, Location loc,
     SmallVector<Value> lines(inputs.begin(), inputs.end());
     SmallVector<Value> outLines;
     for (auto [i, result] : llvm::enumerate(results))
-      outLines.push_back(
-          result.axisSize
-              ? emptyTensor(b, loc, {result.axisSize}, result.elementType)
-              : Value());
+      outLines.push_back(result.axisSize ? emptyTensor(b, loc, {axisSizes[i]},
+                                                       result.elementType)
+                                         : Value());
     SmallVector<Value> outs =
         body(b, loc, lines, outLines, constIndex(b, loc, 0));
     for (auto [i, result] : llvm::enumerate(results)) {
@@ -154,7 +162,7 @@ SmallVector<Value> lowering::buildLineLoopInPlace(OpBuilder &b, Location loc,
         continue;
       }
       SmallVector<OpFoldResult> offsets, sizes, strides;
-      sliceOf(result.axisSize, /*withAxis=*/true, offsets, sizes, strides);
+      sliceOf(axisSizes[i], /*withAxis=*/true, offsets, sizes, strides);
       outLines.push_back(tensor::ExtractSliceOp::create(
           b, loc, lineTypes[i], iter[i], offsets, sizes, strides));
     }
@@ -166,8 +174,8 @@ SmallVector<Value> lowering::buildLineLoopInPlace(OpBuilder &b, Location loc,
                                              ValueRange{out});
       out = castTo(b, loc, out, lineTypes[i]);
       SmallVector<OpFoldResult> offsets, sizes, strides;
-      sliceOf(result.axisSize, /*withAxis=*/bool(result.axisSize), offsets,
-              sizes, strides);
+      sliceOf(axisSizes[i], /*withAxis=*/bool(result.axisSize), offsets, sizes,
+              strides);
       if (lineTypes[i].hasStaticShape() && lineTypes[i].getNumElements() == 0)
         continue; // Nothing to write.
       OpBuilder::InsertionGuard inParallel(b);
