@@ -41,7 +41,7 @@ static bool isExactCombiner(Operation *combiner) {
 
 /// The combiner (`acc = addf(acc, x)`, or with `exact` also an exact
 /// combiner, `isExactCombiner`) of each output of `op`; none unless every
-/// output has one and one of them is a float sum (or `exact`).
+/// output has one.
 static SmallVector<Operation *> combinersOf(linalg::LinalgOp op, bool exact) {
   SmallVector<Operation *> found;
   for (unsigned i = 0; i < op.getNumDpsInits(); ++i) {
@@ -85,14 +85,15 @@ static void insertElement(OpBuilder &b, Location loc, scf::ForallOp forall,
 /// Passes.td): lane `l` of output element `p` adds the elements
 /// `l, l + lanes, ...` of the reduction in order, starting from the
 /// neutral element, then each output element adds its lanes in order to its
-/// initial value: the additions of the tiled form, in its order. With
-/// `exact`, an exact combiner (integer sums, max, min) is blocked the same
-/// way. Fails (nothing created) when an input is not a ranked tensor or the
-/// output is not indexed by the parallel dimensions in order.
-static FailureOr<SmallVector<Value>>
-buildLanesOuterSum(RewriterBase &rewriter, linalg::LinalgOp op, unsigned dim,
-                   int64_t lanes, bool exact) {
-  SmallVector<Operation *> adds = combinersOf(op, exact);
+/// initial value: the additions of the tiled form, in its order. An exact
+/// combiner (integer sums, max, min) is blocked the same way. Fails
+/// (nothing created) when an input is not a ranked tensor or the output is
+/// not indexed by the parallel dimensions in order.
+static FailureOr<SmallVector<Value>> buildLanesOuterSum(RewriterBase &rewriter,
+                                                        linalg::LinalgOp op,
+                                                        unsigned dim,
+                                                        int64_t lanes) {
+  SmallVector<Operation *> adds = combinersOf(op, /*exact=*/true);
   if (adds.empty())
     return failure();
   SmallVector<unsigned> parallelDims;
@@ -302,7 +303,7 @@ struct BlockFloatReductionsPass
       unsigned dim = *blockedSumDim(op);
       if (lanesOuter) {
         FailureOr<SmallVector<Value>> sums =
-            buildLanesOuterSum(rewriter, op, dim, lanes, /*exact=*/true);
+            buildLanesOuterSum(rewriter, op, dim, lanes);
         if (succeeded(sums)) {
           rewriter.replaceOp(op, *sums);
           continue;

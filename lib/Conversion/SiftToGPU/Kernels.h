@@ -14,6 +14,9 @@
 
 #include "sift/Dialect/Sift/IR/SiftOps.h"
 
+#include "../SiftToLinalg/Utils/CodegenUtils.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -85,6 +88,16 @@ inline void buildLaunchIfAny(
           });
 }
 
+/// The product of `sizes` (1 for none), folded where they are constants.
+inline OpFoldResult productOf(OpBuilder &b, Location loc,
+                              ArrayRef<OpFoldResult> sizes) {
+  AffineExpr expr = getAffineConstantExpr(1, b.getContext());
+  for (size_t i = 0; i < sizes.size(); ++i)
+    expr = expr * getAffineSymbolExpr(i, b.getContext());
+  return affine::makeComposedFoldedAffineApply(
+      b, loc, AffineMap::get(0, sizes.size(), expr), sizes);
+}
+
 /// A new 1-D buffer of `size` elements of `elt`.
 inline Value allocBuffer(OpBuilder &b, Location loc, OpFoldResult size,
                          Type elt) {
@@ -133,6 +146,17 @@ inline Value toTensor(OpBuilder &b, Location loc, Value buffer) {
   return bufferization::ToTensorOp::create(
       b, loc, RankedTensorType::get(type.getShape(), type.getElementType()),
       buffer, /*restrict=*/true, /*writable=*/true);
+}
+
+/// Replaces the result of `op` with the kernel's flat result buffer `out`,
+/// seen as `type` of sizes `sizes`, and erases `op`.
+inline void replaceWithFlatResult(OpBuilder &b, Operation *op, Value out,
+                                  RankedTensorType type,
+                                  ArrayRef<OpFoldResult> sizes) {
+  Location loc = op->getLoc();
+  op->getResult(0).replaceAllUsesWith(
+      lowering::unflatten(b, loc, toTensor(b, loc, out), type, sizes));
+  op->erase();
 }
 
 /// sift.cross_entropy (LossKernels.cpp): its buffers and the call of the

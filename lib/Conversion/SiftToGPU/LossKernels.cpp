@@ -57,7 +57,6 @@
 #include "sift/Conversion/SiftToGPU/BlockPrimitives.h"
 #include "sift/Runtime/SiftRuntime.h"
 
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -240,12 +239,8 @@ LogicalResult gpu_kernels::convertCrossEntropy(CrossEntropyOp op) {
   } else {
     // One result per item of the leading batch_dims dimensions.
     int64_t batchDims = op.getBatchDims();
-    AffineExpr product = getAffineConstantExpr(1, b.getContext());
-    for (int64_t d = 0; d < batchDims; ++d)
-      product = product * getAffineSymbolExpr(d, b.getContext());
     outSizes.assign(targetSizes.begin(), targetSizes.begin() + batchDims);
-    OpFoldResult numItems = affine::makeComposedFoldedAffineApply(
-        b, loc, AffineMap::get(0, batchDims, product), outSizes);
+    OpFoldResult numItems = productOf(b, loc, outSizes);
     out = allocBuffer(b, loc, numItems, elt);
     operands.push_back(out);
     operands.push_back(allocBuffer(b, loc, numRows, ct));
@@ -275,10 +270,7 @@ LogicalResult gpu_kernels::convertCrossEntropy(CrossEntropyOp op) {
   if (segments > 1)
     attrs.push_back(b.getNamedAttr("segments", b.getI64IntegerAttr(segments)));
   createKernelCall(b, loc, op, "cross_entropy", operands, attrs);
-  Value result =
-      lowering::unflatten(b, loc, toTensor(b, loc, out), resultType, outSizes);
-  op.getResult().replaceAllUsesWith(result);
-  op.erase();
+  replaceWithFlatResult(b, op, out, resultType, outSizes);
   return success();
 }
 

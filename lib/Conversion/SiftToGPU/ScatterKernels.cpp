@@ -54,7 +54,6 @@
 #include "../SiftToLinalg/Utils/CodegenUtils.h"
 #include "../SiftToLinalg/Utils/RuntimeChecks.h"
 
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -87,15 +86,6 @@ bool hasAtomicCombine(ScatterReduce reduce, Type type) {
 bool combinesKeys(ScatterReduce reduce, Type type) {
   return isa<FloatType>(type) &&
          (reduce == ScatterReduce::Max || reduce == ScatterReduce::Min);
-}
-
-/// The product of `sizes` (1 for none).
-OpFoldResult product(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes) {
-  AffineExpr expr = getAffineConstantExpr(1, b.getContext());
-  for (size_t i = 0; i < sizes.size(); ++i)
-    expr = expr * getAffineSymbolExpr(i, b.getContext());
-  return affine::makeComposedFoldedAffineApply(
-      b, loc, AffineMap::get(0, sizes.size(), expr), sizes);
 }
 
 } // namespace
@@ -154,7 +144,7 @@ LogicalResult gpu_kernels::convertScatter(ScatterOp op) {
   if (op.getReduce() == ScatterReduce::None)
     // The winning lane of each row of the result.
     operands.push_back(allocBuffer(
-        b, loc, product(b, loc, ArrayRef(destSizes).take_front(batch + 1)),
+        b, loc, productOf(b, loc, ArrayRef(destSizes).take_front(batch + 1)),
         b.getI64Type()));
   else if (combinesKeys(op.getReduce(), elt))
     // The result's keys.
@@ -164,17 +154,14 @@ LogicalResult gpu_kernels::convertScatter(ScatterOp op) {
   // n, and the lanes of one item.
   operands.push_back(getValueOrCreateConstantIndexOp(b, loc, destSizes[batch]));
   operands.push_back(getValueOrCreateConstantIndexOp(
-      b, loc, product(b, loc, ArrayRef(indexSizes).drop_front(batch))));
+      b, loc, productOf(b, loc, ArrayRef(indexSizes).drop_front(batch))));
   SmallVector<NamedAttribute> attrs = {
       b.getNamedAttr(kReduceAttr, op.getReduceAttr()),
       b.getNamedAttr(kTailAttr, b.getI64IntegerAttr(tail))};
   if (batch > 0)
     attrs.push_back(b.getNamedAttr(kBatchedAttr, b.getUnitAttr()));
   createKernelCall(b, loc, op, "scatter", operands, attrs);
-  Value result =
-      lowering::unflatten(b, loc, toTensor(b, loc, out), destType, destSizes);
-  op.getResult().replaceAllUsesWith(result);
-  op.erase();
+  replaceWithFlatResult(b, op, out, destType, destSizes);
   return success();
 }
 

@@ -41,6 +41,8 @@
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 
+#include "llvm/ADT/StringSwitch.h"
+
 namespace mlir {
 namespace sift {
 #define GEN_PASS_DEF_CONVERTSIFTTOGPU
@@ -79,12 +81,7 @@ static Rows asRows(OpBuilder &b, Location loc, Value tensor) {
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, tensor);
   Rows rows;
   // R = product of the batch sizes.
-  AffineExpr product = getAffineConstantExpr(1, b.getContext());
-  SmallVector<OpFoldResult> batch(sizes.begin(), sizes.end() - 1);
-  for (int64_t i = 0; i + 1 < rank; ++i)
-    product = product * getAffineSymbolExpr(i, b.getContext());
-  OpFoldResult numRows = affine::makeComposedFoldedAffineApply(
-      b, loc, AffineMap::get(0, rank - 1, product), batch);
+  OpFoldResult numRows = productOf(b, loc, ArrayRef(sizes).drop_back());
   rows.staticRows = getConstantIntValue(numRows);
   rows.staticLength = getConstantIntValue(sizes.back());
   rows.numRows = getValueOrCreateConstantIndexOp(b, loc, numRows);
@@ -420,7 +417,7 @@ static std::optional<RowSplit> rowSplit(const Rows &rows, SplitOptions options,
   int64_t minSegment = std::max<int64_t>(options.minSegment, kWarpSize);
   if (!rows.staticLength) {
     int64_t segments = llvm::divideCeilSigned(options.targetBlocks, r);
-    if (!dynamicLength || sort || segments < 2)
+    if (!dynamicLength || segments < 2)
       return std::nullopt;
     return RowSplit{segments, 0,
                     static_cast<int64_t>(llvm::alignTo(minSegment, kWarpSize))};
@@ -4446,15 +4443,14 @@ struct ExpandKernelsPass
       OpBuilder b(call);
       Location loc = call.getLoc();
       StringRef kind = call->getAttrOfType<StringAttr>(kKernelAttr).getValue();
-      if (kind == "cross_entropy") {
-        if (failed(expandCrossEntropyCall(b, call, threads)))
-          return signalPassFailure();
-        callees.insert(call.getCallee());
-        call.erase();
-        continue;
-      }
-      if (kind == "scatter") {
-        if (failed(expandScatterCall(b, call, threads)))
+      // The kernels of their own files expand themselves.
+      auto expandOwn = llvm::StringSwitch<LogicalResult (*)(
+          OpBuilder &, func::CallOp, int64_t)>(kind)
+                           .Case("cross_entropy", expandCrossEntropyCall)
+                           .Case("scatter", expandScatterCall)
+                           .Default(nullptr);
+      if (expandOwn) {
+        if (failed(expandOwn(b, call, threads)))
           return signalPassFailure();
         callees.insert(call.getCallee());
         call.erase();
