@@ -117,12 +117,6 @@ inline bool mayAlias(Value a, Value b) {
 struct Accesses {
   llvm::SetVector<Value> reads, writes;
   bool unknown = false;
-
-  void add(const Accesses &other) {
-    reads.insert_range(other.reads);
-    writes.insert_range(other.writes);
-    unknown |= other.unknown;
-  }
 };
 
 /// Whether `value` is made inside `op` (a kernel's own memory).

@@ -3477,6 +3477,54 @@ func.func @f(%x: tensor<4x?xf32>) -> tensor<4xf32> {
     out.append(Case("numerics", "row_sums_4x250000", row_sums, [rows],
                     expect=[rows.astype(np.float64).sum(1).astype(
                         np.float32)], tol=(1e-6, 0.0)))
+    # Exact reductions (an integer sum from an initial value, per-row
+    # integer maxima, a float maximum with and without NaN): on the GPU
+    # they take the blocked form of the float sums (lanes, then the lanes
+    # combined), which must give the sequential result exactly.
+    exact = """
+func.func @f(%i: tensor<100003xi64>, %r: tensor<4x5000xi32>, %x: tensor<20011xf32>, %y: tensor<20011xf32>) -> (tensor<i64>, tensor<4xi32>, tensor<f32>, tensor<f32>) {
+  %seven = arith.constant 7 : i64
+  %e0 = tensor.empty() : tensor<i64>
+  %a0 = linalg.fill ins(%seven : i64) outs(%e0 : tensor<i64>) -> tensor<i64>
+  %sum = linalg.reduce ins(%i : tensor<100003xi64>) outs(%a0 : tensor<i64>) dimensions = [0]
+    (%a: i64, %b: i64) {
+      %t = arith.addi %a, %b : i64
+      linalg.yield %t : i64
+    }
+  %lo = arith.constant -2147483648 : i32
+  %e1 = tensor.empty() : tensor<4xi32>
+  %a1 = linalg.fill ins(%lo : i32) outs(%e1 : tensor<4xi32>) -> tensor<4xi32>
+  %rmax = linalg.reduce ins(%r : tensor<4x5000xi32>) outs(%a1 : tensor<4xi32>) dimensions = [1]
+    (%a: i32, %b: i32) {
+      %t = arith.maxsi %a, %b : i32
+      linalg.yield %t : i32
+    }
+  %ninf = arith.constant 0xFF800000 : f32
+  %e2 = tensor.empty() : tensor<f32>
+  %a2 = linalg.fill ins(%ninf : f32) outs(%e2 : tensor<f32>) -> tensor<f32>
+  %xmax = linalg.reduce ins(%x : tensor<20011xf32>) outs(%a2 : tensor<f32>) dimensions = [0]
+    (%a: f32, %b: f32) {
+      %t = arith.maximumf %a, %b : f32
+      linalg.yield %t : f32
+    }
+  %ymax = linalg.reduce ins(%y : tensor<20011xf32>) outs(%a2 : tensor<f32>) dimensions = [0]
+    (%a: f32, %b: f32) {
+      %t = arith.maximumf %a, %b : f32
+      linalg.yield %t : f32
+    }
+  return %sum, %rmax, %xmax, %ymax : tensor<i64>, tensor<4xi32>, tensor<f32>, tensor<f32>
+}
+"""
+    ints = r.integers(-(1 << 40), 1 << 40, 100003).astype(np.int64)
+    rowsi = r.integers(-(1 << 31), (1 << 31) - 1, (4, 5000)).astype(np.int32)
+    xs = r.standard_normal(20011).astype(np.float32)
+    ys = xs.copy()
+    ys[12345] = NAN
+    out.append(Case("numerics", "exact_reductions", exact,
+                    [ints, rowsi, xs, ys],
+                    expect=[np.array(ints.sum() + 7, np.int64),
+                            rowsi.max(axis=1), np.array(xs.max(), np.float32),
+                            np.array(ys.max(), np.float32)]))
     masked_mean = """
 func.func @mean(%x: tensor<Nxf32>, %m: tensor<Nxi1>) -> tensor<f32> {
   %sel = sift.masked_select %x, %m : tensor<Nxf32>, tensor<Nxi1> -> tensor<?xf32>
