@@ -97,36 +97,44 @@ bool hitsKnownUpstreamCrash(ModuleOp module) {
   return result.wasInterrupted();
 }
 
-/// Whether the text has a `dimensions` list that is not `[int, ...]`: the
-/// custom parsers of linalg.reduce and linalg.broadcast store a null
-/// attribute after failing to parse one and crash (llvm/llvm-project#132747,
-/// docs/UpstreamBugs.md), before any sift code runs.
-bool hasMalformedDimensions(StringRef text) {
-  for (size_t at = text.find("dimensions"); at != StringRef::npos;
-       at = text.find("dimensions", at + 1)) {
-    StringRef rest = text.drop_front(at + strlen("dimensions")).ltrim();
-    if (!rest.consume_front("="))
-      continue; // Not an attribute assignment.
+/// Whether `rest`, the text after a `dimensions` or `permutation` keyword,
+/// assigns it something other than `[int, ...]` (or the generic form).
+bool isMalformedList(StringRef rest) {
+  rest = rest.ltrim();
+  if (!rest.consume_front("="))
+    return false; // Not an attribute assignment.
+  rest = rest.ltrim();
+  if (rest.starts_with("array<"))
+    return false; // The generic form, parsed by the attribute parser.
+  if (!rest.consume_front("["))
+    return true;
+  if (rest.ltrim().starts_with("]"))
+    return false; // An empty list.
+  for (;;) {
     rest = rest.ltrim();
-    if (rest.starts_with("array<"))
-      continue; // The generic form, parsed by the attribute parser.
-    if (!rest.consume_front("["))
+    rest.consume_front("-");
+    size_t digits = rest.find_first_not_of("0123456789");
+    if (digits == 0 || digits == StringRef::npos)
       return true;
-    if (rest.ltrim().starts_with("]"))
-      continue; // An empty list.
-    for (;;) {
-      rest = rest.ltrim();
-      rest.consume_front("-");
-      size_t digits = rest.find_first_not_of("0123456789");
-      if (digits == 0 || digits == StringRef::npos)
-        return true;
-      rest = rest.drop_front(digits).ltrim();
-      if (rest.consume_front("]"))
-        break;
-      if (!rest.consume_front(","))
-        return true;
-    }
+    rest = rest.drop_front(digits).ltrim();
+    if (rest.consume_front("]"))
+      return false;
+    if (!rest.consume_front(","))
+      return true;
   }
+}
+
+/// Whether the text has a `dimensions` or `permutation` list that is not
+/// `[int, ...]`: the custom parsers of linalg.reduce, linalg.broadcast and
+/// linalg.transpose store a null attribute after failing to parse one and
+/// crash (llvm/llvm-project#132747, docs/UpstreamBugs.md), before any sift
+/// code runs.
+bool hasMalformedDimensions(StringRef text) {
+  for (StringRef keyword : {"dimensions", "permutation"})
+    for (size_t at = text.find(keyword); at != StringRef::npos;
+         at = text.find(keyword, at + 1))
+      if (isMalformedList(text.drop_front(at + keyword.size())))
+        return true;
   return false;
 }
 
