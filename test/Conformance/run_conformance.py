@@ -1759,6 +1759,98 @@ def scatter_cases():
     return out
 
 
+def scatter_distinct_cases():
+    """Scatters through indices that the program makes distinct: a
+    permutation's inverse (`inv[perm] = arange(n)`), rows through a per-row
+    argsort or top-k, lanes of a compaction, a slice of a permutation. On
+    the GPU these store each lane directly (no winner), into nothing where
+    the dest is a tensor.empty. The last case is not distinct (a [4, 50]
+    argsort into one row of 50): the last lane must still win."""
+    out = []
+    r = rng_for("scatter_distinct")
+    f32, i64 = np.float32, np.int64
+
+    def case(name, params, inputs, body, result, expect):
+        mlir = func("f", params, [("%r", result)], body)
+        out.append(Case("scatter", "distinct_" + name, mlir, inputs,
+                        expect=[expect]))
+
+    # inv[perm] = arange(n), perm = argsort(keys): into a tensor.empty.
+    keys = r.permutation(5000).astype(np.int32)
+    iota = np.arange(5000, dtype=i64)
+    perm = ops.argsort(keys)
+    inv = np.empty(5000, i64)
+    inv[perm] = iota
+    case("inverse_permutation", [("k", tt(keys)), ("u", tt(iota))],
+         [keys, iota],
+         ["%p = sift.argsort %k : tensor<5000xi32> -> tensor<5000xi64>",
+          "%e = tensor.empty() : tensor<5000xi64>",
+          "%r = sift.scatter %u into %e[%p] : tensor<5000xi64>, "
+          "tensor<5000xi64> into tensor<5000xi64>"],
+         "tensor<5000xi64>", inv)
+    # Per-row: rows of a dest through each row's argsort (batch_dims 1).
+    keys2 = r.standard_normal((8, 300)).astype(f32)
+    dest2 = r.standard_normal((8, 300)).astype(f32)
+    upd2 = r.standard_normal((8, 300)).astype(f32)
+    perm2 = ops.argsort(keys2)
+    case("rows_argsort", [("k", tt(keys2)), ("d", tt(dest2)),
+                          ("u", tt(upd2))], [keys2, dest2, upd2],
+         ["%p = sift.argsort %k : tensor<8x300xf32> -> tensor<8x300xi64>",
+          "%r = sift.scatter %u into %d[%p] {batch_dims = 1 : i64} : "
+          "tensor<8x300xf32>, tensor<8x300xi64> into tensor<8x300xf32>"],
+         "tensor<8x300xf32>", ops.scatter(dest2, perm2, upd2, 1, "none"))
+    # Rows of 2 features through each row's top-40 of 1000 (batch_dims 1).
+    keys3 = r.standard_normal((4, 1000)).astype(f32)
+    dest3 = r.standard_normal((4, 1000, 2)).astype(f32)
+    upd3 = r.standard_normal((4, 40, 2)).astype(f32)
+    top3 = ops.topk(keys3, 40)[1]
+    case("rows_topk_tail", [("k", tt(keys3)), ("d", tt(dest3)),
+                            ("u", tt(upd3))], [keys3, dest3, upd3],
+         ["%v, %i = sift.topk %k k(40) : tensor<4x1000xf32> -> "
+          "tensor<4x40xf32>, tensor<4x40xi64>",
+          "%r = sift.scatter %u into %d[%i] {batch_dims = 1 : i64} : "
+          "tensor<4x40x2xf32>, tensor<4x40xi64> into tensor<4x1000x2xf32>"],
+         "tensor<4x1000x2xf32>", ops.scatter(dest3, top3, upd3, 1, "none"))
+    # The lanes of a compaction (-1 past its count: skipped), reduce(add).
+    mask4 = r.random(3000) < 0.3
+    dest4 = r.integers(0, 9, 3000).astype(i64)
+    upd4 = r.integers(0, 100, 3000).astype(i64)
+    idx4 = ops.compact(mask4, 3000)[0]
+    case("compact_add", [("m", tt(mask4)), ("d", tt(dest4)), ("u", tt(upd4))],
+         [mask4, dest4, upd4],
+         ["%i, %n = sift.compact %m : tensor<3000xi1> -> tensor<3000xi64>, "
+          "tensor<i64>",
+          "%r = sift.scatter %u into %d[%i] reduce(add) : tensor<3000xi64>, "
+          "tensor<3000xi64> into tensor<3000xi64>"],
+         "tensor<3000xi64>", ops.scatter(dest4, idx4, upd4, 0, "add"))
+    # A slice of a permutation (its first 700 lanes), into a dest.
+    keys5 = r.permutation(2000).astype(i64)
+    dest5 = r.standard_normal((2000, 3))
+    upd5 = r.standard_normal((700, 3))
+    idx5 = ops.argsort(keys5)[:700]
+    case("permutation_prefix", [("k", tt(keys5)), ("d", tt(dest5)),
+                                ("u", tt(upd5))], [keys5, dest5, upd5],
+         ["%p = sift.argsort %k : tensor<2000xi64> -> tensor<2000xi64>",
+          "%s = tensor.extract_slice %p[0] [700] [1] : tensor<2000xi64> to "
+          "tensor<700xi64>",
+          "%r = sift.scatter %u into %d[%s] : tensor<700x3xf64>, "
+          "tensor<700xi64> into tensor<2000x3xf64>"],
+         "tensor<2000x3xf64>", ops.scatter(dest5, idx5, upd5, 0, "none"))
+    # Not distinct: each of 4 rows of an argsort is a permutation of the
+    # same 50 rows; the last lane in row-major order wins.
+    keys6 = r.standard_normal((4, 50)).astype(f32)
+    dest6 = r.integers(0, 9, 50).astype(i64)
+    upd6 = r.integers(100, 999, (4, 50)).astype(i64)
+    idx6 = ops.argsort(keys6)
+    case("not_rows", [("k", tt(keys6)), ("d", tt(dest6)), ("u", tt(upd6))],
+         [keys6, dest6, upd6],
+         ["%p = sift.argsort %k : tensor<4x50xf32> -> tensor<4x50xi64>",
+          "%r = sift.scatter %u into %d[%p] : tensor<4x50xi64>, "
+          "tensor<4x50xi64> into tensor<50xi64>"],
+         "tensor<50xi64>", ops.scatter(dest6, idx6, upd6, 0, "none"))
+    return out
+
+
 def random_cases():
     out = []
     for shape, elt, seed, off in (((4, 256), "i32", 7, 5), ((1000,), "i32", 0, 0),
@@ -3564,6 +3656,7 @@ GENERATORS = [nonzero_cases, unique_cases, masked_select_cases,
               sort_cases, topk_cases, topk_valid_cases, topk_limit_cases,
               stack_siblings_cases,
               unsigned_order_cases, gather_cases, scatter_cases,
+              scatter_distinct_cases,
               random_cases, sample_balanced_cases, cross_entropy_cases, staticize_cases,
               numerics_cases]
 

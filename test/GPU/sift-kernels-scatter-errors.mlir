@@ -28,7 +28,7 @@ func.func @tail0(%u: memref<8xf32>, %d: memref<12xf32>, %i: memref<8xi64>, %o: m
 
 func.func private @scatter(memref<8xf32>, memref<12xf32>, memref<8xi64>, memref<12xf32>, index, index)
 func.func @none_without_winners(%u: memref<8xf32>, %d: memref<12xf32>, %i: memref<8xi64>, %o: memref<12xf32>, %n: index, %l: index) {
-  // expected-error @+1 {{sift-gpu-expand-kernels: the scatter kernel takes 1-D buffers of the updates, dest, i64 indices and the result (then for reduce(none) the i64 winners, for a float max or min the keys, an integer of the float's width), then n and the lanes per item as indices; a reduce needs a 32- or 64-bit element type}}
+  // expected-error @+1 {{sift-gpu-expand-kernels: the scatter kernel takes 1-D buffers of the updates, dest, i64 indices and the result (then for reduce(none) of lanes not distinct the i64 winners, for a float max or min the keys, an integer of the float's width), then n and the lanes per item as indices; a reduce needs a 32- or 64-bit element type}}
   call @scatter(%u, %d, %i, %o, %n, %l) {reduce = 0 : i32, sift.gpu_kernel = "scatter", tail = 1 : i64} : (memref<8xf32>, memref<12xf32>, memref<8xi64>, memref<12xf32>, index, index) -> ()
   return
 }
@@ -102,5 +102,25 @@ func.func private @scatter(index, memref<12xf32>)
 func.func @no_buffers(%n: index, %d: memref<12xf32>) {
   // expected-error @+1 {{sift-gpu-expand-kernels: the scatter kernel takes the updates and dest buffers first}}
   call @scatter(%n, %d) {reduce = 1 : i32, sift.gpu_kernel = "scatter", tail = 1 : i64} : (index, memref<12xf32>) -> ()
+  return
+}
+
+// -----
+
+// Distinct lanes need no winners: a winner buffer is one operand too many.
+func.func private @scatter(memref<8xf32>, memref<12xf32>, memref<8xi64>, memref<12xf32>, memref<12xi64>, index, index)
+func.func @distinct_with_winners(%u: memref<8xf32>, %d: memref<12xf32>, %i: memref<8xi64>, %o: memref<12xf32>, %w: memref<12xi64>, %n: index, %l: index) {
+  // expected-error @+1 {{the scatter kernel takes 1-D buffers}}
+  call @scatter(%u, %d, %i, %o, %w, %n, %l) {distinct, reduce = 0 : i32, sift.gpu_kernel = "scatter", tail = 1 : i64} : (memref<8xf32>, memref<12xf32>, memref<8xi64>, memref<12xf32>, memref<12xi64>, index, index) -> ()
+  return
+}
+
+// -----
+
+// A float max reads its dest's keys: its dest cannot be fresh.
+func.func private @scatter(memref<8xf32>, memref<12xf32>, memref<8xi64>, memref<12xf32>, memref<12xi32>, index, index)
+func.func @fresh_float_max(%u: memref<8xf32>, %d: memref<12xf32>, %i: memref<8xi64>, %o: memref<12xf32>, %k: memref<12xi32>, %n: index, %l: index) {
+  // expected-error @+1 {{sift-gpu-expand-kernels: a float max or min scatter reads its dest's keys: it cannot be fresh}}
+  call @scatter(%u, %d, %i, %o, %k, %n, %l) {fresh, reduce = 2 : i32, sift.gpu_kernel = "scatter", tail = 1 : i64} : (memref<8xf32>, memref<12xf32>, memref<8xi64>, memref<12xf32>, memref<12xi32>, index, index) -> ()
   return
 }

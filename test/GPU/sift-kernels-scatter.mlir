@@ -160,3 +160,57 @@ func.func @bool_none(%d: tensor<6xi1>, %i: tensor<4xi64>, %u: tensor<4xi1>) -> t
   %r = sift.scatter %u into %d[%i] : tensor<4xi1>, tensor<4xi64> into tensor<6xi1>
   return %r : tensor<6xi1>
 }
+
+// -----
+
+// Lanes that are a permutation (an argsort's) into a tensor.empty, as
+// `inv[perm] = arange(n)`: no winners, no copy of the undefined dest; one
+// launch of plain stores.
+// CALL-LABEL: func.func @inverse_permutation
+// CALL: call @__sift_gpu_scatter(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) {distinct, fresh, reduce = 0 : i32, sift.gpu_kernel = "scatter", tail = 1 : i64} : (memref<300xi64>, memref<300xi64>, memref<300xi64>, memref<300xi64>, index, index) -> ()
+// KERNEL-LABEL: func.func @inverse_permutation
+// KERNEL: gpu.launch
+// KERNEL: gpu.launch
+// KERNEL-NOT: memref.atomic_rmw
+// KERNEL: memref.store %{{.*}} : memref<300xi64>
+// KERNEL-NOT: gpu.launch
+// KERNEL: return
+func.func @inverse_permutation(%k: tensor<300xi32>, %u: tensor<300xi64>) -> tensor<300xi64> {
+  %p = sift.argsort %k : tensor<300xi32> -> tensor<300xi64>
+  %e = tensor.empty() : tensor<300xi64>
+  %r = sift.scatter %u into %e[%p] : tensor<300xi64>, tensor<300xi64> into tensor<300xi64>
+  return %r : tensor<300xi64>
+}
+
+// -----
+
+// Each row's lanes are that row's top-k (batch_dims 1), through a cast and
+// a slice: distinct, but the dest is copied.
+// CALL-LABEL: func.func @rows_topk
+// CALL: call @__sift_gpu_scatter(%{{.*}}) {batched, distinct, reduce = 0 : i32, sift.gpu_kernel = "scatter", tail = 2 : i64} : (memref<64xf32>, memref<8000xf32>, memref<32xi64>, memref<8000xf32>, index, index) -> ()
+func.func @rows_topk(%k: tensor<4x1000xf32>, %d: tensor<4x1000x2xf32>, %u: tensor<4x8x2xf32>) -> tensor<4x1000x2xf32> {
+  %v, %i = sift.topk %k k(10) : tensor<4x1000xf32> -> tensor<4x10xf32>, tensor<4x10xi64>
+  %c = tensor.cast %i : tensor<4x10xi64> to tensor<?x10xi64>
+  %s = tensor.extract_slice %c[0, 0] [4, 8] [1, 1] : tensor<?x10xi64> to tensor<4x8xi64>
+  %r = sift.scatter %u into %d[%s] {batch_dims = 1 : i64} : tensor<4x8x2xf32>, tensor<4x8xi64> into tensor<4x1000x2xf32>
+  return %r : tensor<4x1000x2xf32>
+}
+
+// -----
+
+// Not distinct: the lanes of a compaction padded with 0 (the padding lands
+// on row 0 again), the rows of a [2, 50] argsort into one row of 50, the
+// lanes of an unpadded compaction (unspecified past the count): winners.
+// CALL-LABEL: func.func @not_distinct
+// CALL: call @__sift_gpu_scatter(%{{.*}}) {reduce = 0 : i32, sift.gpu_kernel = "scatter", tail = 1 : i64} : (memref<50xi64>, memref<50xi64>, memref<50xi64>, memref<50xi64>, memref<50xi64>, index, index) -> ()
+// CALL: call @__sift_gpu_scatter_0(%{{.*}}) {reduce = 0 : i32, sift.gpu_kernel = "scatter", tail = 1 : i64} : (memref<100xi64>, memref<50xi64>, memref<100xi64>, memref<50xi64>, memref<50xi64>, index, index) -> ()
+// CALL: call @__sift_gpu_scatter_1(%{{.*}}) {reduce = 0 : i32, sift.gpu_kernel = "scatter", tail = 1 : i64} : (memref<50xi64>, memref<50xi64>, memref<50xi64>, memref<50xi64>, memref<50xi64>, index, index) -> ()
+func.func @not_distinct(%m: tensor<50xi1>, %k: tensor<2x50xf32>, %d: tensor<50xi64>, %u: tensor<50xi64>, %u2: tensor<2x50xi64>) -> (tensor<50xi64>, tensor<50xi64>, tensor<50xi64>) {
+  %i, %n = sift.compact %m {fill = 0 : i64} : tensor<50xi1> -> tensor<50xi64>, tensor<i64>
+  %r = sift.scatter %u into %d[%i] : tensor<50xi64>, tensor<50xi64> into tensor<50xi64>
+  %p = sift.argsort %k : tensor<2x50xf32> -> tensor<2x50xi64>
+  %r2 = sift.scatter %u2 into %d[%p] : tensor<2x50xi64>, tensor<2x50xi64> into tensor<50xi64>
+  %j, %n2 = sift.compact %m unpadded : tensor<50xi1> -> tensor<50xi64>, tensor<i64>
+  %r3 = sift.scatter %u into %d[%j] : tensor<50xi64>, tensor<50xi64> into tensor<50xi64>
+  return %r, %r2, %r3 : tensor<50xi64>, tensor<50xi64>, tensor<50xi64>
+}

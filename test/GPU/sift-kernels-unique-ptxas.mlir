@@ -1,8 +1,8 @@
 // REQUIRES: ptxas
 // Every kernel of unique and randperm (sift-kernels-unique.mlir: the sort,
-// compact, cumsum and argsort kernels they are made of, and their
-// elementwise kernels: the run flags, the gathers of values, counts and
-// inverse, the Philox keys) assembled by the toolkit's ptxas for sm_80 and
+// compact, cumsum, scatter and argsort kernels they are made of, and their
+// elementwise kernels: the run flags, the gathers of values and counts,
+// the groups, the Philox keys) assembled by the toolkit's ptxas for sm_80 and
 // sm_90 with no spills. allow-host-code: unique's result size is the
 // compaction's count, which the host reads to slice the results.
 //
@@ -27,9 +27,9 @@
 // CHECK: used 1 barriers
 // values only: sort, flags, compact, values.
 // CHECK-COUNT-4: == unique_2d_f32_kernel
-// all results: sort, flags, compact, values, cumsum, argsort, inverse,
-// counts, in 4 launches (--sift-gpu-merge-launches: sort with argsort,
-// flags, compact with cumsum, values with inverse and counts).
-// CHECK-COUNT-4: == unique_all_kernel
-// CHECK-COUNT-4: == unique_long_inverse_kernel
+// all results: sort, flags, compact, values, cumsum, groups, counts, the
+// inverse's scatter, in 5 launches (--sift-gpu-merge-launches: sort,
+// flags, compact with cumsum, values with groups and counts, scatter).
+// CHECK-COUNT-5: == unique_all_kernel
+// CHECK-COUNT-5: == unique_long_inverse_kernel
 // CHECK-NOT: ==

@@ -174,7 +174,15 @@ LogicalResult expandCrossEntropyCall(OpBuilder &b, func::CallOp call,
 /// `scatter` kernel; fails (leaving the op to the linalg lowering's
 /// sequential loop) where the kernels do not apply: trailing extents not
 /// static, or a reduce of an element type with no 32- or 64-bit atomic.
-LogicalResult convertScatter(ScatterOp op);
+/// `distinct`: no two lanes of an item land on the same row
+/// (`hasDistinctIndices`, asked before the ops around it are converted).
+LogicalResult convertScatter(ScatterOp op, bool distinct);
+
+/// Whether every item's lanes of `op` are one line of distinct indices
+/// (negative padding aside), by how its indices were made: a permutation
+/// (argsort, a sort's indices, randperm and its prefixes) or a selection of
+/// distinct positions (top-k, a compaction padded with a negative fill).
+bool hasDistinctIndices(ScatterOp op);
 
 /// The launches of a `scatter` kernel call; an error at the call when its
 /// operands are not the kernel's.

@@ -26,6 +26,13 @@
 //      add, max and min, each element is combined into the result by one
 //      of the hardware's atomics (add, signed max and min of i32 and i64;
 //      add of f32 and f64).
+// Where every item's lanes are one line of distinct indices (a
+// permutation, a top-k's or a padded compaction's indices: see
+// `hasDistinctLines`), no two lanes land on the same row, so reduce(none)
+// needs no winner: its step 3 stores every lane. Where `dest` is a
+// tensor.empty, step 1 copies nothing. The inverse permutation of
+// sift.unique on the GPU (an empty dest scattered through a sort's
+// permutation) is then one launch.
 // A float max or min (NaN wins, -0 < +0, as arith.maximumf and the CPU
 // lowering) has no such atomic. Its step 1 writes each element of `dest`
 // as an unsigned key of its width (`floatKey`: the float order is the
@@ -71,6 +78,12 @@ constexpr llvm::StringLiteral kTailAttr = "tail";
 /// Set when the scatter has batch dimensions: without it every lane is of
 /// item 0 (no division by the lanes per item).
 constexpr llvm::StringLiteral kBatchedAttr = "batched";
+/// Set when no two lanes of an item land on the same row
+/// (`hasDistinctIndices`): reduce(none) stores each lane with no winner.
+constexpr llvm::StringLiteral kDistinctAttr = "distinct";
+/// Set when `dest` is a tensor.empty: its elements are undefined, so the
+/// result's are too where no lane lands, and nothing copies them.
+constexpr llvm::StringLiteral kFreshAttr = "fresh";
 
 /// Whether the kernels combine elements of `type` with `reduce`: plain
 /// stores for none, else a 32- or 64-bit atomic.
@@ -88,13 +101,52 @@ bool combinesKeys(ScatterReduce reduce, Type type) {
          (reduce == ScatterReduce::Max || reduce == ScatterReduce::Min);
 }
 
+/// Whether `v`, a tensor of indices, holds distinct values along its last
+/// axis, negative padding aside: a line of a permutation (argsort, a sort's
+/// indices, randperm and its prefixes) or of a selection of distinct
+/// positions (top-k, a compaction padded with a negative fill), seen
+/// through casts, sign or zero extensions and slices that keep the rank.
+bool hasDistinctLines(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    auto vType = cast<RankedTensorType>(v.getType());
+    int64_t last = vType.getRank() - 1;
+    if (isa<tensor::CastOp, arith::ExtSIOp, arith::ExtUIOp>(def)) {
+      v = def->getOperand(0);
+      continue;
+    }
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(def)) {
+      if (slice.getSourceType().getRank() != vType.getRank())
+        return false;
+      v = slice.getSource();
+      continue;
+    }
+    if (auto sort = dyn_cast<SortOp>(def))
+      return v == sort.getIndices() && sort.getAxis() == last;
+    if (auto argsort = dyn_cast<ArgsortOp>(def))
+      return argsort.getAxis() == last;
+    if (auto topk = dyn_cast<TopkOp>(def))
+      return v == topk.getIndices() && topk.getAxis() == last;
+    if (auto compact = dyn_cast<CompactOp>(def))
+      return v == compact.getIndices() && !compact.getUnpadded() &&
+             static_cast<int64_t>(compact.getFill()) < 0;
+    return isa<RandpermOp, RandpermPrefixOp>(def);
+  }
+  return false;
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
 // --convert-sift-to-gpu: the kernel call
 //===----------------------------------------------------------------------===//
 
-LogicalResult gpu_kernels::convertScatter(ScatterOp op) {
+bool gpu_kernels::hasDistinctIndices(ScatterOp op) {
+  auto type = cast<RankedTensorType>(op.getIndices().getType());
+  return type.getRank() == static_cast<int64_t>(op.getBatchDims()) + 1 &&
+         hasDistinctLines(op.getIndices());
+}
+
+LogicalResult gpu_kernels::convertScatter(ScatterOp op, bool distinct) {
   RankedTensorType destType = op.getDest().getType();
   auto updatesType = cast<RankedTensorType>(op.getUpdates().getType());
   auto indicesType = cast<RankedTensorType>(op.getIndices().getType());
@@ -135,13 +187,15 @@ LogicalResult gpu_kernels::convertScatter(ScatterOp op) {
       tensor::getMixedSizes(b, loc, op.getDest());
   SmallVector<OpFoldResult> indexSizes =
       tensor::getMixedSizes(b, loc, op.getIndices());
+  bool fresh = op.getDest().getDefiningOp<tensor::EmptyOp>() &&
+               !combinesKeys(op.getReduce(), elt);
   Value dest = lowering::flatten(b, loc, op.getDest());
   Value out = allocBuffer(b, loc, tensor::getMixedSize(b, loc, dest, 0), elt);
   SmallVector<Value> operands = {
       toBuffer(b, loc, lowering::flatten(b, loc, op.getUpdates())),
       toBuffer(b, loc, dest),
       toBuffer(b, loc, lowering::flatten(b, loc, op.getIndices())), out};
-  if (op.getReduce() == ScatterReduce::None)
+  if (op.getReduce() == ScatterReduce::None && !distinct)
     // The winning lane of each row of the result.
     operands.push_back(allocBuffer(
         b, loc, productOf(b, loc, ArrayRef(destSizes).take_front(batch + 1)),
@@ -160,6 +214,10 @@ LogicalResult gpu_kernels::convertScatter(ScatterOp op) {
       b.getNamedAttr(kTailAttr, b.getI64IntegerAttr(tail))};
   if (batch > 0)
     attrs.push_back(b.getNamedAttr(kBatchedAttr, b.getUnitAttr()));
+  if (distinct)
+    attrs.push_back(b.getNamedAttr(kDistinctAttr, b.getUnitAttr()));
+  if (fresh)
+    attrs.push_back(b.getNamedAttr(kFreshAttr, b.getUnitAttr()));
   createKernelCall(b, loc, op, "scatter", operands, attrs);
   replaceWithFlatResult(b, op, out, destType, destSizes);
   return success();
@@ -179,7 +237,7 @@ struct ScatterCall {
   Value n, lanesPerItem; ///< index
   ScatterReduce reduce;
   int64_t tail; ///< T
-  bool batched;
+  bool batched, distinct, fresh;
 };
 
 FailureOr<ScatterCall> parseScatterCall(func::CallOp call) {
@@ -192,7 +250,10 @@ FailureOr<ScatterCall> parseScatterCall(func::CallOp call) {
   c.reduce = reduce.getValue();
   c.tail = tail.getInt();
   c.batched = call->hasAttr(kBatchedAttr);
-  bool none = c.reduce == ScatterReduce::None;
+  c.distinct = call->hasAttr(kDistinctAttr);
+  c.fresh = call->hasAttr(kFreshAttr);
+  // reduce(none) needs the winners unless the lanes are distinct.
+  bool none = c.reduce == ScatterReduce::None && !c.distinct;
   ValueRange args = call.getOperands();
   if (args.size() < 2 || !isa<MemRefType>(args[0].getType()) ||
       !isa<MemRefType>(args[1].getType()))
@@ -200,6 +261,10 @@ FailureOr<ScatterCall> parseScatterCall(func::CallOp call) {
                             "takes the updates and dest buffers first");
   Type destElt = cast<MemRefType>(args[1].getType()).getElementType();
   bool keyed = combinesKeys(c.reduce, destElt);
+  if (keyed && c.fresh)
+    return call.emitOpError("sift-gpu-expand-kernels: a float max or min "
+                            "scatter reads its dest's keys: it cannot be "
+                            "fresh");
   size_t numBuffers = none || keyed ? 5 : 4;
   auto line = [](Value v) -> MemRefType {
     auto type = dyn_cast<MemRefType>(v.getType());
@@ -236,7 +301,8 @@ FailureOr<ScatterCall> parseScatterCall(func::CallOp call) {
     return call.emitOpError("sift-gpu-expand-kernels: the scatter kernel "
                             "takes 1-D buffers of the updates, dest, i64 "
                             "indices and the result (then for reduce(none) "
-                            "the i64 winners, for a float max or min the "
+                            "of lanes not distinct the i64 winners, for a "
+                            "float max or min the "
                             "keys, an integer of the float's width), then "
                             "n and the lanes per item as indices; a reduce "
                             "needs a 32- or 64-bit element type");
@@ -374,26 +440,34 @@ LogicalResult gpu_kernels::expandScatterCall(OpBuilder &b, func::CallOp call,
     return {row, arith::AndIOp::create(b, loc, inRange, inResult)};
   };
 
-  // 1. The copy of dest (or its keys), and no winner yet.
-  buildElementLaunch(b, loc, total, threads, [&](OpBuilder &b, Value i) {
-    Value x = memref::LoadOp::create(b, loc, c.dest, ValueRange{i});
-    if (c.keys)
-      memref::StoreOp::create(b, loc, floatKey(b, loc, x, c.reduce), c.keys,
-                              ValueRange{i});
-    else
-      memref::StoreOp::create(b, loc, x, c.out, ValueRange{i});
-    if (!c.winner)
-      return;
-    Value rows = memref::DimOp::create(b, loc, c.winner, 0);
-    buildIf(b, loc,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i, rows),
-            [&](OpBuilder &b) {
-              memref::StoreOp::create(
-                  b, loc,
-                  arith::ConstantIntOp::create(b, loc, b.getI64Type(), -1),
-                  c.winner, ValueRange{i});
-            });
-  });
+  // 1. The copy of dest (or its keys; none of a fresh dest), and no
+  // winner yet (none where the lanes are distinct).
+  if (!c.fresh || c.winner) {
+    Value rows =
+        c.winner ? memref::DimOp::create(b, loc, c.winner, 0) : Value();
+    buildElementLaunch(
+        b, loc, c.fresh ? rows : total, threads, [&](OpBuilder &b, Value i) {
+          if (!c.fresh) {
+            Value x = memref::LoadOp::create(b, loc, c.dest, ValueRange{i});
+            if (c.keys)
+              memref::StoreOp::create(b, loc, floatKey(b, loc, x, c.reduce),
+                                      c.keys, ValueRange{i});
+            else
+              memref::StoreOp::create(b, loc, x, c.out, ValueRange{i});
+          }
+          if (!c.winner)
+            return;
+          buildIf(
+              b, loc,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i, rows),
+              [&](OpBuilder &b) {
+                memref::StoreOp::create(
+                    b, loc,
+                    arith::ConstantIntOp::create(b, loc, b.getI64Type(), -1),
+                    c.winner, ValueRange{i});
+              });
+        });
+  }
   // 2. The last lane of each row wins.
   if (c.winner)
     buildElementLaunch(b, loc, lanes, threads, [&](OpBuilder &b, Value l) {
@@ -425,6 +499,11 @@ LogicalResult gpu_kernels::expandScatterCall(OpBuilder &b, func::CallOp call,
             c.reduce == ScatterReduce::Max ? arith::AtomicRMWKind::maxu
                                            : arith::AtomicRMWKind::minu,
             floatKey(b, loc, update(b), c.reduce), c.keys, ValueRange{at});
+        return;
+      }
+      if (c.reduce == ScatterReduce::None && !c.winner) {
+        // Distinct lanes: this element has no other writer.
+        memref::StoreOp::create(b, loc, update(b), c.out, ValueRange{at});
         return;
       }
       if (!c.winner) {

@@ -3652,12 +3652,12 @@ static Value prefix(OpBuilder &b, Location loc, Value full, Value count,
 ///   starts, count = compact(first, fill -1)              compact kernel
 ///   values[g] = sorted[starts[g]]                        elementwise
 ///   counts[g] = (starts[g + 1] or N) - starts[g]         elementwise
-///   group = cumsum(first) - 1; back = argsort(perm)      cumsum, argsort
-///   inverse[p] = group[back[p]]                          elementwise
-/// (back is the inverse permutation of perm: a stable sort's permutation,
-/// argsorted). The value of a group is its first element in sorted order,
-/// the first occurrence in the input (the sort is stable), as on the CPU.
-/// The results' size is the compaction's count, read on the host to slice
+///   group = cumsum(first) - 1                            cumsum
+///   inverse[perm[i]] = group[i]                          scatter
+/// (the scatter's lanes are a permutation: one store each, in one launch;
+/// see ScatterKernels.cpp). The value of a group is its first element in sorted
+/// order, the first occurrence in the input (the sort is stable), as on the
+/// CPU. The results' size is the compaction's count, read on the host to slice
 /// them. Other unique ops (dynamic or empty inputs) are left to the linalg
 /// lowering.
 static LogicalResult decomposeUnique(UniqueOp op) {
@@ -3712,20 +3712,20 @@ static LogicalResult decomposeUnique(UniqueOp op) {
   if (Value inverse = op.getInverse()) {
     Value group = CumsumOp::create(b, loc, line(i64), first, /*dim=*/-1,
                                    /*exclusive=*/false);
-    // The permutation's values are below n: 32-bit keys when they fit (half
-    // the bytes per radix pass, a longer bitonic limit).
-    Value perm = sort.getIndices();
-    if (n <= std::numeric_limits<int32_t>::max())
-      perm = arith::TruncIOp::create(b, loc, line(b.getI32Type()), perm);
-    Value back = ArgsortOp::create(b, loc, perm);
-    Value inv = lowering::mapLine(
-        b, loc, back, i64, [&](OpBuilder &b, Location loc, Value i, Value) {
-          Value g = tensor::ExtractOp::create(b, loc, group,
-                                              lowering::i64ToIndex(b, loc, i));
+    Value groupOfSorted = lowering::mapLine(
+        b, loc, group, i64, [&](OpBuilder &b, Location loc, Value g, Value) {
           return arith::SubIOp::create(b, loc, g,
                                        lowering::constInt(b, loc, i64, 1))
               .getResult();
         });
+    // Element perm[i] of the input is in group groupOfSorted[i]: a scatter
+    // through the sort's permutation, whose lanes are distinct (one store
+    // each, into an undefined dest that they cover).
+    Value inv = ScatterOp::create(
+        b, loc, groupOfSorted,
+        tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{n}, i64),
+        sort.getIndices(), ScatterReduce::None,
+        /*batch_dims=*/0);
     results.push_back(lowering::unflatten(
         b, loc, inv, cast<RankedTensorType>(inverse.getType()),
         tensor::getMixedSizes(b, loc, op.getInput())));
@@ -4392,11 +4392,17 @@ struct ConvertSiftToGpuPass
     }
     SplitOptions split{splitBlocks, splitMin, sortSplitMin, sortDigitBits};
     SmallVector<Operation *> ops;
+    // Scatters whose lanes are distinct, known by the ops that make their
+    // indices: asked before those ops become kernel calls.
+    llvm::SmallPtrSet<Operation *, 4> distinctScatters;
     getOperation()->walk([&](Operation *op) {
       if (isa<CountOp, CumsumOp, CompactOp, SortOp, ArgsortOp, TopkOp,
               CrossEntropyOp, ScatterOp>(op) &&
           isHostLevel(op))
         ops.push_back(op);
+      if (auto scatter = dyn_cast<ScatterOp>(op);
+          scatter && hasDistinctIndices(scatter))
+        distinctScatters.insert(op);
     });
     for (Operation *op : ops) {
       if (auto count = dyn_cast<CountOp>(op))
@@ -4414,7 +4420,8 @@ struct ConvertSiftToGpuPass
       else if (auto loss = dyn_cast<CrossEntropyOp>(op))
         (void)convertCrossEntropy(loss);
       else
-        (void)convertScatter(cast<ScatterOp>(op));
+        (void)convertScatter(cast<ScatterOp>(op),
+                             distinctScatters.contains(op));
     }
   }
 };
