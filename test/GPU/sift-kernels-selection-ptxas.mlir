@@ -1,9 +1,10 @@
 // REQUIRES: ptxas
 // Every kernel of nonzero, masked_select and sample_balanced
 // (sift-kernels-selection.mlir: the compact and argsort kernels they are
-// made of, and their elementwise kernels: the masks, coordinates and
-// gathers, the Philox keys, the classes, the samples and counts) assembled
-// by the toolkit's ptxas for sm_80 and sm_90 with no spills.
+// made of, the philox_words kernel of the keys, and their elementwise
+// kernels: the masks, coordinates and gathers, the classes, the samples
+// and counts) assembled by the toolkit's ptxas for sm_80 and sm_90 with no
+// spills.
 // allow-host-code: nonzero's and masked_select's result size is the
 // compaction's count, which the host reads to slice the result.
 //

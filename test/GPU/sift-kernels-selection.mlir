@@ -6,8 +6,8 @@
 // coordinates for a rank above 1. masked_select: the compact kernel of the
 // flattened mask, an elementwise gather of the selected sub-tensors. Both
 // are sliced to the compaction's count, read on the host. sample_balanced:
-// the CPU's Philox keys (elementwise, sign bit flipped), the argsort
-// kernel, the classes in key order (elementwise), one compact kernel per
+// the CPU's Philox keys (the philox_words kernel: a block of 4 words per
+// thread), the argsort kernel of the words as unsigned, the classes in key order (elementwise), one compact kernel per
 // class (its first K items in key order), the samples and counts
 // (elementwise). No sequential loop is left. Each result equals the CPU
 // lowering's; ctest conformance-gpu-kernels checks them against NumPy.
@@ -51,12 +51,9 @@
 // CALLS: tensor.extract_slice %{{.*}}[0] [%{{.*}}] [1] : tensor<100xi32> to tensor<?xi32>
 // CALLS-LABEL: func.func @sample_balanced_seed_tensors
 // CALLS: tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<2x3x300xi32> into tensor<6x300xi32>
-// The keys: row (p, q) takes seed[p] and stream offset[p] + q.
-// CALLS: linalg.generic {{.*}} outs(%{{.*}} : tensor<6x300xi32>)
-// CALLS: arith.divui %{{.*}}, %c3 : index
-// CALLS: arith.remui %{{.*}}, %c3 : index
-// CALLS: tensor.extract %{{.*}}[%{{.*}}] : tensor<2xi64>
-// CALLS: arith.mului_extended
+// The keys: row (p, q) takes seed[p] and stream offset[p] + q, p = r / 3
+// (the philox_words kernel, RandomKernels.cpp).
+// CALLS: call @__sift_gpu_philox_words(%{{.*}}, %{{.*}}, %{{.*}}) {rows_per_seed = 3 : i64, sift.gpu_kernel = "philox_words"} : (memref<6x300xi32>, memref<2xi64>, memref<2xi64>) -> ()
 // The words sorted as unsigned: no sign bit flipped.
 // CALLS-NOT: arith.xori %{{.*}}, %c-2147483648_i32 : i32
 // CALLS: call @__sift_gpu_argsort({{.*}}) {sift.gpu_kernel = "argsort", unsigned} : (memref<6x300xi32>, memref<6x300xi64>) -> ()
@@ -72,7 +69,9 @@
 // CALLS: return %[[SR]], %[[NR]]
 // CALLS-NOT: sift.
 // CALLS-LABEL: func.func @sample_balanced_no_positives
-// positive_fraction 0: no positive compaction.
+// positive_fraction 0: no positive compaction. One row: the seed and the
+// offset as they are.
+// CALLS: call @__sift_gpu_philox_words_{{[0-9]+}}(%{{.*}}, %{{.*}}, %{{.*}}) {rows_per_seed = 1 : i64, sift.gpu_kernel = "philox_words"} : (memref<1x50xi32>, i64, i64) -> ()
 // CALLS: sift.gpu_kernel = "argsort"
 // CALLS: sift.gpu_kernel = "compact"} : (memref<1x50xi1>, memref<1x16xi64>, memref<1xi64>) -> ()
 // CALLS-NOT: sift.gpu_kernel
@@ -99,7 +98,7 @@
 // LAUNCH: linalg.generic
 // LAUNCH-LABEL: func.func @sample_balanced_seed_tensors
 // keys, argsort, classes, 2 compactions, samples, counts.
-// LAUNCH: linalg.generic
+// LAUNCH: gpu.launch
 // LAUNCH: gpu.launch
 // LAUNCH: linalg.generic
 // LAUNCH: gpu.launch

@@ -2,7 +2,7 @@
 // Every kernel of unique and randperm (sift-kernels-unique.mlir: the sort,
 // compact, cumsum, scatter and argsort kernels they are made of, and their
 // elementwise kernels: the run flags, the gathers of values and counts,
-// the groups, the Philox keys) assembled by the toolkit's ptxas for sm_80 and
+// the groups; and randperm's philox_words kernel) assembled by the toolkit's ptxas for sm_80 and
 // sm_90 with no spills. allow-host-code: unique's result size is the
 // compaction's count, which the host reads to slice the results.
 //
@@ -14,7 +14,7 @@
 // RUN: %extract_ptx %t.sm80 %t.sm80.mlir
 // RUN: python3 %S/Inputs/ptxas_all.py %ptxas sm_80 %t.sm80 | FileCheck %s --implicit-check-not="{{[1-9][0-9]*}} bytes spill" --implicit-check-not=error
 
-// Philox keys (elementwise), then the argsort kernel: the radix sort of a
+// Philox keys (a block per thread), then the argsort kernel: the radix sort of a
 // dynamic row, the bitonic sort of 16 keys.
 // CHECK: == randperm_dynamic_kernel.ptx
 // CHECK: 0 bytes spill stores, 0 bytes spill loads

@@ -6,9 +6,9 @@
 // the counts; the inverse as the cumsum kernel of the flags scattered
 // through the sort's permutation (one launch of plain stores: the lanes
 // are distinct and the dest a tensor.empty). The results' size is the compaction's count, read on the
-// host to slice them. randperm: the Philox words of the CPU lowering, one
-// per element (elementwise), then the argsort kernel. No sequential loop is
-// left. Each result equals the CPU lowering's; ctest
+// host to slice them. randperm: the Philox words of the CPU lowering (the
+// philox_words kernel: a block of 4 words per thread), then the argsort
+// kernel. No sequential loop is left. Each result equals the CPU lowering's; ctest
 // conformance-gpu-kernels checks them against NumPy.
 //
 // RUN: tensor-opt %s --convert-sift-to-gpu | FileCheck %s --check-prefix=CALLS
@@ -55,16 +55,15 @@
 // CALLS: scf.if
 // CALLS: func.call @sift_rt_report
 // CALLS: %[[N:.*]] = arith.select
-// CALLS: tensor.empty(%[[N]]) : tensor<1x?xi32>
-// CALLS: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]
-// CALLS: arith.mului_extended
+// CALLS: %[[KEYS:.*]] = memref.alloc(%[[N]]) : memref<1x?xi32>
+// CALLS: call @__sift_gpu_philox_words(%[[KEYS]], %{{.*}}, %{{.*}}) {rows_per_seed = 1 : i64, sift.gpu_kernel = "philox_words"} : (memref<1x?xi32>, i64, i64) -> ()
 // The words sorted as unsigned: no sign bit flipped.
 // CALLS-NOT: arith.xori %{{.*}}, %c-2147483648_i32 : i32
 // CALLS: call @__sift_gpu_argsort{{(_[0-9]+)?}}({{.*}}) {sift.gpu_kernel = "argsort", unsigned} : (memref<1x?xi32>, memref<1x?xi64>, memref<2x1x?xi32>, memref<2x1x?xi32>) -> ()
 // CALLS-LABEL: func.func @randperm_static
 // A constant n needs no check: the bitonic sort of 16 keys.
 // CALLS-NOT: sift_rt_report
-// CALLS: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x16xi32>)
+// CALLS: sift.gpu_kernel = "philox_words"} : (memref<1x16xi32>, i64, i64) -> ()
 // CALLS: {sift.gpu_kernel = "argsort", unsigned} : (memref<1x16xi32>, memref<1x16xi64>) -> ()
 // CALLS-LABEL: func.func @left_alone
 // CALLS: sift.unique %{{.*}} : tensor<?xi64> -> tensor<?xi64>
@@ -91,7 +90,16 @@
 // LAUNCH: linalg.generic
 // LAUNCH-NOT: call @__sift_gpu
 // LAUNCH-LABEL: func.func @randperm_dynamic
-// LAUNCH: linalg.generic
+// The keys: a thread per block of 4 words (a grid of ceil(ceil(n/4)/256)
+// blocks, none for n = 0), each word past the first stored if below n.
+// LAUNCH: %[[BLOCKS:.*]] = arith.ceildivui %{{.*}}, %c4{{.*}} : index
+// LAUNCH: %[[GRID:.*]] = arith.ceildivui %{{.*}}, %c256{{.*}} : index
+// LAUNCH: scf.if
+// LAUNCH: gpu.launch blocks(%{{.*}}) in (%{{.*}} = %[[GRID]],
+// LAUNCH-COUNT-20: arith.mului_extended
+// LAUNCH-NOT: arith.mului_extended
+// LAUNCH: memref.store %{{.*}} : memref<1x?xi32>
+// LAUNCH-COUNT-3: scf.if
 // LAUNCH: gpu.launch
 // LAUNCH: memref.atomic_rmw addi
 // LAUNCH-NOT: call @__sift_gpu

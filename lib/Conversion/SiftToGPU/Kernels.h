@@ -88,6 +88,26 @@ inline void buildLaunchIfAny(
           });
 }
 
+/// A launch of a thread per element of [0, count), `body(i)` for each.
+inline void buildElementLaunch(OpBuilder &b, Location loc, Value count,
+                               int64_t threads,
+                               function_ref<void(OpBuilder &, Value i)> body) {
+  Value grid =
+      arith::CeilDivUIOp::create(b, loc, count, constIndex(b, loc, threads));
+  buildLaunchIfAny(
+      b, loc, grid, threads, {},
+      [&](OpBuilder &b, Value block, Value tid, ValueRange) {
+        Value i = arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(b, loc, block, constIndex(b, loc, threads)),
+            tid);
+        buildIf(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i, count),
+            [&](OpBuilder &b) { body(b, i); });
+      });
+}
+
 /// The product of `sizes` (1 for none), folded where they are constants.
 inline OpFoldResult productOf(OpBuilder &b, Location loc,
                               ArrayRef<OpFoldResult> sizes) {
@@ -188,6 +208,20 @@ bool hasDistinctIndices(ScatterOp op);
 /// operands are not the kernel's.
 LogicalResult expandScatterCall(OpBuilder &b, func::CallOp call,
                                 int64_t threads);
+
+/// Rows [rows, n] of Philox words (RandomKernels.cpp): row r holds words
+/// 0 .. n-1 of the stream (seed[p], offset[p] + q), p = r / rowsPerSeed and
+/// q = r % rowsPerSeed, with `seed` and `offset` each an i64 or a 1-D
+/// tensor of one per p. The call of the `philox_words` kernel, and its
+/// result as a tensor.
+Value buildPhiloxWords(OpBuilder &b, Location loc, Operation *anchor,
+                       int64_t rows, OpFoldResult n, Value seed, Value offset,
+                       int64_t rowsPerSeed);
+
+/// The launch of a `philox_words` kernel call (a thread per Philox block of
+/// a row); an error at the call when its operands are not the kernel's.
+LogicalResult expandPhiloxCall(OpBuilder &b, func::CallOp call,
+                               int64_t threads);
 
 } // namespace gpu_kernels
 } // namespace sift

@@ -309,26 +309,6 @@ FailureOr<ScatterCall> parseScatterCall(func::CallOp call) {
   return c;
 }
 
-/// A launch of a thread per element of [0, count), `body(i)` for each.
-void buildElementLaunch(OpBuilder &b, Location loc, Value count,
-                        int64_t threads,
-                        function_ref<void(OpBuilder &, Value i)> body) {
-  Value grid =
-      arith::CeilDivUIOp::create(b, loc, count, constIndex(b, loc, threads));
-  buildLaunchIfAny(
-      b, loc, grid, threads, {},
-      [&](OpBuilder &b, Value block, Value tid, ValueRange) {
-        Value i = arith::AddIOp::create(
-            b, loc,
-            arith::MulIOp::create(b, loc, block, constIndex(b, loc, threads)),
-            tid);
-        buildIf(
-            b, loc,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i, count),
-            [&](OpBuilder &b) { body(b, i); });
-      });
-}
-
 /// `combine(result[at], update)` as one of the hardware's atomics (not for
 /// a float max or min: see `floatKey`).
 void atomicCombine(OpBuilder &b, Location loc, ScatterReduce reduce,

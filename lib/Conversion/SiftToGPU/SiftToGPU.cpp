@@ -3794,25 +3794,12 @@ static LogicalResult decomposeRandperm(RandpermOp op) {
   Value offset = op.getOffset() ? op.getOffset()
                                 : lowering::constInt(rewriter, loc,
                                                      rewriter.getI64Type(), 0);
-  // The keys as one row [1, n] (the kernel's view): a reshape of a 1-D
-  // tensor would be fused into the elementwise op before bufferization,
-  // which leaves a host buffer behind for its size.
+  // The keys as one row [1, n] (the sort kernel's view), a Philox block
+  // per thread.
   OpBuilder &b = rewriter;
-  Type i32 = b.getI32Type();
-  Value init = tensor::EmptyOp::create(
-      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(1), getAsOpFoldResult(n)},
-      i32);
-  auto keys = linalg::GenericOp::create(
-      b, loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
-      ArrayRef<AffineMap>{b.getMultiDimIdentityMap(2)},
-      SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
-      [&](OpBuilder &b, Location loc, ValueRange) {
-        Value i = linalg::IndexOp::create(b, loc, 1);
-        Value word = lowering::philoxWord(b, loc, seed, offset,
-                                          lowering::indexToI64(b, loc, i));
-        linalg::YieldOp::create(b, loc, word);
-      });
-  Value perm = ArgsortOp::create(b, loc, keys.getResult(0), /*dim=*/-1,
+  Value keys = buildPhiloxWords(b, loc, op, 1, getAsOpFoldResult(n), seed,
+                                offset, /*rowsPerSeed=*/1);
+  Value perm = ArgsortOp::create(b, loc, keys, /*dim=*/-1,
                                  /*descending=*/false, /*isUnsigned=*/true);
   perm = tensor::CollapseShapeOp::create(b, loc, perm, rowsReassociation(1));
   rewriter.replaceOp(op, lowering::castTo(rewriter, loc, perm, op.getType()));
@@ -4173,7 +4160,7 @@ static LogicalResult decomposeSampleBalanced(SampleBalancedOp op) {
   int64_t kPos = std::min(posCap, n), kNeg = std::min(numSamples, n);
   OpBuilder b(op);
   Location loc = op.getLoc();
-  Type i64 = b.getI64Type(), i32 = b.getI32Type(), i1 = b.getI1Type();
+  Type i64 = b.getI64Type(), i1 = b.getI1Type();
   Type labelType = labelsType.getElementType();
   Value labels = asRows(b, loc, op.getLabels()).matrix;
   // Per-row seeds and offsets cover the leading `seedRank` batch
@@ -4190,21 +4177,10 @@ static LogicalResult decomposeSampleBalanced(SampleBalancedOp op) {
   int64_t rowsPerSeed = 1;
   for (int64_t size : labelsType.getShape().drop_back().drop_front(seedRank))
     rowsPerSeed *= size;
-  Value keys = generateTensor(
-      b, loc, {r, n}, i32, [&](OpBuilder &b, Location loc, ValueRange ivs) {
-        Value perSeed = constIndex(b, loc, rowsPerSeed);
-        Value p = arith::DivUIOp::create(b, loc, ivs[0], perSeed);
-        Value q = arith::RemUIOp::create(b, loc, ivs[0], perSeed);
-        auto rowValue = [&](Value v) -> Value {
-          if (isa<RankedTensorType>(v.getType()))
-            return tensor::ExtractOp::create(b, loc, v, ValueRange{p});
-          return v;
-        };
-        Value stream = arith::AddIOp::create(b, loc, rowValue(offset),
-                                             lowering::indexToI64(b, loc, q));
-        return lowering::philoxWord(b, loc, rowValue(seed), stream,
-                                    lowering::indexToI64(b, loc, ivs[1]));
-      });
+  // Row (p, q) takes words 0 .. n-1 of the stream (seed[p], offset[p] + q),
+  // a Philox block per thread.
+  Value keys = buildPhiloxWords(b, loc, op, r, b.getIndexAttr(n), seed, offset,
+                                rowsPerSeed);
   Value perm = ArgsortOp::create(b, loc, keys, /*dim=*/-1,
                                  /*descending=*/false, /*isUnsigned=*/true);
   // The classes in key order, in one elementwise op: labels equal to
@@ -4455,6 +4431,7 @@ struct ExpandKernelsPass
           OpBuilder &, func::CallOp, int64_t)>(kind)
                            .Case("cross_entropy", expandCrossEntropyCall)
                            .Case("scatter", expandScatterCall)
+                           .Case("philox_words", expandPhiloxCall)
                            .Default(nullptr);
       if (expandOwn) {
         if (failed(expandOwn(b, call, threads)))
