@@ -1049,6 +1049,13 @@ def cumsum_cases():
         ("long_f64", r.standard_normal(2500), -1, False, None),
         ("long_i8_wraps", r.integers(-128, 128, (2, 700)).astype(np.int8),
          -1, True, None),
+        # Long lines along other axes than the last (on the GPU, scanned as
+        # the rows of the input transposed).
+        ("long_i64_dim0", r.integers(-1000, 1000, (20000, 3)).astype(
+            np.int64), 0, False, None),
+        ("long_f32_excl_dim1_3d", r.standard_normal((2, 3000, 4)).astype(
+            np.float32), 1, True, None),
+        ("long_i1_to_i32_dim0", r.random((5000, 2)) < 0.3, 0, False, "i32"),
     ]
     for name, x, dim, excl, rtype in cfgs:
         relt = rtype or ELT[x.dtype]
@@ -1060,7 +1067,7 @@ def cumsum_cases():
         exp = ops.cumsum(x, dim, excl, {"i64": np.int64, "i32": np.int32,
                                        "i8": np.int8, None: None}[rtype])
         # (Float sums in another order: the tolerance grows with the row.)
-        tol = ((2e-6, 1e-5 * max(1.0, np.sqrt(x.shape[-1] / 100.0)))
+        tol = ((2e-6, 1e-5 * max(1.0, np.sqrt(x.shape[dim] / 100.0)))
                if x.dtype.kind == "f" else (0, 0))
         out.append(Case("cumsum", name, mlir, [x], expect=[exp], tol=tol))
     return out
@@ -1111,6 +1118,13 @@ def sort_inputs():
         ("i32_wide_digits_16384",
          r.integers(-2**31, 2**31 - 1, 16384, dtype=np.int64).astype(
              np.int32), -1),
+        # Long lines along another axis than the last (on the GPU, sorted
+        # as the rows of the input transposed: radix sorts here).
+        ("f32_long_dim0", np.ascontiguousarray(np.stack(
+            [long_f32, long_f32[::-1]], axis=1)), 0),
+        ("i64_long_3d_dim1", np.ascontiguousarray(
+            long_i64.reshape(3, 2100, 1).repeat(2, axis=2) +
+            np.arange(2, dtype=np.int64)), 1),
     ]
 
 
@@ -1187,6 +1201,10 @@ def topk_cases():
          32, -1),
         # The K = 20000 taken sort with 11-bit digits.
         ("wide_digits_k20000", wide_f32(r, 40000), 20000, -1),
+        # Long lines along the first axis (on the GPU, the rows of the
+        # input transposed: a selection over 6000, then the sort of 100).
+        ("long_dim0_k100", np.ascontiguousarray(np.stack(
+            [long_ties, long_ties[::-1], -long_ties], axis=1)), 100, 0),
     ]
     for name, x, k, dim in cfgs:
         axis = dim % x.ndim

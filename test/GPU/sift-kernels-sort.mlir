@@ -55,7 +55,10 @@
 // The radix sort's scratch holds the K taken, not the row.
 // CALLS: (memref<2x5000xi64>, memref<2x3000xi64>, memref<2x3000xi64>, memref<2x2x3000xi64>, memref<2x2x3000xi32>) -> ()
 // CALLS-LABEL: func.func @left_alone
-// CALLS: sift.argsort %{{.*}} {dim = 0 : i64}
+// Along the first axis: the kernel of the input transposed.
+// CALLS: linalg.transpose
+// CALLS: sift.gpu_kernel = "argsort"} : (memref<7x9xf32>, memref<7x9xi64>) -> ()
+// CALLS: linalg.transpose
 // CALLS: sift.topk %{{.*}} k(0)
 // CALLS: sift.topk %{{.*}} k(3) : tensor<?xf32>
 // CALLS: sift.argsort %{{.*}} : tensor<4x0xf32>

@@ -33,8 +33,12 @@
 // CALLS: %[[IDX:.*]] = memref.alloc() : memref<32x100xi64>
 // CALLS: %[[CNT:.*]] = memref.alloc() : memref<32xi64>
 // CALLS: call @__sift_gpu_compact(%{{.*}}, %[[IDX]], %[[CNT]]) {fill = 0 : i64, sift.gpu_kernel = "compact"}
+// Along the first axis: the kernel along the last axis of the input
+// transposed, the result transposed back.
 // CALLS-LABEL: func.func @other_axis
-// CALLS: sift.cumsum
+// CALLS: linalg.transpose
+// CALLS: call @__sift_gpu_cumsum{{.*}} : (memref<50x16xf32>, memref<50x16xf32>) -> ()
+// CALLS: linalg.transpose
 // CALLS: func.func private @__sift_gpu_count(memref<32x1000xi1>, memref<32xi64>)
 
 // LAUNCH-LABEL: func.func @count_rows

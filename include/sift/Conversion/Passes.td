@@ -110,13 +110,14 @@ def ConvertSiftToGPU : Pass<"convert-sift-to-gpu", "ModuleOp"> {
     - `sift.unique` of a static, non-empty input and `sift.randperm` first
       become the ops above and elementwise `linalg.generic` ops (unique:
       sort, run flags, compact, gathers, and for the inverse cumsum and
-      the argsort of the sort's permutation; randperm: its Philox keys and
-      an argsort), each result equal to the CPU lowering's.
+      a scatter through the sort's permutation; randperm: its Philox keys,
+      a `philox_words` kernel of a block of 4 words per thread, and an
+      argsort), each result equal to the CPU lowering's.
     - `sift.nonzero` and `sift.masked_select` of static, non-empty operands
       and `sift.sample_balanced` of static, non-empty labels also become
       those ops and elementwise ops (nonzero: a mask, compact, row-major
       coordinates; masked_select: compact of the mask, a gather;
-      sample_balanced: Philox keys, argsort, the classes in key order, a
+      sample_balanced: Philox keys (`philox_words`), argsort, the classes in key order, a
       compact per class, the samples and counts), each result equal to the
       CPU lowering's.
     - `sift.scatter` with static trailing extents: `dest`, `indices` and
@@ -127,11 +128,18 @@ def ConvertSiftToGPU : Pass<"convert-sift-to-gpu", "ModuleOp"> {
       min also gets a buffer of the result's integer keys. A thread per element: a copy of `dest`, then (none) the
       last lane of each row by an atomic max, then the updates stored by
       the winners or combined by atomics (float sums in the atomics'
-      order; everything else bit-identical to the CPU). A reduce of i1,
-      i8, i16, f16 or bf16 stays with the linalg lowering.
+      order; everything else bit-identical to the CPU). Indices that are
+      distinct per item by construction (an argsort's, a top-k's, a
+      compaction's padded with a negative fill, through casts and slices)
+      need no winners (the call's `distinct`); a `tensor.empty` dest is
+      not copied (`fresh`). A reduce of i1, i8, i16, f16 or bf16 stays
+      with the linalg lowering.
+    - `sift.cumsum`, `sift.sort`, `sift.argsort` and `sift.topk` along
+      another axis than the last, when the op along the last axis has a
+      kernel: that op on the input transposed (`linalg.transpose`, the
+      axis moved last), its results transposed back.
 
-    Other ops, and cumsum, sort, argsort or topk along another axis, are
-    left for the linalg lowering.
+    Other ops are left for the linalg lowering.
 
     Long static rows are split across blocks, so that a few long rows
     still fill the device: `count`, `compact` and topk's selection (0 < K <

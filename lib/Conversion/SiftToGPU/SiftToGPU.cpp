@@ -2975,7 +2975,7 @@ static LogicalResult convertCumsum(CumsumOp op, SplitOptions splitOptions) {
   if (dim < 0)
     dim += rank;
   if (dim != rank - 1)
-    return failure(); // other axes stay with the CPU lowering
+    return failure(); // other axes: moveAxisLast, or the CPU lowering
   Type resultElt = resultType.getElementType();
   // Integers narrower than the shuffles' 32 bits: the sums in i32 (of the
   // elements sign-extended; a mask's as it is), truncated. A sum that
@@ -4302,6 +4302,91 @@ static LogicalResult decomposeSampleBalanced(SampleBalancedOp op) {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Ops along an axis other than the last: the same op along the last axis
+//===----------------------------------------------------------------------===//
+
+/// `x` with its dimensions permuted (`result[i...] = x[...]` with result
+/// dimension j being x's dimension perm[j]): a linalg.transpose, an
+/// elementwise kernel of the pipeline's loop mapping.
+static Value transposed(OpBuilder &b, Location loc, Value x,
+                        ArrayRef<int64_t> perm) {
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+  SmallVector<OpFoldResult> permuted;
+  for (int64_t d : perm)
+    permuted.push_back(sizes[d]);
+  Value init = tensor::EmptyOp::create(
+      b, loc, permuted, cast<RankedTensorType>(x.getType()).getElementType());
+  return linalg::TransposeOp::create(b, loc, x, init, perm).getResult()[0];
+}
+
+/// Whether `op` (sort, argsort, top-k or cumsum) along the last axis would
+/// become a kernel call (`convertSorting`, `convertCumsum`): moving an axis
+/// last for the linalg lowering would only add the transposes.
+static bool hasRowKernel(Operation *op) {
+  auto inputType = cast<RankedTensorType>(op->getOperand(0).getType());
+  int64_t rank = inputType.getRank();
+  auto dim = cast<IntegerAttr>(op->getAttr("dim")).getInt();
+  int64_t extent = inputType.getDimSize(dim < 0 ? dim + rank : dim);
+  if (auto cumsum = dyn_cast<CumsumOp>(op)) {
+    Type elt = cumsum.getResult().getType().getElementType();
+    return elt.isInteger() || elt.isF32() || elt.isF64();
+  }
+  if (extent == 0 ||
+      failed(lowering::getSortKeyInfo(inputType.getElementType(),
+                                      op->hasAttr("isUnsigned"))))
+    return false;
+  if (auto topk = dyn_cast<TopkOp>(op))
+    return !topk.getValid() && !topk.getLimit() &&
+           !ShapedType::isDynamic(extent) && topk.getK() > 0 &&
+           static_cast<int64_t>(topk.getK()) <= extent;
+  return true;
+}
+
+/// sort, argsort, top-k or cumsum (`axisOp`, with `dim`) along an axis other
+/// than the last, as the op along the last axis of its input transposed
+/// (that axis moved last, the others in their order), its results
+/// transposed back. The kernels work on rows (a block per row, split across
+/// blocks when long); left alone, such an op is the linalg lowering's loop
+/// per line, one thread each. The transposes read and write each element
+/// once more. A top-k's `valid` and `limit` (one per line: the input's
+/// shape without the axis) keep their order.
+static LogicalResult moveAxisLast(Operation *axisOp) {
+  auto inputType = cast<RankedTensorType>(axisOp->getOperand(0).getType());
+  int64_t rank = inputType.getRank();
+  auto dim = cast<IntegerAttr>(axisOp->getAttr("dim")).getInt();
+  int64_t axis = dim < 0 ? dim + rank : dim;
+  if (rank < 2 || axis < 0 || axis >= rank - 1 || !hasRowKernel(axisOp))
+    return failure();
+  SmallVector<int64_t> perm;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis)
+      perm.push_back(d);
+  perm.push_back(axis);
+  SmallVector<int64_t> inverse(rank);
+  for (int64_t j = 0; j < rank; ++j)
+    inverse[perm[j]] = j;
+  OpBuilder b(axisOp);
+  Location loc = axisOp->getLoc();
+  IRMapping mapping;
+  mapping.map(axisOp->getOperand(0),
+              transposed(b, loc, axisOp->getOperand(0), perm));
+  Operation *last = b.clone(*axisOp, mapping);
+  last->setAttr("dim", b.getI64IntegerAttr(rank - 1));
+  for (OpResult result : last->getResults()) {
+    auto type = cast<RankedTensorType>(result.getType());
+    SmallVector<int64_t> shape;
+    for (int64_t d : perm)
+      shape.push_back(type.getDimSize(d));
+    result.setType(type.clone(shape));
+  }
+  for (auto [old, moved] : llvm::zip(axisOp->getResults(), last->getResults()))
+    if (!old.use_empty())
+      old.replaceAllUsesWith(transposed(b, loc, moved, inverse));
+  axisOp->erase();
+  return success();
+}
+
 struct ConvertSiftToGpuPass
     : public sift::impl::ConvertSiftToGPUBase<ConvertSiftToGpuPass> {
   using ConvertSiftToGPUBase::ConvertSiftToGPUBase;
@@ -4360,6 +4445,15 @@ struct ConvertSiftToGpuPass
     });
     for (TopkOp op : validTopks)
       (void)decomposeTopkValid(op);
+    // Sorts, top-ks and prefix sums along another axis than the last: along
+    // the last of their input transposed.
+    SmallVector<Operation *> otherAxis;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<SortOp, ArgsortOp, TopkOp, CumsumOp>(op) && isHostLevel(op))
+        otherAxis.push_back(op);
+    });
+    for (Operation *op : otherAxis)
+      (void)moveAxisLast(op);
     if (sortDigitBits != 4 && sortDigitBits != 8) {
       getOperation()->emitError("convert-sift-to-gpu: sort-digit-bits must "
                                 "be 4 or 8, not ")
