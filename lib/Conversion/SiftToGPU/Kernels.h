@@ -92,8 +92,9 @@ inline void buildLaunchIfAny(
 inline void buildElementLaunch(OpBuilder &b, Location loc, Value count,
                                int64_t threads,
                                function_ref<void(OpBuilder &, Value i)> body) {
-  Value grid =
-      arith::CeilDivUIOp::create(b, loc, count, constIndex(b, loc, threads));
+  // (Folded: a constant grid needs no host branch around the launch.)
+  Value grid = b.createOrFold<arith::CeilDivUIOp>(loc, count,
+                                                  constIndex(b, loc, threads));
   buildLaunchIfAny(
       b, loc, grid, threads, {},
       [&](OpBuilder &b, Value block, Value tid, ValueRange) {

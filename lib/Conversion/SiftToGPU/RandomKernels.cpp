@@ -95,11 +95,16 @@ LogicalResult gpu_kernels::expandPhiloxCall(OpBuilder &b, func::CallOp call,
     return failure();
   const PhiloxCall &c = *parsed;
   Location loc = call.getLoc();
-  Value rows = memref::DimOp::create(b, loc, c.out, 0);
-  Value n = memref::DimOp::create(b, loc, c.out, 1);
+  // Static extents as constants: a constant grid needs no host branch
+  // around the launch, and may share a launch (--sift-gpu-merge-launches).
+  auto extent = [&](int64_t d) {
+    return getValueOrCreateConstantIndexOp(
+        b, loc, memref::getMixedSize(b, loc, c.out, d));
+  };
+  Value rows = extent(0), n = extent(1);
   Value c4 = constIndex(b, loc, 4);
-  Value blocksPerRow = arith::CeilDivUIOp::create(b, loc, n, c4);
-  Value total = arith::MulIOp::create(b, loc, rows, blocksPerRow);
+  Value blocksPerRow = b.createOrFold<arith::CeilDivUIOp>(loc, n, c4);
+  Value total = b.createOrFold<arith::MulIOp>(loc, rows, blocksPerRow);
   buildElementLaunch(b, loc, total, threads, [&](OpBuilder &b, Value t) {
     Type i64 = b.getI64Type();
     Value row = arith::DivUIOp::create(b, loc, t, blocksPerRow);
