@@ -88,6 +88,14 @@ inline void buildLaunchIfAny(
           });
 }
 
+/// Extent `d` of the memref `buffer`: a constant where it is static (a
+/// constant grid needs no host branch around its launch, and may share a
+/// launch: --sift-gpu-merge-launches).
+inline Value extentOf(OpBuilder &b, Location loc, Value buffer, int64_t d) {
+  return getValueOrCreateConstantIndexOp(
+      b, loc, memref::getMixedSize(b, loc, buffer, d));
+}
+
 /// A launch of a thread per element of [0, count), `body(i)` for each.
 inline void buildElementLaunch(OpBuilder &b, Location loc, Value count,
                                int64_t threads,

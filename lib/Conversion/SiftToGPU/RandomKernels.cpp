@@ -95,13 +95,7 @@ LogicalResult gpu_kernels::expandPhiloxCall(OpBuilder &b, func::CallOp call,
     return failure();
   const PhiloxCall &c = *parsed;
   Location loc = call.getLoc();
-  // Static extents as constants: a constant grid needs no host branch
-  // around the launch, and may share a launch (--sift-gpu-merge-launches).
-  auto extent = [&](int64_t d) {
-    return getValueOrCreateConstantIndexOp(
-        b, loc, memref::getMixedSize(b, loc, c.out, d));
-  };
-  Value rows = extent(0), n = extent(1);
+  Value rows = extentOf(b, loc, c.out, 0), n = extentOf(b, loc, c.out, 1);
   Value c4 = constIndex(b, loc, 4);
   Value blocksPerRow = b.createOrFold<arith::CeilDivUIOp>(loc, n, c4);
   Value total = b.createOrFold<arith::MulIOp>(loc, rows, blocksPerRow);

@@ -388,13 +388,13 @@ LogicalResult gpu_kernels::expandScatterCall(OpBuilder &b, func::CallOp call,
   const ScatterCall &c = *parsed;
   Location loc = call.getLoc();
   Value tail = constIndex(b, loc, c.tail);
-  Value total = memref::DimOp::create(b, loc, c.out, 0);
-  Value lanes = memref::DimOp::create(b, loc, c.indices, 0);
+  Value total = extentOf(b, loc, c.out, 0);
+  Value lanes = extentOf(b, loc, c.indices, 0);
   // The elements of `updates` that have a lane (all of them when the
   // extents agree, as the host checks).
-  Value elements =
-      arith::MinUIOp::create(b, loc, arith::MulIOp::create(b, loc, lanes, tail),
-                             memref::DimOp::create(b, loc, c.updates, 0));
+  Value elements = b.createOrFold<arith::MinUIOp>(
+      loc, b.createOrFold<arith::MulIOp>(loc, lanes, tail),
+      extentOf(b, loc, c.updates, 0));
   Value zero = arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0);
 
   // The row of the result lane `l` lands on, and whether it does.
@@ -423,8 +423,7 @@ LogicalResult gpu_kernels::expandScatterCall(OpBuilder &b, func::CallOp call,
   // 1. The copy of dest (or its keys; none of a fresh dest), and no
   // winner yet (none where the lanes are distinct).
   if (!c.fresh || c.winner) {
-    Value rows =
-        c.winner ? memref::DimOp::create(b, loc, c.winner, 0) : Value();
+    Value rows = c.winner ? extentOf(b, loc, c.winner, 0) : Value();
     buildElementLaunch(
         b, loc, c.fresh ? rows : total, threads, [&](OpBuilder &b, Value i) {
           if (!c.fresh) {
