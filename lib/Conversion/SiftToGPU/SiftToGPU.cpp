@@ -42,6 +42,7 @@
 #include "mlir/IR/IRMapping.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir {
 namespace sift {
@@ -4320,21 +4321,24 @@ static Value transposed(OpBuilder &b, Location loc, Value x,
   return linalg::TransposeOp::create(b, loc, x, init, perm).getResult()[0];
 }
 
-/// Whether `op` (sort, argsort, top-k or cumsum) along the last axis would
-/// become a kernel call (`convertSorting`, `convertCumsum`): moving an axis
-/// last for the linalg lowering would only add the transposes.
-static bool hasRowKernel(Operation *op) {
+/// Whether `op` (sort, argsort, top-k or cumsum along `axis`) moved to the
+/// last axis would become a kernel call (`convertSorting`,
+/// `convertCumsum`): moving an axis last for the linalg lowering would only
+/// add the transposes.
+static bool hasRowKernel(Operation *op, int64_t axis) {
   auto inputType = cast<RankedTensorType>(op->getOperand(0).getType());
-  int64_t rank = inputType.getRank();
-  auto dim = cast<IntegerAttr>(op->getAttr("dim")).getInt();
-  int64_t extent = inputType.getDimSize(dim < 0 ? dim + rank : dim);
+  int64_t extent = inputType.getDimSize(axis);
   if (auto cumsum = dyn_cast<CumsumOp>(op)) {
     Type elt = cumsum.getResult().getType().getElementType();
     return elt.isInteger() || elt.isF32() || elt.isF64();
   }
+  bool isUnsigned = false;
+  if (auto argsort = dyn_cast<ArgsortOp>(op))
+    isUnsigned = argsort.getIsUnsigned();
+  else if (auto topk = dyn_cast<TopkOp>(op))
+    isUnsigned = topk.getIsUnsigned();
   if (extent == 0 ||
-      failed(lowering::getSortKeyInfo(inputType.getElementType(),
-                                      op->hasAttr("isUnsigned"))))
+      failed(lowering::getSortKeyInfo(inputType.getElementType(), isUnsigned)))
     return false;
   if (auto topk = dyn_cast<TopkOp>(op))
     return !topk.getValid() && !topk.getLimit() &&
@@ -4354,9 +4358,11 @@ static bool hasRowKernel(Operation *op) {
 static LogicalResult moveAxisLast(Operation *axisOp) {
   auto inputType = cast<RankedTensorType>(axisOp->getOperand(0).getType());
   int64_t rank = inputType.getRank();
-  auto dim = cast<IntegerAttr>(axisOp->getAttr("dim")).getInt();
-  int64_t axis = dim < 0 ? dim + rank : dim;
-  if (rank < 2 || axis < 0 || axis >= rank - 1 || !hasRowKernel(axisOp))
+  int64_t axis = llvm::TypeSwitch<Operation *, int64_t>(axisOp)
+                     .Case<SortOp, ArgsortOp, TopkOp, CumsumOp>(
+                         [](auto op) { return op.getAxis(); })
+                     .Default([](Operation *) { return -1; });
+  if (rank < 2 || axis < 0 || axis >= rank - 1 || !hasRowKernel(axisOp, axis))
     return failure();
   SmallVector<int64_t> perm;
   for (int64_t d = 0; d < rank; ++d)
