@@ -21,6 +21,7 @@
 #include "sift/Conversion/SiftToGPU/BlockPrimitives.h"
 #include "sift/Dialect/Sift/IR/SiftOps.h"
 #include "sift/Dialect/Sift/IR/SortOrder.h"
+#include "sift/Dialect/Sift/Transforms/Transforms.h"
 
 #include "../../Transforms/GpuHostCode.h"
 #include "../SiftToLinalg/Utils/CodegenUtils.h"
@@ -4307,20 +4308,6 @@ static LogicalResult decomposeSampleBalanced(SampleBalancedOp op) {
 // Ops along an axis other than the last: the same op along the last axis
 //===----------------------------------------------------------------------===//
 
-/// `x` with its dimensions permuted (`result[i...] = x[...]` with result
-/// dimension j being x's dimension perm[j]): a linalg.transpose, an
-/// elementwise kernel of the pipeline's loop mapping.
-static Value transposed(OpBuilder &b, Location loc, Value x,
-                        ArrayRef<int64_t> perm) {
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
-  SmallVector<OpFoldResult> permuted;
-  for (int64_t d : perm)
-    permuted.push_back(sizes[d]);
-  Value init = tensor::EmptyOp::create(
-      b, loc, permuted, cast<RankedTensorType>(x.getType()).getElementType());
-  return linalg::TransposeOp::create(b, loc, x, init, perm).getResult()[0];
-}
-
 /// Whether `op` (sort, argsort, top-k or cumsum along `axis`) moved to the
 /// last axis would become a kernel call (`convertSorting`,
 /// `convertCumsum`): moving an axis last for the linalg lowering would only
@@ -4347,50 +4334,23 @@ static bool hasRowKernel(Operation *op, int64_t axis) {
   return true;
 }
 
-/// sort, argsort, top-k or cumsum (`axisOp`, with `dim`) along an axis other
-/// than the last, as the op along the last axis of its input transposed
-/// (that axis moved last, the others in their order), its results
-/// transposed back. The kernels work on rows (a block per row, split across
-/// blocks when long); left alone, such an op is the linalg lowering's loop
-/// per line, one thread each. The transposes read and write each element
-/// once more. A top-k's `valid` and `limit` (one per line: the input's
-/// shape without the axis) keep their order.
-static LogicalResult moveAxisLast(Operation *axisOp) {
-  auto inputType = cast<RankedTensorType>(axisOp->getOperand(0).getType());
-  int64_t rank = inputType.getRank();
+/// sort, argsort, top-k or cumsum along an axis other than the last whose
+/// last-axis form is a row kernel: that op on its input transposed
+/// (`sift::moveAxisLast`, as --sift-layout does on the CPU). The kernels
+/// work on rows (a block per row, split across blocks when long); left
+/// alone, such an op is the linalg lowering's loop per line, one thread
+/// each. The transposes read and write each element once more.
+static LogicalResult moveAxisLastForKernel(Operation *axisOp) {
+  int64_t rank =
+      cast<RankedTensorType>(axisOp->getOperand(0).getType()).getRank();
   int64_t axis = llvm::TypeSwitch<Operation *, int64_t>(axisOp)
                      .Case<SortOp, ArgsortOp, TopkOp, CumsumOp>(
                          [](auto op) { return op.getAxis(); })
                      .Default([](Operation *) { return -1; });
-  if (rank < 2 || axis < 0 || axis >= rank - 1 || !hasRowKernel(axisOp, axis))
+  if (axis < 0 || axis >= rank - 1 || !hasRowKernel(axisOp, axis))
     return failure();
-  SmallVector<int64_t> perm;
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != axis)
-      perm.push_back(d);
-  perm.push_back(axis);
-  SmallVector<int64_t> inverse(rank);
-  for (int64_t j = 0; j < rank; ++j)
-    inverse[perm[j]] = j;
-  OpBuilder b(axisOp);
-  Location loc = axisOp->getLoc();
-  IRMapping mapping;
-  mapping.map(axisOp->getOperand(0),
-              transposed(b, loc, axisOp->getOperand(0), perm));
-  Operation *last = b.clone(*axisOp, mapping);
-  last->setAttr("dim", b.getI64IntegerAttr(rank - 1));
-  for (OpResult result : last->getResults()) {
-    auto type = cast<RankedTensorType>(result.getType());
-    SmallVector<int64_t> shape;
-    for (int64_t d : perm)
-      shape.push_back(type.getDimSize(d));
-    result.setType(type.clone(shape));
-  }
-  for (auto [old, moved] : llvm::zip(axisOp->getResults(), last->getResults()))
-    if (!old.use_empty())
-      old.replaceAllUsesWith(transposed(b, loc, moved, inverse));
-  axisOp->erase();
-  return success();
+  IRRewriter rewriter(axisOp);
+  return sift::moveAxisLast(rewriter, axisOp);
 }
 
 struct ConvertSiftToGpuPass
@@ -4459,7 +4419,7 @@ struct ConvertSiftToGpuPass
         otherAxis.push_back(op);
     });
     for (Operation *op : otherAxis)
-      (void)moveAxisLast(op);
+      (void)moveAxisLastForKernel(op);
     if (sortDigitBits != 4 && sortDigitBits != 8) {
       getOperation()->emitError("convert-sift-to-gpu: sort-digit-bits must "
                                 "be 4 or 8, not ")

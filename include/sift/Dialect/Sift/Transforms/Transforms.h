@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Location.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Support/LLVM.h"
 
 #include <string>
@@ -69,6 +70,15 @@ struct BatchOptions {
 /// nothing) when an argument, result or op has no batched form.
 FailureOr<func::FuncOp> batchFunction(func::FuncOp source,
                                       const BatchOptions &options);
+
+/// `axisOp`, a sort, argsort, top-k or cumsum along an axis other than the
+/// last, as the same op along the last axis of its input transposed (that
+/// axis moved last, the others in their order), the results that are read
+/// transposed back (`linalg.transpose`). Fails, changing nothing, when the
+/// axis is already the last (or for another op). `--sift-layout` applies it
+/// where the lines are not contiguous; `--convert-sift-to-gpu` where the
+/// last-axis form becomes a row kernel.
+LogicalResult moveAxisLast(RewriterBase &rewriter, Operation *axisOp);
 
 } // namespace sift
 } // namespace mlir
