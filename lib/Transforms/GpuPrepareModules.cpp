@@ -116,6 +116,33 @@ struct BallotIdiom : OpRewritePattern<gpu::SubgroupReduceOp> {
   }
 };
 
+/// A 32-bit `arith.mului_extended` (`mulsi_extended`) as `arith.muli` for
+/// the low half and `llvm.nvvm.mulhi.ui` (`.i`) for the high half. The
+/// generic lowering multiplies the operands widened to 64 bits; LLVM's
+/// instcombine then widens the xors of Philox's rounds to 64 bits too, so
+/// the NVPTX back end no longer sees the zero extensions its `mul.wide.u32`
+/// needs and emits emulated 64-bit multiplies (`mul.lo.s64`).
+template <typename MulOp, bool isSigned>
+struct MulExtendedToNvvm : OpRewritePattern<MulOp> {
+  using OpRewritePattern<MulOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp op,
+                                PatternRewriter &rewriter) const override {
+    Type type = op.getLhs().getType();
+    if (!type.isInteger(32))
+      return failure();
+    Location loc = op.getLoc();
+    Value low = arith::MulIOp::create(rewriter, loc, op.getLhs(), op.getRhs());
+    StringAttr intrinsic = rewriter.getStringAttr(
+        isSigned ? "llvm.nvvm.mulhi.i" : "llvm.nvvm.mulhi.ui");
+    Value high = LLVM::CallIntrinsicOp::create(rewriter, loc, type, intrinsic,
+                                               ValueRange{op.getLhs(),
+                                                          op.getRhs()})
+                     .getResult(0);
+    rewriter.replaceOp(op, {low, high});
+    return success();
+  }
+};
+
 struct GpuPrepareModulesPass
     : public sift::impl::SiftGpuPrepareModulesBase<GpuPrepareModulesPass> {
   void runOnOperation() override {
@@ -125,6 +152,9 @@ struct GpuPrepareModulesPass
     patterns.add<BallotIdiom, ButterflyBallot>(context, /*benefit=*/2);
     // 64-bit shuffles as two 32-bit ones.
     populateGpuShufflePatterns(patterns);
+    // 32-bit multiplies with a high half (Philox) as two 32-bit multiplies.
+    patterns.add<MulExtendedToNvvm<arith::MulUIExtendedOp, false>,
+                 MulExtendedToNvvm<arith::MulSIExtendedOp, true>>(context);
     // Warps of 32 lanes; 32-bit shuffles (wider values are broken down).
     populateGpuBreakDownSubgroupReducePatterns(patterns,
                                                /*maxShuffleBitwidth=*/32);

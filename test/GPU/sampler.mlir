@@ -72,14 +72,12 @@
 // PTX: ld.global.b64 [[POS:%rd[0-9]+]], [%rd{{[0-9]+}}];
 // PTX-NEXT: setp.eq.b64 %p{{[0-9]+}}, [[POS]], 1;
 // PTX: mul.hi.u32
-// PTX: ld.global.b64 [[POS2:%rd[0-9]+]], [%rd{{[0-9]+}}];
-// PTX-NEXT: setp.eq.b64 %p{{[0-9]+}}, [[POS2]], 1;
+// PTX: setp.eq.b64 %p{{[0-9]+}}, %rd{{[0-9]+}}, 1;
 // PTX: st.global.b32
 // PTX: ld.global.b64 [[NEG:%rd[0-9]+]], [%rd{{[0-9]+}}];
 // PTX-NEXT: setp.eq.b64 %p{{[0-9]+}}, [[NEG]], 0;
 // PTX: mul.hi.u32
-// PTX: ld.global.b64 [[NEG2:%rd[0-9]+]], [%rd{{[0-9]+}}];
-// PTX-NEXT: setp.eq.b64 %p{{[0-9]+}}, [[NEG2]], 0;
+// PTX: setp.eq.b64 %p{{[0-9]+}}, %rd{{[0-9]+}}, 0;
 // PTX: st.global.b32
 // PTX: ret;
 // RUN: cat %t/sampler_batched_kernel.ptx | FileCheck %s --check-prefix=COMPACT --implicit-check-not=__nv_ --implicit-check-not=malloc --implicit-check-not=free

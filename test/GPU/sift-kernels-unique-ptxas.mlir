@@ -10,10 +10,20 @@
 // RUN: tensor-opt %t.in.mlir --sift-gpu-pipeline="chip=sm_90 fuse=0 allow-host-code=1" -o %t.sm90.mlir
 // RUN: %extract_ptx %t.sm90 %t.sm90.mlir
 // RUN: python3 %S/Inputs/ptxas_all.py %ptxas sm_90 %t.sm90 | FileCheck %s --implicit-check-not="{{[1-9][0-9]*}} bytes spill" --implicit-check-not=error
+// RUN: FileCheck %s --check-prefix=PHILOX --input-file=%t.sm90/randperm_dynamic_kernel.ptx
 // RUN: tensor-opt %t.in.mlir --sift-gpu-pipeline="chip=sm_80 fuse=0 allow-host-code=1" -o %t.sm80.mlir
 // RUN: %extract_ptx %t.sm80 %t.sm80.mlir
 // RUN: python3 %S/Inputs/ptxas_all.py %ptxas sm_80 %t.sm80 | FileCheck %s --implicit-check-not="{{[1-9][0-9]*}} bytes spill" --implicit-check-not=error
 
+// The Philox block of a thread: 10 rounds of two 32-bit multiplies, each
+// a mul.lo and a mul.hi (--sift-gpu-prepare-modules), none emulated in 64
+// bits (mul.lo.s64: what LLVM made of arith.mului_extended's 64-bit
+// products once it had widened the rounds' xors).
+// PHILOX: .visible .entry randperm_dynamic_kernel(
+// PHILOX-NOT: mul.lo.s64
+// PHILOX-COUNT-20: mul.hi.u32
+// PHILOX-NOT: mul.hi.u32
+// PHILOX: ret;
 // Philox keys (a block per thread), then the argsort kernel: the radix sort of a
 // dynamic row, the bitonic sort of 16 keys.
 // CHECK: == randperm_dynamic_kernel.ptx

@@ -972,7 +972,12 @@ def SiftGpuPrepareModules : Pass<"sift-gpu-prepare-modules", "ModuleOp"> {
     i64 load and store in two. A ballot written as a subgroup `or` of
     `pred ? 1 << lane : 0` (how sift's kernels write it, so that the CPU
     execution runs it too) becomes one `nvvm.vote.sync ballot`, and 64-bit
-    shuffles become two 32-bit ones.
+    shuffles become two 32-bit ones. A 32-bit `arith.mului_extended` or
+    `arith.mulsi_extended` (Philox's rounds) becomes a 32-bit `arith.muli`
+    and `llvm.nvvm.mulhi.ui` (`.i`): the PTX's `mul.lo.s32` and
+    `mul.hi.u32`. The generic lowering through 64-bit products lets LLVM
+    widen the code around them, and the NVPTX back end then emulates
+    64-bit multiplies.
   }];
   let dependentDialects = ["gpu::GPUDialect", "LLVM::LLVMDialect",
                            "NVVM::NVVMDialect", "arith::ArithDialect"];
