@@ -134,10 +134,10 @@ struct MulExtendedToNvvm : OpRewritePattern<MulOp> {
     Value low = arith::MulIOp::create(rewriter, loc, op.getLhs(), op.getRhs());
     StringAttr intrinsic = rewriter.getStringAttr(
         isSigned ? "llvm.nvvm.mulhi.i" : "llvm.nvvm.mulhi.ui");
-    Value high = LLVM::CallIntrinsicOp::create(rewriter, loc, type, intrinsic,
-                                               ValueRange{op.getLhs(),
-                                                          op.getRhs()})
-                     .getResult(0);
+    Value high =
+        LLVM::CallIntrinsicOp::create(rewriter, loc, type, intrinsic,
+                                      ValueRange{op.getLhs(), op.getRhs()})
+            .getResult(0);
     rewriter.replaceOp(op, {low, high});
     return success();
   }
