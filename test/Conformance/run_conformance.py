@@ -951,7 +951,7 @@ def compact_cases():
 
 def dynamic_row_cases():
     """count, cumsum and compact of rows whose length is known at run time
-    only (a tensor.cast to a dynamic type): the GPU kernels split such rows
+    only (arguments of a dynamic type): the GPU kernels split such rows
     across blocks with segments of a run-time length, a short row leaving
     the last segments empty. Long and short rows, and a compaction of a
     mask computed element by element (read where the kernels need it)."""
@@ -960,23 +960,20 @@ def dynamic_row_cases():
     for n in (3000, 40):
         m = r.random((2, n)) < 0.3
         dm = ttype((2, None), "i1")
-        mlir = func("f", [("m", tt(m))], [("%r", "tensor<2xi64>")],
-                    ["%%d = tensor.cast %%m : %s to %s" % (tt(m), dm),
-                     "%%r = sift.count %%d : %s -> tensor<2xi64>" % dm])
+        mlir = func("f", [("d", dm)], [("%r", "tensor<2xi64>")],
+                    ["%%r = sift.count %%d : %s -> tensor<2xi64>" % dm])
         out.append(Case("count", "dynamic_rows_%d" % n, mlir, [m],
                         expect=[ops.count(m)]))
         x = r.integers(-50, 50, (3, n)).astype(np.int64)
         dx = ttype((3, None), "i64")
-        mlir = func("f", [("x", tt(x))], [("%r", dx)],
-                    ["%%d = tensor.cast %%x : %s to %s" % (tt(x), dx),
-                     "%%r = sift.cumsum %%d exclusive : %s -> %s" % (dx, dx)])
+        mlir = func("f", [("d", dx)], [("%r", dx)],
+                    ["%%r = sift.cumsum %%d exclusive : %s -> %s" % (dx, dx)])
         out.append(Case("cumsum", "dynamic_rows_excl_%d" % n, mlir, [x],
                         expect=[ops.cumsum(x, -1, True, None)]))
         for k in (25, 500):
             it, ct = "tensor<2x%dxi64>" % k, "tensor<2xi64>"
-            mlir = func("f", [("m", tt(m))], [("%i", it), ("%n", ct)],
-                        ["%%d = tensor.cast %%m : %s to %s" % (tt(m), dm),
-                         "%%i, %%n = sift.compact %%d {fill = 7 : i64} : "
+            mlir = func("f", [("d", dm)], [("%i", it), ("%n", ct)],
+                        ["%%i, %%n = sift.compact %%d {fill = 7 : i64} : "
                          "%s -> %s, %s" % (dm, it, ct)])
             out.append(Case("compact", "dynamic_rows_%d_k%d" % (n, k), mlir,
                             [m], expect=list(ops.compact(m, k, 7))))
@@ -984,7 +981,6 @@ def dynamic_row_cases():
         x = r.standard_normal((2, n)).astype(np.float32)
         df, dm = ttype((2, None), "f32"), ttype((2, None), "i1")
         body = [
-            "%%d = tensor.cast %%x : %s to %s" % (tt(x), df),
             "%c1 = arith.constant 1 : index",
             "%%n0 = tensor.dim %%d, %%c1 : %s" % df,
             "%c = arith.constant 5.000000e-01 : f32",
@@ -999,7 +995,7 @@ def dynamic_row_cases():
             "} -> %s" % dm,
             "%%i, %%n = sift.compact %%m : %s -> tensor<2x64xi64>, "
             "tensor<2xi64>" % dm]
-        mlir = func("f", [("x", tt(x))],
+        mlir = func("f", [("d", df)],
                     [("%i", "tensor<2x64xi64>"), ("%n", "tensor<2xi64>")],
                     body)
         out.append(Case("compact", "dynamic_rows_predicate_%d" % n, mlir,
@@ -1230,6 +1226,98 @@ def topk_cases():
             else:
                 out.append(Case("topk", "%s_%s" % (name, mode), mlir, [x],
                                 expect=[v, i]))
+    return out
+
+
+def topk_dynamic_cases():
+    """topk along an axis whose extent is known at run time only (an
+    argument of a dynamic type; on the GPU, the argsort of the lines and
+    their first k): ties and NaNs, k = n, a row past the bitonic limit,
+    the first axis, unsigned words, unsorted, a per-line `valid` and a
+    `limit` with dynamic rows, and k above the extent (the run-time error
+    of the CPU lowering)."""
+    out = []
+    r = rng_for("topk_dynamic")
+    ties = r.integers(0, 6, (3, 70)).astype(np.float32)
+    ties[ties == 5] = NAN
+    words = r.integers(-(1 << 31), 1 << 31, 3000, dtype=np.int64)
+    # (name, x, k, dim, the dynamic shape, modes)
+    cfgs = [
+        ("rows_ties_nan_k5", ties, 5, 1, (3, None),
+         ("largest", "smallest", "unsorted")),
+        ("rows_k_eq_n", ties, 70, 1, (None, None), ("largest", "smallest")),
+        ("long_i64_k100", r.integers(-50, 50, 5000).astype(np.int64), 100,
+         0, (None,), ("largest", "smallest")),
+        ("dim0_i32_k7", r.integers(-4, 4, (40, 3)).astype(np.int32), 7, 0,
+         (None, 3), ("largest", "smallest", "unsorted")),
+        ("unsigned_words_k9", words.astype(np.int32), 9, 0, (None,),
+         ("smallest unsigned", "largest unsigned")),
+    ]
+    for name, x, k, dim, dshape, modes in cfgs:
+        vshape = [k if a == dim else (None if dshape[a] is None else
+                                      x.shape[a]) for a in range(x.ndim)]
+        vt, it = ttype(vshape, x.dtype), ttype(vshape, "i64")
+        dt = ttype(dshape, x.dtype)
+        attrs = " {dim = %d : i64}" % dim
+        for mode in modes:
+            unsigned = mode.endswith("unsigned")
+            smallest = mode.startswith("smallest")
+            kw = {"largest": "", "smallest": " smallest",
+                  "unsorted": " unsorted"}[mode.split()[0]]
+            if unsigned:
+                kw += " unsigned"
+            key = _unsigned(x) if unsigned else x
+            _, i = ops.topk(key, k, dim, smallest=smallest)
+            v = np.take_along_axis(x, i, dim)
+            mlir = func("f", [("d", dt)], [("%v", vt), ("%i", it)],
+                        ["%%v, %%i = sift.topk %%d k(%d)%s%s : %s -> %s, %s"
+                         % (k, kw, attrs, dt, vt, it)])
+            cname = "dynamic_%s_%s" % (name, mode.replace(" ", "_"))
+            if mode == "unsorted":
+                out.append(Case("topk", cname, mlir, [x],
+                                check=unsorted_check(x, dim, v, i)))
+            else:
+                out.append(Case("topk", cname, mlir, [x], expect=[v, i]))
+    # `valid` per line and `limit` per line, on dynamic rows of a dynamic
+    # length.
+    x = r.integers(0, 4, (8, 64)).astype(np.float32)
+    valid = np.array([0, 3, 64, 10, 5, 70, 1, 32], np.int64)
+    limit = np.array([0, 3, 5, 1, 9, -2, 4, 2], np.int64)
+    dt = ttype((None, None), "f32")
+    for mode in ("largest", "smallest"):
+        kw = " smallest" if mode == "smallest" else ""
+        v, i = topk_valid_ref(x, 5, 1, mode == "smallest", valid)
+        mlir = func("f", [("d", dt), ("n0", "tensor<?xi64>")],
+                    [("%v", "tensor<?x5xf32>"), ("%i", "tensor<?x5xi64>")],
+                    [
+                     "%m = arith.index_cast %n0 : tensor<?xi64> to "
+                     "tensor<?xindex>",
+                     "%%v, %%i = sift.topk %%d k(5) valid(%%m : "
+                     "tensor<?xindex>)%s : %s -> tensor<?x5xf32>, "
+                     "tensor<?x5xi64>" % (kw, dt)])
+        out.append(Case("topk_valid", "dynamic_rows_%s" % mode, mlir,
+                        [x, valid], expect=[v, i]))
+        v, i = topk_limit_ref(x, 5, 1, mode == "smallest", limit, valid)
+        mlir = func("f", [("d", dt), ("n0", "tensor<?xi64>"),
+                          ("c0", "tensor<?xi64>")],
+                    [("%v", "tensor<?x5xf32>"), ("%i", "tensor<?x5xi64>")],
+                    [                     "%m = arith.index_cast %n0 : tensor<?xi64> to "
+                     "tensor<?xindex>",
+                     "%l = arith.index_cast %c0 : tensor<?xi64> to "
+                     "tensor<?xindex>",
+                     "%%v, %%i = sift.topk %%d k(5) valid(%%m : "
+                     "tensor<?xindex>) limit(%%l : tensor<?xindex>)%s : "
+                     "%s -> tensor<?x5xf32>, tensor<?x5xi64>" % (kw, dt)])
+        out.append(Case("topk_limit", "dynamic_rows_%s" % mode, mlir,
+                        [x, valid, limit], expect=[v, i]))
+    # k above the run-time extent: the CPU lowering's error.
+    x = r.standard_normal(6).astype(np.float32)
+    mlir = func("f", [("d", "tensor<?xf32>")],
+                [("%v", "tensor<8xf32>"), ("%i", "tensor<8xi64>")],
+                ["%v, %i = sift.topk %d k(8) : tensor<?xf32> -> "
+                 "tensor<8xf32>, tensor<8xi64>"])
+    out.append(Case("topk", "dynamic_k_exceeds_size", mlir, [x],
+                    expect_error=r"topk: k = 8 exceeds the input's size 6"))
     return out
 
 
@@ -3670,7 +3758,7 @@ func.func @mean(%x: tensor<Nxf32>, %m: tensor<Nxi1>) -> tensor<f32> {
 
 GENERATORS = [nonzero_cases, unique_cases, masked_select_cases,
               randperm_cases, randperm_sort_cases, count_cases, compact_cases,
-              cumsum_cases, dynamic_row_cases,
+              cumsum_cases, dynamic_row_cases, topk_dynamic_cases,
               sort_cases, topk_cases, topk_valid_cases, topk_limit_cases,
               stack_siblings_cases,
               unsigned_order_cases, gather_cases, scatter_cases,

@@ -67,17 +67,30 @@ func.func @argsort_neg2(%x: tensor<3x40x2xi16>) -> tensor<3x40x2xi64> {
 
 // -----
 
-// Left alone, with no transpose: a top-k with `valid` of dynamic extents
-// (no kernel along the last axis either), a cumsum of f16 (no f16 scan
-// kernel), a sort along an empty axis.
+// A top-k with `valid` of dynamic extents: the keys masked past each
+// line's length (element-wise), then the top-k kernel of them along the
+// last axis (rows of a dynamic count), between transposes.
+// CHECK-LABEL: func.func @topk_valid_dynamic
+// CHECK: linalg.generic
+// CHECK: linalg.transpose {{.*}} permutation = [0, 2, 1]
+// CHECK: {k = 3 : i64, sift.gpu_kernel = "topk"} : (memref<?x7xf32>, memref<?x3xf32>, memref<?x3xi64>) -> ()
+// CHECK: linalg.transpose {{.*}} permutation = [0, 2, 1]
+// CHECK-NOT: sift.topk
+func.func @topk_valid_dynamic(%x: tensor<?x7x?xf32>, %n: tensor<?x?xindex>) -> tensor<?x3x?xi64> {
+  %v, %i = sift.topk %x k(3) valid(%n : tensor<?x?xindex>) {dim = 1 : i64} : tensor<?x7x?xf32> -> tensor<?x3x?xf32>, tensor<?x3x?xi64>
+  return %i : tensor<?x3x?xi64>
+}
+
+// -----
+
+// Left alone, with no transpose: a cumsum of f16 (no f16 scan kernel), a
+// sort along an empty axis.
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: linalg.transpose
-// CHECK: sift.topk %{{.*}} k(3) valid(%{{.*}} : tensor<?x?xindex>) {dim = 1 : i64}
 // CHECK: sift.cumsum %{{.*}} {dim = 0 : i64} : tensor<8x4xf16> -> tensor<8x4xf16>
 // CHECK: sift.sort %{{.*}} {dim = 0 : i64} : tensor<0x4xf32>
-func.func @left_alone(%x: tensor<?x7x?xf32>, %n: tensor<?x?xindex>, %h: tensor<8x4xf16>, %e: tensor<0x4xf32>) -> (tensor<?x3x?xi64>, tensor<8x4xf16>, tensor<0x4xf32>) {
-  %v, %i = sift.topk %x k(3) valid(%n : tensor<?x?xindex>) {dim = 1 : i64} : tensor<?x7x?xf32> -> tensor<?x3x?xf32>, tensor<?x3x?xi64>
+func.func @left_alone(%h: tensor<8x4xf16>, %e: tensor<0x4xf32>) -> (tensor<8x4xf16>, tensor<0x4xf32>) {
   %c = sift.cumsum %h {dim = 0 : i64} : tensor<8x4xf16> -> tensor<8x4xf16>
   %s, %si = sift.sort %e {dim = 0 : i64} : tensor<0x4xf32> -> tensor<0x4xf32>, tensor<0x4xi64>
-  return %i, %c, %s : tensor<?x3x?xi64>, tensor<8x4xf16>, tensor<0x4xf32>
+  return %c, %s : tensor<8x4xf16>, tensor<0x4xf32>
 }

@@ -13,7 +13,7 @@
 //
 // RUN: tensor-opt %s --convert-sift-to-gpu | FileCheck %s --check-prefix=CALLS
 // RUN: tensor-opt %s --convert-sift-to-gpu --sift-gpu-expand-kernels | FileCheck %s --check-prefix=LAUNCH
-// RUN: tensor-opt %s --symbol-privatize=exclude=sort_rows,argsort_long,argsort_dynamic,topk_rows,topk_unsorted,topk_large_k --symbol-dce | tensor-opt --sift-gpu-pipeline="chip=sm_90 fuse=0" -o %t.mlir
+// RUN: tensor-opt %s --symbol-privatize=exclude=sort_rows,argsort_long,argsort_dynamic,topk_rows,topk_unsorted,topk_large_k,topk_dynamic,topk_dynamic_rows --symbol-dce | tensor-opt --sift-gpu-pipeline="chip=sm_90 fuse=0" -o %t.mlir
 // RUN: FileCheck %s --check-prefix=HOST < %t.mlir
 // RUN: %extract_ptx %t %t.mlir
 // RUN: FileCheck %s --check-prefix=BITONIC --implicit-check-not=__nv_ --implicit-check-not=malloc < %t/sort_rows_kernel.ptx
@@ -60,8 +60,25 @@
 // CALLS: sift.gpu_kernel = "argsort"} : (memref<7x9xf32>, memref<7x9xi64>) -> ()
 // CALLS: linalg.transpose
 // CALLS: sift.topk %{{.*}} k(0)
-// CALLS: sift.topk %{{.*}} k(3) : tensor<?xf32>
 // CALLS: sift.argsort %{{.*}} : tensor<4x0xf32>
+// CALLS-LABEL: func.func @topk_dynamic
+// A row of a dynamic length: the CPU lowering's check of k against it, on
+// the host (the extent is the buffer's), then the argsort kernel of the row
+// (descending: largest first) and its first k lanes.
+// CALLS: %[[N:.*]] = tensor.dim %{{.*}}, %c0 : tensor<?xf32>
+// CALLS: %[[BAD:.*]] = arith.cmpi ugt, %c3, %[[N]] : index
+// CALLS: scf.if %[[BAD]]
+// CALLS: func.call @sift_rt_report
+// CALLS: {descending, sift.gpu_kernel = "argsort"} : (memref<1x?xf32>, memref<1x?xi64>, memref<2x1x?xi32>, memref<2x1x?xi32>) -> ()
+// CALLS: linalg.generic
+// CALLS-NOT: sift.topk
+// CALLS-LABEL: func.func @topk_dynamic_rows
+// The per-line valid lengths mask the keys (the value that ranks last),
+// then the argsort of rows of a dynamic count and length, ascending.
+// CALLS: arith.constant 0x7FC00000 : f32
+// CALLS: linalg.generic
+// CALLS: {sift.gpu_kernel = "argsort"} : (memref<?x?xf32>, memref<?x?xi64>,
+// CALLS-NOT: sift.topk
 
 // The bitonic sort: 1024 pairs for rows of 1000.
 // LAUNCH-LABEL: func.func @sort_rows
@@ -164,11 +181,20 @@ func.func @topk_large_k(%x: tensor<2x5000xi64>) -> (tensor<2x3000xi64>, tensor<2
   return %v, %i : tensor<2x3000xi64>, tensor<2x3000xi64>
 }
 
-func.func @left_alone(%a: tensor<9x7xf32>, %b: tensor<50xf32>, %c: tensor<?xf32>, %d: tensor<4x0xf32>)
-    -> (tensor<9x7xi64>, tensor<0xf32>, tensor<3xf32>, tensor<4x0xi64>) {
+func.func @left_alone(%a: tensor<9x7xf32>, %b: tensor<50xf32>, %d: tensor<4x0xf32>)
+    -> (tensor<9x7xi64>, tensor<0xf32>, tensor<4x0xi64>) {
   %0 = sift.argsort %a {dim = 0 : i64} : tensor<9x7xf32> -> tensor<9x7xi64>
   %v1, %i1 = sift.topk %b k(0) : tensor<50xf32> -> tensor<0xf32>, tensor<0xi64>
-  %v2, %i2 = sift.topk %c k(3) : tensor<?xf32> -> tensor<3xf32>, tensor<3xi64>
   %3 = sift.argsort %d : tensor<4x0xf32> -> tensor<4x0xi64>
-  return %0, %v1, %v2, %3 : tensor<9x7xi64>, tensor<0xf32>, tensor<3xf32>, tensor<4x0xi64>
+  return %0, %v1, %3 : tensor<9x7xi64>, tensor<0xf32>, tensor<4x0xi64>
+}
+
+func.func @topk_dynamic(%c: tensor<?xf32>) -> (tensor<3xf32>, tensor<3xi64>) {
+  %v, %i = sift.topk %c k(3) : tensor<?xf32> -> tensor<3xf32>, tensor<3xi64>
+  return %v, %i : tensor<3xf32>, tensor<3xi64>
+}
+
+func.func @topk_dynamic_rows(%x: tensor<?x?xf32>, %n: tensor<?xindex>) -> (tensor<?x4xf32>, tensor<?x4xi64>) {
+  %v, %i = sift.topk %x k(4) valid(%n : tensor<?xindex>) smallest : tensor<?x?xf32> -> tensor<?x4xf32>, tensor<?x4xi64>
+  return %v, %i : tensor<?x4xf32>, tensor<?x4xi64>
 }

@@ -81,6 +81,18 @@ static Rows asRows(OpBuilder &b, Location loc, Value tensor) {
   auto type = cast<RankedTensorType>(tensor.getType());
   int64_t rank = type.getRank();
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, tensor);
+  // Extents the type leaves dynamic but that fold to constants (a
+  // tensor.cast of a static tensor) become static in the rows' type, so
+  // the kernel calls' buffers say what the choices made from the extents
+  // (bitonic or radix sort, scratch, splits) were made from.
+  SmallVector<int64_t> known(type.getShape());
+  for (auto [d, size] : llvm::enumerate(sizes))
+    if (std::optional<int64_t> c = getConstantIntValue(size))
+      known[d] = *c;
+  if (ArrayRef(known) != type.getShape()) {
+    type = type.clone(known);
+    tensor = tensor::CastOp::create(b, loc, type, tensor);
+  }
   Rows rows;
   // R = product of the batch sizes.
   OpFoldResult numRows = productOf(b, loc, ArrayRef(sizes).drop_back());
@@ -3826,16 +3838,17 @@ static bool compactable(int64_t n) {
   return n > 0 && n <= std::numeric_limits<int32_t>::max();
 }
 
-/// `linalg.generic` that makes one static tensor of `shape` per entry of
+/// `linalg.generic` that makes one tensor of `sizes` per entry of
 /// `elementTypes`, the elements at coordinates `ivs` being `fn(ivs)`
 /// (indices).
 static SmallVector<Value> generateTensors(
-    OpBuilder &b, Location loc, ArrayRef<int64_t> shape, TypeRange elementTypes,
+    OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
+    TypeRange elementTypes,
     function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)> fn) {
-  int64_t rank = shape.size();
+  int64_t rank = sizes.size();
   SmallVector<Value> inits;
   for (Type type : elementTypes)
-    inits.push_back(tensor::EmptyOp::create(b, loc, shape, type));
+    inits.push_back(tensor::EmptyOp::create(b, loc, sizes, type));
   auto generic = linalg::GenericOp::create(
       b, loc, ValueRange(inits).getTypes(), ValueRange{}, inits,
       SmallVector<AffineMap>(inits.size(), b.getMultiDimIdentityMap(rank)),
@@ -3849,16 +3862,33 @@ static SmallVector<Value> generateTensors(
   return generic.getResults();
 }
 
+/// `generateTensors` of a static shape.
+static SmallVector<Value> generateTensors(
+    OpBuilder &b, Location loc, ArrayRef<int64_t> shape, TypeRange elementTypes,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)> fn) {
+  return generateTensors(b, loc, getAsIndexOpFoldResult(b.getContext(), shape),
+                         elementTypes, fn);
+}
+
 /// One tensor of `generateTensors`.
 static Value
-generateTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+generateTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
                Type elementType,
                function_ref<Value(OpBuilder &, Location, ValueRange)> fn) {
-  return generateTensors(b, loc, shape, elementType,
+  return generateTensors(b, loc, sizes, elementType,
                          [&](OpBuilder &b, Location loc, ValueRange ivs) {
                            return SmallVector<Value>{fn(b, loc, ivs)};
                          })
       .front();
+}
+
+/// One tensor of `generateTensors`, of a static shape.
+static Value
+generateTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+               Type elementType,
+               function_ref<Value(OpBuilder &, Location, ValueRange)> fn) {
+  return generateTensor(b, loc, getAsIndexOpFoldResult(b.getContext(), shape),
+                        elementType, fn);
 }
 
 /// The first `count` (index) rows of the static `full` (rank >= 1), as
@@ -4011,7 +4041,7 @@ static LogicalResult decomposeMaskedSelect(MaskedSelectOp op) {
   return success();
 }
 
-/// An element-wise op over `x` (a static tensor) and `length` (an index,
+/// An element-wise op over `x` (a tensor) and `length` (an index,
 /// or a tensor of one index per line along `axis`): element j of a line is
 /// `pick(kept, x)`, where `kept` is whether j is below the line's length.
 static Value
@@ -4028,8 +4058,8 @@ mapAlongLines(OpBuilder &b, Location loc, Value x, Value length, int64_t axis,
     maps.push_back(identity.dropResult(axis));
   }
   maps.push_back(identity);
-  Value init =
-      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, x),
+                                       type.getElementType());
   return linalg::GenericOp::create(
              b, loc, TypeRange{type}, operands, ValueRange{init}, maps,
              SmallVector<utils::IteratorType>(rank,
@@ -4045,18 +4075,20 @@ mapAlongLines(OpBuilder &b, Location loc, Value x, Value length, int64_t axis,
       .getResult(0);
 }
 
-/// sift.topk with `valid`, of a static input, as the top-k of keys whose
-/// elements at and past their line's valid length are the value that
-/// ranks last (the top-k is stable: a valid element of that value stays
-/// ahead of them, and they keep their index order), and its values read
-/// back from the input:
+/// sift.topk with `valid` as the top-k of keys whose elements at and past
+/// their line's valid length are the value that ranks last (the top-k is
+/// stable: a valid element of that value stays ahead of them, and they
+/// keep their index order), and its values read back from the input:
 ///   key[..., j, ...] = j < valid[line] ? x[..., j, ...] : last   elementwise
 ///   _, i = topk(key)                                             topk kernel
 ///   v[..., t, ...] = x[..., i[..., t, ...], ...]                 elementwise
+/// Along a dynamic axis the top-k of the keys is decomposeTopkDynamic's,
+/// and lane t reads the input only below the axis' extent n (a lane past
+/// it, t >= n > k's run-time error, is 0 as on the CPU).
 static LogicalResult decomposeTopkValid(TopkOp op) {
   auto type = cast<RankedTensorType>(op.getInput().getType());
   Value valid = op.getValid();
-  if (!valid || !type.hasStaticShape())
+  if (!valid)
     return failure();
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -4078,13 +4110,25 @@ static LogicalResult decomposeTopkValid(TopkOp op) {
       op.getK(), op.getDim(), op.getSmallest(), op.getUnsorted(),
       /*valid=*/Value(), /*limit=*/Value(), op.getIsUnsigned());
   Value indices = topk.getIndices();
+  Value extent = type.isDynamicDim(axis)
+                     ? tensor::DimOp::create(b, loc, input, axis).getResult()
+                     : Value();
   Value values = generateTensor(
-      b, loc, cast<RankedTensorType>(indices.getType()).getShape(), elementType,
-      [&](OpBuilder &b, Location loc, ValueRange ivs) {
-        SmallVector<Value> at(ivs);
-        at[axis] = lowering::i64ToIndex(
-            b, loc, tensor::ExtractOp::create(b, loc, indices, ivs));
-        return tensor::ExtractOp::create(b, loc, input, at).getResult();
+      b, loc, tensor::getMixedSizes(b, loc, indices), elementType,
+      [&](OpBuilder &b, Location loc, ValueRange ivs) -> Value {
+        auto read = [&](OpBuilder &b, Location loc) -> Value {
+          SmallVector<Value> at(ivs);
+          at[axis] = lowering::i64ToIndex(
+              b, loc, tensor::ExtractOp::create(b, loc, indices, ivs));
+          return tensor::ExtractOp::create(b, loc, input, at);
+        };
+        if (!extent)
+          return read(b, loc);
+        Value inLine = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                             ivs[axis], extent);
+        return lowering::ifThenElse(
+            b, loc, inLine, read,
+            arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType)));
       });
   op.getValues().replaceAllUsesWith(values);
   op.getIndices().replaceAllUsesWith(indices);
@@ -4092,7 +4136,7 @@ static LogicalResult decomposeTopkValid(TopkOp op) {
   return success();
 }
 
-/// sift.topk with `limit`, of static results, as the sorted top-k of every
+/// sift.topk with `limit` as the sorted top-k of every
 /// line (the first c of an unsorted one need not be the top c) and the
 /// padding past each line's limit:
 ///   v, i = topk(x) (valid as given)                      topk kernel
@@ -4102,7 +4146,7 @@ static LogicalResult decomposeTopkValid(TopkOp op) {
 static LogicalResult decomposeTopkLimit(TopkOp op) {
   auto type = cast<RankedTensorType>(op.getValues().getType());
   Value limit = op.getLimit();
-  if (!limit || !type.hasStaticShape())
+  if (!limit)
     return failure();
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -4129,6 +4173,75 @@ static LogicalResult decomposeTopkLimit(TopkOp op) {
     op.getIndices().replaceAllUsesWith(
         pad(topk.getIndices(), b.getI64IntegerAttr(-1)));
   op.erase();
+  return success();
+}
+
+/// sift.topk along a dynamic axis (no `valid` or `limit` left, k >= 1) as
+/// the CPU lowering computes it (Sort.cpp: a line of dynamic extent n is
+/// sorted whole), with the argsort kernel, which takes rows of a dynamic
+/// length:
+///   n < k: the CPU lowering's run-time error         host, from the shape
+///   perm = argsort(x) (descending unless smallest)  argsort kernel
+///   i[..., t, ...] = t < n ? perm[..., t, ...] : 0  elementwise
+///   v[..., t, ...] = t < n ? x[..., i, ...] : 0     elementwise
+/// The sort is stable, so ties keep the lower index first, as the top-k
+/// orders them; with `unsorted` the chosen set comes sorted, as on the CPU.
+static LogicalResult decomposeTopkDynamic(TopkOp op) {
+  auto type = cast<RankedTensorType>(op.getInput().getType());
+  int64_t axis = op.getAxis();
+  int64_t k = static_cast<int64_t>(op.getK());
+  if (op.getValid() || op.getLimit() || !type.isDynamicDim(axis) || k == 0 ||
+      failed(
+          lowering::getSortKeyInfo(type.getElementType(), op.getIsUnsigned())))
+    return failure();
+  IRRewriter rewriter(op);
+  if (failed(lowering::declareRuntimeReport(rewriter, op)))
+    return failure();
+  OpBuilder &b = rewriter;
+  Location loc = op.getLoc();
+  Value input = op.getInput();
+  Value n = tensor::DimOp::create(b, loc, input, axis);
+  Value kValue = constIndex(b, loc, k);
+  lowering::emitRuntimeCheck(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kValue, n),
+      SIFT_RT_ERROR_TOPK_K_EXCEEDS_SIZE, {kValue, n});
+  Value perm =
+      ArgsortOp::create(b, loc, input, axis,
+                        /*descending=*/!op.getSmallest(), op.getIsUnsigned());
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, input);
+  sizes[axis] = b.getIndexAttr(k);
+  Type i64 = b.getI64Type();
+  Type elementType = type.getElementType();
+  auto inLine = [&](OpBuilder &b, Location loc, ValueRange ivs) -> Value {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, ivs[axis],
+                                 n);
+  };
+  Value indices = generateTensor(
+      b, loc, sizes, i64, [&](OpBuilder &b, Location loc, ValueRange ivs) {
+        return lowering::ifThenElse(
+            b, loc, inLine(b, loc, ivs),
+            [&](OpBuilder &b, Location loc) -> Value {
+              return tensor::ExtractOp::create(b, loc, perm, ivs);
+            },
+            lowering::constInt(b, loc, i64, 0));
+      });
+  Value values = generateTensor(
+      b, loc, sizes, elementType,
+      [&](OpBuilder &b, Location loc, ValueRange ivs) {
+        return lowering::ifThenElse(
+            b, loc, inLine(b, loc, ivs),
+            [&](OpBuilder &b, Location loc) -> Value {
+              SmallVector<Value> at(ivs);
+              at[axis] = lowering::i64ToIndex(
+                  b, loc, tensor::ExtractOp::create(b, loc, perm, ivs));
+              return tensor::ExtractOp::create(b, loc, input, at);
+            },
+            arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType)));
+      });
+  rewriter.replaceOp(
+      op, {lowering::castTo(b, loc, values, op.getValues().getType()),
+           lowering::castTo(b, loc, indices, op.getIndices().getType())});
   return success();
 }
 
@@ -4411,6 +4524,14 @@ struct ConvertSiftToGpuPass
     });
     for (TopkOp op : validTopks)
       (void)decomposeTopkValid(op);
+    // A top-k along a dynamic axis: the argsort of its lines.
+    SmallVector<TopkOp> dynamicTopks;
+    getOperation()->walk([&](TopkOp op) {
+      if (op.getInput().getType().isDynamicDim(op.getAxis()) && isHostLevel(op))
+        dynamicTopks.push_back(op);
+    });
+    for (TopkOp op : dynamicTopks)
+      (void)decomposeTopkDynamic(op);
     // Sorts, top-ks and prefix sums along another axis than the last: along
     // the last of their input transposed.
     SmallVector<Operation *> otherAxis;
