@@ -380,9 +380,14 @@ def nonzero_cases():
     for name, x in inputs.items():
         rt = ttype((None,), "i64") if x.ndim == 1 else ttype((None, x.ndim),
                                                              "i64")
-        mlir = func("f", [("x", tt(x))], [("%r", rt)],
-                    ["%%r = sift.nonzero %%x : %s -> %s" % (tt(x), rt)])
-        out.append(Case("nonzero", name, mlir, [x], expect=[ops.nonzero(x)]))
+        # Each input also as an argument of a dynamic shape (on the GPU, a
+        # compaction of a run-time length, strides from the extents).
+        for prefix, xt in (("", tt(x)),
+                           ("dynamic_", ttype((None,) * x.ndim, x.dtype))):
+            mlir = func("f", [("x", xt)], [("%r", rt)],
+                        ["%%r = sift.nonzero %%x : %s -> %s" % (xt, rt)])
+            out.append(Case("nonzero", prefix + name, mlir, [x],
+                            expect=[ops.nonzero(x)]))
     return out
 
 
@@ -423,6 +428,17 @@ def unique_cases():
                          % (", ".join(names), kw, tt(x), ", ".join(types))])
             out.append(Case("unique", "%s_%s" % (name, variant), mlir, [x],
                             expect=exp))
+            if variant != "all":
+                continue
+            # An argument of a dynamic shape (on the GPU, a sort and a
+            # compaction of a run-time length).
+            xt = ttype((None,) * x.ndim, x.dtype)
+            types[1] = ttype((None,) * x.ndim, "i64")
+            mlir = func("f", [("x", xt)], list(zip(names, types)),
+                        ["%s = sift.unique %%x%s : %s -> %s"
+                         % (", ".join(names), kw, xt, ", ".join(types))])
+            out.append(Case("unique", "dynamic_%s_%s" % (name, variant), mlir,
+                            [x], expect=exp))
     return out
 
 
@@ -452,6 +468,24 @@ def masked_select_cases():
                      % (tt(x), tt(m), rt)])
         out.append(Case("masked_select", name, mlir, [x, m],
                         expect=[ops.masked_select(x, m)]))
+        # Arguments of dynamic shapes (on the GPU, the extents checked on
+        # the host, a compaction of a run-time length).
+        xt, mt = ttype((None,) * x.ndim, x.dtype), ttype((None,) * rank, "i1")
+        rt = ttype((None,) * (1 + x.ndim - rank), x.dtype)
+        mlir = func("f", [("x", xt), ("m", mt)], [("%r", rt)],
+                    ["%%r = sift.masked_select %%x, %%m : %s, %s -> %s"
+                     % (xt, mt, rt)])
+        out.append(Case("masked_select", "dynamic_" + name, mlir, [x, m],
+                        expect=[ops.masked_select(x, m)]))
+    # A mask whose extents are not the input's leading ones.
+    x = r.standard_normal((6, 2)).astype(np.float32)
+    m = r.random(5) < 0.5
+    mlir = func("f", [("x", "tensor<?x?xf32>"), ("m", "tensor<?xi1>")],
+                [("%r", "tensor<?x?xf32>")],
+                ["%r = sift.masked_select %x, %m : tensor<?x?xf32>, "
+                 "tensor<?xi1> -> tensor<?x?xf32>"])
+    out.append(Case("masked_select", "dynamic_extents_disagree", mlir, [x, m],
+                    expect_error=r"(?i)disagree|extent"))
     return out
 
 

@@ -19,7 +19,7 @@
 // -0.0 is zero, NaN is not.
 // CALLS: arith.cmpf une
 // CALLS: linalg.yield %{{.*}} : i1
-// CALLS: call @__sift_gpu_compact({{.*}}) {fill = -1 : i64, sift.gpu_kernel = "compact"} : (memref<1x200xi1>, memref<1x200xi64>, memref<1xi64>) -> ()
+// CALLS: call @__sift_gpu_compact{{(_[0-9]+)?}}({{.*}}) {fill = -1 : i64, sift.gpu_kernel = "compact"} : (memref<1x200xi1>, memref<1x200xi64>, memref<1xi64>) -> ()
 // CALLS: %[[C:.*]] = tensor.extract %{{.*}}[] : tensor<i64>
 // CALLS: %[[COUNT:.*]] = arith.index_cast %[[C]] : i64 to index
 // CALLS: %[[R:.*]] = tensor.extract_slice %{{.*}}[0] [%[[COUNT]]] [1] : tensor<200xi64> to tensor<?xi64>
@@ -77,8 +77,27 @@
 // CALLS-NOT: sift.gpu_kernel
 // CALLS: tensor.collapse_shape %{{.*}} {{\[}}[0, 1]] : tensor<1x16xi64> into tensor<16xi64>
 // CALLS: tensor.collapse_shape %{{.*}} [] : tensor<1xi64> into tensor<i64>
+// CALLS-LABEL: func.func @nonzero_dynamic
+// A dynamic input: its mask, the compaction of its n elements into n slots
+// (the call made directly: sift.compact's K is static; a row that may be
+// long, split across blocks in segments of a run-time length), the
+// coordinates from the extents, sliced to the count.
+// CALLS: linalg.generic
+// CALLS: segments = 2048 : i64, sift.gpu_kernel = "compact"} : (memref<1x?xi1>, memref<1x?xi64>, memref<1xi64>, memref<2048xi32>) -> ()
+// CALLS: %[[COUNT:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CALLS: %[[DIM1:.*]] = tensor.dim %{{.*}}, %c1{{(_[0-9]+)?}} : tensor<?x?xi64>
+// CALLS: arith.index_cast %[[DIM1]] : index to i64
+// CALLS: arith.remui
+// CALLS: tensor.extract_slice %{{.*}}[0, 0] [%[[COUNT]], 2] [1, 1] : tensor<?x2xi64> to tensor<?x2xi64>
+// CALLS-NOT: sift.nonzero
+// CALLS-LABEL: func.func @masked_select_dynamic
+// The mask's extents against the input's leading ones (on the host), then
+// as above.
+// CALLS: call @sift_rt_fail
+// CALLS: sift.gpu_kernel = "compact"} : (memref<1x?xi1>, memref<1x?xi64>, memref<1xi64>, memref<2048xi32>) -> ()
+// CALLS: linalg.generic
+// CALLS-NOT: sift.masked_select
 // CALLS-LABEL: func.func @left_alone
-// CALLS: sift.nonzero %{{.*}} : tensor<?xi64> -> tensor<?xi64>
 // CALLS: sift.masked_select %{{.*}}, %{{.*}} : tensor<0x3xf32>, tensor<0xi1> -> tensor<?x3xf32>
 // CALLS: sift.sample_balanced %{{.*}}, %{{.*}} {num_samples = 8 : i64} : tensor<?xi64> -> tensor<8xi64>, tensor<i64>
 // The op in the program's own (sequential, host) loop is a kernel call.
@@ -142,8 +161,17 @@ func.func @sample_balanced_no_positives(%l: tensor<50xi64>, %seed: i64) -> (tens
 // Dynamic or empty operands (the compactions' widths are static) stay with
 // the linalg lowering; an op in a sequential loop of the host code is a
 // kernel call there (only ops in parallel loops, row kernels, stay).
-func.func @left_alone(%x: tensor<?xi64>, %e: tensor<0x3xf32>, %em: tensor<0xi1>, %l: tensor<?xi64>, %seed: i64, %b: tensor<4x8xi1>) -> (tensor<?xi64>, tensor<?x3xf32>, tensor<8xi64>, index) {
-  %nz = sift.nonzero %x : tensor<?xi64> -> tensor<?xi64>
+func.func @nonzero_dynamic(%x: tensor<?x?xi64>) -> tensor<?x2xi64> {
+  %r = sift.nonzero %x : tensor<?x?xi64> -> tensor<?x2xi64>
+  return %r : tensor<?x2xi64>
+}
+
+func.func @masked_select_dynamic(%x: tensor<?x?xf32>, %m: tensor<?xi1>) -> tensor<?x?xf32> {
+  %r = sift.masked_select %x, %m : tensor<?x?xf32>, tensor<?xi1> -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+
+func.func @left_alone(%e: tensor<0x3xf32>, %em: tensor<0xi1>, %l: tensor<?xi64>, %seed: i64, %b: tensor<4x8xi1>) -> (tensor<?x3xf32>, tensor<8xi64>, index) {
   %ms = sift.masked_select %e, %em : tensor<0x3xf32>, tensor<0xi1> -> tensor<?x3xf32>
   %i, %n = sift.sample_balanced %l, %seed {num_samples = 8 : i64} : tensor<?xi64> -> tensor<8xi64>, tensor<i64>
   %c0 = arith.constant 0 : index
@@ -156,5 +184,5 @@ func.func @left_alone(%x: tensor<?xi64>, %e: tensor<0x3xf32>, %em: tensor<0xi1>,
     %sum = arith.addi %acc, %k : index
     scf.yield %sum : index
   }
-  return %nz, %ms, %i, %total : tensor<?xi64>, tensor<?x3xf32>, tensor<8xi64>, index
+  return %ms, %i, %total : tensor<?x3xf32>, tensor<8xi64>, index
 }

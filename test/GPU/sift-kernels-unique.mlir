@@ -17,7 +17,7 @@
 // CALLS-LABEL: func.func @unique_all
 // CALLS: call @__sift_gpu_sort({{.*}}) {sift.gpu_kernel = "sort"} : (memref<1x300xi64>, memref<1x300xi64>, memref<1x300xi64>) -> ()
 // CALLS: linalg.generic {{.*}} outs(%{{.*}} : tensor<300xi1>)
-// CALLS: call @__sift_gpu_compact({{.*}}) {fill = -1 : i64, sift.gpu_kernel = "compact"} : (memref<1x300xi1>, memref<1x300xi64>, memref<1xi64>) -> ()
+// CALLS: call @__sift_gpu_compact{{(_[0-9]+)?}}({{.*}}) {fill = -1 : i64, sift.gpu_kernel = "compact"} : (memref<1x300xi1>, memref<1x300xi64>, memref<1xi64>) -> ()
 // CALLS: %[[C:.*]] = tensor.extract %{{.*}}[] : tensor<i64>
 // CALLS: %[[COUNT:.*]] = arith.index_cast %[[C]] : i64 to index
 // CALLS: %[[VALUES:.*]] = linalg.generic
@@ -65,8 +65,18 @@
 // CALLS-NOT: sift_rt_report
 // CALLS: sift.gpu_kernel = "philox_words"} : (memref<1x16xi32>, i64, i64) -> ()
 // CALLS: {sift.gpu_kernel = "argsort", unsigned} : (memref<1x16xi32>, memref<1x16xi64>) -> ()
+// CALLS-LABEL: func.func @unique_dynamic
+// A dynamic input of n elements: the sort of a dynamic row, the flags,
+// the compaction of the n flags into n slots (the call made directly:
+// sift.compact's K is static; split across blocks in segments of a
+// run-time length), the cumsum and the scatter of the inverse into a
+// tensor.empty of n.
+// CALLS: {sift.gpu_kernel = "sort"} : (memref<1x?xi64>, memref<1x?xi64>, memref<1x?xi64>, memref<2x1x?xi64>, memref<2x1x?xi32>) -> ()
+// CALLS: sift.gpu_kernel = "compact"} : (memref<1x?xi1>, memref<1x?xi64>, memref<1xi64>, memref<2048xi32>) -> ()
+// CALLS: sift.gpu_kernel = "cumsum"
+// CALLS: {distinct, fresh, reduce = 0 : i32, sift.gpu_kernel = "scatter", tail = 1 : i64}
+// CALLS-NOT: sift.unique
 // CALLS-LABEL: func.func @left_alone
-// CALLS: sift.unique %{{.*}} : tensor<?xi64> -> tensor<?xi64>
 // CALLS: sift.unique %{{.*}} : tensor<0xi64> -> tensor<?xi64>
 // The randperm in the program's own (sequential, host) loop is kernels
 // there: its Philox words, then the unsigned argsort.
@@ -136,8 +146,12 @@ func.func @randperm_static(%seed: i64) -> tensor<16xi64> {
 
 // A dynamic input (the compaction's width must be static), a statically
 // empty one, and a randperm inside a loop stay with the linalg lowering.
-func.func @left_alone(%x: tensor<?xi64>, %e: tensor<0xi64>, %seed: i64) -> (tensor<?xi64>, tensor<?xi64>, tensor<4x8xi64>) {
-  %u = sift.unique %x : tensor<?xi64> -> tensor<?xi64>
+func.func @unique_dynamic(%x: tensor<?xi64>) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>) {
+  %u, %inv, %cnt = sift.unique %x inverse counts : tensor<?xi64> -> tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
+  return %u, %inv, %cnt : tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
+}
+
+func.func @left_alone(%e: tensor<0xi64>, %seed: i64) -> (tensor<?xi64>, tensor<4x8xi64>) {
   %ue = sift.unique %e : tensor<0xi64> -> tensor<?xi64>
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -150,5 +164,5 @@ func.func @left_alone(%x: tensor<?xi64>, %e: tensor<0xi64>, %seed: i64) -> (tens
     %ins = tensor.insert_slice %p into %acc[%i, 0] [1, 8] [1, 1] : tensor<8xi64> into tensor<4x8xi64>
     scf.yield %ins : tensor<4x8xi64>
   }
-  return %u, %ue, %all : tensor<?xi64>, tensor<?xi64>, tensor<4x8xi64>
+  return %ue, %all : tensor<?xi64>, tensor<4x8xi64>
 }

@@ -105,21 +105,27 @@ def ConvertSiftToGPU : Pass<"convert-sift-to-gpu", "ModuleOp"> {
       kernel sorts in global memory (a row, or topk's K, past the bitonic
       sort's limit, or a dynamic row), two scratch buffers `[2, R, N]` (the
       keys, i32 indices; `[2, R, K]` for topk) are allocated here, on the host, and passed to the
-      call. Topk of K = 0 or of a dynamic N, and statically empty rows,
-      stay with the linalg lowering.
-    - `sift.unique` of a static, non-empty input and `sift.randperm` first
+      call. A topk with `valid` becomes the topk of keys masked past each
+      line's length, one with `limit` the topk padded past it, and one
+      along a dynamic axis the argsort kernel of its lines (k above the
+      extent is the CPU lowering's run-time error, checked on the host).
+      Topk of K = 0 and statically empty rows stay with the linalg
+      lowering.
+    - `sift.unique` of a non-empty input and `sift.randperm` first
       become the ops above and elementwise `linalg.generic` ops (unique:
       sort, run flags, compact, gathers, and for the inverse cumsum and
       a scatter through the sort's permutation; randperm: its Philox keys,
       a `philox_words` kernel of a block of 4 words per thread, and an
       argsort), each result equal to the CPU lowering's.
-    - `sift.nonzero` and `sift.masked_select` of static, non-empty operands
+    - `sift.nonzero` and `sift.masked_select` of non-empty operands
       and `sift.sample_balanced` of static, non-empty labels also become
       those ops and elementwise ops (nonzero: a mask, compact, row-major
       coordinates; masked_select: compact of the mask, a gather;
       sample_balanced: Philox keys (`philox_words`), argsort, the classes in key order, a
       compact per class, the samples and counts), each result equal to the
-      CPU lowering's.
+      CPU lowering's. Of a dynamic input of n elements, unique, nonzero and
+      masked_select compact into n slots: the compact kernel's call made
+      here with indices `[1, n]` (a `sift.compact` has a static K).
     - `sift.scatter` with static trailing extents: `dest`, `indices` and
       `updates` flat, the result a new buffer, for `reduce(none)` an i64
       buffer of each row's winning lane; `n` and the lanes per batch item

@@ -795,10 +795,8 @@ static void buildCumsumKernel(OpBuilder &b, Location loc, Value input,
 static Value
 buildCompactRange(OpBuilder &b, Location loc, const MaskSource &input,
                   Value row, Value tid, Value scratch, Value begin,
-                  Value length, Value start, int64_t k, KernelShape shape,
+                  Value length, Value start, Value kI32, KernelShape shape,
                   function_ref<void(OpBuilder &, Value pos, Value at)> store) {
-  Type i32 = b.getI32Type();
-  Value kI32 = arith::ConstantIntOp::create(b, loc, i32, k);
   return buildTileLoop(
              b, loc, length, shape.threads, tid, ValueRange{start},
              [&](OpBuilder &b, Value i, Value inRange, ValueRange carried) {
@@ -954,11 +952,12 @@ static void buildCompactKernel(OpBuilder &b, Location loc,
   Rows rows = rowsOfBuffer(b, loc, input.shapeBuffer());
   KernelShape shape = kernelShape(rows, maxThreads);
   Type i64 = b.getI64Type(), i32 = b.getI32Type();
-  // The slots of a row, and the set elements ranked.
-  int64_t width = cast<MemRefType>(indices.getType()).getDimSize(1);
-  int64_t k = permuted ? permuted->k : width;
-  Value kI32 = arith::ConstantIntOp::create(b, loc, i32, k);
-  Value widthIndex = constIndex(b, loc, width);
+  // The slots of a row, and the set elements ranked (a dynamic width: the
+  // row's n slots of a compaction that keeps every set element).
+  Value widthIndex = extentOf(b, loc, indices, 1);
+  Value kI32 =
+      permuted ? Value(arith::ConstantIntOp::create(b, loc, i32, permuted->k))
+               : Value(arith::IndexCastUIOp::create(b, loc, i32, widthIndex));
   if (split) {
     // `segmentCounts`: each segment's count of set elements, [R * segments].
     Value numSegments = constIndex(b, loc, split->segments);
@@ -1014,7 +1013,8 @@ static void buildCompactKernel(OpBuilder &b, Location loc,
                                         before, kI32),
                   [&](OpBuilder &b) {
                     buildCompactRange(b, loc, mask, seg.row, tid, scratch,
-                                      seg.begin, seg.length, before, k, shape,
+                                      seg.begin, seg.length, before, kI32,
+                                      shape,
                                       [&](OpBuilder &b, Value pos, Value at) {
                                         out.store(b, loc, pos, at);
                                       });
@@ -1025,8 +1025,7 @@ static void buildCompactKernel(OpBuilder &b, Location loc,
               b, loc,
               arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, seg.index,
                                     constIndex(b, loc, split->segments - 1)),
-              arith::MaxUIOp::create(b, loc, rows.rowLength,
-                                     constIndex(b, loc, width)),
+              arith::MaxUIOp::create(b, loc, rows.rowLength, widthIndex),
               arith::AddIOp::create(b, loc, seg.begin, seg.length));
           Value from = arith::MaxUIOp::create(
               b, loc, out.fillFrom(b, loc, count), seg.begin);
@@ -1067,7 +1066,7 @@ static void buildCompactKernel(OpBuilder &b, Location loc,
         }
         RowOutput out(b, loc, indices, row, permuted, count);
         Value found = buildCompactRange(b, loc, input, row, tid, scratch, c0,
-                                        rows.rowLength, zero, k, shape,
+                                        rows.rowLength, zero, kI32, shape,
                                         [&](OpBuilder &b, Value pos, Value at) {
                                           out.store(b, loc, pos, at);
                                         });
@@ -3624,6 +3623,66 @@ static LogicalResult expandSortingCall(OpBuilder &b, func::CallOp call,
   return success();
 }
 
+/// The compaction of the static 1-D `mask` (fill -1): the indices of its
+/// true lanes in increasing order and their count, as an index read on the
+/// host (it sizes a dynamic result).
+static std::pair<Value, Value> compactLine(OpBuilder &b, Location loc,
+                                           Value mask) {
+  int64_t n = cast<RankedTensorType>(mask.getType()).getDimSize(0);
+  Type i64 = b.getI64Type();
+  auto compact =
+      CompactOp::create(b, loc, RankedTensorType::get({n}, i64),
+                        RankedTensorType::get({}, i64), mask, /*fill=*/-1);
+  Value count = arith::IndexCastOp::create(
+      b, loc, b.getIndexType(),
+      tensor::ExtractOp::create(b, loc, compact.getCount(), ValueRange{}));
+  return {compact.getIndices(), count};
+}
+
+/// The compaction of a 1-D mask of a dynamic length n into n slots, as the
+/// compact kernel's call made here: the positions of the true lanes in
+/// increasing order, then -1, and their count (an index read on the host).
+/// A `sift.compact` cannot say it (its K is static); the kernel takes the
+/// width of its indices' buffer, n. n = 0 launches nothing.
+static std::pair<Value, Value> compactDynamicLine(OpBuilder &b, Location loc,
+                                                  Operation *anchor, Value mask,
+                                                  SplitOptions splitOptions) {
+  Type i64 = b.getI64Type();
+  Rows rows = asRows(b, loc, mask);
+  Value indices =
+      allocLike(b, loc, RankedTensorType::get({1, ShapedType::kDynamic}, i64),
+                {rows.rowLength});
+  Value counts = allocLike(b, loc, RankedTensorType::get({1}, i64), {});
+  SmallVector<Value> operands = {toBuffer(b, loc, rows.matrix), indices,
+                                 counts};
+  std::optional<RowSplit> split =
+      rowSplit(rows, splitOptions, /*sort=*/false, /*dynamicLength=*/true);
+  SmallVector<NamedAttribute> attrs = splitAttrs(b, split);
+  attrs.push_back(b.getNamedAttr("fill", b.getI64IntegerAttr(-1)));
+  if (split)
+    operands.push_back(allocI32(b, loc, split->segments));
+  createKernelCall(b, loc, anchor, "compact", operands, attrs);
+  Value line = tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get({ShapedType::kDynamic}, i64),
+      toTensor(b, loc, indices), rowsReassociation(1));
+  Value count = arith::IndexCastOp::create(
+      b, loc, b.getIndexType(),
+      tensor::ExtractOp::create(b, loc, toTensor(b, loc, counts),
+                                ValueRange{constIndex(b, loc, 0)}));
+  return {line, count};
+}
+
+/// The 1-D `line` with a static type where its extent folds to a constant
+/// (a tensor.cast of a static tensor).
+static Value withFoldedExtent(OpBuilder &b, Location loc, Value line) {
+  auto type = cast<RankedTensorType>(line.getType());
+  std::optional<int64_t> n =
+      getConstantIntValue(tensor::getMixedSize(b, loc, line, 0));
+  if (!type.isDynamicDim(0) || !n)
+    return line;
+  return tensor::CastOp::create(b, loc, type.clone({*n}), line);
+}
+
 //===----------------------------------------------------------------------===//
 // unique and randperm: compositions of the kernels above
 //===----------------------------------------------------------------------===//
@@ -3660,7 +3719,7 @@ static Value prefix(OpBuilder &b, Location loc, Value full, Value count,
   return lowering::castTo(b, loc, slice, type);
 }
 
-/// sift.unique of a static, non-empty input with a sort key, as kernels:
+/// sift.unique of an input with a sort key, as kernels:
 ///   sorted, perm = sort(flatten(x))                      sorting kernel
 ///   first[i] = i == 0 || sorted[i] != sorted[i - 1]      elementwise
 ///   starts, count = compact(first, fill -1)              compact kernel
@@ -3672,21 +3731,28 @@ static Value prefix(OpBuilder &b, Location loc, Value full, Value count,
 /// see ScatterKernels.cpp). The value of a group is its first element in sorted
 /// order, the first occurrence in the input (the sort is stable), as on the
 /// CPU. The results' size is the compaction's count, read on the host to slice
-/// them. Other unique ops (dynamic or empty inputs) are left to the linalg
-/// lowering.
-static LogicalResult decomposeUnique(UniqueOp op) {
+/// them. A dynamic input has n elements at run time: its compaction is the
+/// kernel's with n slots (`compactDynamicLine`); n = 0 launches nothing and
+/// gives empty results. A statically empty input is left to the linalg
+/// lowering (no loop).
+static LogicalResult decomposeUnique(UniqueOp op, SplitOptions splitOptions) {
   auto inType = cast<RankedTensorType>(op.getInput().getType());
-  if (!inType.hasStaticShape() || inType.getNumElements() == 0 ||
+  if (llvm::is_contained(inType.getShape(), 0) ||
       failed(lowering::getSortKeyInfo(inType.getElementType())))
     return failure();
-  int64_t n = inType.getNumElements();
   OpBuilder b(op);
   Location loc = op.getLoc();
   Type i64 = b.getI64Type();
-  auto line = [&](Type t) { return RankedTensorType::get({n}, t); };
+  Value flat =
+      withFoldedExtent(b, loc, lowering::flatten(b, loc, op.getInput()));
+  // The number of elements: static, or the flattened extent.
+  int64_t staticN = cast<RankedTensorType>(flat.getType()).getDimSize(0);
+  OpFoldResult nSize = tensor::getMixedSize(b, loc, flat, 0);
+  Value n = getValueOrCreateConstantIndexOp(b, loc, nSize);
+  Value nI64 = arith::IndexCastOp::create(b, loc, i64, n);
+  auto line = [&](Type t) { return RankedTensorType::get({staticN}, t); };
   Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
-  Value last = constIndex(b, loc, n - 1);
-  Value flat = lowering::flatten(b, loc, op.getInput());
+  Value last = arith::SubIOp::create(b, loc, n, c1);
   auto sort = SortOp::create(b, loc, flat);
   Value sorted = sort.getValues();
   Value first = lowering::mapLine(
@@ -3700,13 +3766,11 @@ static LogicalResult decomposeUnique(UniqueOp op) {
         return arith::OrIOp::create(b, loc, isFirst,
                                     differentValues(b, loc, x, prev));
       });
-  auto compact = CompactOp::create(b, loc, line(i64),
-                                   RankedTensorType::get({}, i64), first,
-                                   /*fill=*/-1);
-  Value starts = compact.getIndices();
-  Value count = arith::IndexCastOp::create(
-      b, loc, b.getIndexType(),
-      tensor::ExtractOp::create(b, loc, compact.getCount(), ValueRange{}));
+  Value starts, count;
+  std::tie(starts, count) =
+      ShapedType::isDynamic(staticN)
+          ? compactDynamicLine(b, loc, op, first, splitOptions)
+          : compactLine(b, loc, first);
   // Lanes past the count hold the fill -1: they read lane 0 and are sliced
   // away.
   auto startOf = [&](OpBuilder &b, Location loc, Value start) {
@@ -3737,7 +3801,7 @@ static LogicalResult decomposeUnique(UniqueOp op) {
     // each, into an undefined dest that they cover).
     Value inv = ScatterOp::create(
         b, loc, groupOfSorted,
-        tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{n}, i64),
+        tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{nSize}, i64),
         sort.getIndices(), ScatterReduce::None,
         /*batch_dims=*/0);
     results.push_back(lowering::unflatten(
@@ -3751,7 +3815,7 @@ static LogicalResult decomposeUnique(UniqueOp op) {
         [&](OpBuilder &b, Location loc, Value start, Value g) {
           Value nextG = arith::AddIOp::create(b, loc, g, c1);
           Value inLine = arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::ult, nextG, constIndex(b, loc, n));
+              b, loc, arith::CmpIPredicate::ult, nextG, n);
           Value next = tensor::ExtractOp::create(
               b, loc, starts,
               arith::MinUIOp::create(b, loc, nextG, last).getResult());
@@ -3759,8 +3823,7 @@ static LogicalResult decomposeUnique(UniqueOp op) {
               b, loc, inLine,
               arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, next,
                                     lowering::constInt(b, loc, i64, 0)));
-          Value end = arith::SelectOp::create(
-              b, loc, valid, next, lowering::constInt(b, loc, i64, n));
+          Value end = arith::SelectOp::create(b, loc, valid, next, nI64);
           return arith::SubIOp::create(b, loc, end, start).getResult();
         });
     results.push_back(prefix(b, loc, sizes, count, counts.getType()));
@@ -3891,38 +3954,20 @@ generateTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                         elementType, fn);
 }
 
-/// The first `count` (index) rows of the static `full` (rank >= 1), as
-/// `type`.
+/// The first `count` (index) rows of `full` (rank >= 1), as `type`.
 static Value leadingRows(OpBuilder &b, Location loc, Value full, Value count,
                          Type type) {
   auto fullType = cast<RankedTensorType>(full.getType());
   SmallVector<int64_t> shape(fullType.getShape());
   shape[0] = ShapedType::kDynamic;
   SmallVector<OpFoldResult> offsets(shape.size(), b.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes = {count};
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, full);
+  sizes[0] = count;
   SmallVector<OpFoldResult> strides(shape.size(), b.getIndexAttr(1));
-  for (int64_t size : fullType.getShape().drop_front())
-    sizes.push_back(b.getIndexAttr(size));
   Value slice = tensor::ExtractSliceOp::create(
       b, loc, RankedTensorType::get(shape, fullType.getElementType()), full,
       offsets, sizes, strides);
   return lowering::castTo(b, loc, slice, type);
-}
-
-/// The compaction of the static 1-D `mask` (fill -1): the indices of its
-/// true lanes in increasing order and their count, as an index read on the
-/// host (it sizes a dynamic result).
-static std::pair<Value, Value> compactLine(OpBuilder &b, Location loc,
-                                           Value mask) {
-  int64_t n = cast<RankedTensorType>(mask.getType()).getDimSize(0);
-  Type i64 = b.getI64Type();
-  auto compact =
-      CompactOp::create(b, loc, RankedTensorType::get({n}, i64),
-                        RankedTensorType::get({}, i64), mask, /*fill=*/-1);
-  Value count = arith::IndexCastOp::create(
-      b, loc, b.getIndexType(),
-      tensor::ExtractOp::create(b, loc, compact.getCount(), ValueRange{}));
-  return {compact.getIndices(), count};
 }
 
 /// A lane of a compaction as an index: the fill -1 (lanes past the count,
@@ -3934,21 +3979,27 @@ static Value laneIndex(OpBuilder &b, Location loc, Value lane) {
                              lowering::constInt(b, loc, b.getI64Type(), 0)));
 }
 
-/// sift.nonzero of a static, non-empty input, as kernels:
+/// sift.nonzero as kernels:
 ///   mask[i] = flatten(x)[i] != 0                        elementwise
 ///   idx, count = compact(mask, fill -1)                 compact kernel
 ///   coords[g, d] = (idx[g] / stride[d]) % size[d]       elementwise
 /// sliced to the count (read on the host). The compaction is stable: the
-/// row-major order of the CPU lowering. An i1 input is its own mask.
-static LogicalResult decomposeNonzero(NonzeroOp op) {
+/// row-major order of the CPU lowering. An i1 input is its own mask. A
+/// dynamic input has n elements at run time: its compaction is the
+/// kernel's with n slots (`compactDynamicLine`), and its strides are
+/// computed from its extents. A statically empty input is left to the
+/// linalg lowering (no loop).
+static LogicalResult decomposeNonzero(NonzeroOp op, SplitOptions splitOptions) {
   auto inType = cast<RankedTensorType>(op.getInput().getType());
-  if (!inType.hasStaticShape() || !compactable(inType.getNumElements()))
+  if (llvm::is_contained(inType.getShape(), 0) ||
+      (inType.hasStaticShape() && !compactable(inType.getNumElements())))
     return failure();
-  int64_t n = inType.getNumElements(), rank = inType.getRank();
+  int64_t rank = inType.getRank();
   OpBuilder b(op);
   Location loc = op.getLoc();
   Type i64 = b.getI64Type();
-  Value flat = lowering::flatten(b, loc, op.getInput());
+  Value flat =
+      withFoldedExtent(b, loc, lowering::flatten(b, loc, op.getInput()));
   Value mask = flat;
   if (!inType.getElementType().isInteger(1))
     mask = lowering::mapLine(b, loc, flat, b.getI1Type(),
@@ -3956,33 +4007,53 @@ static LogicalResult decomposeNonzero(NonzeroOp op) {
                                return lowering::isNonZero(b, loc, x);
                              });
   Value indices, count;
-  std::tie(indices, count) = compactLine(b, loc, mask);
+  std::tie(indices, count) =
+      cast<RankedTensorType>(flat.getType()).isDynamicDim(0)
+          ? compactDynamicLine(b, loc, op, mask, splitOptions)
+          : compactLine(b, loc, mask);
   Value result;
   if (rank == 1) {
     result = prefix(b, loc, indices, count, op.getType());
   } else {
+    // The extents and strides as i64: constants where static (divisions
+    // by constants in the kernel).
+    SmallVector<Value> sizes(rank), strides(rank);
+    std::optional<int64_t> staticStride = 1;
+    Value stride = lowering::constInt(b, loc, i64, 1);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      int64_t size = inType.getDimSize(d);
+      sizes[d] = ShapedType::isDynamic(size)
+                     ? arith::IndexCastOp::create(
+                           b, loc, i64,
+                           tensor::DimOp::create(b, loc, op.getInput(), d))
+                           .getResult()
+                     : lowering::constInt(b, loc, i64, size);
+      strides[d] = stride;
+      if (staticStride && !ShapedType::isDynamic(size)) {
+        staticStride = *staticStride * size;
+        stride = lowering::constInt(b, loc, i64, *staticStride);
+      } else {
+        staticStride.reset();
+        stride = arith::MulIOp::create(b, loc, stride, sizes[d]);
+      }
+    }
     Value coords = generateTensor(
-        b, loc, {n, rank}, i64,
+        b, loc,
+        {tensor::getMixedSize(b, loc, indices, 0), b.getIndexAttr(rank)}, i64,
         [&](OpBuilder &b, Location loc, ValueRange ivs) {
           Value flatIndex = lowering::indexToI64(
               b, loc,
               laneIndex(b, loc,
                         tensor::ExtractOp::create(b, loc, indices, ivs[0])));
-          // The coordinate along each axis, the one of axis ivs[1] chosen
-          // (divisions by constants).
+          // The coordinate along each axis, the one of axis ivs[1] chosen.
           Value coord = lowering::constInt(b, loc, i64, 0);
-          int64_t stride = 1;
           for (int64_t d = rank - 1; d >= 0; --d) {
-            int64_t size = inType.getDimSize(d);
             Value c = arith::RemUIOp::create(
-                b, loc,
-                arith::DivUIOp::create(b, loc, flatIndex,
-                                       lowering::constInt(b, loc, i64, stride)),
-                lowering::constInt(b, loc, i64, size));
+                b, loc, arith::DivUIOp::create(b, loc, flatIndex, strides[d]),
+                sizes[d]);
             Value here = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                                ivs[1], constIndex(b, loc, d));
             coord = arith::SelectOp::create(b, loc, here, c, coord);
-            stride *= size;
           }
           return coord;
         });
@@ -3993,29 +4064,39 @@ static LogicalResult decomposeNonzero(NonzeroOp op) {
   return success();
 }
 
-/// sift.masked_select of static, non-empty operands, as kernels:
+/// sift.masked_select as kernels:
 ///   rows, count = compact(flatten(mask), fill -1)       compact kernel
 ///   out[g, s...] = x'[rows[g], s...]                    elementwise
 /// (x' the input with the mask's dimensions collapsed into one) sliced to
 /// the count (read on the host): the selected sub-tensors in the mask's
-/// row-major order, as on the CPU.
-static LogicalResult decomposeMaskedSelect(MaskedSelectOp op) {
+/// row-major order, as on the CPU. Dynamic extents: the mask's must be the
+/// input's leading ones (the CPU lowering's run-time check, on the host),
+/// and a mask of m elements at run time is compacted into m slots
+/// (`compactDynamicLine`). Statically empty operands are left to the
+/// linalg lowering (no loop).
+static LogicalResult decomposeMaskedSelect(MaskedSelectOp op,
+                                           SplitOptions splitOptions) {
   auto inType = cast<RankedTensorType>(op.getInput().getType());
   auto maskType = cast<RankedTensorType>(op.getMask().getType());
   int64_t rank = inType.getRank(), maskRank = maskType.getRank();
-  if (!inType.hasStaticShape() || !maskType.hasStaticShape() ||
-      inType.getNumElements() == 0 || !compactable(maskType.getNumElements()) ||
-      inType.getShape().take_front(maskRank) != maskType.getShape())
+  if (llvm::is_contained(inType.getShape(), 0) ||
+      llvm::is_contained(maskType.getShape(), 0) ||
+      (maskType.hasStaticShape() && !compactable(maskType.getNumElements())))
     return failure();
-  int64_t m = maskType.getNumElements();
-  OpBuilder b(op);
+  IRRewriter rewriter(op);
+  if (failed(lowering::checkLeadingExtents(rewriter, op, op.getInput(),
+                                           op.getMask(), maskRank)))
+    return failure();
+  OpBuilder &b = rewriter;
   Location loc = op.getLoc();
+  Value flatMask =
+      withFoldedExtent(b, loc, lowering::flatten(b, loc, op.getMask()));
   Value rows, count;
   std::tie(rows, count) =
-      compactLine(b, loc, lowering::flatten(b, loc, op.getMask()));
+      cast<RankedTensorType>(flatMask.getType()).isDynamicDim(0)
+          ? compactDynamicLine(b, loc, op, flatMask, splitOptions)
+          : compactLine(b, loc, flatMask);
   // The input as [m, S...].
-  SmallVector<int64_t> shape = {m};
-  llvm::append_range(shape, inType.getShape().drop_front(maskRank));
   Value input = op.getInput();
   if (maskRank > 1) {
     SmallVector<ReassociationIndices> groups(1);
@@ -4023,12 +4104,12 @@ static LogicalResult decomposeMaskedSelect(MaskedSelectOp op) {
       groups[0].push_back(d);
     for (int64_t d = maskRank; d < rank; ++d)
       groups.push_back({d});
-    input = tensor::CollapseShapeOp::create(
-        b, loc, RankedTensorType::get(shape, inType.getElementType()), input,
-        groups);
+    input = tensor::CollapseShapeOp::create(b, loc, input, groups);
   }
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, input);
+  sizes[0] = tensor::getMixedSize(b, loc, rows, 0);
   Value gathered = generateTensor(
-      b, loc, shape, inType.getElementType(),
+      b, loc, sizes, inType.getElementType(),
       [&](OpBuilder &b, Location loc, ValueRange ivs) {
         SmallVector<Value> at = {
             laneIndex(b, loc, tensor::ExtractOp::create(b, loc, rows, ivs[0]))};
@@ -4481,6 +4562,13 @@ struct ConvertSiftToGpuPass
     });
     for (Operation *op : llvm::reverse(dead))
       op->erase();
+    if (sortDigitBits != 4 && sortDigitBits != 8) {
+      getOperation()->emitError("convert-sift-to-gpu: sort-digit-bits must "
+                                "be 4 or 8, not ")
+          << static_cast<int64_t>(sortDigitBits);
+      return signalPassFailure();
+    }
+    SplitOptions split{splitBlocks, splitMin, sortSplitMin, sortDigitBits};
     // Ops of the host code (a function body, or the sequential loops and
     // branches in it): one nested in a parallel loop (a --sift-fuse row
     // kernel) is already part of a kernel. unique, randperm, nonzero,
@@ -4498,13 +4586,13 @@ struct ConvertSiftToGpuPass
     });
     for (Operation *op : composed) {
       if (auto unique = dyn_cast<UniqueOp>(op))
-        (void)decomposeUnique(unique);
+        (void)decomposeUnique(unique, split);
       else if (auto randperm = dyn_cast<RandpermOp>(op))
         (void)decomposeRandperm(randperm);
       else if (auto nonzero = dyn_cast<NonzeroOp>(op))
-        (void)decomposeNonzero(nonzero);
+        (void)decomposeNonzero(nonzero, split);
       else if (auto select = dyn_cast<MaskedSelectOp>(op))
-        (void)decomposeMaskedSelect(select);
+        (void)decomposeMaskedSelect(select, split);
       else
         (void)decomposeSampleBalanced(cast<SampleBalancedOp>(op));
     }
@@ -4541,13 +4629,6 @@ struct ConvertSiftToGpuPass
     });
     for (Operation *op : otherAxis)
       (void)moveAxisLastForKernel(op);
-    if (sortDigitBits != 4 && sortDigitBits != 8) {
-      getOperation()->emitError("convert-sift-to-gpu: sort-digit-bits must "
-                                "be 4 or 8, not ")
-          << static_cast<int64_t>(sortDigitBits);
-      return signalPassFailure();
-    }
-    SplitOptions split{splitBlocks, splitMin, sortSplitMin, sortDigitBits};
     SmallVector<Operation *> ops;
     // Scatters whose lanes are distinct, known by the ops that make their
     // indices: asked before those ops become kernel calls.
