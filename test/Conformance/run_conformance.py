@@ -1318,32 +1318,30 @@ def topk_dynamic_cases():
     valid = np.array([0, 3, 64, 10, 5, 70, 1, 32], np.int64)
     limit = np.array([0, 3, 5, 1, 9, -2, 4, 2], np.int64)
     dt = ttype((None, None), "f32")
+    lt, ltx = "tensor<?xi64>", "tensor<?xindex>"
+    results = [("%v", "tensor<?x5xf32>"), ("%i", "tensor<?x5xi64>")]
     for mode in ("largest", "smallest"):
         kw = " smallest" if mode == "smallest" else ""
-        v, i = topk_valid_ref(x, 5, 1, mode == "smallest", valid)
-        mlir = func("f", [("d", dt), ("n0", "tensor<?xi64>")],
-                    [("%v", "tensor<?x5xf32>"), ("%i", "tensor<?x5xi64>")],
-                    [
-                     "%m = arith.index_cast %n0 : tensor<?xi64> to "
-                     "tensor<?xindex>",
-                     "%%v, %%i = sift.topk %%d k(5) valid(%%m : "
-                     "tensor<?xindex>)%s : %s -> tensor<?x5xf32>, "
-                     "tensor<?x5xi64>" % (kw, dt)])
-        out.append(Case("topk_valid", "dynamic_rows_%s" % mode, mlir,
-                        [x, valid], expect=[v, i]))
-        v, i = topk_limit_ref(x, 5, 1, mode == "smallest", limit, valid)
-        mlir = func("f", [("d", dt), ("n0", "tensor<?xi64>"),
-                          ("c0", "tensor<?xi64>")],
-                    [("%v", "tensor<?x5xf32>"), ("%i", "tensor<?x5xi64>")],
-                    [                     "%m = arith.index_cast %n0 : tensor<?xi64> to "
-                     "tensor<?xindex>",
-                     "%l = arith.index_cast %c0 : tensor<?xi64> to "
-                     "tensor<?xindex>",
-                     "%%v, %%i = sift.topk %%d k(5) valid(%%m : "
-                     "tensor<?xindex>) limit(%%l : tensor<?xindex>)%s : "
-                     "%s -> tensor<?x5xf32>, tensor<?x5xi64>" % (kw, dt)])
-        out.append(Case("topk_limit", "dynamic_rows_%s" % mode, mlir,
-                        [x, valid, limit], expect=[v, i]))
+        for op, with_limit in (("topk_valid", False), ("topk_limit", True)):
+            params = [("d", dt), ("n", lt)]
+            body = ["%%m = arith.index_cast %%n : %s to %s" % (lt, ltx)]
+            attrs = " valid(%%m : %s)" % ltx
+            inputs = [x, valid]
+            if with_limit:
+                params.append(("c", lt))
+                body.append("%%l = arith.index_cast %%c : %s to %s"
+                            % (lt, ltx))
+                attrs += " limit(%%l : %s)" % ltx
+                inputs.append(limit)
+                v, i = topk_limit_ref(x, 5, 1, mode == "smallest", limit,
+                                      valid)
+            else:
+                v, i = topk_valid_ref(x, 5, 1, mode == "smallest", valid)
+            body.append("%%v, %%i = sift.topk %%d k(5)%s%s : %s -> %s, %s"
+                        % (attrs, kw, dt, results[0][1], results[1][1]))
+            out.append(Case(op, "dynamic_rows_%s" % mode,
+                            func("f", params, results, body), inputs,
+                            expect=[v, i]))
     # k above the run-time extent: the CPU lowering's error.
     x = r.standard_normal(6).astype(np.float32)
     mlir = func("f", [("d", "tensor<?xf32>")],
