@@ -169,6 +169,8 @@ extern "C" const char *sift_rt_error_message(int64_t code) {
     return "a CUDA driver call failed";
   case SIFT_RT_ERROR_NO_CUDA:
     return "no CUDA driver/device";
+  case SIFT_RT_ERROR_ROW_TOO_LONG:
+    return "a row is longer than the GPU kernels take";
   default:
     return "unknown sift runtime error";
   }
@@ -218,6 +220,12 @@ extern "C" size_t sift_rt_format_error(int64_t code, const int64_t *values,
   case SIFT_RT_ERROR_CUDA:
   case SIFT_RT_ERROR_NO_CUDA:
     n = static_cast<int>(sift_cuda_format_error(code, v, buffer, size));
+    break;
+  case SIFT_RT_ERROR_ROW_TOO_LONG:
+    n = std::snprintf(buffer, size,
+                      "a row of %lld elements is longer than the GPU kernels "
+                      "take (at most %lld)",
+                      a, b);
     break;
   case SIFT_RT_ERROR_EXTENT_MISMATCH:
     n = c > 0 ? std::snprintf(buffer, size,

@@ -80,9 +80,13 @@
 // CALLS-LABEL: func.func @nonzero_dynamic
 // A dynamic input: its mask, the compaction of its n elements into n slots
 // (the call made directly: sift.compact's K is static; a row that may be
-// long, split across blocks in segments of a run-time length), the
+// long, split across blocks in segments of a run-time length; longer than
+// the kernel's i32 positions, the run-time error that ends the call), the
 // coordinates from the extents, sliced to the count.
 // CALLS: linalg.generic
+// CALLS: %[[LONG:.*]] = arith.cmpi ugt, %{{.*}}, %c2147483647 : index
+// CALLS: scf.if %[[LONG]]
+// CALLS: func.call @sift_rt_fail(%c12_i64,
 // CALLS: segments = 2048 : i64, sift.gpu_kernel = "compact"} : (memref<1x?xi1>, memref<1x?xi64>, memref<1xi64>, memref<2048xi32>) -> ()
 // CALLS: %[[COUNT:.*]] = arith.index_cast %{{.*}} : i64 to index
 // CALLS: %[[DIM1:.*]] = tensor.dim %{{.*}}, %c1{{(_[0-9]+)?}} : tensor<?x?xi64>

@@ -36,7 +36,27 @@ void allocateTooMuch(void **) {
 
 void noError(void **) {}
 
+int reachedAfterFail = 0;
+
+// What the GPU pipeline's host code does before a compaction of a dynamic
+// row longer than the compact kernel's i32 positions take.
+void rowTooLong(void **) {
+  sift_rt_fail(SIFT_RT_ERROR_ROW_TOO_LONG, 3000000000, 2147483647, 0);
+  reachedAfterFail = 1;
+}
+
 } // namespace
+
+TEST(ErrorTest, RowTooLongEndsTheCallWithItsLength) {
+  int64_t values[3] = {};
+  EXPECT_EQ(sift_rt_run(&rowTooLong, nullptr, values),
+            SIFT_RT_ERROR_ROW_TOO_LONG);
+  EXPECT_EQ(reachedAfterFail, 0);
+  char text[128];
+  sift_rt_format_error(SIFT_RT_ERROR_ROW_TOO_LONG, values, text, sizeof(text));
+  EXPECT_EQ(std::string(text), "a row of 3000000000 elements is longer than "
+                               "the GPU kernels take (at most 2147483647)");
+}
 
 TEST(ErrorTest, ErrorsFromAnyThreadReachTheCall) {
   int64_t values[3] = {};

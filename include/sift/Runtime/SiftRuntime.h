@@ -61,6 +61,10 @@ enum SiftRtErrorCode {
   /// The CUDA runtime layer was called without a usable driver or device:
   /// v0 = the reason (SiftCudaUnavailable), v1 = the entry point.
   SIFT_RT_ERROR_NO_CUDA = 11,
+  /// A row of a dynamic length is longer than a GPU kernel takes (the
+  /// compact kernel ranks positions as i32): v0 = its length, v1 = the
+  /// most the kernel takes.
+  SIFT_RT_ERROR_ROW_TOO_LONG = 12,
 };
 
 /// Records an error of the running call unless one is already recorded (the

@@ -77,22 +77,33 @@ static SmallVector<ReassociationIndices> rowsReassociation(int64_t rank) {
   return {batch, {rank - 1}};
 }
 
-static Rows asRows(OpBuilder &b, Location loc, Value tensor) {
+/// `tensor` with a static type where extents its type leaves dynamic fold
+/// to constants (a tensor.cast of a static tensor). The kernels' calls then
+/// take buffers of the extents that what is chosen from them (bitonic or
+/// radix sort, scratch, splits, a compaction's width) was chosen from.
+/// `sizes` are the tensor's (`tensor::getMixedSizes`).
+static Value withFoldedExtents(OpBuilder &b, Location loc, Value tensor,
+                               ArrayRef<OpFoldResult> sizes) {
   auto type = cast<RankedTensorType>(tensor.getType());
-  int64_t rank = type.getRank();
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, tensor);
-  // Extents the type leaves dynamic but that fold to constants (a
-  // tensor.cast of a static tensor) become static in the rows' type, so
-  // the kernel calls' buffers say what the choices made from the extents
-  // (bitonic or radix sort, scratch, splits) were made from.
   SmallVector<int64_t> known(type.getShape());
   for (auto [d, size] : llvm::enumerate(sizes))
     if (std::optional<int64_t> c = getConstantIntValue(size))
       known[d] = *c;
-  if (ArrayRef(known) != type.getShape()) {
-    type = type.clone(known);
-    tensor = tensor::CastOp::create(b, loc, type, tensor);
-  }
+  if (ArrayRef(known) == type.getShape())
+    return tensor;
+  return tensor::CastOp::create(b, loc, type.clone(known), tensor);
+}
+
+static Value withFoldedExtents(OpBuilder &b, Location loc, Value tensor) {
+  return withFoldedExtents(b, loc, tensor,
+                           tensor::getMixedSizes(b, loc, tensor));
+}
+
+static Rows asRows(OpBuilder &b, Location loc, Value tensor) {
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, tensor);
+  tensor = withFoldedExtents(b, loc, tensor, sizes);
+  auto type = cast<RankedTensorType>(tensor.getType());
+  int64_t rank = type.getRank();
   Rows rows;
   // R = product of the batch sizes.
   OpFoldResult numRows = productOf(b, loc, ArrayRef(sizes).drop_back());
@@ -2920,6 +2931,26 @@ static SmallVector<Value> maskSources(OpBuilder &b, Location loc,
   return sources;
 }
 
+/// Rows of a dynamic length that a compaction ranks: one longer than the
+/// compact kernel's i32 positions take is the run-time error
+/// SIFT_RT_ERROR_ROW_TOO_LONG (the call ends), checked on the host before
+/// the kernel (a static length is checked when the op is converted).
+static LogicalResult checkCompactableRows(OpBuilder &b, Location loc,
+                                          Operation *anchor, const Rows &rows) {
+  if (rows.staticLength)
+    return success();
+  IRRewriter rewriter(b);
+  if (failed(lowering::declareRuntimeReport(rewriter, anchor)))
+    return failure();
+  Value most = constIndex(b, loc, std::numeric_limits<int32_t>::max());
+  lowering::emitRuntimeFail(b, loc,
+                            arith::CmpIOp::create(b, loc,
+                                                  arith::CmpIPredicate::ugt,
+                                                  rows.rowLength, most),
+                            SIFT_RT_ERROR_ROW_TOO_LONG, {rows.rowLength, most});
+  return success();
+}
+
 /// sift.count: the [R, N] input buffer, an [R] i64 result buffer, the
 /// count kernel's call.
 static LogicalResult convertCount(CountOp op, SplitOptions splitOptions) {
@@ -3203,6 +3234,8 @@ static LogicalResult convertCompact(CompactOp op, SplitOptions splitOptions) {
   // (A tensor of the mask's shape.)
   Value shaped = fused ? fused->inputs.front() : op.getMask();
   Rows rows = asRows(b, loc, shaped);
+  if (failed(checkCompactableRows(b, loc, op, rows)))
+    return failure();
   SmallVector<Value> dynamicRows;
   if (!rows.staticRows)
     dynamicRows.push_back(rows.numRows);
@@ -3639,6 +3672,17 @@ static std::pair<Value, Value> compactLine(OpBuilder &b, Location loc,
   return {compact.getIndices(), count};
 }
 
+/// Declares the runtime's report functions for the run-time checks of an
+/// op on `type` when `type` is dynamic (`compactDynamicLine`'s), before the
+/// op's decomposition changes anything (a failure leaves the op as it is).
+static LogicalResult declareRuntimeIfDynamic(Operation *op,
+                                             RankedTensorType type) {
+  if (type.hasStaticShape())
+    return success();
+  IRRewriter rewriter(op);
+  return lowering::declareRuntimeReport(rewriter, op);
+}
+
 /// The compaction of a 1-D mask of a dynamic length n into n slots, as the
 /// compact kernel's call made here: the positions of the true lanes in
 /// increasing order, then -1, and their count (an index read on the host).
@@ -3649,6 +3693,9 @@ static std::pair<Value, Value> compactDynamicLine(OpBuilder &b, Location loc,
                                                   SplitOptions splitOptions) {
   Type i64 = b.getI64Type();
   Rows rows = asRows(b, loc, mask);
+  // (The runtime's functions can be declared: the op's decomposition
+  // declared them before it changed anything.)
+  (void)checkCompactableRows(b, loc, anchor, rows);
   Value indices =
       allocLike(b, loc, RankedTensorType::get({1, ShapedType::kDynamic}, i64),
                 {rows.rowLength});
@@ -3670,17 +3717,6 @@ static std::pair<Value, Value> compactDynamicLine(OpBuilder &b, Location loc,
       tensor::ExtractOp::create(b, loc, toTensor(b, loc, counts),
                                 ValueRange{constIndex(b, loc, 0)}));
   return {line, count};
-}
-
-/// The 1-D `line` with a static type where its extent folds to a constant
-/// (a tensor.cast of a static tensor).
-static Value withFoldedExtent(OpBuilder &b, Location loc, Value line) {
-  auto type = cast<RankedTensorType>(line.getType());
-  std::optional<int64_t> n =
-      getConstantIntValue(tensor::getMixedSize(b, loc, line, 0));
-  if (!type.isDynamicDim(0) || !n)
-    return line;
-  return tensor::CastOp::create(b, loc, type.clone({*n}), line);
 }
 
 //===----------------------------------------------------------------------===//
@@ -3738,13 +3774,14 @@ static Value prefix(OpBuilder &b, Location loc, Value full, Value count,
 static LogicalResult decomposeUnique(UniqueOp op, SplitOptions splitOptions) {
   auto inType = cast<RankedTensorType>(op.getInput().getType());
   if (llvm::is_contained(inType.getShape(), 0) ||
-      failed(lowering::getSortKeyInfo(inType.getElementType())))
+      failed(lowering::getSortKeyInfo(inType.getElementType())) ||
+      failed(declareRuntimeIfDynamic(op, inType)))
     return failure();
   OpBuilder b(op);
   Location loc = op.getLoc();
   Type i64 = b.getI64Type();
   Value flat =
-      withFoldedExtent(b, loc, lowering::flatten(b, loc, op.getInput()));
+      withFoldedExtents(b, loc, lowering::flatten(b, loc, op.getInput()));
   // The number of elements: static, or the flattened extent.
   int64_t staticN = cast<RankedTensorType>(flat.getType()).getDimSize(0);
   OpFoldResult nSize = tensor::getMixedSize(b, loc, flat, 0);
@@ -3992,14 +4029,15 @@ static Value laneIndex(OpBuilder &b, Location loc, Value lane) {
 static LogicalResult decomposeNonzero(NonzeroOp op, SplitOptions splitOptions) {
   auto inType = cast<RankedTensorType>(op.getInput().getType());
   if (llvm::is_contained(inType.getShape(), 0) ||
-      (inType.hasStaticShape() && !compactable(inType.getNumElements())))
+      (inType.hasStaticShape() && !compactable(inType.getNumElements())) ||
+      failed(declareRuntimeIfDynamic(op, inType)))
     return failure();
   int64_t rank = inType.getRank();
   OpBuilder b(op);
   Location loc = op.getLoc();
   Type i64 = b.getI64Type();
   Value flat =
-      withFoldedExtent(b, loc, lowering::flatten(b, loc, op.getInput()));
+      withFoldedExtents(b, loc, lowering::flatten(b, loc, op.getInput()));
   Value mask = flat;
   if (!inType.getElementType().isInteger(1))
     mask = lowering::mapLine(b, loc, flat, b.getI1Type(),
@@ -4081,7 +4119,8 @@ static LogicalResult decomposeMaskedSelect(MaskedSelectOp op,
   int64_t rank = inType.getRank(), maskRank = maskType.getRank();
   if (llvm::is_contained(inType.getShape(), 0) ||
       llvm::is_contained(maskType.getShape(), 0) ||
-      (maskType.hasStaticShape() && !compactable(maskType.getNumElements())))
+      (maskType.hasStaticShape() && !compactable(maskType.getNumElements())) ||
+      failed(declareRuntimeIfDynamic(op, maskType)))
     return failure();
   IRRewriter rewriter(op);
   if (failed(lowering::checkLeadingExtents(rewriter, op, op.getInput(),
@@ -4090,7 +4129,7 @@ static LogicalResult decomposeMaskedSelect(MaskedSelectOp op,
   OpBuilder &b = rewriter;
   Location loc = op.getLoc();
   Value flatMask =
-      withFoldedExtent(b, loc, lowering::flatten(b, loc, op.getMask()));
+      withFoldedExtents(b, loc, lowering::flatten(b, loc, op.getMask()));
   Value rows, count;
   std::tie(rows, count) =
       cast<RankedTensorType>(flatMask.getType()).isDynamicDim(0)

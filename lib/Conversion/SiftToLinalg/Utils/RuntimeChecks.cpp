@@ -89,9 +89,10 @@ void mlir::sift::emitExtentCheck(OpBuilder &b, Location loc, Value x,
   });
 }
 
-void lowering::emitRuntimeCheck(OpBuilder &b, Location loc, Value failed,
-                                int64_t code, ValueRange values) {
-  assert(values.size() <= 3 && "sift_rt_report takes three values");
+/// `if (failed) fn(code, values..., 0...)`.
+static void emitCall(OpBuilder &b, Location loc, Value failed, StringRef fn,
+                     int64_t code, ValueRange values) {
+  assert(values.size() <= 3 && "the runtime's calls take three values");
   scf::IfOp::create(b, loc, failed, [&](OpBuilder &b, Location loc) {
     Type i64 = b.getI64Type();
     SmallVector<Value> args{constInt(b, loc, i64, code)};
@@ -99,7 +100,17 @@ void lowering::emitRuntimeCheck(OpBuilder &b, Location loc, Value failed,
       args.push_back(v.getType().isIndex() ? indexToI64(b, loc, v) : v);
     while (args.size() < 4)
       args.push_back(constInt(b, loc, i64, 0));
-    func::CallOp::create(b, loc, kReportFn, TypeRange{}, args);
+    func::CallOp::create(b, loc, fn, TypeRange{}, args);
     scf::YieldOp::create(b, loc);
   });
+}
+
+void lowering::emitRuntimeCheck(OpBuilder &b, Location loc, Value failed,
+                                int64_t code, ValueRange values) {
+  emitCall(b, loc, failed, kReportFn, code, values);
+}
+
+void lowering::emitRuntimeFail(OpBuilder &b, Location loc, Value failed,
+                               int64_t code, ValueRange values) {
+  emitCall(b, loc, failed, kFailFn, code, values);
 }

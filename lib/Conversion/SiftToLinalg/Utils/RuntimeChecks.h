@@ -29,6 +29,10 @@ LogicalResult declareRuntimeReport(RewriterBase &rewriter, Operation *op);
 /// after it: the caller makes what follows memory-safe (clamps sizes).
 void emitRuntimeCheck(OpBuilder &b, Location loc, Value failed, int64_t code,
                       ValueRange values);
+/// `if (failed) sift_rt_fail(code, values...)`: as emitRuntimeCheck, for an
+/// error after which the code cannot go on (the call ends).
+void emitRuntimeFail(OpBuilder &b, Location loc, Value failed, int64_t code,
+                     ValueRange values);
 /// sift::emitExtentCheck for each of the first `n` dimensions of the tensors
 /// `x` and `y` that is dynamic in either (declaring the runtime functions,
 /// which can fail to match as `declareRuntimeReport`).
