@@ -560,9 +560,32 @@ TEST(EngineCompileTest, CudaTargetWithoutDriverIsAClearError) {
 
 // A program the GPU pipeline cannot keep on the device fails to compile for
 // the CUDA target, naming what stays on the host (before any driver check):
-// the unique values of a selection of data-dependent length (the dynamic
-// program, not staticized: its sort is a host loop over the elements).
+// a balanced sample of labels of a data-dependent length (the dynamic
+// program, not staticized: sample_balanced of dynamic labels has no kernels,
+// its CPU lowering is a host loop over the labels).
 TEST(EngineCompileTest, CudaTargetRejectsHostLoops) {
+  const char *source =
+      "func.func @sb(%x: tensor<64xi64>, %m: tensor<64xi1>, %seed: i64) -> "
+      "tensor<8xi64> {\n"
+      "  %s = sift.masked_select %x, %m : tensor<64xi64>, tensor<64xi1> -> "
+      "tensor<?xi64>\n"
+      "  %i, %n = sift.sample_balanced %s, %seed {num_samples = 8 : i64} : "
+      "tensor<?xi64> -> tensor<8xi64>, tensor<i64>\n"
+      "  return %i : tensor<8xi64>\n"
+      "}\n";
+  auto [code, message] = compileForCuda(source, "sb.mlir");
+  EXPECT_EQ(code, ErrorCode::CompileError);
+  EXPECT_NE(message.find("stays on the host between kernels"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("sb.mlir:3:"), std::string::npos) << message;
+}
+
+// The unique values of a selection of data-dependent length (the dynamic
+// program, not staticized): the sort, flags and compaction of a dynamic
+// row are kernels, so it compiles for the CUDA target and stops only at
+// the missing driver.
+TEST(EngineCompileTest, CudaTargetCompilesDynamicUnique) {
   const char *source =
       "func.func @uq(%x: tensor<64xi32>, %m: tensor<64xi1>) -> "
       "tensor<?xi32> {\n"
@@ -572,11 +595,8 @@ TEST(EngineCompileTest, CudaTargetRejectsHostLoops) {
       "  return %u : tensor<?xi32>\n"
       "}\n";
   auto [code, message] = compileForCuda(source, "uq.mlir");
-  EXPECT_EQ(code, ErrorCode::CompileError);
-  EXPECT_NE(message.find("stays on the host between kernels"),
-            std::string::npos)
-      << message;
-  EXPECT_NE(message.find("uq.mlir:3:"), std::string::npos) << message;
+  EXPECT_EQ(code, ErrorCode::Unsupported);
+  EXPECT_EQ(message.rfind("no CUDA driver/device: ", 0), 0u) << message;
 }
 
 // The program's own loop that adds tensor elements into a scalar it carries
