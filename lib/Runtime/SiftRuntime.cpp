@@ -9,6 +9,7 @@
 #include "sift/Runtime/CudaRuntime.h"
 
 #include <algorithm>
+#include <atomic>
 #include <csetjmp>
 #include <cstdint>
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include <dlfcn.h>
 #include <map>
 #include <mutex>
+#include <new>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <utility>
@@ -42,11 +44,46 @@ struct RecordedError {
   }
 };
 
+struct Call;
+
+/// A buffer block's place in the list of blocks its call allocated and has
+/// not freed (in the block's header, beside its BlockInfo). A block
+/// allocated on a call's own thread belongs to that call until the call
+/// ends; blocks of OpenMP workers and of code run outside calls belong to
+/// none.
+struct BlockLink {
+  BlockLink *prev = this, *next = this;
+  Call *owner = nullptr;
+  /// Freed on another thread while its call ran: the call frees it when it
+  /// ends (its own thread alone changes its list).
+  std::atomic<bool> freedElsewhere{false};
+
+  void unlink() {
+    prev->next = next;
+    next->prev = prev;
+    prev = next = this;
+  }
+  /// Puts `link` after this one (the list's head).
+  void push(BlockLink *link) {
+    link->prev = this;
+    link->next = next;
+    next->prev = link;
+    next = link;
+  }
+};
+
 /// One sift_rt_run in progress.
 struct Call {
   RecordedError error; // guarded by registryMutex()
-  jmp_buf exit;        // where an allocation failure jumps to
+  jmp_buf exit;        // where sift_rt_fail jumps to
+  BlockLink blocks;    // the head of its live blocks' list
 };
+
+/// When a call ends: a call that a long jump ended frees every block it
+/// still holds (no result left it); one that returned hands the blocks it
+/// returns to `outer` (a call that runs this one), or to nobody. Either way
+/// it frees the blocks other threads freed.
+void settleBlocks(Call &call, bool ended, Call *outer);
 
 /// The calls in progress (any thread) and the errors raised outside them.
 /// Errors are rare, so one lock for all is enough.
@@ -73,10 +110,13 @@ bool inParallelRegion() {
   return level && level() > 0;
 }
 
-__attribute__((noinline)) void runGuarded(void (*fn)(void **), void **args,
+/// Runs `fn(args)`; returns whether sift_rt_fail ended it.
+__attribute__((noinline)) bool runGuarded(void (*fn)(void **), void **args,
                                           Call *call) {
-  if (setjmp(call->exit) == 0)
-    fn(args);
+  if (setjmp(call->exit) != 0)
+    return true;
+  fn(args);
+  return false;
 }
 } // namespace
 
@@ -119,8 +159,9 @@ extern "C" int64_t sift_rt_run(void (*fn)(void **), void **args,
     activeCalls().push_back(&call);
   }
   currentCall = &call;
-  runGuarded(fn, args, &call);
+  bool ended = runGuarded(fn, args, &call);
   currentCall = outer;
+  settleBlocks(call, ended, outer);
   RecordedError error;
   {
     std::lock_guard<std::mutex> lock(registryMutex());
@@ -270,8 +311,8 @@ extern "C" int64_t _mlir_ciface_sift_rt_take_error(int64_t *value) {
 
 namespace {
 /// Every block starts with a header of `kHeader` bytes (or the requested
-/// alignment, if larger) whose last 16 bytes record the block's base pointer
-/// and its key in the cache.
+/// alignment, if larger) that ends with the block's BlockLink and then its
+/// BlockInfo (base pointer and key in the cache).
 constexpr size_t kHeader = 64;
 /// Freed large blocks kept for reuse, at most.
 constexpr size_t kMaxCachedBlocks = 1 << 16;
@@ -324,6 +365,48 @@ BlockInfo blockInfoOf(void *ptr) {
   std::memcpy(&info, static_cast<char *>(ptr) - sizeof(BlockInfo),
               sizeof(BlockInfo));
   return info;
+}
+
+static_assert(sizeof(BlockLink) + sizeof(BlockInfo) <= kHeader &&
+                  (kHeader - sizeof(BlockInfo) - sizeof(BlockLink)) %
+                          alignof(BlockLink) ==
+                      0,
+              "a block's header holds its link and its info");
+
+void *linkAddress(void *ptr) {
+  return static_cast<char *>(ptr) - sizeof(BlockInfo) - sizeof(BlockLink);
+}
+BlockLink *linkOf(void *ptr) {
+  return std::launder(static_cast<BlockLink *>(linkAddress(ptr)));
+}
+void *blockOf(BlockLink *link) {
+  return reinterpret_cast<char *>(link) + sizeof(BlockLink) + sizeof(BlockInfo);
+}
+
+/// A block handed out on this thread joins the list of the call the thread
+/// runs (if any).
+void adopt(void *ptr) {
+  auto *link = new (linkAddress(ptr)) BlockLink();
+  if (Call *call = currentCall) {
+    link->owner = call;
+    call->blocks.push(link);
+  }
+}
+
+/// A block freed on this thread leaves its call's list; returns false where
+/// it belongs to a call this thread does not run (then that call frees it
+/// when it ends).
+bool disown(void *ptr) {
+  BlockLink *link = linkOf(ptr);
+  if (!link->owner)
+    return true;
+  if (link->owner != currentCall) {
+    link->freedElsewhere.store(true, std::memory_order_release);
+    return false;
+  }
+  link->unlink();
+  link->owner = nullptr;
+  return true;
 }
 
 /// Freed blocks by exact size and header: a program called in a loop
@@ -394,6 +477,39 @@ ThreadFreeLists::~ThreadFreeLists() {
 class BufferCache {
 public:
   void *allocate(size_t alignment, size_t size) {
+    void *ptr = obtain(alignment, size);
+    if (ptr)
+      adopt(ptr);
+    return ptr;
+  }
+
+  void release(void *ptr) {
+    if (ptr && disown(ptr))
+      recycle(ptr);
+  }
+
+  /// Keeps a freed block for reuse or gives it back to the system.
+  void recycle(void *ptr) {
+    BlockInfo info = blockInfoOf(ptr);
+    if (info.mapped) {
+      munmap(info.base, info.offset + info.size);
+      return;
+    }
+    if (info.size < kSmallBlock) {
+      FreeLists *lists = threadFreeLists();
+      if (lists && lists->put(ptr, info, kMaxThreadBytes, kMaxThreadBlocks))
+        return;
+    } else {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (shared.put(ptr, info, cacheCapacity(), kMaxCachedBlocks))
+        return;
+    }
+    std::free(info.base);
+  }
+
+private:
+  /// A block from the free lists or the system.
+  void *obtain(size_t alignment, size_t size) {
     size_t offset = alignment > kHeader ? alignment : kHeader;
     if (size < kSmallBlock) {
       if (FreeLists *lists = threadFreeLists())
@@ -430,27 +546,6 @@ public:
     return ptr;
   }
 
-  void release(void *ptr) {
-    if (!ptr)
-      return;
-    BlockInfo info = blockInfoOf(ptr);
-    if (info.mapped) {
-      munmap(info.base, info.offset + info.size);
-      return;
-    }
-    if (info.size < kSmallBlock) {
-      FreeLists *lists = threadFreeLists();
-      if (lists && lists->put(ptr, info, kMaxThreadBytes, kMaxThreadBlocks))
-        return;
-    } else {
-      std::lock_guard<std::mutex> lock(mutex);
-      if (shared.put(ptr, info, cacheCapacity(), kMaxCachedBlocks))
-        return;
-    }
-    std::free(info.base);
-  }
-
-private:
   std::mutex mutex;
   FreeLists shared;
 };
@@ -460,6 +555,21 @@ BufferCache &bufferCache() {
   // destruction of the host.
   static BufferCache *cache = new BufferCache();
   return *cache;
+}
+
+void settleBlocks(Call &call, bool ended, Call *outer) {
+  BlockLink &head = call.blocks;
+  while (head.next != &head) {
+    BlockLink *link = head.next;
+    link->unlink();
+    link->owner = nullptr;
+    if (ended || link->freedElsewhere.load(std::memory_order_acquire)) {
+      bufferCache().recycle(blockOf(link));
+    } else if (outer) {
+      link->owner = outer;
+      outer->blocks.push(link);
+    }
+  }
 }
 } // namespace
 

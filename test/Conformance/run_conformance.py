@@ -486,6 +486,15 @@ def masked_select_cases():
                  "tensor<?xi1> -> tensor<?x?xf32>"])
     out.append(Case("masked_select", "dynamic_extents_disagree", mlir, [x, m],
                     expect_error=r"(?i)disagree|extent"))
+    # The same after a buffer is allocated (and would be returned): the
+    # failed call frees it (the sanitizer stage checks for leaks).
+    mlir = func("f", [("x", "tensor<?x?xf32>"), ("m", "tensor<?xi1>")],
+                [("%y", "tensor<?x?xf32>"), ("%r", "tensor<?x?xf32>")],
+                ["%y = arith.mulf %x, %x : tensor<?x?xf32>",
+                 "%r = sift.masked_select %y, %m : tensor<?x?xf32>, "
+                 "tensor<?xi1> -> tensor<?x?xf32>"])
+    out.append(Case("masked_select", "dynamic_extents_disagree_after_alloc",
+                    mlir, [x, m], expect_error=r"(?i)disagree|extent"))
     return out
 
 

@@ -4,7 +4,8 @@
 //
 // sift_rt_run returns the first error recorded during the call, whichever
 // thread raised it, and a buffer that cannot be allocated ends the call
-// instead of returning null to compiled code.
+// instead of returning null to compiled code. A call ended that way frees
+// the buffers it allocated.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,7 +46,82 @@ void rowTooLong(void **) {
   reachedAfterFail = 1;
 }
 
+// Blocks of a small size (this thread's free lists) and a large one (the
+// shared lists): a freed block is the next one of its size handed out on the
+// thread that freed it.
+constexpr size_t kSmall = 1000, kLarge = 1 << 20;
+void *small = nullptr, *large = nullptr, *returned = nullptr;
+
+// What code compiled for a disagreeing extent does: buffers allocated, then
+// a check that fails (sift_rt_fail), with the buffers never freed by it.
+void allocateThenFail(void **) {
+  small = _mlir_memref_to_llvm_alloc(kSmall);
+  large = _mlir_memref_to_llvm_aligned_alloc(128, kLarge);
+  sift_rt_fail(SIFT_RT_ERROR_EXTENT_MISMATCH, 6, 5, 0);
+}
+
+void allocateAndReturn(void **) {
+  returned = _mlir_memref_to_llvm_alloc(kSmall);
+  small = _mlir_memref_to_llvm_alloc(kSmall);
+  _mlir_memref_to_llvm_free(small);
+}
+
+// A call that runs another one: the inner call's result is the outer's
+// until the outer one ends.
+void callThenFail(void **) {
+  EXPECT_EQ(sift_rt_run(&allocateAndReturn, nullptr, nullptr), 0);
+  sift_rt_fail(SIFT_RT_ERROR_EXTENT_MISMATCH, 6, 5, 0);
+}
+
+// A block freed on another thread while its call runs.
+void freeOnAnotherThread(void **) {
+  small = _mlir_memref_to_llvm_alloc(kSmall);
+  std::thread worker([] { _mlir_memref_to_llvm_free(small); });
+  worker.join();
+}
+
 } // namespace
+
+TEST(ErrorTest, AFailedCallFreesTheBuffersItAllocated) {
+  int64_t values[3] = {};
+  EXPECT_EQ(sift_rt_run(&allocateThenFail, nullptr, values),
+            SIFT_RT_ERROR_EXTENT_MISMATCH);
+  // Both went back to the cache (the sanitizer stage's leak checks see a
+  // block that did not).
+  void *againSmall = _mlir_memref_to_llvm_alloc(kSmall);
+  void *againLarge = _mlir_memref_to_llvm_aligned_alloc(128, kLarge);
+  EXPECT_EQ(againSmall, small);
+  EXPECT_EQ(againLarge, large);
+  _mlir_memref_to_llvm_free(againSmall);
+  _mlir_memref_to_llvm_free(againLarge);
+}
+
+TEST(ErrorTest, AReturnedBufferIsTheCallers) {
+  EXPECT_EQ(sift_rt_run(&allocateAndReturn, nullptr, nullptr), 0);
+  // Still live after the call: the next block of its size is another one.
+  void *other = _mlir_memref_to_llvm_alloc(kSmall);
+  EXPECT_NE(other, returned);
+  _mlir_memref_to_llvm_free(other);
+  _mlir_memref_to_llvm_free(returned);
+  EXPECT_EQ(_mlir_memref_to_llvm_alloc(kSmall), returned);
+  _mlir_memref_to_llvm_free(returned);
+
+  // An inner call's result, when the outer call fails, is freed with it.
+  EXPECT_EQ(sift_rt_run(&callThenFail, nullptr, nullptr),
+            SIFT_RT_ERROR_EXTENT_MISMATCH);
+  void *a = _mlir_memref_to_llvm_alloc(kSmall);
+  void *b = _mlir_memref_to_llvm_alloc(kSmall);
+  EXPECT_TRUE((a == returned || b == returned)) << returned;
+  _mlir_memref_to_llvm_free(a);
+  _mlir_memref_to_llvm_free(b);
+}
+
+TEST(ErrorTest, ABufferFreedOnAnotherThreadIsFreedWhenItsCallEnds) {
+  EXPECT_EQ(sift_rt_run(&freeOnAnotherThread, nullptr, nullptr), 0);
+  void *again = _mlir_memref_to_llvm_alloc(kSmall);
+  EXPECT_EQ(again, small);
+  _mlir_memref_to_llvm_free(again);
+}
 
 TEST(ErrorTest, RowTooLongEndsTheCallWithItsLength) {
   int64_t values[3] = {};

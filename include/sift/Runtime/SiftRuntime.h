@@ -114,7 +114,9 @@ SIFT_RT_EXPORT size_t sift_rt_format_error(int64_t code, const int64_t *values,
 /// `_mlir_memref_to_llvm_free` too. A request that cannot be met records
 /// SIFT_RT_ERROR_OUT_OF_MEMORY; inside `sift_rt_run` on the calling thread
 /// outside parallel regions it also ends the call (a long jump back to
-/// `sift_rt_run`; buffers the call allocated before are not freed).
+/// `sift_rt_run`), as `sift_rt_fail` does. A call ended that way frees the
+/// buffers it allocated on its own thread and had not freed; a call that
+/// returns leaves the buffers it returns to its caller.
 SIFT_RT_EXPORT void *_mlir_memref_to_llvm_alloc(size_t size);
 SIFT_RT_EXPORT void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment,
                                                         size_t size);
