@@ -103,8 +103,9 @@ TEST(ErrorTest, AReturnedBufferIsTheCallers) {
   EXPECT_NE(other, returned);
   _mlir_memref_to_llvm_free(other);
   _mlir_memref_to_llvm_free(returned);
-  EXPECT_EQ(_mlir_memref_to_llvm_alloc(kSmall), returned);
-  _mlir_memref_to_llvm_free(returned);
+  void *again = _mlir_memref_to_llvm_alloc(kSmall);
+  EXPECT_EQ(again, returned);
+  _mlir_memref_to_llvm_free(again);
 
   // An inner call's result, when the outer call fails, is freed with it.
   EXPECT_EQ(sift_rt_run(&callThenFail, nullptr, nullptr),
