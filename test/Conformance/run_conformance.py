@@ -2107,7 +2107,8 @@ def balanced_check(labels, k, frac, ign, neg):
     def check(res):
         idx, cnt = res[0], res[1]
         e = []
-        lab = labels.reshape(-1, labels.shape[-1])
+        lab = labels.reshape(int(np.prod(labels.shape[:-1])),
+                             labels.shape[-1])
         idx2 = idx.reshape(lab.shape[0], k)
         cnt2 = cnt.reshape(-1)
         for r in range(lab.shape[0]):
@@ -2169,9 +2170,16 @@ def sample_balanced_cases():
         ("offset_big", labels_of((2, 100), 0.3, 0.5), 20, 0.5, -1, 0, 9,
          (1 << 63) - 1),
     ]
-    for name, lab, k, frac, ign, neg, seed, off in cfgs:
+    # Each also with a dynamic N (on the GPU, K lanes past N are fill),
+    # and rows of none at run time.
+    dynamic = [("dynamic_" + c[0],) + c[1:] + (True,) for c in cfgs]
+    dynamic.append(("dynamic_empty", np.zeros((3, 0), np.int64), 8, 0.5, -1,
+                    0, 3, 0, True))
+    for name, lab, k, frac, ign, neg, seed, off, dyn in (
+            [c + (False,) for c in cfgs] + dynamic):
         it = ttype(lab.shape[:-1] + (k,), "i64")
         ct = ttype(lab.shape[:-1], "i64")
+        lt = ttype(lab.shape[:-1] + (None,), lab.dtype) if dyn else tt(lab)
         attrs = ["num_samples = %d : i64" % k]
         if frac != 0.5:
             attrs.append("positive_fraction = " + fattr(frac))
@@ -2179,11 +2187,10 @@ def sample_balanced_cases():
             attrs.append("ignore_label = %d : i64" % ign)
         if neg != 0:
             attrs.append("negative_label = %d : i64" % neg)
-        mlir = func("f", [("l", tt(lab)), ("seed", "i64"), ("off", "i64")],
+        mlir = func("f", [("l", lt), ("seed", "i64"), ("off", "i64")],
                     [("%i", it), ("%n", ct)],
                     ["%%i, %%n = sift.sample_balanced %%l, %%seed offset %%off "
-                     "{%s} : %s -> %s, %s" % (", ".join(attrs), tt(lab), it,
-                                              ct)])
+                     "{%s} : %s -> %s, %s" % (", ".join(attrs), lt, it, ct)])
         exp = ops.sample_balanced(lab, seed, k, frac, ign, neg, off)
         out.append(Case("sample_balanced", name, mlir, [lab],
                         args={"seed": seed, "off": off}, expect=list(exp),

@@ -8,7 +8,7 @@
 // allow-host-code: nonzero's and masked_select's result size is the
 // compaction's count, which the host reads to slice the result.
 //
-// RUN: tensor-opt %S/sift-kernels-selection.mlir --symbol-privatize=exclude=nonzero_f32,nonzero_3d_i1,masked_select_lead2,masked_select_full,sample_balanced_seed_tensors,sample_balanced_no_positives --symbol-dce -o %t.in.mlir
+// RUN: tensor-opt %S/sift-kernels-selection.mlir --symbol-privatize=exclude=nonzero_f32,nonzero_3d_i1,masked_select_lead2,masked_select_full,sample_balanced_seed_tensors,sample_balanced_no_positives,sample_balanced_dynamic --symbol-dce -o %t.in.mlir
 // RUN: tensor-opt %t.in.mlir --sift-gpu-pipeline="chip=sm_90 fuse=0 allow-host-code=1" -o %t.sm90.mlir
 // RUN: %extract_ptx %t.sm90 %t.sm90.mlir
 // RUN: python3 %S/Inputs/ptxas_all.py %ptxas sm_90 %t.sm90 > %t.sm90.txt
@@ -37,6 +37,9 @@
 // sample_balanced: keys, argsort (bitonic), classes, the compactions,
 // samples, counts: 5 and 5 launches (--sift-gpu-merge-launches runs the
 // independent ones together; 6 and 7 before).
+// Of labels of a run-time N: keys, the argsort of dynamic rows (radix, in
+// global scratch), classes, the compactions, samples and counts.
+// CHECK-COUNT-8: == sample_balanced_dynamic_kernel
 // CHECK-COUNT-5: == sample_balanced_no_positives_kernel
 // CHECK: == sample_balanced_seed_tensors_kernel.ptx
 // CHECK: used 0 barriers

@@ -101,9 +101,28 @@
 // CALLS: sift.gpu_kernel = "compact"} : (memref<1x?xi1>, memref<1x?xi64>, memref<1xi64>, memref<2048xi32>) -> ()
 // CALLS: linalg.generic
 // CALLS-NOT: sift.masked_select
+// CALLS-LABEL: func.func @sample_balanced_dynamic
+// Labels of a run-time N: the keys and the argsort of rows of N, then one
+// compaction per class into K = posCap (4) and num_samples (8) lanes, each
+// row checked against the kernel's i32 positions (K may exceed N: lanes
+// past N are the fill); the permutation is read only at a filled lane.
+// CALLS: sift.gpu_kernel = "philox_words"} : (memref<1x?xi32>, i64, i64) -> ()
+// CALLS: sift.gpu_kernel = "argsort", unsigned} : (memref<1x?xi32>, memref<1x?xi64>
+// CALLS: linalg.generic
+// CALLS: func.call @sift_rt_fail(%c12_i64,
+// CALLS: sift.gpu_kernel = "compact"} : (memref<1x?xi1>, memref<1x4xi64>, memref<1xi64>, memref<2048xi32>) -> ()
+// CALLS: func.call @sift_rt_fail(%c12_i64,
+// CALLS: sift.gpu_kernel = "compact"} : (memref<1x?xi1>, memref<1x8xi64>, memref<1xi64>, memref<2048xi32>) -> ()
+// CALLS: linalg.generic
+// CALLS: %[[AT:.*]] = tensor.extract %{{.*}} : tensor<1x8xi64>
+// CALLS: %[[FILLED:.*]] = arith.cmpi sge, %[[AT]], %c0_i64{{(_[0-9]+)?}} : i64
+// CALLS: scf.if %[[FILLED]] -> (i64)
+// CALLS: tensor.extract %{{.*}} : tensor<1x?xi64>
+// CALLS-NOT: sift.sample_balanced
 // CALLS-LABEL: func.func @left_alone
 // CALLS: sift.masked_select %{{.*}}, %{{.*}} : tensor<0x3xf32>, tensor<0xi1> -> tensor<?x3xf32>
-// CALLS: sift.sample_balanced %{{.*}}, %{{.*}} {num_samples = 8 : i64} : tensor<?xi64> -> tensor<8xi64>, tensor<i64>
+// Dynamic batch dimensions: the linalg lowering's kernel per row.
+// CALLS: sift.sample_balanced %{{.*}}, %{{.*}} {num_samples = 8 : i64} : tensor<?x?xi64> -> tensor<?x8xi64>, tensor<?xi64>
 // The op in the program's own (sequential, host) loop is a kernel call.
 // CALLS: scf.for
 // CALLS: sift.gpu_kernel = "compact"} : (memref<1x8xi1>, memref<1x8xi64>, memref<1xi64>) -> ()
@@ -162,9 +181,10 @@ func.func @sample_balanced_no_positives(%l: tensor<50xi64>, %seed: i64) -> (tens
   return %i, %n : tensor<16xi64>, tensor<i64>
 }
 
-// Dynamic or empty operands (the compactions' widths are static) stay with
-// the linalg lowering; an op in a sequential loop of the host code is a
-// kernel call there (only ops in parallel loops, row kernels, stay).
+// Dynamic operands: kernels of rows of a run-time length. Empty operands
+// and a sample of dynamic batch dimensions stay with the linalg lowering;
+// an op in a sequential loop of the host code is a kernel call there (only
+// ops in parallel loops, row kernels, stay).
 func.func @nonzero_dynamic(%x: tensor<?x?xi64>) -> tensor<?x2xi64> {
   %r = sift.nonzero %x : tensor<?x?xi64> -> tensor<?x2xi64>
   return %r : tensor<?x2xi64>
@@ -175,9 +195,14 @@ func.func @masked_select_dynamic(%x: tensor<?x?xf32>, %m: tensor<?xi1>) -> tenso
   return %r : tensor<?x?xf32>
 }
 
-func.func @left_alone(%e: tensor<0x3xf32>, %em: tensor<0xi1>, %l: tensor<?xi64>, %seed: i64, %b: tensor<4x8xi1>) -> (tensor<?x3xf32>, tensor<8xi64>, index) {
-  %ms = sift.masked_select %e, %em : tensor<0x3xf32>, tensor<0xi1> -> tensor<?x3xf32>
+func.func @sample_balanced_dynamic(%l: tensor<?xi64>, %seed: i64) -> (tensor<8xi64>, tensor<i64>) {
   %i, %n = sift.sample_balanced %l, %seed {num_samples = 8 : i64} : tensor<?xi64> -> tensor<8xi64>, tensor<i64>
+  return %i, %n : tensor<8xi64>, tensor<i64>
+}
+
+func.func @left_alone(%e: tensor<0x3xf32>, %em: tensor<0xi1>, %l: tensor<?x?xi64>, %seed: i64, %b: tensor<4x8xi1>) -> (tensor<?x3xf32>, tensor<?x8xi64>, index) {
+  %ms = sift.masked_select %e, %em : tensor<0x3xf32>, tensor<0xi1> -> tensor<?x3xf32>
+  %i, %n = sift.sample_balanced %l, %seed {num_samples = 8 : i64} : tensor<?x?xi64> -> tensor<?x8xi64>, tensor<?xi64>
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
@@ -188,5 +213,5 @@ func.func @left_alone(%e: tensor<0x3xf32>, %em: tensor<0xi1>, %l: tensor<?xi64>,
     %sum = arith.addi %acc, %k : index
     scf.yield %sum : index
   }
-  return %ms, %i, %total : tensor<?x3xf32>, tensor<8xi64>, index
+  return %ms, %i, %total : tensor<?x3xf32>, tensor<?x8xi64>, index
 }

@@ -559,12 +559,38 @@ TEST(EngineCompileTest, CudaTargetWithoutDriverIsAClearError) {
 }
 
 // A program the GPU pipeline cannot keep on the device fails to compile for
-// the CUDA target, naming what stays on the host (before any driver check):
-// a balanced sample of labels of a data-dependent length (the dynamic
-// program, not staticized: sample_balanced of dynamic labels has no kernels,
-// its CPU lowering is a host loop over the labels).
-TEST(EngineCompileTest, CudaTargetRejectsHostLoops) {
+// the CUDA target, naming what it cannot (before any driver check): a
+// balanced sample of labels whose rows and lengths are both dynamic (its
+// CPU lowering is a kernel per row with scratch of a run-time size, which a
+// kernel cannot allocate).
+TEST(EngineCompileTest, CudaTargetRejectsKernelAllocations) {
   const char *source =
+      "func.func @sb(%l: tensor<?x?xi64>, %seed: i64) -> tensor<?x8xi64> {\n"
+      "  %i, %n = sift.sample_balanced %l, %seed {num_samples = 8 : i64} : "
+      "tensor<?x?xi64> -> tensor<?x8xi64>, tensor<?xi64>\n"
+      "  return %i : tensor<?x8xi64>\n"
+      "}\n";
+  auto [code, message] = compileForCuda(source, "sb.mlir");
+  EXPECT_EQ(code, ErrorCode::CompileError);
+  EXPECT_NE(message.find("allocates memory inside a kernel"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("sb.mlir:2:"), std::string::npos) << message;
+}
+
+// Programs of data-dependent shapes (the dynamic programs, not staticized)
+// whose ops all have kernels: the unique values of a selection (the sort,
+// flags and compaction of a dynamic row) and a balanced sample of a
+// selection (Philox keys, argsort and compactions of a dynamic row). They
+// compile for the CUDA target and stop only at the missing driver.
+TEST(EngineCompileTest, CudaTargetCompilesDynamicPrograms) {
+  const char *sources[] = {
+      "func.func @uq(%x: tensor<64xi32>, %m: tensor<64xi1>) -> "
+      "tensor<?xi32> {\n"
+      "  %s = sift.masked_select %x, %m : tensor<64xi32>, tensor<64xi1> -> "
+      "tensor<?xi32>\n"
+      "  %u = sift.unique %s : tensor<?xi32> -> tensor<?xi32>\n"
+      "  return %u : tensor<?xi32>\n"
+      "}\n",
       "func.func @sb(%x: tensor<64xi64>, %m: tensor<64xi1>, %seed: i64) -> "
       "tensor<8xi64> {\n"
       "  %s = sift.masked_select %x, %m : tensor<64xi64>, tensor<64xi1> -> "
@@ -572,31 +598,12 @@ TEST(EngineCompileTest, CudaTargetRejectsHostLoops) {
       "  %i, %n = sift.sample_balanced %s, %seed {num_samples = 8 : i64} : "
       "tensor<?xi64> -> tensor<8xi64>, tensor<i64>\n"
       "  return %i : tensor<8xi64>\n"
-      "}\n";
-  auto [code, message] = compileForCuda(source, "sb.mlir");
-  EXPECT_EQ(code, ErrorCode::CompileError);
-  EXPECT_NE(message.find("stays on the host between kernels"),
-            std::string::npos)
-      << message;
-  EXPECT_NE(message.find("sb.mlir:3:"), std::string::npos) << message;
-}
-
-// The unique values of a selection of data-dependent length (the dynamic
-// program, not staticized): the sort, flags and compaction of a dynamic
-// row are kernels, so it compiles for the CUDA target and stops only at
-// the missing driver.
-TEST(EngineCompileTest, CudaTargetCompilesDynamicUnique) {
-  const char *source =
-      "func.func @uq(%x: tensor<64xi32>, %m: tensor<64xi1>) -> "
-      "tensor<?xi32> {\n"
-      "  %s = sift.masked_select %x, %m : tensor<64xi32>, tensor<64xi1> -> "
-      "tensor<?xi32>\n"
-      "  %u = sift.unique %s : tensor<?xi32> -> tensor<?xi32>\n"
-      "  return %u : tensor<?xi32>\n"
-      "}\n";
-  auto [code, message] = compileForCuda(source, "uq.mlir");
-  EXPECT_EQ(code, ErrorCode::Unsupported);
-  EXPECT_EQ(message.rfind("no CUDA driver/device: ", 0), 0u) << message;
+      "}\n"};
+  for (const char *source : sources) {
+    auto [code, message] = compileForCuda(source, "dynamic.mlir");
+    EXPECT_EQ(code, ErrorCode::Unsupported) << source;
+    EXPECT_EQ(message.rfind("no CUDA driver/device: ", 0), 0u) << message;
+  }
 }
 
 // The program's own loop that adds tensor elements into a scalar it carries

@@ -118,7 +118,8 @@ def ConvertSiftToGPU : Pass<"convert-sift-to-gpu", "ModuleOp"> {
       a `philox_words` kernel of a block of 4 words per thread, and an
       argsort), each result equal to the CPU lowering's.
     - `sift.nonzero` and `sift.masked_select` of non-empty operands
-      and `sift.sample_balanced` of static, non-empty labels also become
+      and `sift.sample_balanced` of labels of static batch dimensions
+      (and a static non-empty or a run-time N) also become
       those ops and elementwise ops (nonzero: a mask, compact, row-major
       coordinates; masked_select: compact of the mask, a gather;
       sample_balanced: Philox keys (`philox_words`), argsort, the classes in key order, a
@@ -126,6 +127,8 @@ def ConvertSiftToGPU : Pass<"convert-sift-to-gpu", "ModuleOp"> {
       CPU lowering's. Of a dynamic input of n elements, unique, nonzero and
       masked_select compact into n slots: the compact kernel's call made
       here with indices `[1, n]` (a `sift.compact` has a static K).
+      Of labels of a run-time N, sample_balanced compacts each class into
+      posCap and num_samples lanes (lanes past N are the fill).
     - `sift.scatter` with static trailing extents: `dest`, `indices` and
       `updates` flat, the result a new buffer, for `reduce(none)` an i64
       buffer of each row's winning lane; `n` and the lanes per batch item

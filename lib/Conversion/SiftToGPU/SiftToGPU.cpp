@@ -3928,9 +3928,10 @@ static LogicalResult decomposeRandperm(RandpermOp op) {
 // (compact, argsort) and elementwise linalg.generic ops, with no sequential
 // loop over the elements, each result equal to the CPU lowering's bit for
 // bit (lib/Conversion/SiftToLinalg/Selection.cpp: NonzeroLowering,
-// MaskedSelectLowering, SampleBalancedLowering). Ops of dynamic or empty
-// shapes, and rows past the compact kernel's 32-bit positions, are left to
-// the linalg lowering.
+// MaskedSelectLowering, SampleBalancedLowering). Statically empty ops, a
+// sample of dynamic batch dimensions, and static rows past the compact
+// kernel's 32-bit positions are left to the linalg lowering (a dynamic row
+// that long is a run-time error, checkCompactableRows).
 
 /// Whether a compaction of rows of `n` lanes fits the compact kernel (its
 /// positions are i32).
@@ -3960,14 +3961,6 @@ static SmallVector<Value> generateTensors(
         linalg::YieldOp::create(b, loc, fn(b, loc, ivs));
       });
   return generic.getResults();
-}
-
-/// `generateTensors` of a static shape.
-static SmallVector<Value> generateTensors(
-    OpBuilder &b, Location loc, ArrayRef<int64_t> shape, TypeRange elementTypes,
-    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)> fn) {
-  return generateTensors(b, loc, getAsIndexOpFoldResult(b.getContext(), shape),
-                         elementTypes, fn);
 }
 
 /// One tensor of `generateTensors`.
@@ -4381,23 +4374,37 @@ static LogicalResult decomposeTopkDynamic(TopkOp op) {
 /// first items in that order: the items the CPU's walk over perm takes, in its
 /// order. numPos = min(P, posCap) and numNeg = min(Q, num_samples - numPos)
 /// as on the CPU: a compaction's count is min(true lanes, K).
+///
+/// N may be dynamic (the batch dimensions are static): the rows are N at
+/// run time, 0 included. K is then posCap and num_samples (a compaction's
+/// lanes past N are its fill), and `perm` is read only at a lane a
+/// compaction filled (none when N = 0).
 static LogicalResult decomposeSampleBalanced(SampleBalancedOp op) {
   auto labelsType = cast<RankedTensorType>(op.getLabels().getType());
+  ArrayRef<int64_t> shape = labelsType.getShape();
   int64_t numSamples = static_cast<int64_t>(op.getNumSamples());
-  if (!labelsType.hasStaticShape() || labelsType.getNumElements() == 0 ||
-      !compactable(labelsType.getShape().back()) || numSamples < 0)
+  bool dynamicN = ShapedType::isDynamic(shape.back());
+  int64_t r = 1;
+  for (int64_t size : shape.drop_back())
+    r *= size;
+  if (ShapedType::isDynamicShape(shape.drop_back()) || r == 0 ||
+      (!dynamicN && !compactable(shape.back())) || numSamples < 0)
     return failure();
-  int64_t n = labelsType.getShape().back();
-  int64_t r = labelsType.getNumElements() / n;
   int64_t posCap = static_cast<int64_t>(
       std::floor(static_cast<double>(numSamples) *
                  op.getPositiveFraction().convertToDouble()));
-  int64_t kPos = std::min(posCap, n), kNeg = std::min(numSamples, n);
+  int64_t kPos = posCap, kNeg = numSamples;
+  if (!dynamicN) {
+    kPos = std::min(posCap, shape.back());
+    kNeg = std::min(numSamples, shape.back());
+  }
   OpBuilder b(op);
   Location loc = op.getLoc();
   Type i64 = b.getI64Type(), i1 = b.getI1Type();
   Type labelType = labelsType.getElementType();
-  Value labels = asRows(b, loc, op.getLabels()).matrix;
+  Rows rows = asRows(b, loc, op.getLabels());
+  Value labels = rows.matrix;
+  OpFoldResult n = getAsOpFoldResult(rows.rowLength);
   // Per-row seeds and offsets cover the leading `seedRank` batch
   // dimensions: row (p, q) uses seed[p] and stream offset[p] + q.
   Value seed = op.getSeed();
@@ -4414,15 +4421,15 @@ static LogicalResult decomposeSampleBalanced(SampleBalancedOp op) {
     rowsPerSeed *= size;
   // Row (p, q) takes words 0 .. n-1 of the stream (seed[p], offset[p] + q),
   // a Philox block per thread.
-  Value keys = buildPhiloxWords(b, loc, op, r, b.getIndexAttr(n), seed, offset,
-                                rowsPerSeed);
+  Value keys =
+      buildPhiloxWords(b, loc, op, r, n, seed, offset, rowsPerSeed);
   Value perm = ArgsortOp::create(b, loc, keys, /*dim=*/-1,
                                  /*descending=*/false, /*isUnsigned=*/true);
   // The classes in key order, in one elementwise op: labels equal to
   // negative_label are negatives, others not equal to ignore_label
   // positives.
   SmallVector<Value> classes = generateTensors(
-      b, loc, {r, n}, {i1, i1},
+      b, loc, {b.getIndexAttr(r), n}, {i1, i1},
       [&](OpBuilder &b, Location loc, ValueRange ivs) {
         Value item = tensor::ExtractOp::create(b, loc, perm, ivs);
         Value label = tensor::ExtractOp::create(
@@ -4491,9 +4498,17 @@ static LogicalResult decomposeSampleBalanced(SampleBalancedOp op) {
             Value at = tensor::ExtractOp::create(
                 b, loc, slots,
                 ValueRange{ivs[0], lowering::i64ToIndex(b, loc, lane)});
-            return tensor::ExtractOp::create(
-                       b, loc, perm, ValueRange{ivs[0], laneIndex(b, loc, at)})
-                .getResult();
+            auto item = [&](OpBuilder &b, Location loc) -> Value {
+              return tensor::ExtractOp::create(
+                  b, loc, perm, ValueRange{ivs[0], laneIndex(b, loc, at)});
+            };
+            if (!dynamicN)
+              return item(b, loc);
+            return lowering::ifThenElse(
+                b, loc,
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, at,
+                                      lowering::constInt(b, loc, i64, 0)),
+                item, lowering::constInt(b, loc, i64, -1));
           };
           Value result = lowering::constInt(b, loc, i64, -1);
           Value t = arith::SubIOp::create(b, loc, s, numPos);
