@@ -4384,11 +4384,11 @@ static LogicalResult decomposeSampleBalanced(SampleBalancedOp op) {
   ArrayRef<int64_t> shape = labelsType.getShape();
   int64_t numSamples = static_cast<int64_t>(op.getNumSamples());
   bool dynamicN = ShapedType::isDynamic(shape.back());
-  int64_t r = 1;
-  for (int64_t size : shape.drop_back())
-    r *= size;
-  if (ShapedType::isDynamicShape(shape.drop_back()) || r == 0 ||
+  if (ShapedType::isDynamicShape(shape.drop_back()) ||
       (!dynamicN && !compactable(shape.back())) || numSamples < 0)
+    return failure();
+  int64_t r = ShapedType::getNumElements(shape.drop_back());
+  if (r == 0)
     return failure();
   int64_t posCap = static_cast<int64_t>(
       std::floor(static_cast<double>(numSamples) *
@@ -4421,8 +4421,7 @@ static LogicalResult decomposeSampleBalanced(SampleBalancedOp op) {
     rowsPerSeed *= size;
   // Row (p, q) takes words 0 .. n-1 of the stream (seed[p], offset[p] + q),
   // a Philox block per thread.
-  Value keys =
-      buildPhiloxWords(b, loc, op, r, n, seed, offset, rowsPerSeed);
+  Value keys = buildPhiloxWords(b, loc, op, r, n, seed, offset, rowsPerSeed);
   Value perm = ArgsortOp::create(b, loc, keys, /*dim=*/-1,
                                  /*descending=*/false, /*isUnsigned=*/true);
   // The classes in key order, in one elementwise op: labels equal to
