@@ -2202,18 +2202,20 @@ def sample_balanced_cases():
     sd = np.array([5, 6], np.int64)
     of = np.array([0, 1 << 40], np.int64)
     it, ct = ttype((2, 3, 24), "i64"), ttype((2, 3), "i64")
-    mlir = func("f", [("l", tt(lab)), ("s", tt(sd)), ("o", tt(of))],
-                [("%i", it), ("%n", ct)],
-                ["%%i, %%n = sift.sample_balanced %%l, %%s offset %%o "
-                 "{num_samples = 24 : i64, positive_fraction = 2.5e-01 : f64}"
-                 " : %s, %s, %s -> %s, %s" % (tt(lab), tt(sd), tt(of), it,
-                                              ct)])
     rows = [ops.sample_balanced(lab[p], int(sd[p]), 24, 0.25,
                                 offset=int(of[p])) for p in range(2)]
-    out.append(Case("sample_balanced", "seed_tensors", mlir, [lab, sd, of],
-                    expect=[np.stack([x[0] for x in rows]),
-                            np.stack([x[1] for x in rows])],
-                    check=balanced_check(lab, 24, 0.25, -1, 0)))
+    for name, lt in (("seed_tensors", tt(lab)),
+                     ("dynamic_seed_tensors", ttype((2, 3, None), "i64"))):
+        mlir = func("f", [("l", lt), ("s", tt(sd)), ("o", tt(of))],
+                    [("%i", it), ("%n", ct)],
+                    ["%%i, %%n = sift.sample_balanced %%l, %%s offset %%o "
+                     "{num_samples = 24 : i64, positive_fraction = 2.5e-01 : "
+                     "f64} : %s, %s, %s -> %s, %s" % (lt, tt(sd), tt(of), it,
+                                                      ct)])
+        out.append(Case("sample_balanced", name, mlir, [lab, sd, of],
+                        expect=[np.stack([x[0] for x in rows]),
+                                np.stack([x[1] for x in rows])],
+                        check=balanced_check(lab, 24, 0.25, -1, 0)))
     # Seeds and rows: the same seed twice, another seed; no offset operand.
     lab = labels_of((2, 400), 0.2, 0.6)
     it, ct = ttype((2, 64), "i64"), ttype((2,), "i64")
