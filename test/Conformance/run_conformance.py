@@ -2170,16 +2170,22 @@ def sample_balanced_cases():
         ("offset_big", labels_of((2, 100), 0.3, 0.5), 20, 0.5, -1, 0, 9,
          (1 << 63) - 1),
     ]
-    # Each also with a dynamic N (on the GPU, K lanes past N are fill),
-    # and rows of none at run time.
-    dynamic = [("dynamic_" + c[0],) + c[1:] + (True,) for c in cfgs]
+    # Each also with a dynamic N (on the GPU, K lanes past N are fill), and
+    # rows of none at run time; some with every extent dynamic, and none of
+    # the rows at run time.
+    dynamic = [("dynamic_" + c[0],) + c[1:] + ("n",) for c in cfgs]
     dynamic.append(("dynamic_empty", np.zeros((3, 0), np.int64), 8, 0.5, -1,
-                    0, 3, 0, True))
+                    0, 3, 0, "n"))
+    dynamic += [("dynamic_all_" + c[0],) + c[1:] + ("all",) for c in cfgs
+                if c[1].ndim > 1]
+    dynamic.append(("dynamic_all_no_rows", np.zeros((0, 2, 5), np.int64), 4,
+                    0.5, -1, 0, 3, 0, "all"))
     for name, lab, k, frac, ign, neg, seed, off, dyn in (
-            [c + (False,) for c in cfgs] + dynamic):
-        it = ttype(lab.shape[:-1] + (k,), "i64")
-        ct = ttype(lab.shape[:-1], "i64")
-        lt = ttype(lab.shape[:-1] + (None,), lab.dtype) if dyn else tt(lab)
+            [c + (None,) for c in cfgs] + dynamic):
+        batch = (None,) * (lab.ndim - 1) if dyn == "all" else lab.shape[:-1]
+        it = ttype(batch + (k,), "i64")
+        ct = ttype(batch, "i64")
+        lt = ttype(batch + (None,), lab.dtype) if dyn else tt(lab)
         attrs = ["num_samples = %d : i64" % k]
         if frac != 0.5:
             attrs.append("positive_fraction = " + fattr(frac))
@@ -2201,21 +2207,33 @@ def sample_balanced_cases():
     lab = labels_of((2, 3, 300), 0.1, 0.6)
     sd = np.array([5, 6], np.int64)
     of = np.array([0, 1 << 40], np.int64)
-    it, ct = ttype((2, 3, 24), "i64"), ttype((2, 3), "i64")
     rows = [ops.sample_balanced(lab[p], int(sd[p]), 24, 0.25,
                                 offset=int(of[p])) for p in range(2)]
-    for name, lt in (("seed_tensors", tt(lab)),
-                     ("dynamic_seed_tensors", ttype((2, 3, None), "i64"))):
-        mlir = func("f", [("l", lt), ("s", tt(sd)), ("o", tt(of))],
+    # Also of a run-time N, and of every extent at run time; seeds of an
+    # extent other than the labels' is the run-time error of extents that
+    # disagree.
+    def seeded(batch, n, seeds=2):
+        lt = ttype(batch + (n,), "i64")
+        st = ttype((seeds,), "i64")
+        it, ct = ttype(batch + (24,), "i64"), ttype(batch, "i64")
+        return func("f", [("l", lt), ("s", st), ("o", st)],
                     [("%i", it), ("%n", ct)],
                     ["%%i, %%n = sift.sample_balanced %%l, %%s offset %%o "
                      "{num_samples = 24 : i64, positive_fraction = 2.5e-01 : "
-                     "f64} : %s, %s, %s -> %s, %s" % (lt, tt(sd), tt(of), it,
-                                                      ct)])
-        out.append(Case("sample_balanced", name, mlir, [lab, sd, of],
+                     "f64} : %s, %s, %s -> %s, %s" % (lt, st, st, it, ct)])
+    for name, batch, n in (("seed_tensors", (2, 3), 300),
+                           ("dynamic_seed_tensors", (2, 3), None),
+                           ("dynamic_rows_seed_tensors", (None, 3), None)):
+        out.append(Case("sample_balanced", name, seeded(batch, n),
+                        [lab, sd, of],
                         expect=[np.stack([x[0] for x in rows]),
                                 np.stack([x[1] for x in rows])],
                         check=balanced_check(lab, 24, 0.25, -1, 0)))
+    out.append(Case("sample_balanced", "dynamic_seeds_disagree",
+                    seeded((None, 3), None, seeds=3),
+                    [lab, np.array([5, 6, 7], np.int64),
+                     np.array([0, 1, 2], np.int64)],
+                    expect_error=r"disagree on an extent: 2 and 3"))
     # Seeds and rows: the same seed twice, another seed; no offset operand.
     lab = labels_of((2, 400), 0.2, 0.6)
     it, ct = ttype((2, 64), "i64"), ttype((2,), "i64")

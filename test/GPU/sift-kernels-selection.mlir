@@ -121,8 +121,9 @@
 // CALLS-NOT: sift.sample_balanced
 // CALLS-LABEL: func.func @left_alone
 // CALLS: sift.masked_select %{{.*}}, %{{.*}} : tensor<0x3xf32>, tensor<0xi1> -> tensor<?x3xf32>
-// Dynamic batch dimensions: the linalg lowering's kernel per row.
-// CALLS: sift.sample_balanced %{{.*}}, %{{.*}} {num_samples = 8 : i64} : tensor<?x?xi64> -> tensor<?x8xi64>, tensor<?xi64>
+// Per-row seeds over rows of one seed of a dynamic extent: the linalg
+// lowering's kernel per row.
+// CALLS: sift.sample_balanced %{{.*}}, %{{.*}} {num_samples = 8 : i64} : tensor<2x?x?xi64>, tensor<2xi64> -> tensor<2x?x8xi64>, tensor<2x?xi64>
 // The op in the program's own (sequential, host) loop is a kernel call.
 // CALLS: scf.for
 // CALLS: sift.gpu_kernel = "compact"} : (memref<1x8xi1>, memref<1x8xi64>, memref<1xi64>) -> ()
@@ -200,9 +201,9 @@ func.func @sample_balanced_dynamic(%l: tensor<?xi64>, %seed: i64) -> (tensor<8xi
   return %i, %n : tensor<8xi64>, tensor<i64>
 }
 
-func.func @left_alone(%e: tensor<0x3xf32>, %em: tensor<0xi1>, %l: tensor<?x?xi64>, %seed: i64, %b: tensor<4x8xi1>) -> (tensor<?x3xf32>, tensor<?x8xi64>, index) {
+func.func @left_alone(%e: tensor<0x3xf32>, %em: tensor<0xi1>, %l: tensor<2x?x?xi64>, %seed: tensor<2xi64>, %b: tensor<4x8xi1>) -> (tensor<?x3xf32>, tensor<2x?x8xi64>, index) {
   %ms = sift.masked_select %e, %em : tensor<0x3xf32>, tensor<0xi1> -> tensor<?x3xf32>
-  %i, %n = sift.sample_balanced %l, %seed {num_samples = 8 : i64} : tensor<?x?xi64> -> tensor<?x8xi64>, tensor<?xi64>
+  %i, %n = sift.sample_balanced %l, %seed {num_samples = 8 : i64} : tensor<2x?x?xi64>, tensor<2xi64> -> tensor<2x?x8xi64>, tensor<2x?xi64>
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
@@ -213,5 +214,5 @@ func.func @left_alone(%e: tensor<0x3xf32>, %em: tensor<0xi1>, %l: tensor<?x?xi64
     %sum = arith.addi %acc, %k : index
     scf.yield %sum : index
   }
-  return %ms, %i, %total : tensor<?x3xf32>, tensor<?x8xi64>, index
+  return %ms, %i, %total : tensor<?x3xf32>, tensor<2x?x8xi64>, index
 }

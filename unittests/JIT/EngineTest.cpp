@@ -560,15 +560,17 @@ TEST(EngineCompileTest, CudaTargetWithoutDriverIsAClearError) {
 
 // A program the GPU pipeline cannot keep on the device fails to compile for
 // the CUDA target, naming what it cannot (before any driver check): a
-// balanced sample of labels whose rows and lengths are both dynamic (its
-// CPU lowering is a kernel per row with scratch of a run-time size, which a
-// kernel cannot allocate).
+// balanced sample with per-row seeds whose rows of one seed are a dynamic
+// extent (its CPU lowering is a kernel per row with scratch of a run-time
+// size, which a kernel cannot allocate).
 TEST(EngineCompileTest, CudaTargetRejectsKernelAllocations) {
   const char *source =
-      "func.func @sb(%l: tensor<?x?xi64>, %seed: i64) -> tensor<?x8xi64> {\n"
-      "  %i, %n = sift.sample_balanced %l, %seed {num_samples = 8 : i64} : "
-      "tensor<?x?xi64> -> tensor<?x8xi64>, tensor<?xi64>\n"
-      "  return %i : tensor<?x8xi64>\n"
+      "func.func @sb(%l: tensor<2x?x?xi64>, %s: tensor<2xi64>) -> "
+      "tensor<2x?x8xi64> {\n"
+      "  %i, %n = sift.sample_balanced %l, %s {num_samples = 8 : i64} : "
+      "tensor<2x?x?xi64>, tensor<2xi64> -> tensor<2x?x8xi64>, "
+      "tensor<2x?xi64>\n"
+      "  return %i : tensor<2x?x8xi64>\n"
       "}\n";
   auto [code, message] = compileForCuda(source, "sb.mlir");
   EXPECT_EQ(code, ErrorCode::CompileError);

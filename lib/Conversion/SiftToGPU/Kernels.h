@@ -224,8 +224,8 @@ LogicalResult expandScatterCall(OpBuilder &b, func::CallOp call,
 /// tensor of one per p. The call of the `philox_words` kernel, and its
 /// result as a tensor.
 Value buildPhiloxWords(OpBuilder &b, Location loc, Operation *anchor,
-                       int64_t rows, OpFoldResult n, Value seed, Value offset,
-                       int64_t rowsPerSeed);
+                       OpFoldResult rows, OpFoldResult n, Value seed,
+                       Value offset, int64_t rowsPerSeed);
 
 /// The launch of a `philox_words` kernel call (a thread per Philox block of
 /// a row); an error at the call when its operands are not the kernel's.

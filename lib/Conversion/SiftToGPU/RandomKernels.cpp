@@ -67,18 +67,14 @@ FailureOr<PhiloxCall> parsePhiloxCall(func::CallOp call) {
 } // namespace
 
 Value gpu_kernels::buildPhiloxWords(OpBuilder &b, Location loc,
-                                    Operation *anchor, int64_t rows,
+                                    Operation *anchor, OpFoldResult rows,
                                     OpFoldResult n, Value seed, Value offset,
                                     int64_t rowsPerSeed) {
-  std::optional<int64_t> staticN = getConstantIntValue(n);
+  SmallVector<int64_t> shape;
   SmallVector<Value> dynamic;
-  if (!staticN)
-    dynamic.push_back(cast<Value>(n));
+  dispatchIndexOpFoldResults({rows, n}, dynamic, shape);
   Value out = memref::AllocOp::create(
-      b, loc,
-      MemRefType::get({rows, staticN ? *staticN : ShapedType::kDynamic},
-                      b.getI32Type()),
-      dynamic);
+      b, loc, MemRefType::get(shape, b.getI32Type()), dynamic);
   auto operand = [&](Value v) {
     return isa<RankedTensorType>(v.getType()) ? toBuffer(b, loc, v) : v;
   };

@@ -3911,8 +3911,9 @@ static LogicalResult decomposeRandperm(RandpermOp op) {
   // The keys as one row [1, n] (the sort kernel's view), a Philox block
   // per thread.
   OpBuilder &b = rewriter;
-  Value keys = buildPhiloxWords(b, loc, op, 1, getAsOpFoldResult(n), seed,
-                                offset, /*rowsPerSeed=*/1);
+  Value keys =
+      buildPhiloxWords(b, loc, op, b.getIndexAttr(1), getAsOpFoldResult(n),
+                       seed, offset, /*rowsPerSeed=*/1);
   Value perm = ArgsortOp::create(b, loc, keys, /*dim=*/-1,
                                  /*descending=*/false, /*isUnsigned=*/true);
   perm = tensor::CollapseShapeOp::create(b, loc, perm, rowsReassociation(1));
@@ -3973,15 +3974,6 @@ generateTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
                            return SmallVector<Value>{fn(b, loc, ivs)};
                          })
       .front();
-}
-
-/// One tensor of `generateTensors`, of a static shape.
-static Value
-generateTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-               Type elementType,
-               function_ref<Value(OpBuilder &, Location, ValueRange)> fn) {
-  return generateTensor(b, loc, getAsIndexOpFoldResult(b.getContext(), shape),
-                        elementType, fn);
 }
 
 /// The first `count` (index) rows of `full` (rank >= 1), as `type`.
@@ -4375,24 +4367,45 @@ static LogicalResult decomposeTopkDynamic(TopkOp op) {
 /// order. numPos = min(P, posCap) and numNeg = min(Q, num_samples - numPos)
 /// as on the CPU: a compaction's count is min(true lanes, K).
 ///
-/// N may be dynamic (the batch dimensions are static): the rows are N at
-/// run time, 0 included. K is then posCap and num_samples (a compaction's
-/// lanes past N are its fill), and `perm` is read only at a lane a
-/// compaction filled (none when N = 0).
+/// N may be dynamic: the rows are N at run time, 0 included. K is then
+/// posCap and num_samples (a compaction's lanes past N are its fill), and
+/// `perm` is read only at a lane a compaction filled (none when N = 0).
+/// The batch dimensions may be dynamic too, except those after the seeds'
+/// (per-row seeds cover the leading ones; a row's stream is its index
+/// among the rows of one seed).
 static LogicalResult decomposeSampleBalanced(SampleBalancedOp op) {
   auto labelsType = cast<RankedTensorType>(op.getLabels().getType());
   ArrayRef<int64_t> shape = labelsType.getShape();
   int64_t numSamples = static_cast<int64_t>(op.getNumSamples());
   bool dynamicN = ShapedType::isDynamic(shape.back());
-  if (ShapedType::isDynamicShape(shape.drop_back()) ||
-      (!dynamicN && !compactable(shape.back())) || numSamples < 0)
-    return failure();
-  int64_t r = ShapedType::getNumElements(shape.drop_back());
-  if (r == 0)
+  int64_t seedRank = 0;
+  for (Value v : {op.getSeed(), op.getOffset()})
+    if (auto type = v ? dyn_cast<RankedTensorType>(v.getType()) : nullptr)
+      seedRank = type.getRank();
+  // Row (p, q) of the [R, N] rows uses seed[p] and stream offset[p] + q:
+  // with scalar seeds p = 0 and q is the row, whatever R is.
+  ArrayRef<int64_t> perSeed = shape.drop_back().drop_front(seedRank);
+  std::optional<int64_t> rowsPerSeed;
+  if (!ShapedType::isDynamicShape(perSeed))
+    rowsPerSeed = ShapedType::getNumElements(perSeed);
+  else if (seedRank == 0)
+    rowsPerSeed = std::numeric_limits<int64_t>::max();
+  if (!rowsPerSeed || (!dynamicN && !compactable(shape.back())) ||
+      numSamples < 0 || llvm::is_contained(shape.drop_back(), 0))
     return failure();
   int64_t posCap = static_cast<int64_t>(
       std::floor(static_cast<double>(numSamples) *
                  op.getPositiveFraction().convertToDouble()));
+  // Per-row seeds and offsets against the labels' leading extents (as the
+  // CPU lowering checks them).
+  {
+    IRRewriter rewriter(op);
+    for (Value v : {op.getSeed(), op.getOffset()})
+      if (auto type = v ? dyn_cast<RankedTensorType>(v.getType()) : nullptr)
+        if (failed(lowering::checkLeadingExtents(rewriter, op, op.getLabels(),
+                                                 v, type.getRank())))
+          return failure();
+  }
   int64_t kPos = posCap, kNeg = numSamples;
   if (!dynamicN) {
     kPos = std::min(posCap, shape.back());
@@ -4404,31 +4417,24 @@ static LogicalResult decomposeSampleBalanced(SampleBalancedOp op) {
   Type labelType = labelsType.getElementType();
   Rows rows = asRows(b, loc, op.getLabels());
   Value labels = rows.matrix;
+  OpFoldResult r = getAsOpFoldResult(rows.numRows);
   OpFoldResult n = getAsOpFoldResult(rows.rowLength);
-  // Per-row seeds and offsets cover the leading `seedRank` batch
-  // dimensions: row (p, q) uses seed[p] and stream offset[p] + q.
   Value seed = op.getSeed();
   Value offset =
       op.getOffset() ? op.getOffset() : lowering::constInt(b, loc, i64, 0);
-  int64_t seedRank = 0;
   for (Value *v : {&seed, &offset})
-    if (auto type = dyn_cast<RankedTensorType>(v->getType())) {
-      seedRank = type.getRank();
+    if (isa<RankedTensorType>(v->getType()))
       *v = lowering::flatten(b, loc, *v);
-    }
-  int64_t rowsPerSeed = 1;
-  for (int64_t size : labelsType.getShape().drop_back().drop_front(seedRank))
-    rowsPerSeed *= size;
   // Row (p, q) takes words 0 .. n-1 of the stream (seed[p], offset[p] + q),
   // a Philox block per thread.
-  Value keys = buildPhiloxWords(b, loc, op, r, n, seed, offset, rowsPerSeed);
+  Value keys = buildPhiloxWords(b, loc, op, r, n, seed, offset, *rowsPerSeed);
   Value perm = ArgsortOp::create(b, loc, keys, /*dim=*/-1,
                                  /*descending=*/false, /*isUnsigned=*/true);
   // The classes in key order, in one elementwise op: labels equal to
   // negative_label are negatives, others not equal to ignore_label
   // positives.
   SmallVector<Value> classes = generateTensors(
-      b, loc, {b.getIndexAttr(r), n}, {i1, i1},
+      b, loc, {r, n}, {i1, i1},
       [&](OpBuilder &b, Location loc, ValueRange ivs) {
         Value item = tensor::ExtractOp::create(b, loc, perm, ivs);
         Value label = tensor::ExtractOp::create(
@@ -4453,10 +4459,11 @@ static LogicalResult decomposeSampleBalanced(SampleBalancedOp op) {
   auto firstOfClass = [&](bool positive, int64_t k) -> std::pair<Value, Value> {
     if (k == 0)
       return {};
-    auto compact = CompactOp::create(b, loc, RankedTensorType::get({r, k}, i64),
-                                     RankedTensorType::get({r}, i64),
-                                     classes[positive ? 0 : 1],
-                                     /*fill=*/-1);
+    int64_t rowsExtent = cast<RankedTensorType>(labels.getType()).getDimSize(0);
+    auto compact = CompactOp::create(
+        b, loc, RankedTensorType::get({rowsExtent, k}, i64),
+        RankedTensorType::get({rowsExtent}, i64), classes[positive ? 0 : 1],
+        /*fill=*/-1);
     return {compact.getIndices(), compact.getCount()};
   };
   Value posSlots, posCount, negSlots, negCount;
@@ -4479,10 +4486,11 @@ static LogicalResult decomposeSampleBalanced(SampleBalancedOp op) {
   };
   Value sampled;
   if (numSamples == 0) {
-    sampled = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{r, 0}, i64);
+    sampled = tensor::EmptyOp::create(
+        b, loc, ArrayRef<OpFoldResult>{r, b.getIndexAttr(0)}, i64);
   } else {
     sampled = generateTensor(
-        b, loc, {r, numSamples}, i64,
+        b, loc, {r, b.getIndexAttr(numSamples)}, i64,
         [&](OpBuilder &b, Location loc, ValueRange ivs) {
           auto [numPos, numNeg] = numbers(b, loc, ivs[0]);
           Value s = lowering::indexToI64(b, loc, ivs[1]);
@@ -4539,9 +4547,17 @@ static LogicalResult decomposeSampleBalanced(SampleBalancedOp op) {
   if (rank == 1)
     sampled = tensor::CollapseShapeOp::create(b, loc, sampledType, sampled,
                                               rowsReassociation(1));
-  else if (rank > 2)
-    sampled = tensor::ExpandShapeOp::create(b, loc, sampledType, sampled,
-                                            rowsReassociation(rank));
+  else if (rank > 2) {
+    SmallVector<OpFoldResult> sizes =
+        tensor::getMixedSizes(b, loc, op.getLabels());
+    sizes.back() = b.getIndexAttr(numSamples);
+    SmallVector<int64_t> shape;
+    SmallVector<Value> dynamic;
+    dispatchIndexOpFoldResults(sizes, dynamic, shape);
+    sampled =
+        tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get(shape, i64),
+                                      sampled, rowsReassociation(rank), sizes);
+  }
   op.getIndices().replaceAllUsesWith(
       lowering::castTo(b, loc, sampled, sampledType));
   op.getCount().replaceAllUsesWith(

@@ -839,6 +839,13 @@ struct SampleBalancedLowering : OpRewritePattern<SampleBalancedOp> {
                    op.getPositiveFraction().convertToDouble()));
     int64_t ignoreLabel = op.getIgnoreLabel();
     int64_t negativeLabel = op.getNegativeLabel();
+    // Per-row seeds and offsets against the labels' leading extents (a
+    // dynamic one is read at each row's p).
+    for (Value v : {op.getSeed(), op.getOffset()})
+      if (auto type = v ? dyn_cast<RankedTensorType>(v.getType()) : nullptr)
+        if (failed(checkLeadingExtents(rewriter, op, op.getLabels(), v,
+                                       type.getRank())))
+          return failure();
     // Per-row seeds and offsets cover the leading `seedRank` batch
     // dimensions: row `(p, q)` uses seed[p] and stream offset[p] + q.
     Value seed = op.getSeed();
@@ -851,9 +858,18 @@ struct SampleBalancedLowering : OpRewritePattern<SampleBalancedOp> {
         v == seed ? seed = flatten(rewriter, loc, v)
                   : offset = flatten(rewriter, loc, v);
       }
-    int64_t rowsPerSeed = 1;
-    for (int64_t size : labels.type.getShape().drop_back().drop_front(seedRank))
-      rowsPerSeed *= size;
+    // The rows of one seed: the batch extents after the seeds' (run-time
+    // ones too; with scalar seeds, all rows: q is the row).
+    Value perSeed;
+    if (seedRank > 0) {
+      perSeed = constIndex(rewriter, loc, 1);
+      for (OpFoldResult size :
+           ArrayRef(tensor::getMixedSizes(rewriter, loc, op.getLabels()))
+               .drop_back()
+               .drop_front(seedRank))
+        perSeed = rewriter.createOrFold<arith::MulIOp>(
+            loc, perSeed, getValueOrCreateConstantIndexOp(rewriter, loc, size));
+    }
     SmallVector<Value> results = labels.forEachLine(
         rewriter, loc,
         {{i64, rewriter.getIndexAttr(numSamples)}, {i64, OpFoldResult()}},
@@ -894,9 +910,11 @@ struct SampleBalancedLowering : OpRewritePattern<SampleBalancedOp> {
               arith::SubIOp::create(b, loc, constInt(b, loc, i64, numSamples),
                                     numPos));
           // Keys: words of stream offset + row, as unsigned 32-bit integers.
-          Value perSeed = constIndex(b, loc, rowsPerSeed);
-          Value p = arith::DivUIOp::create(b, loc, row, perSeed);
-          Value q = arith::RemUIOp::create(b, loc, row, perSeed);
+          Value p = c0, q = row;
+          if (perSeed) {
+            p = arith::DivUIOp::create(b, loc, row, perSeed);
+            q = arith::RemUIOp::create(b, loc, row, perSeed);
+          }
           auto rowValue = [&](Value v) -> Value {
             if (isa<RankedTensorType>(v.getType()))
               return tensor::ExtractOp::create(b, loc, v, ValueRange{p});

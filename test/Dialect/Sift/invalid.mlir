@@ -663,6 +663,16 @@ func.func @sample_balanced_seed_not_prefix(%l: tensor<4x100xi64>, %s: tensor<100
 
 // -----
 
+// A dynamic batch extent is compatible with the seeds' (checked at run
+// time); a static one that differs is not.
+func.func @sample_balanced_seed_not_prefix_dynamic(%l: tensor<3x?x?xi64>, %s: tensor<2x4xi64>) {
+  // expected-error @+1 {{expects a per-row seed whose shape is a prefix of the batch shape [3, ?], got 'tensor<2x4xi64>'}}
+  %0:2 = sift.sample_balanced %l, %s {num_samples = 4 : i64} : tensor<3x?x?xi64>, tensor<2x4xi64> -> tensor<3x?x4xi64>, tensor<3x?xi64>
+  return
+}
+
+// -----
+
 func.func @cross_entropy_batch_dims(%x: tensor<4x10xf32>, %t: tensor<4xi64>) {
   // expected-error @+2 {{failed to infer returned types}}
   // expected-error @+1 {{expects 0 <= batch_dims <= 1 (the targets' rank), got 2}}

@@ -17,7 +17,9 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/InterleavedRange.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
@@ -114,10 +116,19 @@ static LogicalResult verifySeeds(Operation *op, Value seed, Value offset,
     auto type = value ? dyn_cast<RankedTensorType>(value.getType()) : nullptr;
     if (!type)
       continue;
+    // A dynamic extent of the rows is checked at run time (the lowerings'
+    // checkLeadingExtents).
     ArrayRef<int64_t> s = type.getShape();
-    if (s.size() > rows.size() || s != rows.take_front(s.size()))
+    if (s.size() > rows.size() ||
+        failed(verifyCompatibleShape(s, rows.take_front(s.size()))))
       return op->emitOpError("expects a per-row ")
-             << name << " whose shape is a prefix of " << what << " [" << rows
+             << name << " whose shape is a prefix of " << what << " ["
+             << llvm::interleaved(llvm::map_range(
+                    rows,
+                    [](int64_t d) {
+                      return ShapedType::isDynamic(d) ? std::string("?")
+                                                      : std::to_string(d);
+                    }))
              << "], got " << type;
     if (any && ArrayRef<int64_t>(shape) != s)
       return op->emitOpError("expects the per-row seed and offset to have "

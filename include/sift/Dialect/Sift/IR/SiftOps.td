@@ -720,7 +720,9 @@ def Sift_SampleBalancedOp : Sift_Op<"sample_balanced", [Pure,
     their types then listed after the labels' type: row `(p, q)` uses key
     `seed[p]` and stream `offset[p] + q`, where `q` numbers the rows of the
     remaining batch dimensions, exactly as the op on `labels[p]` with the
-    scalars `seed[p]` and `offset[p]`.
+    scalars `seed[p]` and `offset[p]`. A dynamic batch extent of the labels
+    is checked against the seeds' at run time (an error of extents that
+    disagree).
 
     Example:
 
