@@ -118,8 +118,8 @@ def ConvertSiftToGPU : Pass<"convert-sift-to-gpu", "ModuleOp"> {
       a `philox_words` kernel of a block of 4 words per thread, and an
       argsort), each result equal to the CPU lowering's.
     - `sift.nonzero` and `sift.masked_select` of non-empty operands
-      and `sift.sample_balanced` of labels of static batch dimensions
-      (and a static non-empty or a run-time N) also become
+      and `sift.sample_balanced` (of non-empty labels whose rows per
+      per-row seed are static) also become
       those ops and elementwise ops (nonzero: a mask, compact, row-major
       coordinates; masked_select: compact of the mask, a gather;
       sample_balanced: Philox keys (`philox_words`), argsort, the classes in key order, a

@@ -3930,9 +3930,9 @@ static LogicalResult decomposeRandperm(RandpermOp op) {
 // loop over the elements, each result equal to the CPU lowering's bit for
 // bit (lib/Conversion/SiftToLinalg/Selection.cpp: NonzeroLowering,
 // MaskedSelectLowering, SampleBalancedLowering). Statically empty ops, a
-// sample of dynamic batch dimensions, and static rows past the compact
-// kernel's 32-bit positions are left to the linalg lowering (a dynamic row
-// that long is a run-time error, checkCompactableRows).
+// sample whose rows per per-row seed are dynamic, and static rows past the
+// compact kernel's 32-bit positions are left to the linalg lowering (a dynamic
+// row that long is a run-time error, checkCompactableRows).
 
 /// Whether a compaction of rows of `n` lanes fits the compact kernel (its
 /// positions are i32).
