@@ -863,10 +863,9 @@ struct SampleBalancedLowering : OpRewritePattern<SampleBalancedOp> {
     Value perSeed;
     if (seedRank > 0) {
       perSeed = constIndex(rewriter, loc, 1);
-      for (OpFoldResult size :
-           ArrayRef(tensor::getMixedSizes(rewriter, loc, op.getLabels()))
-               .drop_back()
-               .drop_front(seedRank))
+      SmallVector<OpFoldResult> sizes =
+          tensor::getMixedSizes(rewriter, loc, op.getLabels());
+      for (OpFoldResult size : ArrayRef(sizes).drop_back().drop_front(seedRank))
         perSeed = rewriter.createOrFold<arith::MulIOp>(
             loc, perSeed, getValueOrCreateConstantIndexOp(rewriter, loc, size));
     }
